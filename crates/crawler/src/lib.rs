@@ -1,0 +1,1 @@
+//! The async engine (stub: being written).

@@ -1,0 +1,169 @@
+//! What one request to a publisher produced, classified into a closed set.
+//!
+//! `tidings-fetch` builds a [`FetchOutcome`] in one pure function from the status, the headers
+//! and the body (or the transport error); everything downstream matches on it exhaustively.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// HTTP cache validators, stored exactly as received and echoed exactly (C4).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+impl Validators {
+    pub fn is_empty(&self) -> bool {
+        self.etag.is_none() && self.last_modified.is_none()
+    }
+}
+
+/// A `Retry-After` header as sent: delta seconds or an HTTP-date (C6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryAfter {
+    Seconds(u64),
+    At(DateTime<Utc>),
+}
+
+impl RetryAfter {
+    /// The earliest time the resource may be asked again.
+    pub fn not_before(self, now: DateTime<Utc>) -> DateTime<Utc> {
+        match self {
+            RetryAfter::Seconds(s) => {
+                now + chrono::Duration::seconds(i64::try_from(s).unwrap_or(i64::MAX / 1000))
+            }
+            RetryAfter::At(t) => t.max(now),
+        }
+    }
+}
+
+/// Freshness hints a response carried (PF3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheHints {
+    /// `Cache-Control: max-age` in seconds.
+    pub max_age: Option<u64>,
+    /// `Expires`.
+    pub expires: Option<DateTime<Utc>>,
+}
+
+/// A 2xx answer with its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    pub status: u16,
+    pub body: Vec<u8>,
+    /// `Content-Type` as sent.
+    pub content_type: Option<String>,
+    pub validators: Validators,
+    pub cache: CacheHints,
+}
+
+/// Why no answer came back at all (WFM5: only these may be tried a second time early).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "detail")]
+pub enum TransportError {
+    #[error("name resolution failed: {0}")]
+    Dns(String),
+    #[error("connection failed: {0}")]
+    Connect(String),
+    #[error("timed out")]
+    Timeout,
+    #[error("tls failed: {0}")]
+    Tls(String),
+    #[error("connection broke: {0}")]
+    Io(String),
+}
+
+/// The closed set of things a fetch can end in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchOutcome {
+    /// 2xx with a body within the cap.
+    Fetched(Fetched),
+    /// 304: nothing changed; no parsing, no entry changes (C4).
+    NotModified {
+        validators: Validators,
+        cache: CacheHints,
+    },
+    /// 3xx with a Location (followed hop by hop by the fetcher; seen here only past the limit).
+    Redirect {
+        status: u16,
+        location: Option<String>,
+    },
+    /// 401, 403 or 429: the publisher said no (WFM6, PF5, PF6).
+    Refused {
+        status: u16,
+        retry_after: Option<RetryAfter>,
+    },
+    /// 404.
+    NotFound,
+    /// 410: the feed is gone for good.
+    Gone,
+    /// Any other 4xx.
+    ClientError { status: u16 },
+    /// 5xx (503 may carry Retry-After).
+    ServerError {
+        status: u16,
+        retry_after: Option<RetryAfter>,
+    },
+    /// The body passed the size cap (after decompression); nothing of it is used.
+    TooLarge { limit: u64 },
+    /// The body could not be read or decoded (bad gzip, broken chunking) after a status line.
+    BadBody { status: u16, detail: String },
+    /// No answer at all.
+    Transport(TransportError),
+    /// The request was not sent: the target is not allowed (address guard, do-not-crawl).
+    Blocked { reason: String },
+}
+
+impl FetchOutcome {
+    /// The HTTP status, when there was an answer.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            FetchOutcome::Fetched(f) => Some(f.status),
+            FetchOutcome::NotModified { .. } => Some(304),
+            FetchOutcome::Redirect { status, .. }
+            | FetchOutcome::Refused { status, .. }
+            | FetchOutcome::ClientError { status }
+            | FetchOutcome::ServerError { status, .. }
+            | FetchOutcome::BadBody { status, .. } => Some(*status),
+            FetchOutcome::NotFound => Some(404),
+            FetchOutcome::Gone => Some(410),
+            FetchOutcome::TooLarge { .. }
+            | FetchOutcome::Transport(_)
+            | FetchOutcome::Blocked { .. } => None,
+        }
+    }
+
+    /// True when the server did not answer at all (WFM5's one early retry is allowed only then).
+    pub fn is_no_answer(&self) -> bool {
+        matches!(self, FetchOutcome::Transport(_))
+    }
+
+    /// A short stable label for logs and counters: `ok`, `not_modified`, `refused`, ...
+    pub fn label(&self) -> &'static str {
+        match self {
+            FetchOutcome::Fetched(_) => "ok",
+            FetchOutcome::NotModified { .. } => "not_modified",
+            FetchOutcome::Redirect { .. } => "redirect",
+            FetchOutcome::Refused { .. } => "refused",
+            FetchOutcome::NotFound => "not_found",
+            FetchOutcome::Gone => "gone",
+            FetchOutcome::ClientError { .. } => "client_error",
+            FetchOutcome::ServerError { .. } => "server_error",
+            FetchOutcome::TooLarge { .. } => "too_large",
+            FetchOutcome::BadBody { .. } => "bad_body",
+            FetchOutcome::Transport(_) => "no_answer",
+            FetchOutcome::Blocked { .. } => "blocked",
+        }
+    }
+
+    /// Retry-After carried by the answer, if any.
+    pub fn retry_after(&self) -> Option<RetryAfter> {
+        match self {
+            FetchOutcome::Refused { retry_after, .. }
+            | FetchOutcome::ServerError { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}

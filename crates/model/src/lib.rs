@@ -1,0 +1,18 @@
+//! The shared vocabulary of tidings.
+//!
+//! Plain data and validated identities used by every other crate: the normalized feed that
+//! the parser produces ([`feed`]), feed and host identities ([`ids`]), HTTP validators and the
+//! closed [`FetchOutcome`] the fetcher classifies every answer into ([`fetch`]).
+//!
+//! This crate does no I/O, is not async and never reads the clock: times are always passed in.
+
+pub mod feed;
+pub mod fetch;
+pub mod ids;
+
+pub use feed::{
+    Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, ParsedFeed, Source,
+    Thumbnail, Warning, WarningKind,
+};
+pub use fetch::{CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators};
+pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};

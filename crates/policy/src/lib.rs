@@ -1,0 +1,1 @@
+//! Every timing decision, as pure functions (stub: being written).

@@ -1,0 +1,85 @@
+//! The only SQL in tidings: a narrow, intent-shaped [`Store`] trait and its two backends.
+//!
+//! SQLite (the default, a single file in WAL mode) and PostgreSQL (chosen by a `postgres://`
+//! URL) implement the same trait and pass the same contract tests (`tests/contract.rs`).
+//! Migrations live per backend under `migrations/` and are applied by [`open`].
+//!
+//! The store decides nothing: it records what the crawler and the policy decided. Its
+//! invariants are: one fetch result commits in one transaction ([`Store::apply_fetch`]);
+//! entries are upserted by their stable identity and never deleted because they left the live
+//! feed (FF5); one feed row per URL however many subscribe (C2).
+
+mod types;
+
+pub use types::*;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
+use tidings_model::{FeedId, FeedUrl};
+
+/// Everything that can go wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    #[error("no feed with id {0}")]
+    NoSuchFeed(FeedId),
+    #[error("invalid database location {0:?}: {1}")]
+    Location(String, String),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// What the rest of tidings may ask of the database.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Subscribe `subscriber` to the feed at `url`, creating the feed (due now) if it is new.
+    /// Subscribing twice is harmless. One feed row per URL, whoever subscribes (C2).
+    async fn subscribe(
+        &self,
+        url: &FeedUrl,
+        subscriber: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Subscribed>;
+
+    /// Remove a subscription; returns whether one existed. The feed stays (its entries too).
+    async fn unsubscribe(&self, feed: FeedId, subscriber: &str) -> Result<bool>;
+
+    /// One feed by id.
+    async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>>;
+
+    /// One feed by URL.
+    async fn feed_by_url(&self, url: &FeedUrl) -> Result<Option<FeedRecord>>;
+
+    /// All feeds, by id.
+    async fn feeds(&self) -> Result<Vec<FeedRecord>>;
+
+    /// Active feeds with at least one subscriber whose `next_fetch_at <= now`, most overdue
+    /// first, at most `limit`.
+    async fn due_feeds(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<FeedRecord>>;
+
+    /// Apply one fetch: feed state, validators, schedule, counters, entries and the request
+    /// log row, all in one transaction. Either all of it is stored or none of it.
+    async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport>;
+
+    /// Stored entries, newest first (by published time, else first seen).
+    async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>>;
+
+    /// Request log rows, newest first.
+    async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>>;
+
+    /// Count of stored entries (for a feed, or all).
+    async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64>;
+}
+
+/// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,
+/// or a file path for SQLite (created if missing). Migrations are applied before it returns.
+pub async fn open(location: &str) -> Result<Arc<dyn Store>> {
+    let _ = location;
+    todo!("store backends are being written")
+}

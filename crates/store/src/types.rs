@@ -1,0 +1,221 @@
+//! The values that cross the [`Store`](crate::Store) boundary.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use tidings_model::{Entry, FeedId, FeedUrl, Validators};
+
+/// Whether a feed is fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FeedState {
+    /// Scheduled normally.
+    Active,
+    /// Not fetched until an operator resumes it or its pause ends (the reason says which).
+    Paused,
+    /// Switched off for good (410, refused on every egress) until an operator acts.
+    Off,
+    /// Removed on request (WFM10).
+    Removed,
+}
+
+impl FeedState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeedState::Active => "active",
+            FeedState::Paused => "paused",
+            FeedState::Off => "off",
+            FeedState::Removed => "removed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<FeedState> {
+        Some(match s {
+            "active" => FeedState::Active,
+            "paused" => FeedState::Paused,
+            "off" => FeedState::Off,
+            "removed" => FeedState::Removed,
+            _ => return None,
+        })
+    }
+}
+
+/// Per-feed counters of outcomes, cumulative.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedCounters {
+    pub fetches: i64,
+    pub ok: i64,
+    pub not_modified: i64,
+    pub errors: i64,
+}
+
+/// A feed as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedRecord {
+    pub id: FeedId,
+    /// The URL fetched now (may differ from `original_url` after a permanent redirect).
+    pub url: FeedUrl,
+    /// The URL first subscribed to.
+    pub original_url: String,
+    pub title: Option<String>,
+    /// The site's HTML link, from the feed.
+    pub site_link: Option<String>,
+    pub state: FeedState,
+    pub state_reason: Option<String>,
+    pub validators: Validators,
+    /// SHA-256 of the last body, to notice unchanged bodies without validators (C5).
+    pub content_hash: Option<String>,
+    pub next_fetch_at: DateTime<Utc>,
+    /// Why `next_fetch_at` is what it is ("interval 1h", "Retry-After 3600s", ...).
+    pub next_fetch_reason: String,
+    /// The current refresh interval in seconds.
+    pub interval_secs: i64,
+    pub last_fetch_at: Option<DateTime<Utc>>,
+    pub last_status: Option<i32>,
+    /// [`FetchOutcome::label`](tidings_model::FetchOutcome::label) of the last fetch.
+    pub last_outcome: Option<String>,
+    pub last_error: Option<String>,
+    /// Failures since the last success.
+    pub consecutive_failures: i32,
+    pub counters: FeedCounters,
+    pub subscribers: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Result of [`Store::subscribe`](crate::Store::subscribe).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Subscribed {
+    pub feed_id: FeedId,
+    /// The feed row was created by this call.
+    pub new_feed: bool,
+    /// The subscription was created by this call.
+    pub new_subscription: bool,
+}
+
+/// Feed-level metadata learned from a parsed body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FeedMeta {
+    pub title: Option<String>,
+    pub site_link: Option<String>,
+}
+
+/// How the feed row changes after one fetch, as the policy decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedUpdate {
+    /// New validators; `None` keeps the stored ones.
+    pub validators: Option<Validators>,
+    /// New body hash; `None` keeps the stored one.
+    pub content_hash: Option<String>,
+    /// New URL after a persisted permanent redirect.
+    pub url: Option<FeedUrl>,
+    pub state: FeedState,
+    pub state_reason: Option<String>,
+    pub next_fetch_at: DateTime<Utc>,
+    pub next_fetch_reason: String,
+    pub interval_secs: i64,
+    pub consecutive_failures: i32,
+    pub last_status: Option<i32>,
+    pub last_outcome: String,
+    pub last_error: Option<String>,
+    /// Metadata from a parsed body; `None` keeps the stored metadata.
+    pub meta: Option<FeedMeta>,
+}
+
+/// One row of the request log (C7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestLogRow {
+    pub at: DateTime<Utc>,
+    pub feed_id: Option<FeedId>,
+    /// The host key (`scheme://host:port`) the request went to.
+    pub host: String,
+    /// Why it was made: `feed`, `robots`, `first_add`, ...
+    pub purpose: String,
+    pub url: String,
+    /// Local address it was sent from, when bound.
+    pub egress: Option<String>,
+    pub status: Option<i32>,
+    /// `FetchOutcome::label`.
+    pub outcome: String,
+    pub bytes: i64,
+    pub duration_ms: i64,
+    /// The rule that allowed the request ("due: interval 1h", "first add").
+    pub rule: String,
+}
+
+/// Everything one fetch changes, applied atomically by
+/// [`Store::apply_fetch`](crate::Store::apply_fetch).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchRecord {
+    pub feed_id: FeedId,
+    pub fetched_at: DateTime<Utc>,
+    pub update: FeedUpdate,
+    /// Entries of a parsed body, upserted by stable identity. Empty for 304 and errors.
+    pub entries: Vec<Entry>,
+    pub log: RequestLogRow,
+}
+
+/// What [`Store::apply_fetch`](crate::Store::apply_fetch) changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApplyReport {
+    /// Entries seen for the first time.
+    pub new_entries: u64,
+    /// Known entries whose content changed.
+    pub updated_entries: u64,
+    /// Known entries that did not change.
+    pub unchanged_entries: u64,
+}
+
+/// Which entries to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EntryQuery {
+    pub feed: Option<FeedId>,
+    /// Only entries sorted at or after this time.
+    pub since: Option<DateTime<Utc>>,
+    /// Only entries sorted before this time.
+    pub until: Option<DateTime<Utc>>,
+    /// Full-text query over title and summary.
+    pub search: Option<String>,
+    /// Keyset cursor: only entries strictly after this one in the listing order.
+    pub after: Option<EntryCursor>,
+    /// At most this many (0 means the default, 50).
+    pub limit: u32,
+}
+
+/// A position in the entry listing (newest first): the sort time and the row id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryCursor {
+    pub sort_at: DateTime<Utc>,
+    pub id: i64,
+}
+
+/// An entry as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredEntry {
+    /// Row id.
+    pub id: i64,
+    pub feed_id: FeedId,
+    pub entry: Entry,
+    /// `published`, else `first_seen_at`: the listing order.
+    pub sort_at: DateTime<Utc>,
+    pub first_seen_at: DateTime<Utc>,
+    /// When its content last changed (equals `first_seen_at` until it does).
+    pub updated_at: DateTime<Utc>,
+    pub content_hash: String,
+}
+
+impl StoredEntry {
+    pub fn cursor(&self) -> EntryCursor {
+        EntryCursor {
+            sort_at: self.sort_at,
+            id: self.id,
+        }
+    }
+}
+
+/// Which request log rows to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogQuery {
+    pub host: Option<String>,
+    pub feed: Option<FeedId>,
+    /// At most this many (0 means the default, 100).
+    pub limit: u32,
+}

@@ -1,0 +1,2 @@
+//! The `tidings` binary (stub: being written).
+fn main() {}
