@@ -1,1 +1,16 @@
-//! Every timing decision, as pure functions (stub: being written).
+//! Every timing decision tidings makes, as pure functions.
+//!
+//! The crawler hands this crate the feed's state, what the fetch produced and `now`; it hands
+//! back a [`Decision`]: when to read the feed next and why, the new interval and failure count,
+//! whether the feed stays active, and which validators to keep. Nothing here reads the clock,
+//! the network or the disk; every number comes from the [`Profile`].
+//!
+//! Reading order: [`profile`] (the settings a bot page promises), [`conditional`] (what a
+//! request sends), [`schedule`] (what happens after an answer).
+
+pub mod conditional;
+pub mod profile;
+pub mod schedule;
+
+pub use profile::{Profile, ProfileError};
+pub use schedule::{BodyVerdict, Decision, FeedSchedule, Lifecycle, decide, first_fetch};

@@ -1,0 +1,192 @@
+//! Profiles: the numbers a bot page promises, as a TOML file.
+//!
+//! The profiles under `profiles/` are embedded in the binary and chosen by name; a path to a
+//! TOML file works too. Every field has a default (the `default` profile's value), so a profile
+//! file names only what it changes.
+
+use serde::Deserialize;
+
+/// The embedded `default` profile.
+pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
+
+/// The embedded profiles by name.
+pub const EMBEDDED: &[(&str, &str)] = &[("default", DEFAULT_PROFILE)];
+
+/// Why a profile could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("invalid profile: {0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("invalid profile: {0}")]
+    Invalid(String),
+    #[error("no embedded profile named {0:?} (known: {1})")]
+    Unknown(String, String),
+}
+
+/// How a bot behaves. Durations are seconds.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub name: String,
+    /// The User-Agent template; `{version}` is replaced by tidings' version (C1).
+    pub user_agent: String,
+    #[serde(default)]
+    pub schedule: ScheduleSettings,
+    #[serde(default)]
+    pub backoff: BackoffSettings,
+    #[serde(default)]
+    pub pacing: PacingSettings,
+}
+
+/// Refresh intervals of a healthy feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScheduleSettings {
+    pub default_interval: u64,
+    pub min_interval: u64,
+    pub max_interval: u64,
+}
+
+impl Default for ScheduleSettings {
+    fn default() -> Self {
+        ScheduleSettings {
+            default_interval: 3600,
+            min_interval: 900,
+            max_interval: 86_400,
+        }
+    }
+}
+
+/// Waiting after failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackoffSettings {
+    /// The wait after the first failure; it doubles per consecutive failure.
+    pub first: u64,
+    /// The longest wait.
+    pub max: u64,
+}
+
+impl Default for BackoffSettings {
+    fn default() -> Self {
+        BackoffSettings {
+            first: 900,
+            max: 86_400,
+        }
+    }
+}
+
+/// Spacing of requests to one host (C3).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PacingSettings {
+    /// Minimum gap between two requests to one host, in seconds (fractions allowed).
+    pub host_gap: f64,
+}
+
+impl Default for PacingSettings {
+    fn default() -> Self {
+        PacingSettings { host_gap: 1.0 }
+    }
+}
+
+impl Profile {
+    /// Parse and check a profile.
+    pub fn from_toml(text: &str) -> Result<Profile, ProfileError> {
+        let profile: Profile = toml::from_str(text)?;
+        profile.validate()?;
+        Ok(profile)
+    }
+
+    /// An embedded profile by name.
+    pub fn embedded(name: &str) -> Result<Profile, ProfileError> {
+        match EMBEDDED.iter().find(|(n, _)| *n == name) {
+            Some((_, text)) => Profile::from_toml(text),
+            None => Err(ProfileError::Unknown(
+                name.to_string(),
+                EMBEDDED
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )),
+        }
+    }
+
+    /// The User-Agent with `{version}` filled in.
+    pub fn user_agent(&self, version: &str) -> String {
+        self.user_agent.replace("{version}", version)
+    }
+
+    fn validate(&self) -> Result<(), ProfileError> {
+        let s = &self.schedule;
+        if s.min_interval == 0 {
+            return Err(ProfileError::Invalid(
+                "schedule.min_interval must be positive".into(),
+            ));
+        }
+        if !(s.min_interval <= s.default_interval && s.default_interval <= s.max_interval) {
+            return Err(ProfileError::Invalid(
+                "schedule needs min_interval <= default_interval <= max_interval".into(),
+            ));
+        }
+        if self.backoff.first == 0 || self.backoff.first > self.backoff.max {
+            return Err(ProfileError::Invalid(
+                "backoff needs 0 < first <= max".into(),
+            ));
+        }
+        if !self.pacing.host_gap.is_finite() || self.pacing.host_gap < 0.0 {
+            return Err(ProfileError::Invalid("pacing.host_gap must be >= 0".into()));
+        }
+        if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {
+            return Err(ProfileError::Invalid(
+                "user_agent must be one non-empty line".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_profile_is_valid() {
+        let p = Profile::embedded("default").unwrap();
+        assert_eq!(p.name, "default");
+        assert_eq!(p.schedule.default_interval, 3600);
+        assert!(p.user_agent("1.2.3").contains("tidings/1.2.3"));
+    }
+
+    #[test]
+    fn unknown_profile_names_the_known_ones() {
+        let err = Profile::embedded("nope").unwrap_err().to_string();
+        assert!(err.contains("default"), "{err}");
+    }
+
+    #[test]
+    fn a_profile_names_only_what_it_changes() {
+        let p = Profile::from_toml(
+            "name = \"t\"\nuser_agent = \"t\"\n[schedule]\ndefault_interval = 7200\n",
+        )
+        .unwrap();
+        assert_eq!(p.schedule.default_interval, 7200);
+        assert_eq!(p.schedule.min_interval, 900);
+        assert_eq!(p.backoff, BackoffSettings::default());
+    }
+
+    #[test]
+    fn inconsistent_profiles_are_refused() {
+        let cases = [
+            "name='t'\nuser_agent='t'\n[schedule]\nmin_interval=0\n",
+            "name='t'\nuser_agent='t'\n[schedule]\ndefault_interval=10\n",
+            "name='t'\nuser_agent='t'\n[backoff]\nfirst=100000\n",
+            "name='t'\nuser_agent=\"a\\nb\"\n",
+            "name='t'\nuser_agent='t'\nunknown_key=1\n",
+        ];
+        for text in cases {
+            assert!(Profile::from_toml(text).is_err(), "accepted: {text}");
+        }
+    }
+}
