@@ -1,1 +1,81 @@
-//! The async engine (stub: being written).
+//! The async engine: due work → fetch → parse → decide → store.
+//!
+//! The [`Crawler`] asks the store for due feeds, reads each one with the fetcher (one request
+//! per feed, whoever subscribes: C2; one request in flight per host and the profile's gap
+//! between two: C3), parses a changed body, asks `tidings-policy` what follows, and hands the
+//! whole result to the store in one transaction. It holds no policy numbers of its own.
+//!
+//! Reading order: [`gate`] (per-host spacing), [`refresh`] (one feed), [`run`] (everything due).
+
+pub mod gate;
+pub mod refresh;
+pub mod run;
+
+pub use refresh::{FeedReport, Purpose};
+pub use run::{NoProgress, Progress, RunSummary};
+
+use std::sync::Arc;
+use tidings_fetch::Fetcher;
+use tidings_policy::Profile;
+use tidings_store::Store;
+
+/// Errors that stop a crawl (a single feed's failure is a [`FeedReport`], not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    #[error(transparent)]
+    Store(#[from] tidings_store::StoreError),
+}
+
+/// How many hosts are worked at once, by default.
+pub const DEFAULT_HOST_CONCURRENCY: usize = 16;
+
+/// Settings of the engine itself (the politeness numbers come from the profile).
+#[derive(Debug, Clone)]
+pub struct CrawlerConfig {
+    /// Hosts worked concurrently; each host still has one request in flight at most.
+    pub host_concurrency: usize,
+}
+
+impl Default for CrawlerConfig {
+    fn default() -> Self {
+        CrawlerConfig {
+            host_concurrency: DEFAULT_HOST_CONCURRENCY,
+        }
+    }
+}
+
+/// The engine. Cheap to clone.
+#[derive(Clone)]
+pub struct Crawler {
+    store: Arc<dyn Store>,
+    fetcher: Arc<Fetcher>,
+    profile: Arc<Profile>,
+    config: CrawlerConfig,
+    gate: Arc<gate::HostGate>,
+}
+
+impl Crawler {
+    pub fn new(
+        store: Arc<dyn Store>,
+        fetcher: Arc<Fetcher>,
+        profile: Arc<Profile>,
+        config: CrawlerConfig,
+    ) -> Crawler {
+        let gap = std::time::Duration::from_secs_f64(profile.pacing.host_gap);
+        Crawler {
+            store,
+            fetcher,
+            profile,
+            config,
+            gate: Arc::new(gate::HostGate::new(gap)),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+}

@@ -19,6 +19,7 @@ pub mod decode;
 pub mod entities;
 pub mod identity;
 pub mod json;
+pub mod opml;
 pub mod xml;
 
 mod atom;

@@ -1,0 +1,81 @@
+//! Per-host gate: one request in flight per host, and a minimum gap between two (C3).
+//!
+//! A [`HostGate`] hands out one [`Permit`] per host at a time; taking a permit waits until the
+//! previous request to that host ended at least `gap` ago. The gap is measured from the end of
+//! the previous request, so a slow server is never asked faster than it answers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tidings_model::HostKey;
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
+use tokio::time::Instant;
+
+/// The gate for all hosts.
+pub struct HostGate {
+    gap: Duration,
+    hosts: Mutex<HashMap<HostKey, Arc<AsyncMutex<Option<Instant>>>>>,
+}
+
+/// The right to send one request to one host. Dropping it records the end of the request.
+pub struct Permit {
+    guard: OwnedMutexGuard<Option<Instant>>,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        *self.guard = Some(Instant::now());
+    }
+}
+
+impl HostGate {
+    pub fn new(gap: Duration) -> HostGate {
+        HostGate {
+            gap,
+            hosts: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Wait for this host's turn.
+    pub async fn acquire(&self, host: &HostKey) -> Permit {
+        let slot = {
+            let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+            hosts.entry(host.clone()).or_default().clone()
+        };
+        let guard = slot.lock_owned().await;
+        if let Some(last) = *guard {
+            tokio::time::sleep_until(last + self.gap).await;
+        }
+        Permit { guard }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use url::Url;
+
+    fn host(s: &str) -> HostKey {
+        HostKey::of(&Url::parse(s).unwrap())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn c3_one_request_at_a_time_per_host_with_the_gap_between() {
+        let gate = Arc::new(HostGate::new(Duration::from_secs(2)));
+        let t0 = Instant::now();
+        let first = gate.acquire(&host("http://a.test/")).await;
+        // Another host is not held up.
+        let other = gate.acquire(&host("http://b.test/")).await;
+        assert_eq!(Instant::now(), t0);
+        drop(other);
+        let g = gate.clone();
+        let second = tokio::spawn(async move {
+            let _p = g.acquire(&host("http://a.test/x")).await;
+            Instant::now()
+        });
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        drop(first); // ends at t0 + 5s
+        let started = second.await.unwrap();
+        assert_eq!(started - t0, Duration::from_secs(7));
+    }
+}

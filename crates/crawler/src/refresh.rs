@@ -1,0 +1,277 @@
+//! One read of one feed: request, body verdict, decision, one transaction.
+
+use crate::{CrawlError, Crawler};
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use tidings_feed::{ParseOptions, ParsedFeed};
+use tidings_fetch::{FetchRequest, FetchResponse};
+use tidings_model::{FeedId, FetchOutcome};
+use tidings_policy::{BodyVerdict, Decision, FeedSchedule, Lifecycle, conditional, decide};
+use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
+
+/// Why a request is made; written to the request log (C7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// The first read after a feed was added.
+    FirstAdd,
+    /// A scheduled refresh.
+    Scheduled,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::FirstAdd => "first_add",
+            Purpose::Scheduled => "feed",
+        }
+    }
+}
+
+/// What happened to one feed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedReport {
+    pub feed_id: FeedId,
+    pub url: String,
+    /// `FetchOutcome::label`, `unchanged` (same body, C5) or `parse_error`.
+    pub outcome: String,
+    pub status: Option<u16>,
+    pub new_entries: u64,
+    pub updated_entries: u64,
+    /// A one-line explanation when the read failed.
+    pub error: Option<String>,
+    pub next_fetch_at: DateTime<Utc>,
+    pub next_fetch_reason: String,
+}
+
+impl FeedReport {
+    /// The read succeeded (new body, unchanged body or 304).
+    pub fn is_success(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+impl Crawler {
+    /// Read one feed now, waiting for its host's turn, and store the result.
+    pub async fn refresh(
+        &self,
+        feed: &FeedRecord,
+        purpose: Purpose,
+    ) -> Result<FeedReport, CrawlError> {
+        let request = FetchRequest {
+            url: feed.url.as_url().clone(),
+            validators: conditional::request_validators(&feed.validators),
+        };
+        let response = {
+            let _permit = self.gate.acquire(&feed.url.host_key()).await;
+            self.fetcher.fetch(&request).await
+        };
+        let now = Utc::now();
+        let verdict = judge_body(feed, &response);
+        let state = FeedSchedule {
+            interval_secs: u64::try_from(feed.interval_secs).unwrap_or(0),
+            consecutive_failures: u32::try_from(feed.consecutive_failures).unwrap_or(0),
+            validators: feed.validators.clone(),
+        };
+        let decision = decide(&state, &response.outcome, &verdict.body, now, &self.profile);
+        tracing::info!(
+            feed_id = feed.id.0,
+            feed_url = %feed.url,
+            status = response.outcome.status(),
+            outcome = response.outcome.label(),
+            next_fetch_at = %decision.next_fetch_at,
+            reason = %decision.reason,
+            "feed read"
+        );
+        let error = verdict.error.clone();
+        let outcome_label = match verdict.body {
+            BodyVerdict::Unparseable(_) => "parse_error".to_string(),
+            BodyVerdict::Unchanged => "unchanged".to_string(),
+            _ => response.outcome.label().to_string(),
+        };
+        let record = record(
+            feed,
+            purpose,
+            &response,
+            verdict,
+            &decision,
+            &outcome_label,
+            now,
+        );
+        let applied = self.store.apply_fetch(&record).await?;
+        Ok(FeedReport {
+            feed_id: feed.id,
+            url: feed.url.to_string(),
+            outcome: outcome_label,
+            status: response.outcome.status(),
+            new_entries: applied.new_entries,
+            updated_entries: applied.updated_entries,
+            error,
+            next_fetch_at: decision.next_fetch_at,
+            next_fetch_reason: decision.reason,
+        })
+    }
+}
+
+/// The body's fate, with what it yielded.
+struct Verdict {
+    body: BodyVerdict,
+    parsed: Option<ParsedFeed>,
+    /// The new content hash to store, for a body that parsed (or was unchanged).
+    hash: Option<String>,
+    error: Option<String>,
+}
+
+fn judge_body(feed: &FeedRecord, response: &FetchResponse) -> Verdict {
+    let fetched = match &response.outcome {
+        FetchOutcome::Fetched(f) => f,
+        other => {
+            return Verdict {
+                body: BodyVerdict::NotApplicable,
+                parsed: None,
+                hash: None,
+                error: failure_text(other),
+            };
+        }
+    };
+    let hash = hex::encode(Sha256::digest(&fetched.body));
+    if feed.content_hash.as_deref() == Some(hash.as_str()) {
+        return Verdict {
+            body: BodyVerdict::Unchanged,
+            parsed: None,
+            hash: Some(hash),
+            error: None,
+        };
+    }
+    let options = ParseOptions {
+        base_url: Some(response.final_url.as_str()),
+        charset: fetched.content_type.as_deref().and_then(charset_of),
+        content_type: fetched.content_type.as_deref(),
+    };
+    match tidings_feed::parse(&fetched.body, &options) {
+        Ok(parsed) => Verdict {
+            body: BodyVerdict::Parsed,
+            parsed: Some(parsed),
+            hash: Some(hash),
+            error: None,
+        },
+        Err(e) => Verdict {
+            body: BodyVerdict::Unparseable(e.to_string()),
+            parsed: None,
+            hash: None,
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+fn failure_text(outcome: &FetchOutcome) -> Option<String> {
+    Some(match outcome {
+        FetchOutcome::Fetched(_) | FetchOutcome::NotModified { .. } => return None,
+        FetchOutcome::Redirect { status, location } => format!(
+            "too many redirects (last {status} to {})",
+            location.as_deref().unwrap_or("nowhere")
+        ),
+        FetchOutcome::Refused { status, .. } => format!("refused with {status}"),
+        FetchOutcome::NotFound => "404 not found".into(),
+        FetchOutcome::Gone => "410 gone".into(),
+        FetchOutcome::ClientError { status } | FetchOutcome::ServerError { status, .. } => {
+            format!("http {status}")
+        }
+        FetchOutcome::TooLarge { limit } => format!("body larger than {limit} bytes"),
+        FetchOutcome::BadBody { detail, .. } => format!("unreadable body: {detail}"),
+        FetchOutcome::Transport(e) => e.to_string(),
+        FetchOutcome::Blocked { reason } => format!("not fetched: {reason}"),
+    })
+}
+
+/// The `charset` parameter of a Content-Type.
+fn charset_of(content_type: &str) -> Option<&str> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"'))
+    })
+}
+
+fn record(
+    feed: &FeedRecord,
+    purpose: Purpose,
+    response: &FetchResponse,
+    verdict: Verdict,
+    decision: &Decision,
+    outcome_label: &str,
+    now: DateTime<Utc>,
+) -> FetchRecord {
+    let (state, state_reason) = match decision.lifecycle {
+        Lifecycle::Active => (FeedState::Active, None),
+        Lifecycle::Off => (FeedState::Off, decision.lifecycle_reason.clone()),
+    };
+    let (meta, entries) = match verdict.parsed {
+        Some(parsed) => (
+            Some(FeedMeta {
+                title: parsed.feed.title,
+                site_link: parsed.feed.link,
+            }),
+            parsed.entries,
+        ),
+        None => (None, Vec::new()),
+    };
+    let rule = match purpose {
+        Purpose::FirstAdd => "first add".to_string(),
+        Purpose::Scheduled => format!("due: {}", feed.next_fetch_reason),
+    };
+    FetchRecord {
+        feed_id: feed.id,
+        fetched_at: now,
+        update: FeedUpdate {
+            validators: decision.validators.clone(),
+            content_hash: verdict.hash,
+            url: None,
+            state,
+            state_reason,
+            next_fetch_at: decision.next_fetch_at,
+            next_fetch_reason: decision.reason.clone(),
+            interval_secs: i64::try_from(decision.interval_secs).unwrap_or(i64::MAX),
+            consecutive_failures: i32::try_from(decision.consecutive_failures).unwrap_or(i32::MAX),
+            last_status: response.outcome.status().map(i32::from),
+            last_outcome: outcome_label.to_string(),
+            last_error: verdict.error,
+            meta,
+        },
+        entries,
+        log: RequestLogRow {
+            at: response.started_at,
+            feed_id: Some(feed.id),
+            host: feed.url.host_key().to_string(),
+            purpose: purpose.as_str().to_string(),
+            url: feed.url.to_string(),
+            egress: None,
+            status: response.outcome.status().map(i32::from),
+            outcome: outcome_label.to_string(),
+            bytes: i64::try_from(response.bytes).unwrap_or(i64::MAX),
+            duration_ms: i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX),
+            rule,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::charset_of;
+
+    #[test]
+    fn charset_parameter_is_read_from_content_type() {
+        let cases = [
+            (
+                "application/rss+xml; charset=ISO-8859-1",
+                Some("ISO-8859-1"),
+            ),
+            ("text/xml;Charset=\"utf-8\"", Some("utf-8")),
+            ("application/xml", None),
+            ("text/xml; q=1; charset = koi8-r ", Some("koi8-r")),
+        ];
+        for (ct, want) in cases {
+            assert_eq!(charset_of(ct), want, "{ct}");
+        }
+    }
+}

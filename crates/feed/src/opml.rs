@@ -1,0 +1,203 @@
+//! OPML subscription lists: read the feeds out of one, and write one.
+//!
+//! Reading is lenient: every `outline` with an `xmlUrl` attribute (any case) is a feed, at any
+//! depth; the `text`/`title` of enclosing outlines become its folder path. Writing produces
+//! OPML 2.0 with one flat `outline type="rss"` per feed.
+
+use quick_xml::Reader;
+use quick_xml::escape::escape;
+use quick_xml::events::{BytesStart, Event};
+
+/// One feed listed in an OPML document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outline {
+    pub xml_url: String,
+    pub title: Option<String>,
+    pub html_url: Option<String>,
+    /// Titles of the enclosing folders, outermost first.
+    pub folders: Vec<String>,
+}
+
+/// The document is not OPML we can read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpmlError {
+    #[error("malformed OPML at byte {position}: {message}")]
+    Malformed { position: u64, message: String },
+    #[error("not an OPML document (no <opml> root)")]
+    NotOpml,
+}
+
+/// Every feed outline in an OPML document, in document order.
+pub fn read(text: &str) -> Result<Vec<Outline>, OpmlError> {
+    let mut reader = Reader::from_str(text);
+    reader.config_mut().check_end_names = false;
+    let mut feeds = Vec::new();
+    let mut folders: Vec<Option<String>> = Vec::new();
+    let mut seen_root = false;
+    loop {
+        let event = reader.read_event().map_err(|e| OpmlError::Malformed {
+            position: reader.error_position(),
+            message: e.to_string(),
+        })?;
+        match event {
+            Event::Start(e) | Event::Empty(e)
+                if e.local_name().into_inner().eq_ignore_ascii_case("opml") =>
+            {
+                seen_root = true;
+            }
+            Event::Start(e) if is_outline(&e) => {
+                let attrs = attributes(&e);
+                if let Some(feed) = outline(&attrs, &folders) {
+                    feeds.push(feed);
+                }
+                folders.push(label(&attrs));
+            }
+            Event::Empty(e) if is_outline(&e) => {
+                if let Some(feed) = outline(&attributes(&e), &folders) {
+                    feeds.push(feed);
+                }
+            }
+            Event::End(e) if e.local_name().into_inner().eq_ignore_ascii_case("outline") => {
+                folders.pop();
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if !seen_root {
+        return Err(OpmlError::NotOpml);
+    }
+    Ok(feeds)
+}
+
+/// An OPML 2.0 document listing `feeds`.
+pub fn write(title: &str, feeds: &[Outline]) -> String {
+    let mut out =
+        String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n");
+    out.push_str(&format!(
+        "  <head>\n    <title>{}</title>\n  </head>\n  <body>\n",
+        escape(title)
+    ));
+    for feed in feeds {
+        let text = feed.title.as_deref().unwrap_or(&feed.xml_url);
+        out.push_str(&format!(
+            "    <outline type=\"rss\" text=\"{}\" title=\"{}\" xmlUrl=\"{}\"",
+            escape(text),
+            escape(text),
+            escape(feed.xml_url.as_str())
+        ));
+        if let Some(html) = &feed.html_url {
+            out.push_str(&format!(" htmlUrl=\"{}\"", escape(html.as_str())));
+        }
+        out.push_str("/>\n");
+    }
+    out.push_str("  </body>\n</opml>\n");
+    out
+}
+
+fn is_outline(e: &BytesStart<'_>) -> bool {
+    e.local_name().into_inner().eq_ignore_ascii_case("outline")
+}
+
+/// Attribute names lower-cased, values unescaped (HTML entities are left as written).
+fn attributes(e: &BytesStart<'_>) -> Vec<(String, String)> {
+    e.html_attributes()
+        .filter_map(Result::ok)
+        .map(|a| {
+            let name = a.key.local_name().into_inner().to_ascii_lowercase();
+            let raw = a.value.into_owned();
+            let value = quick_xml::escape::unescape(&raw)
+                .map(|v| v.into_owned())
+                .unwrap_or(raw);
+            (name, value.trim().to_string())
+        })
+        .collect()
+}
+
+fn get<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|(n, v)| n == name && !v.is_empty())
+        .map(|(_, v)| v.as_str())
+}
+
+fn label(attrs: &[(String, String)]) -> Option<String> {
+    get(attrs, "title")
+        .or_else(|| get(attrs, "text"))
+        .map(String::from)
+}
+
+fn outline(attrs: &[(String, String)], folders: &[Option<String>]) -> Option<Outline> {
+    Some(Outline {
+        xml_url: get(attrs, "xmlurl")?.to_string(),
+        title: label(attrs),
+        html_url: get(attrs, "htmlurl").map(String::from),
+        folders: folders.iter().flatten().cloned().collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_nested_outlines_with_their_folders() {
+        let doc = r#"<?xml version="1.0"?>
+<opml version="1.0"><head><title>x</title></head><body>
+  <outline text="News">
+    <outline text="Harbour Gazette" type="rss" xmlUrl="https://gazette.test/feed?a=1&amp;b=2" htmlUrl="https://gazette.test/"/>
+    <outline title="Tech"><outline text="Bits" xmlurl="http://bits.test/rss"/></outline>
+  </outline>
+  <outline text="No feed here"/>
+  <outline text="Top" XMLURL="http://top.test/atom"></outline>
+</body></opml>"#;
+        let feeds = read(doc).unwrap();
+        let urls: Vec<_> = feeds.iter().map(|f| f.xml_url.as_str()).collect();
+        assert_eq!(
+            urls,
+            [
+                "https://gazette.test/feed?a=1&b=2",
+                "http://bits.test/rss",
+                "http://top.test/atom"
+            ]
+        );
+        assert_eq!(feeds[0].folders, ["News"]);
+        assert_eq!(feeds[0].html_url.as_deref(), Some("https://gazette.test/"));
+        assert_eq!(feeds[1].folders, ["News", "Tech"]);
+        assert_eq!(feeds[2].folders, Vec::<String>::new());
+    }
+
+    #[test]
+    fn refuses_what_is_not_opml() {
+        assert_eq!(read("<rss><channel/></rss>"), Err(OpmlError::NotOpml));
+        assert_eq!(read("just some text"), Err(OpmlError::NotOpml));
+        assert!(matches!(
+            read("<opml><body><outline xmlUrl=\"http://a.test/"),
+            Err(OpmlError::Malformed { .. })
+        ));
+        // A stray attribute does not lose the feed.
+        let lenient = read("<opml><body><outline xmlUrl=\"http://a.test/\" =bad/></body></opml>");
+        assert_eq!(lenient.unwrap()[0].xml_url, "http://a.test/");
+    }
+
+    #[test]
+    fn written_opml_reads_back() {
+        let feeds = vec![
+            Outline {
+                xml_url: "https://a.test/feed?x=1&y=\"2\"".into(),
+                title: Some("A <&> B".into()),
+                html_url: Some("https://a.test/".into()),
+                folders: vec![],
+            },
+            Outline {
+                xml_url: "https://b.test/rss".into(),
+                ..Outline::default()
+            },
+        ];
+        let doc = write("subscriptions", &feeds);
+        let back = read(&doc).unwrap();
+        assert_eq!(back[0], feeds[0]);
+        assert_eq!(back[1].xml_url, "https://b.test/rss");
+        assert_eq!(back[1].title.as_deref(), Some("https://b.test/rss"));
+    }
+}
