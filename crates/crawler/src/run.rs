@@ -78,14 +78,15 @@ impl Crawler {
                 return Ok(summary);
             }
             progress.found(seen.len());
-            for report in self.refresh_batch(due, progress.clone()).await? {
+            for report in self.refresh_feeds(due, progress.clone()).await? {
                 summary.add(&report);
             }
         }
     }
 
-    /// Read a batch of feeds: one task per host, at most `host_concurrency` hosts at once.
-    async fn refresh_batch(
+    /// Read these feeds now: one task per host, at most `host_concurrency` hosts at once, each
+    /// host's feeds one after another through the host gate.
+    pub async fn refresh_feeds(
         &self,
         feeds: Vec<FeedRecord>,
         progress: Arc<dyn Progress>,

@@ -1,0 +1,128 @@
+//! The command line as typed: clap definitions, nothing resolved yet.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// tidings: a courteous feed crawler and aggregator.
+#[derive(Debug, Parser)]
+#[command(name = "tidings", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes, before or after the subcommand.
+///
+/// Precedence: flag, then `TIDINGS_*` environment variable, then the config file, then the
+/// built-in default.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Database: a SQLite file path or a postgres:// URL [default: ./tidings.db]
+    #[arg(long, global = true, env = "TIDINGS_DB", value_name = "PATH|URL")]
+    pub db: Option<String>,
+
+    /// Profile: an embedded profile name or a path to a TOML file [default: default]
+    #[arg(long, global = true, env = "TIDINGS_PROFILE", value_name = "NAME|PATH")]
+    pub profile: Option<String>,
+
+    /// TOML configuration file [default: ./tidings.toml when it exists]
+    #[arg(long, global = true, env = "TIDINGS_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Allow fetching from loopback, private and link-local addresses
+    #[arg(long, global = true, env = "TIDINGS_ALLOW_PRIVATE_NETWORKS")]
+    pub allow_private_networks: bool,
+
+    /// Resolve HOST:PORT to ADDR instead of asking DNS (curl syntax; repeatable)
+    #[arg(long, global = true, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+
+    /// Log filter, e.g. `info` or `tidings_crawler=debug` [default: warn]
+    #[arg(long, global = true, env = "TIDINGS_LOG", value_name = "FILTER")]
+    pub log: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Subscribe to feeds and read each once now
+    Add(AddArgs),
+    /// Read every feed that is due, once
+    Fetch,
+    /// List feeds with their state and schedule
+    Feeds(FeedsArgs),
+    /// List stored entries, newest first
+    Entries(EntriesArgs),
+    /// Subscribe to every feed listed in an OPML file (read on the next fetch)
+    ImportOpml(ImportOpmlArgs),
+    /// Print the subscriptions as OPML
+    ExportOpml(ExportOpmlArgs),
+    /// Parse feed files and print the normalized model as JSON
+    Parse(ParseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// Feed URLs
+    #[arg(required = true, value_name = "URL")]
+    pub urls: Vec<String>,
+    /// Subscribe without reading the feeds now
+    #[arg(long)]
+    pub no_fetch: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FeedsArgs {
+    /// Print JSON instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EntriesArgs {
+    /// Only entries of this feed id
+    #[arg(long, value_name = "ID")]
+    pub feed: Option<i64>,
+    /// Only entries since a time: RFC 3339, a date (2026-11-30) or an age (90m, 24h, 7d)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Full-text search in titles and summaries
+    #[arg(long, value_name = "QUERY")]
+    pub search: Option<String>,
+    /// At most this many entries
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    /// Print JSON lines (one entry per line) instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportOpmlArgs {
+    /// The OPML file
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportOpmlArgs {
+    /// Write to this file instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// Feed files to parse
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// One JSON object per line, with `path`, `ok`, `error` and `warnings`
+    #[arg(long)]
+    pub jsonl: bool,
+    /// Base URL for relative links
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Charset hint, as an HTTP Content-Type would give it
+    #[arg(long, value_name = "LABEL")]
+    pub charset: Option<String>,
+}

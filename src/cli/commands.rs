@@ -1,0 +1,224 @@
+//! The commands that use the store: add, fetch, feeds, entries, import-opml, export-opml.
+
+use super::args::{AddArgs, EntriesArgs, ExportOpmlArgs, FeedsArgs, ImportOpmlArgs};
+use super::progress::Bar;
+use super::settings::{CLI_SUBSCRIBER, Settings};
+use super::time::parse_since;
+use anyhow::{Context as _, Result};
+use chrono::{DateTime, Utc};
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+use tidings_crawler::{Crawler, NoProgress};
+use tidings_feed::opml::{self, Outline};
+use tidings_fetch::Fetcher;
+use tidings_model::{FeedId, FeedUrl};
+use tidings_store::{EntryQuery, FeedRecord, Store};
+
+/// What every command gets.
+pub struct Context {
+    pub store: Arc<dyn Store>,
+    pub settings: Arc<Settings>,
+}
+
+impl Context {
+    fn crawler(&self) -> Result<Crawler> {
+        let fetcher = Fetcher::new(self.settings.fetch.clone())?;
+        Ok(Crawler::new(
+            self.store.clone(),
+            Arc::new(fetcher),
+            Arc::new(self.settings.profile.clone()),
+            self.settings.crawler.clone(),
+        ))
+    }
+}
+
+/// `tidings add URL...`: subscribe, then read each new feed once.
+pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
+    let now = Utc::now();
+    let mut failed = false;
+    let mut to_read = Vec::new();
+    for raw in &args.urls {
+        let url = match FeedUrl::parse(raw) {
+            Ok(url) => url,
+            Err(e) => {
+                eprintln!("{raw}: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let sub = ctx.store.subscribe(&url, CLI_SUBSCRIBER, now).await?;
+        let feed = ctx
+            .store
+            .feed(sub.feed_id)
+            .await?
+            .context("the feed vanished right after it was added")?;
+        if feed.last_fetch_at.is_some() || args.no_fetch {
+            println!("feed {}: {} (already known: {})", feed.id, feed.url, describe(&feed));
+            continue;
+        }
+        to_read.push(feed);
+    }
+    if !to_read.is_empty() {
+        let reports = ctx.crawler()?.refresh_feeds(to_read, Arc::new(NoProgress)).await?;
+        for r in reports {
+            match &r.error {
+                None => println!("feed {}: {} added, {} entries", r.feed_id, r.url, r.new_entries),
+                Some(e) => {
+                    println!("feed {}: {} added, but the first read failed: {e}", r.feed_id, r.url);
+                    failed = true;
+                }
+            }
+        }
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// `tidings fetch`: read everything due once, with a progress bar and a summary.
+pub async fn fetch(ctx: &Context) -> Result<ExitCode> {
+    let started = Instant::now();
+    let bar = Arc::new(Bar::new());
+    let summary = ctx.crawler()?.refresh_due(Utc::now(), bar.clone()).await?;
+    bar.finish();
+    println!(
+        "{} feeds: fetched {}, not modified {}, failed {}, new entries {}, updated entries {} ({:.1}s)",
+        summary.feeds,
+        summary.fetched,
+        summary.not_modified,
+        summary.failed,
+        summary.new_entries,
+        summary.updated_entries,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tidings feeds`.
+pub async fn feeds(ctx: &Context, args: FeedsArgs) -> Result<ExitCode> {
+    let feeds = ctx.store.feeds().await?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        for feed in &feeds {
+            serde_json::to_writer(&mut out, feed)?;
+            writeln!(out)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(out, "   ID  STATE   STATUS  NEXT FETCH           FEED")?;
+    let now = Utc::now();
+    for feed in &feeds {
+        writeln!(
+            out,
+            "{:>5}  {:<7} {:>6}  {:<20} {}",
+            feed.id,
+            feed.state.as_str(),
+            feed.last_status.map_or("-".into(), |s| s.to_string()),
+            relative(feed.next_fetch_at, now),
+            describe(feed),
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tidings entries`.
+pub async fn entries(ctx: &Context, args: EntriesArgs) -> Result<ExitCode> {
+    let now = Utc::now();
+    let query = EntryQuery {
+        feed: args.feed.map(FeedId),
+        since: args.since.as_deref().map(|s| parse_since(s, now)).transpose()?,
+        until: None,
+        search: args.search.clone(),
+        after: None,
+        limit: args.limit,
+    };
+    let entries = ctx.store.entries(&query).await?;
+    let mut out = std::io::stdout().lock();
+    for stored in &entries {
+        if args.json {
+            serde_json::to_writer(&mut out, stored)?;
+            writeln!(out)?;
+        } else {
+            let e = &stored.entry;
+            writeln!(
+                out,
+                "{}  #{:<4} {}  {}",
+                stored.sort_at.format("%Y-%m-%d %H:%M"),
+                stored.feed_id,
+                one_line(e.title.as_deref().unwrap_or("(no title)")),
+                e.link.as_deref().unwrap_or(""),
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tidings import-opml FILE`: subscribe to every feed listed; they are read on the next fetch.
+pub async fn import_opml(ctx: &Context, args: ImportOpmlArgs) -> Result<ExitCode> {
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let outlines = opml::read(&text).with_context(|| format!("{}", args.file.display()))?;
+    let now = Utc::now();
+    let (mut new, mut known, mut invalid) = (0, 0, 0);
+    for outline in outlines {
+        match FeedUrl::parse(&outline.xml_url) {
+            Ok(url) => {
+                let sub = ctx.store.subscribe(&url, CLI_SUBSCRIBER, now).await?;
+                if sub.new_feed { new += 1 } else { known += 1 }
+            }
+            Err(e) => {
+                eprintln!("skipped {}: {e}", outline.xml_url);
+                invalid += 1;
+            }
+        }
+    }
+    println!("imported {}: {new} new feeds, {known} already known, {invalid} skipped; run `tidings fetch` to read them", args.file.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tidings export-opml`: every subscribed feed.
+pub async fn export_opml(ctx: &Context, args: ExportOpmlArgs) -> Result<ExitCode> {
+    let outlines: Vec<Outline> = ctx
+        .store
+        .feeds()
+        .await?
+        .into_iter()
+        .filter(|f| f.subscribers > 0)
+        .map(|f| Outline {
+            xml_url: f.url.to_string(),
+            title: f.title,
+            html_url: f.site_link,
+            folders: Vec::new(),
+        })
+        .collect();
+    let doc = opml::write("tidings subscriptions", &outlines);
+    match args.output {
+        Some(path) => std::fs::write(&path, doc)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout().lock().write_all(doc.as_bytes())?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe(feed: &FeedRecord) -> String {
+    match &feed.title {
+        Some(t) => format!("{} <{}>", one_line(t), feed.url),
+        None => feed.url.to_string(),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `in 5m`, `3h ago`, `now`.
+fn relative(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let secs = (t - now).num_seconds();
+    let human = tidings_policy::schedule::human(secs.unsigned_abs());
+    match secs {
+        -59..=59 => "now".into(),
+        s if s > 0 => format!("in {human}"),
+        _ => format!("{human} ago"),
+    }
+}

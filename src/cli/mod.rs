@@ -1,0 +1,60 @@
+//! Command-line front end: arguments ([`args`]), configuration ([`settings`]) and one module
+//! per group of commands.
+
+mod args;
+mod commands;
+mod parse;
+mod progress;
+mod settings;
+mod time;
+
+use anyhow::{Context, Result};
+use args::{Cli, Command};
+use clap::Parser;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Parse arguments, resolve settings, run the command.
+pub fn main() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    // Parsing files needs no database, no profile and no runtime.
+    if let Command::Parse(args) = &cli.command {
+        return parse::run(args);
+    }
+    let file = settings::load_file(&cli.global)?;
+    init_tracing(&settings::log_filter(&cli.global, &file));
+    let settings = settings::resolve(&cli.global, file)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(run(cli.command, settings))
+}
+
+async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode> {
+    let store = tidings_store::open(&settings.db)
+        .await
+        .with_context(|| format!("cannot open the database {}", settings.db))?;
+    let ctx = commands::Context {
+        store,
+        settings: Arc::new(settings),
+    };
+    match command {
+        Command::Add(a) => commands::add(&ctx, a).await,
+        Command::Fetch => commands::fetch(&ctx).await,
+        Command::Feeds(a) => commands::feeds(&ctx, a).await,
+        Command::Entries(a) => commands::entries(&ctx, a).await,
+        Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
+        Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
+        Command::Parse(_) => unreachable!("handled before the runtime starts"),
+    }
+}
+
+fn init_tracing(filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

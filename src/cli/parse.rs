@@ -1,0 +1,48 @@
+//! `tidings parse FILE...`: the parser's model as JSON, for inspection and comparison.
+
+use super::args::ParseArgs;
+use anyhow::Result;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::ExitCode;
+use tidings_feed::ParseOptions;
+
+/// Parse each file; pretty JSON per file, or one line per file with `--jsonl`. Exits non-zero
+/// when any file could not be read or parsed.
+pub fn run(args: &ParseArgs) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    let mut all_ok = true;
+    for path in &args.files {
+        let shown = path.display().to_string();
+        let value = match std::fs::read(path) {
+            Err(e) => json!({"path": shown, "ok": false, "error": format!("cannot read: {e}"), "warnings": []}),
+            Ok(bytes) => {
+                let options = ParseOptions {
+                    base_url: args.base_url.as_deref(),
+                    charset: args.charset.as_deref(),
+                    content_type: None,
+                };
+                match tidings_feed::parse(&bytes, &options) {
+                    Ok(parsed) => {
+                        let mut v = serde_json::to_value(&parsed)?;
+                        if let Value::Object(map) = &mut v {
+                            map.insert("path".into(), json!(shown));
+                            map.insert("ok".into(), json!(true));
+                            map.insert("error".into(), Value::Null);
+                        }
+                        v
+                    }
+                    Err(e) => json!({"path": shown, "ok": false, "error": e.to_string(), "warnings": []}),
+                }
+            }
+        };
+        all_ok &= value["ok"] == json!(true);
+        if args.jsonl {
+            serde_json::to_writer(&mut out, &value)?;
+        } else {
+            serde_json::to_writer_pretty(&mut out, &value)?;
+        }
+        writeln!(out)?;
+    }
+    Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

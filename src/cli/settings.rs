@@ -1,0 +1,198 @@
+//! Two-stage configuration: raw settings from flags, environment and file are checked, then
+//! resolved once into the typed settings the libraries take.
+
+use super::args::GlobalArgs;
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tidings_crawler::CrawlerConfig;
+use tidings_fetch::FetchConfig;
+use tidings_policy::Profile;
+
+/// The database used when none is named.
+pub const DEFAULT_DB: &str = "tidings.db";
+/// The config file read when it exists and none is named.
+pub const DEFAULT_CONFIG: &str = "tidings.toml";
+/// The subscriber the CLI subscribes as.
+pub const CLI_SUBSCRIBER: &str = "cli";
+
+/// The optional TOML configuration file. Every key is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSettings {
+    pub db: Option<String>,
+    pub profile: Option<String>,
+    pub allow_private_networks: Option<bool>,
+    #[serde(default)]
+    pub resolve: Vec<String>,
+    pub log: Option<String>,
+    pub max_body_bytes: Option<u64>,
+    pub connect_timeout_secs: Option<u64>,
+    pub timeout_secs: Option<u64>,
+    pub host_concurrency: Option<usize>,
+}
+
+/// Everything resolved: what the commands use.
+pub struct Settings {
+    pub db: String,
+    pub profile: Profile,
+    pub fetch: FetchConfig,
+    pub crawler: CrawlerConfig,
+}
+
+/// The log filter, resolved early (before the rest, so loading can log).
+pub fn log_filter(global: &GlobalArgs, file: &FileSettings) -> String {
+    global
+        .log
+        .clone()
+        .or_else(|| file.log.clone())
+        .unwrap_or_else(|| "warn".into())
+}
+
+/// Read the config file: the one named, else `./tidings.toml` if it exists, else none.
+pub fn load_file(global: &GlobalArgs) -> Result<FileSettings> {
+    let (path, required) = match &global.config {
+        Some(p) => (p.clone(), true),
+        None => (PathBuf::from(DEFAULT_CONFIG), false),
+    };
+    if !required && !path.exists() {
+        return Ok(FileSettings::default());
+    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read config file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))
+}
+
+/// Resolve flags and environment (already merged by clap) over the file over the defaults.
+pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
+    let db = global
+        .db
+        .clone()
+        .or(file.db)
+        .unwrap_or_else(|| DEFAULT_DB.into());
+    let profile_name = global
+        .profile
+        .clone()
+        .or(file.profile)
+        .unwrap_or_else(|| "default".into());
+    let profile = load_profile(&profile_name)?;
+    let resolve_specs = if global.resolve.is_empty() {
+        file.resolve
+    } else {
+        global.resolve.clone()
+    };
+    let resolve = resolve_specs
+        .iter()
+        .map(|s| parse_resolve(s))
+        .collect::<Result<Vec<_>>>()?;
+    let fetch = FetchConfig {
+        user_agent: profile.user_agent(env!("CARGO_PKG_VERSION")),
+        connect_timeout: file
+            .connect_timeout_secs
+            .map_or(tidings_fetch::DEFAULT_CONNECT_TIMEOUT, Duration::from_secs),
+        total_timeout: file
+            .timeout_secs
+            .map_or(tidings_fetch::DEFAULT_TOTAL_TIMEOUT, Duration::from_secs),
+        max_body_bytes: file
+            .max_body_bytes
+            .unwrap_or(tidings_fetch::DEFAULT_MAX_BODY_BYTES),
+        max_redirects: tidings_fetch::DEFAULT_MAX_REDIRECTS,
+        resolve,
+        allow_private_networks: global.allow_private_networks
+            || file.allow_private_networks.unwrap_or(false),
+    };
+    let mut crawler = CrawlerConfig::default();
+    if let Some(n) = file.host_concurrency {
+        if n == 0 {
+            bail!("host_concurrency must be at least 1");
+        }
+        crawler.host_concurrency = n;
+    }
+    Ok(Settings {
+        db,
+        profile,
+        fetch,
+        crawler,
+    })
+}
+
+/// An embedded profile by name, or a TOML file when the name looks like a path.
+fn load_profile(name: &str) -> Result<Profile> {
+    let looks_like_path = name.contains('/') || name.ends_with(".toml");
+    if looks_like_path {
+        let path = Path::new(name);
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read profile {}", path.display()))?;
+        return Profile::from_toml(&text).with_context(|| format!("profile {}", path.display()));
+    }
+    Ok(Profile::embedded(name)?)
+}
+
+/// `HOST:PORT:ADDR` as curl takes it; ADDR may be a bracketed IPv6 address.
+pub fn parse_resolve(spec: &str) -> Result<(String, u16, SocketAddr)> {
+    let mut parts = spec.splitn(3, ':');
+    let (Some(host), Some(port), Some(addr)) = (parts.next(), parts.next(), parts.next()) else {
+        bail!("--resolve {spec:?}: expected HOST:PORT:ADDR");
+    };
+    let port: u16 = port
+        .parse()
+        .with_context(|| format!("--resolve {spec:?}: bad port {port:?}"))?;
+    let ip: IpAddr = addr
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .with_context(|| format!("--resolve {spec:?}: bad address {addr:?}"))?;
+    if host.is_empty() {
+        bail!("--resolve {spec:?}: empty host");
+    }
+    Ok((host.to_ascii_lowercase(), port, SocketAddr::new(ip, port)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_specs_follow_curl_syntax() {
+        let (host, port, addr) = parse_resolve("Feeds.Test:8080:127.0.0.2").unwrap();
+        assert_eq!((host.as_str(), port), ("feeds.test", 8080));
+        assert_eq!(addr, "127.0.0.2:8080".parse().unwrap());
+        let (_, _, v6) = parse_resolve("a.test:443:[::1]").unwrap();
+        assert_eq!(v6, "[::1]:443".parse().unwrap());
+        for bad in ["a.test", "a.test:x:127.0.0.1", "a.test:80:nowhere", ":80:127.0.0.1"] {
+            assert!(parse_resolve(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn flags_win_over_the_file_which_wins_over_defaults() {
+        let file = |db: Option<&str>| FileSettings {
+            db: db.map(String::from),
+            max_body_bytes: Some(1234),
+            ..FileSettings::default()
+        };
+        let none = GlobalArgs::default();
+        assert_eq!(resolve(&none, file(None)).unwrap().db, DEFAULT_DB);
+        assert_eq!(resolve(&none, file(Some("f.db"))).unwrap().db, "f.db");
+        let flag = GlobalArgs {
+            db: Some("flag.db".into()),
+            ..GlobalArgs::default()
+        };
+        let s = resolve(&flag, file(Some("f.db"))).unwrap();
+        assert_eq!(s.db, "flag.db");
+        assert_eq!(s.fetch.max_body_bytes, 1234);
+    }
+
+    #[test]
+    fn unknown_profiles_and_config_keys_are_clear_errors() {
+        let g = GlobalArgs {
+            profile: Some("nope".into()),
+            ..GlobalArgs::default()
+        };
+        let err = resolve(&g, FileSettings::default()).err().unwrap().to_string();
+        assert!(err.contains("nope"), "{err}");
+        assert!(toml::from_str::<FileSettings>("colour = 1").is_err());
+    }
+}
