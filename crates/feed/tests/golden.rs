@@ -18,8 +18,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-use tidings_feed::{ParseOptions, parse};
+use serde::{Deserialize, Serialize};
+use tidings_feed::{ParseOptions, ParsedFeed, parse};
 
 /// How many differing lines a mismatch report shows at most.
 const DIFF_LINES: usize = 24;
@@ -34,6 +34,16 @@ struct CaseOptions {
     base_url: Option<String>,
     charset: Option<String>,
     content_type: Option<String>,
+}
+
+/// What an expected file holds, in this field order: `ok` first, then `result` or `error`.
+#[derive(Serialize)]
+struct Outcome {
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<ParsedFeed>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// One input document of the corpus.
@@ -120,11 +130,19 @@ fn render(case: &Case) -> String {
         charset: options.charset.as_deref(),
         content_type: options.content_type.as_deref(),
     };
-    let value = match parse(&bytes, &parse_options) {
-        Ok(parsed) => serde_json::json!({ "ok": true, "result": parsed }),
-        Err(error) => serde_json::json!({ "ok": false, "error": error.to_string() }),
+    let outcome = match parse(&bytes, &parse_options) {
+        Ok(parsed) => Outcome {
+            ok: true,
+            result: Some(parsed),
+            error: None,
+        },
+        Err(error) => Outcome {
+            ok: false,
+            result: None,
+            error: Some(error.to_string()),
+        },
     };
-    let mut text = serde_json::to_string_pretty(&value).expect("a parsed feed serialises");
+    let mut text = serde_json::to_string_pretty(&outcome).expect("a parsed feed serialises");
     text.push('\n');
     text
 }
@@ -203,7 +221,10 @@ fn golden_corpus() {
         }
         match std::fs::read_to_string(&case.expected) {
             Err(_) => {
-                eprintln!("--- {}: no expected file (run with UPDATE_EXPECT=1)", case.name);
+                eprintln!(
+                    "--- {}: no expected file (run with UPDATE_EXPECT=1)",
+                    case.name
+                );
                 failures.push(format!("{} (missing expected)", case.name));
             }
             Ok(expected) if expected != actual => {
