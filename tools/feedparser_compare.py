@@ -361,7 +361,7 @@ def find_tidings(explicit):
     return None
 
 
-def run_ours(binary, files):
+def run_ours(binary, files, warn=True):
     """Run `tidings parse --jsonl` in batches; returns the list of decoded lines."""
     lines = []
     for start in range(0, len(files), BATCH):
@@ -372,9 +372,9 @@ def run_ours(binary, files):
             stderr=subprocess.PIPE,
             check=False,
         )
-        got = decode_jsonl(proc.stdout.decode("utf-8", "replace"), f"{binary} parse")
+        got = decode_jsonl(proc.stdout.decode("utf-8", "replace"), f"{binary} parse", warn)
         lines.extend(got)
-        if len(got) < len(batch):
+        if warn and len(got) < len(batch):
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             sys.stderr.write(
                 f"warning: {binary} parse --jsonl printed {len(got)} lines for {len(batch)} files "
@@ -441,8 +441,20 @@ def compare_file(fp_result, ours_line, id_field):
     return rows
 
 
-def evaluate(files, ours_index, id_field, feedparser_only):
+def group_of(path, roots):
+    """The first directory under the corpus root that holds `path` (`.` when none)."""
+    real = os.path.realpath(path)
+    for root in roots:
+        rel = os.path.relpath(real, os.path.realpath(root))
+        if not rel.startswith(".."):
+            head = rel.split(os.sep, 1)
+            return head[0] if len(head) > 1 else "."
+    return "."
+
+
+def evaluate(files, ours_index, id_field, feedparser_only, roots=()):
     report = {
+        "groups": {},
         "files": len(files),
         "fp_parsed": 0,
         "ours_parsed": 0,
@@ -463,6 +475,10 @@ def evaluate(files, ours_index, id_field, feedparser_only):
         line = ours_index.get(os.path.realpath(path))
         ours_ok = bool(line and line.get("ok") is True)
         report["fp_parsed"] += fp_ok
+        group = report["groups"].setdefault(group_of(path, roots), [0, 0, 0])
+        group[0] += 1
+        group[1] += fp_ok
+        group[2] += ours_ok
         if not fp_ok:
             report["fp_failed"].append((path, fp_error or ""))
         report["ours_parsed"] += ours_ok
@@ -500,6 +516,11 @@ def print_report(report, worst, feedparser_only, out=sys.stdout):
     w(f"feedparser parsed: {report['fp_parsed']}/{n} = {pct(report['fp_parsed'], n):.1f}%"
       f"  ({report['fp_seconds']:.2f}s; {report['json_reference']} JSON Feed files read by the "
       "built-in JSON reference)\n")
+    if len(report["groups"]) > 1:
+        w("by directory (files, feedparser parsed" + ("" if feedparser_only else ", ours parsed") + "):\n")
+        for name, (count, fp, ours) in sorted(report["groups"].items()):
+            ours_col = "" if feedparser_only else f" {pct(ours, count):6.1f}%"
+            w(f"  {name:<18} {count:>6} {pct(fp, count):6.1f}%{ours_col}\n")
     if feedparser_only:
         w("ours: skipped (--feedparser-only)\n")
         if report["fp_failed"]:
@@ -548,6 +569,8 @@ def summary_json(report):
         "feedparser_parsed_pct": round(pct(report["fp_parsed"], report["files"]), 2),
         "ours_parsed_pct": round(pct(report["ours_parsed"], report["files"]), 2),
         "both_parsed": report["both_parsed"],
+        "groups": {k: {"files": n, "feedparser_parsed": fp, "ours_parsed": o}
+                   for k, (n, fp, o) in sorted(report["groups"].items())},
         "overall_agreement_pct": round(pct(total_match, total), 2),
         "fields": {
             k: {"match": m, "total": t, "pct": round(pct(m, t), 2)}
@@ -681,6 +704,32 @@ def selftest():
         match = sum(s[0] for s in report2["fields"].values())
         check("broken overall", match, total - 1)
 
+        # Our side through a binary: a stand-in `tidings` that answers from SELFTEST_OURS
+        # by file name, called in batches, with one junk line to skip.
+        fake = os.path.join(tmp, "fake-tidings")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write(
+                "#!" + sys.executable + "\n"
+                "import json, os, sys\n"
+                f"ours = {{o['path']: o for o in json.loads({json.dumps(json.dumps(SELFTEST_OURS))})}}\n"
+                "assert sys.argv[1:3] == ['parse', '--jsonl'], sys.argv\n"
+                "print('debug noise')\n"
+                "for path in sys.argv[3:]:\n"
+                "    line = dict(ours[os.path.basename(path)], path=path)\n"
+                "    print(json.dumps(line))\n"
+            )
+        os.chmod(fake, 0o755)
+        global BATCH
+        saved, BATCH = BATCH, 2
+        try:
+            lines = run_ours(fake, files, warn=False)
+        finally:
+            BATCH = saved
+        check("binary lines", sorted(os.path.basename(l["path"]) for l in lines),
+              ["one.xml", "three.xml", "two.xml"])
+        report3 = evaluate(files, index_ours(lines, [tmp]), "guid", False)
+        check("binary agreement", summary_json(report3)["overall_agreement_pct"], 100.0)
+
         # The JSONL reader skips junk lines and keeps objects with a path.
         lines = decode_jsonl('{"path": "a", "ok": true}\nnot json\n\n{"x": 1}\n', "selftest", warn=False)
         check("jsonl", [l["path"] for l in lines], ["a"])
@@ -734,7 +783,7 @@ def main(argv=None):
             return 2
         lines = run_ours(binary, files)
 
-    report = evaluate(files, index_ours(lines, roots), args.id_field, args.feedparser_only)
+    report = evaluate(files, index_ours(lines, roots), args.id_field, args.feedparser_only, roots)
     print_report(report, args.worst, args.feedparser_only)
     if args.json_report:
         with open(args.json_report, "w", encoding="utf-8") as f:
