@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -757,6 +758,8 @@ def main(argv=None):
     ap.add_argument("--json-report", help="also write a machine-readable summary here")
     ap.add_argument("--selftest", action="store_true", help="run the built-in checks and exit")
     args = ap.parse_args(argv)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into `head`
 
     if args.selftest:
         return selftest()
