@@ -15,7 +15,7 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode> {
     for path in &args.files {
         let shown = path.display().to_string();
         let value = match std::fs::read(path) {
-            Err(e) => json!({"path": shown, "ok": false, "error": format!("cannot read: {e}"), "warnings": []}),
+            Err(e) => failure(&shown, format!("cannot read: {e}")),
             Ok(bytes) => {
                 let options = ParseOptions {
                     base_url: args.base_url.as_deref(),
@@ -32,7 +32,7 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode> {
                         }
                         v
                     }
-                    Err(e) => json!({"path": shown, "ok": false, "error": e.to_string(), "warnings": []}),
+                    Err(e) => failure(&shown, e.to_string()),
                 }
             }
         };
@@ -45,4 +45,17 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode> {
         writeln!(out)?;
     }
     Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The line for a file that gave no feed: the same keys as a success, empty.
+fn failure(path: &str, error: String) -> Value {
+    json!({
+        "path": path,
+        "ok": false,
+        "error": error,
+        "warnings": [],
+        "format": null,
+        "feed": null,
+        "entries": [],
+    })
 }

@@ -1,0 +1,148 @@
+//! The CLI end to end against a local publisher: add, fetch (304), a changed feed, entries,
+//! OPML out and in, and clear errors.
+
+mod support;
+
+use support::{Publisher, Resource, fast_profile, rss, stderr, stdout, tidings};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_fetch_not_modified_then_new_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let profile = fast_profile(dir.path());
+    let publisher = Publisher::start().await;
+    publisher.set("/alpha.xml", Resource::feed(rss("alpha", 1, 3), "\"a1\""));
+    publisher.set("/beta.xml", Resource::feed(rss("beta", 1, 2), "W/\"b 1\""));
+    let (a, b) = (publisher.url("/alpha.xml"), publisher.url("/beta.xml"));
+    let common = ["--profile", profile.as_str(), "--allow-private-networks"];
+
+    // add: subscribes and reads each feed once, unconditionally.
+    let out = tidings(&db, &[&common[..], &["add", &a, &b]].concat()).await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("alpha.xml added, 3 entries"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("beta.xml added, 2 entries"), "{}", stdout(&out));
+    let first = publisher.seen();
+    assert_eq!(first.len(), 2);
+    assert!(first.iter().all(|s| !s.headers.contains_key("if-none-match")));
+    let agent = first[0].headers["user-agent"].clone();
+    assert!(agent.starts_with("tidings-test/"), "{agent}");
+
+    // fetch once the interval has passed: both answer 304, validators echoed exactly (C4).
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let out = tidings(&db, &[&common[..], &["fetch"]].concat()).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("2 feeds: fetched 0, not modified 2, failed 0, new entries 0"),
+        "{}",
+        stdout(&out)
+    );
+    let second = &publisher.seen()[2..];
+    assert_eq!(second.len(), 2);
+    for seen in second {
+        assert_eq!(seen.status, 304);
+        let want = if seen.path == "/alpha.xml" { "\"a1\"" } else { "W/\"b 1\"" };
+        assert_eq!(seen.headers["if-none-match"], want);
+        assert_eq!(seen.headers["if-modified-since"], "Tue, 03 Nov 2026 10:00:00 GMT");
+        assert_eq!(seen.headers["user-agent"], agent, "C1: one User-Agent");
+    }
+
+    // alpha publishes a fourth story: one fetch, one new entry, beta stays 304.
+    publisher.set("/alpha.xml", Resource::feed(rss("alpha", 1, 4), "\"a2\""));
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let out = tidings(&db, &[&common[..], &["fetch"]].concat()).await;
+    assert!(
+        stdout(&out).contains("2 feeds: fetched 1, not modified 1, failed 0, new entries 1"),
+        "{}",
+        stdout(&out)
+    );
+
+    // entries: all six, newest first, and by feed and by search.
+    let out = tidings(&db, &["entries", "--json"]).await;
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6);
+    let titles: Vec<&str> = lines.iter().map(|l| l["entry"]["title"].as_str().unwrap()).collect();
+    assert_eq!(titles[0], "alpha story 4");
+    let out = tidings(&db, &["entries", "--feed", "2"]).await;
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+    assert!(stdout(&out).contains("beta story 2"));
+    let out = tidings(&db, &["entries", "--search", "story 4"]).await;
+    assert!(stdout(&out).contains("alpha story 4"), "{}", stdout(&out));
+
+    // feeds lists both with their status.
+    let out = tidings(&db, &["feeds"]).await;
+    assert!(stdout(&out).contains("alpha"), "{}", stdout(&out));
+    assert_eq!(stdout(&out).lines().count(), 3);
+
+    // OPML out, and into a fresh database.
+    let opml = dir.path().join("subs.opml");
+    let out = tidings(&db, &["export-opml", "-o", opml.to_str().unwrap()]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let other = dir.path().join("other.db");
+    let out = tidings(&other, &["import-opml", opml.to_str().unwrap()]).await;
+    assert!(stdout(&out).contains("2 new feeds"), "{}", stdout(&out));
+    let out = tidings(&other, &["feeds", "--json"]).await;
+    assert!(stdout(&out).contains("/alpha.xml") && stdout(&out).contains("/beta.xml"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loopback_feeds_are_refused_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let publisher = Publisher::start().await;
+    publisher.set("/f.xml", Resource::feed(rss("f", 1, 1), "\"1\""));
+    let out = tidings(&db, &["add", &publisher.url("/f.xml")]).await;
+    assert!(!out.status.success());
+    assert!(stdout(&out).contains("first read failed"), "{}", stdout(&out));
+    assert!(publisher.seen().is_empty(), "nothing may reach a loopback target");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_one_clear_line_and_a_failing_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let cases: [(&[&str], &str); 4] = [
+        (&["add", "ftp://example.test/feed"], "only http and https"),
+        (&["entries", "--since", "yesterday"], "cannot read \"yesterday\" as a time"),
+        (&["--profile", "nonesuch", "feeds"], "no embedded profile named \"nonesuch\""),
+        (&["import-opml", "/nonexistent/subs.opml"], "cannot read /nonexistent/subs.opml"),
+    ];
+    for (args, want) in cases {
+        let out = tidings(&db, args).await;
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("stack backtrace"), "{err}");
+        assert!(err.lines().count() <= 2, "{args:?}: {err}");
+    }
+    let out = tidings(&dir.path().join("no/such/dir/t.db"), &["feeds"]).await;
+    assert!(!out.status.success());
+    assert!(stderr(&out).starts_with("error: cannot open the database"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn parse_prints_the_model_or_the_error_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.xml");
+    std::fs::write(&good, rss("parsed", 1, 2)).unwrap();
+    let bad = dir.path().join("bad.xml");
+    std::fs::write(&bad, "<html><body>not a feed</body></html>").unwrap();
+    let out = tidings(
+        &dir.path().join("unused.db"),
+        &["parse", "--jsonl", good.to_str().unwrap(), bad.to_str().unwrap()],
+    )
+    .await;
+    assert!(!out.status.success(), "one file failed, so the exit code says so");
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["ok"], true);
+    assert_eq!(lines[0]["format"], "rss20");
+    assert_eq!(lines[0]["entries"][1]["title"], "parsed story 2");
+    assert_eq!(lines[1]["ok"], false);
+    assert!(lines[1]["error"].as_str().unwrap().contains("not a feed"));
+    assert!(!dir.path().join("unused.db").exists(), "parse needs no database");
+}
