@@ -208,8 +208,8 @@ impl GuardedResolver {
             .collect();
         match refusal {
             Some(r) if allowed.is_empty() => Err(LookupError::Refused(Refusal(format!(
-                "{name} resolves to {}",
-                r.0.trim_start_matches("address ")
+                "{name} resolves only to non-public addresses ({})",
+                r.0
             )))),
             _ => Ok(allowed),
         }

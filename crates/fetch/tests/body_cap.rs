@@ -24,7 +24,10 @@ fn assert_too_large(outcome: &FetchOutcome) {
 async fn c8_content_length_over_cap_is_refused_before_reading() {
     // The head announces 5 MB and then nothing comes: reading would end in a timeout,
     // so a TooLarge proves the body was never waited for.
-    let server = Server::start(|_, _| Reply::Stall { head: head(200, &[("content-length", b"5242880")]) }).await;
+    let server = Server::start(|_, _| Reply::Stall {
+        head: head(200, &[("content-length", b"5242880")]),
+    })
+    .await;
     let got = get(&fetcher(capped()), server.url("/feed")).await;
     assert_too_large(&got.outcome);
     assert_eq!(got.bytes, 0);
@@ -32,7 +35,10 @@ async fn c8_content_length_over_cap_is_refused_before_reading() {
 
 #[tokio::test]
 async fn c8_endless_chunked_body_stops_at_the_cap() {
-    let server = Server::start(|_, _| Reply::Endless { head: head(200, &[("transfer-encoding", b"chunked")]) }).await;
+    let server = Server::start(|_, _| Reply::Endless {
+        head: head(200, &[("transfer-encoding", b"chunked")]),
+    })
+    .await;
     let got = get(&fetcher(capped()), server.url("/feed")).await;
     assert_too_large(&got.outcome);
     assert!(got.bytes <= CAP, "kept {} bytes past the cap", got.bytes);
@@ -48,8 +54,15 @@ async fn c8_gzip_bomb_stops_at_the_cap() {
         let _ = enc.write_all(&zeros);
     }
     let bomb = enc.finish().unwrap_or_default();
-    assert!((bomb.len() as u64) < CAP / 10, "the bomb is {} bytes", bomb.len());
-    let server = Server::start(move |_, _| Reply::Raw(response(200, &[("content-encoding", b"gzip")], &bomb))).await;
+    assert!(
+        (bomb.len() as u64) < CAP / 10,
+        "the bomb is {} bytes",
+        bomb.len()
+    );
+    let server = Server::start(move |_, _| {
+        Reply::Raw(response(200, &[("content-encoding", b"gzip")], &bomb))
+    })
+    .await;
     let got = get(&fetcher(capped()), server.url("/feed")).await;
     assert_too_large(&got.outcome);
     assert!(got.bytes <= CAP);
@@ -60,7 +73,11 @@ async fn c8_body_of_exactly_the_cap_is_accepted_and_one_more_byte_is_not() {
     let exact = vec![b'x'; CAP as usize];
     let over = vec![b'x'; CAP as usize + 1];
     let server = Server::start(move |req, _| {
-        let body = if req.path() == "/exact" { &exact } else { &over };
+        let body = if req.path() == "/exact" {
+            &exact
+        } else {
+            &over
+        };
         Reply::Raw(response(200, &[], body))
     })
     .await;
@@ -94,7 +111,10 @@ async fn c8_chunked_body_one_byte_over_the_cap_is_refused() {
 #[tokio::test]
 async fn c8_error_bodies_are_not_read() {
     // A 404 announcing a huge body is still a 404: the body is irrelevant and never read.
-    let server = Server::start(|_, _| Reply::Stall { head: head(404, &[("content-length", b"999999999")]) }).await;
+    let server = Server::start(|_, _| Reply::Stall {
+        head: head(404, &[("content-length", b"999999999")]),
+    })
+    .await;
     let got = get(&fetcher(capped()), server.url("/feed")).await;
     assert_eq!(got.outcome, FetchOutcome::NotFound);
     assert_eq!(got.bytes, 0);

@@ -40,9 +40,14 @@ fn brotli(data: &[u8]) -> Vec<u8> {
 
 async fn check_decoded(coding: &'static str, encoded: Vec<u8>) {
     let server = Server::start(move |req, _| {
-        let accepts = String::from_utf8_lossy(req.header("accept-encoding").unwrap_or_default()).contains(coding);
+        let accepts = String::from_utf8_lossy(req.header("accept-encoding").unwrap_or_default())
+            .contains(coding);
         if accepts {
-            Reply::Raw(response(200, &[("content-encoding", coding.as_bytes())], &encoded))
+            Reply::Raw(response(
+                200,
+                &[("content-encoding", coding.as_bytes())],
+                &encoded,
+            ))
         } else {
             Reply::Raw(response(406, &[], b""))
         }
@@ -51,7 +56,11 @@ async fn check_decoded(coding: &'static str, encoded: Vec<u8>) {
     let got = get(&fetcher(config()), server.url("/feed")).await;
     let expected = feed();
     assert_eq!(support::body(&got.outcome), expected.as_slice(), "{coding}");
-    assert_eq!(got.bytes, expected.len() as u64, "bytes counts the decoded size");
+    assert_eq!(
+        got.bytes,
+        expected.len() as u64,
+        "bytes counts the decoded size"
+    );
 }
 
 #[tokio::test]
@@ -74,19 +83,34 @@ async fn c8_broken_gzip_is_bad_body() {
     let mut broken = gzip(&feed());
     broken.truncate(broken.len() / 2);
     broken.extend_from_slice(b"not gzip at all");
-    let server = Server::start(move |_, _| Reply::Raw(response(200, &[("content-encoding", b"gzip")], &broken))).await;
+    let server = Server::start(move |_, _| {
+        Reply::Raw(response(200, &[("content-encoding", b"gzip")], &broken))
+    })
+    .await;
     let got = get(&fetcher(config()), server.url("/feed")).await;
-    assert!(matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }), "{:?}", got.outcome);
+    assert!(
+        matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }),
+        "{:?}",
+        got.outcome
+    );
 }
 
 #[tokio::test]
 async fn c8_garbage_claiming_gzip_is_bad_body() {
     let server = Server::start(|_, _| {
-        Reply::Raw(response(200, &[("content-encoding", b"gzip")], b"<rss>plain text, not gzip</rss>"))
+        Reply::Raw(response(
+            200,
+            &[("content-encoding", b"gzip")],
+            b"<rss>plain text, not gzip</rss>",
+        ))
     })
     .await;
     let got = get(&fetcher(config()), server.url("/feed")).await;
-    assert!(matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }), "{:?}", got.outcome);
+    assert!(
+        matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }),
+        "{:?}",
+        got.outcome
+    );
 }
 
 #[tokio::test]
@@ -98,7 +122,11 @@ async fn c8_body_shorter_than_content_length_is_bad_body() {
     })
     .await;
     let got = get(&fetcher(config()), server.url("/feed")).await;
-    assert!(matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }), "{:?}", got.outcome);
+    assert!(
+        matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }),
+        "{:?}",
+        got.outcome
+    );
 }
 
 #[tokio::test]
@@ -110,5 +138,9 @@ async fn c8_broken_chunking_is_bad_body() {
     })
     .await;
     let got = get(&fetcher(config()), server.url("/feed")).await;
-    assert!(matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }), "{:?}", got.outcome);
+    assert!(
+        matches!(got.outcome, FetchOutcome::BadBody { status: 200, .. }),
+        "{:?}",
+        got.outcome
+    );
 }

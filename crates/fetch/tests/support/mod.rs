@@ -58,7 +58,9 @@ pub struct Server {
 }
 
 impl Server {
-    pub async fn start(handler: impl Fn(&Recorded, SocketAddr) -> Reply + Send + Sync + 'static) -> Server {
+    pub async fn start(
+        handler: impl Fn(&Recorded, SocketAddr) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let listener = match TcpListener::bind("127.0.0.1:0").await {
             Ok(l) => l,
             Err(e) => panic!("cannot bind a test server: {e}"),
@@ -92,8 +94,15 @@ impl Server {
     }
 }
 
-async fn serve(mut stream: TcpStream, addr: SocketAddr, handler: Arc<Handler>, recorded: Arc<Mutex<Vec<Recorded>>>) {
-    let Some(request) = read_request(&mut stream).await else { return };
+async fn serve(
+    mut stream: TcpStream,
+    addr: SocketAddr,
+    handler: Arc<Handler>,
+    recorded: Arc<Mutex<Vec<Recorded>>>,
+) {
+    let Some(request) = read_request(&mut stream).await else {
+        return;
+    };
     let reply = handler(&request, addr);
     match recorded.lock() {
         Ok(mut r) => r.push(request),
@@ -132,7 +141,9 @@ async fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
         }
         buf.extend_from_slice(byte.get(..n)?);
     }
-    let mut lines = buf.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    let mut lines = buf
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
     let request_line = String::from_utf8_lossy(lines.next()?).into_owned();
     let mut parts = request_line.split(' ');
     let method = parts.next()?.to_owned();
@@ -143,10 +154,17 @@ async fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
             let colon = l.iter().position(|&b| b == b':')?;
             let (name, value) = l.split_at(colon);
             let value = value.get(1..)?.trim_ascii();
-            Some((String::from_utf8_lossy(name).to_ascii_lowercase(), value.to_vec()))
+            Some((
+                String::from_utf8_lossy(name).to_ascii_lowercase(),
+                value.to_vec(),
+            ))
         })
         .collect();
-    Some(Recorded { method, target, headers })
+    Some(Recorded {
+        method,
+        target,
+        headers,
+    })
 }
 
 /// A complete answer with Content-Length and `Connection: close`.
