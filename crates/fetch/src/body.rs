@@ -40,7 +40,7 @@ pub async fn read_capped(
             Err(e) if e.is_timeout() => return Err(BodyError::TimedOut),
             Err(e) => return Err(BodyError::Broken(error_text(&e))),
         };
-        let total = *received + chunk.len() as u64;
+        let total = received.saturating_add(chunk.len() as u64);
         if total > cap {
             return Err(BodyError::TooLarge { limit: cap });
         }

@@ -222,3 +222,64 @@ fn tls_config() -> Result<rustls::ClientConfig, FetchError> {
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FetchConfig;
+
+    fn url(s: &str) -> Url {
+        match Url::parse(s) {
+            Ok(u) => u,
+            Err(e) => panic!("bad test url {s}: {e}"),
+        }
+    }
+
+    fn location(value: &[u8]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        match HeaderValue::from_bytes(value) {
+            Ok(v) => {
+                headers.insert(header::LOCATION, v);
+            }
+            Err(e) => panic!("bad test location: {e}"),
+        }
+        headers
+    }
+
+    #[test]
+    fn c1_a_user_agent_that_is_not_a_header_value_is_refused() {
+        assert!(Fetcher::new(FetchConfig::new("bot\r\nX-Injected: 1")).is_err());
+        assert!(
+            Fetcher::new(FetchConfig::new(
+                "tidings/0.1 (+https://tidings.example/bot)"
+            ))
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn redirect_targets() {
+        let here = url("http://feeds.example.test/a/b.xml");
+        let target = |status: u16, value: &[u8]| match StatusCode::from_u16(status) {
+            Ok(status) => redirect_target(status, &location(value), &here).map(|u| u.to_string()),
+            Err(e) => panic!("bad status: {e}"),
+        };
+        assert_eq!(
+            target(301, b"c.xml#x"),
+            Some("http://feeds.example.test/a/c.xml".to_owned())
+        );
+        assert_eq!(
+            target(308, b"  https://other.test/f  "),
+            Some("https://other.test/f".to_owned())
+        );
+        assert_eq!(
+            target(302, "/caf\u{e9}".as_bytes()),
+            Some("http://feeds.example.test/caf%C3%A9".to_owned())
+        );
+        assert_eq!(target(302, b"/bad\xff"), None);
+        assert_eq!(target(302, b"http://[::1"), None);
+        assert_eq!(target(300, b"/c"), None);
+        assert_eq!(target(304, b"/c"), None);
+        assert_eq!(target(200, b"/c"), None);
+    }
+}

@@ -117,12 +117,10 @@ fn prefix_match(a: u128, b: u128, len: u8, width: u32) -> bool {
 }
 
 fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
-    let s = ip.segments();
-    let tail = || Ipv4Addr::from(u32::from(s[6]) << 16 | u32::from(s[7]));
-    match s {
-        [0, 0, 0, 0, 0, 0xffff, _, _] => Some(tail()),
-        [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(tail()),
-        [0x2002, hi, lo, ..] => Some(Ipv4Addr::from(u32::from(hi) << 16 | u32::from(lo))),
+    let v4 = |hi: u16, lo: u16| Ipv4Addr::from(u32::from(hi) << 16 | u32::from(lo));
+    match ip.segments() {
+        [0, 0, 0, 0, 0, 0xffff, hi, lo] | [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => Some(v4(hi, lo)),
+        [0x2002, hi, lo, ..] => Some(v4(hi, lo)),
         _ => None,
     }
 }

@@ -1,26 +1,27 @@
 //! The only code that sends requests to publishers.
 //!
 //! A [`Fetcher`] performs exactly one logical read of a URL and returns a [`FetchResponse`]
-//! whose outcome is a closed [`FetchOutcome`], built by the pure [`classify`] function. It owns
+//! whose outcome is a closed [`FetchOutcome`], built by the pure [`classify()`] function. It owns
 //! the User-Agent (C1), conditional headers (C4), timeouts, the body cap that also bounds the
 //! decompressed size, redirects followed hop by hop, and the address guard (C8). It does not
 //! decide when to fetch, whether a refusal means "slow down", or what validators to keep: those
 //! are `policy`'s and the crawler's.
 //!
 //! Reading order:
-//! - [`config`]: [`FetchConfig`] with its defaults, [`FetchRequest`].
-//! - [`client`]: [`Fetcher`], [`FetchResponse`], [`Hop`]; the redirect loop.
-//! - [`classify`](mod@classify): status + headers + body-read result → [`FetchOutcome`] (pure).
-//! - [`body`]: reading a body under the cap.
+//! - `config`: [`FetchConfig`] with its defaults, [`FetchRequest`].
+//! - `client`: [`Fetcher`], [`FetchResponse`], [`Hop`]; the redirect loop.
+//! - [`classify`](mod@classify): status + headers + body-read result → [`FetchOutcome`] (pure),
+//!   and the header readers it uses.
+//! - `body`: reading a body under the cap.
 //! - [`guard`]: which addresses are public; the guarded resolver.
-//! - [`transport`]: failed requests → `Blocked` or a [`TransportError`](tidings_model::TransportError).
+//! - `transport`: failed requests → `Blocked` or a [`TransportError`](tidings_model::TransportError).
 
-pub mod body;
+mod body;
 pub mod classify;
-pub mod client;
-pub mod config;
+mod client;
+mod config;
 pub mod guard;
-pub mod transport;
+mod transport;
 
 pub use classify::{BodyError, classify};
 pub use client::{FetchError, FetchResponse, Fetcher, Hop};
