@@ -1,0 +1,285 @@
+//! The [`Fetcher`]: one reqwest client, one logical read per call.
+//!
+//! reqwest's own redirects, retries and proxies are off: one read is one request per hop, and
+//! every hop is checked by the address guard before it is sent (C1, C8, WFM4). The whole read,
+//! hops and body included, runs under one deadline.
+
+use crate::body::read_capped;
+use crate::classify::classify;
+use crate::config::{ACCEPT, FetchConfig, FetchRequest};
+use crate::guard::{GuardedResolver, check_target};
+use crate::transport::no_answer;
+use chrono::{DateTime, Utc};
+use reqwest::header::{self, HeaderMap, HeaderValue};
+use reqwest::{Client, StatusCode};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tidings_model::{FetchOutcome, TransportError, Validators};
+use url::Url;
+
+/// One hop of a redirect chain that was followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hop {
+    pub status: u16,
+    pub from: Url,
+    pub to: Url,
+}
+
+/// What a read produced.
+#[derive(Debug, Clone)]
+pub struct FetchResponse {
+    pub outcome: FetchOutcome,
+    /// The last URL asked: the one that gave the final answer, or the one that was refused
+    /// (`Blocked`) or gave no answer (`Transport`).
+    pub final_url: Url,
+    /// Redirect hops followed, in order (a refused redirect target is included).
+    pub redirects: Vec<Hop>,
+    /// Body bytes received (after decompression); 0 when no body was read.
+    pub bytes: u64,
+    pub started_at: DateTime<Utc>,
+    pub duration: Duration,
+}
+
+/// Building the client failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// Sends requests. Cheap to share behind an `Arc`; holds one connection pool.
+pub struct Fetcher {
+    config: FetchConfig,
+    client: Client,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a read accumulates while it runs, kept when the deadline cuts it short.
+struct Trace {
+    final_url: Url,
+    redirects: Vec<Hop>,
+    bytes: u64,
+}
+
+impl Fetcher {
+    /// Build the client: fixed User-Agent and Accept, no redirects, retries or proxies,
+    /// rustls with the ring provider, the guarded resolver.
+    pub fn new(config: FetchConfig) -> Result<Fetcher, FetchError> {
+        let user_agent = HeaderValue::from_str(&config.user_agent).map_err(|_| {
+            FetchError::Client("the user agent is not a valid header value".to_owned())
+        })?;
+        let mut headers = HeaderMap::new();
+        headers.insert(header::USER_AGENT, user_agent);
+        headers.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT));
+        let client = Client::builder()
+            .default_headers(headers)
+            .redirect(reqwest::redirect::Policy::none())
+            .retry(reqwest::retry::never())
+            .no_proxy()
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.total_timeout)
+            .dns_resolver(GuardedResolver::new(
+                &config.resolve,
+                config.allow_private_networks,
+            ))
+            .tls_backend_preconfigured(tls_config()?)
+            .build()
+            .map_err(|e| FetchError::Client(crate::transport::error_text(&e)))?;
+        Ok(Fetcher { config, client })
+    }
+
+    /// The configuration this fetcher was built with.
+    pub fn config(&self) -> &FetchConfig {
+        &self.config
+    }
+
+    /// Read `request.url` once: follow redirects hop by hop, read a 2xx body under the cap,
+    /// classify the answer. Never fails: every failure is an outcome.
+    pub async fn fetch(&self, request: &FetchRequest) -> FetchResponse {
+        let started_at = Utc::now();
+        let clock = Instant::now();
+        let mut trace = Trace {
+            final_url: request.url.clone(),
+            redirects: Vec::new(),
+            bytes: 0,
+        };
+        let outcome =
+            match tokio::time::timeout(self.config.total_timeout, self.follow(request, &mut trace))
+                .await
+            {
+                Ok(outcome) => outcome,
+                Err(_) => FetchOutcome::Transport(TransportError::Timeout),
+            };
+        let response = FetchResponse {
+            outcome,
+            final_url: trace.final_url,
+            redirects: trace.redirects,
+            bytes: trace.bytes,
+            started_at,
+            duration: clock.elapsed(),
+        };
+        tracing::debug!(
+            feed_url = %request.url,
+            final_url = %response.final_url,
+            outcome = response.outcome.label(),
+            status = response.outcome.status(),
+            bytes = response.bytes,
+            hops = response.redirects.len(),
+            "fetched"
+        );
+        response
+    }
+
+    async fn follow(&self, request: &FetchRequest, trace: &mut Trace) -> FetchOutcome {
+        let mut url = request.url.clone();
+        loop {
+            trace.final_url = url.clone();
+            if let Err(refusal) = check_target(&url, self.config.allow_private_networks) {
+                return FetchOutcome::Blocked { reason: refusal.0 };
+            }
+            let response = match self.send(&url, &request.validators).await {
+                Ok(response) => response,
+                Err(e) => return no_answer(&e),
+            };
+            let status = response.status();
+            if let Some(next) = redirect_target(status, response.headers(), &url) {
+                let seen = next == request.url || trace.redirects.iter().any(|hop| hop.to == next);
+                if !seen && trace.redirects.len() < usize::from(self.config.max_redirects) {
+                    trace.redirects.push(Hop {
+                        status: status.as_u16(),
+                        from: url,
+                        to: next.clone(),
+                    });
+                    url = next;
+                    continue;
+                }
+            }
+            let headers = response.headers().clone();
+            let body = if status.is_success() {
+                read_capped(response, self.config.max_body_bytes, &mut trace.bytes).await
+            } else {
+                Ok(Vec::new())
+            };
+            return classify(status.as_u16(), &headers, body);
+        }
+    }
+
+    async fn send(
+        &self,
+        url: &Url,
+        validators: &Validators,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let mut builder = self.client.get(url.clone());
+        // Byte for byte as stored (C4); a stored value that is not a valid header is not sent.
+        if let Some(etag) = validators
+            .etag
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
+        {
+            builder = builder.header(header::IF_NONE_MATCH, etag);
+        }
+        if let Some(date) = validators
+            .last_modified
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
+        {
+            builder = builder.header(header::IF_MODIFIED_SINCE, date);
+        }
+        builder.send().await
+    }
+}
+
+/// The URL a followable redirect (301, 302, 303, 307, 308 with a usable Location) points to.
+fn redirect_target(status: StatusCode, headers: &HeaderMap, current: &Url) -> Option<Url> {
+    if !matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let location = headers.get(header::LOCATION)?;
+    let location = std::str::from_utf8(location.as_bytes()).ok()?;
+    let mut next = current.join(location.trim()).ok()?;
+    next.set_fragment(None);
+    Some(next)
+}
+
+/// rustls with the ring provider and the platform's roots; HTTP/2 offered by ALPN.
+fn tls_config() -> Result<rustls::ClientConfig, FetchError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
+        .map_err(|e| FetchError::Client(format!("tls verifier: {e}")))?;
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| FetchError::Client(format!("tls versions: {e}")))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FetchConfig;
+
+    fn url(s: &str) -> Url {
+        match Url::parse(s) {
+            Ok(u) => u,
+            Err(e) => panic!("bad test url {s}: {e}"),
+        }
+    }
+
+    fn location(value: &[u8]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        match HeaderValue::from_bytes(value) {
+            Ok(v) => {
+                headers.insert(header::LOCATION, v);
+            }
+            Err(e) => panic!("bad test location: {e}"),
+        }
+        headers
+    }
+
+    #[test]
+    fn c1_a_user_agent_that_is_not_a_header_value_is_refused() {
+        assert!(Fetcher::new(FetchConfig::new("bot\r\nX-Injected: 1")).is_err());
+        assert!(
+            Fetcher::new(FetchConfig::new(
+                "tidings/0.1 (+https://tidings.example/bot)"
+            ))
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn redirect_targets() {
+        let here = url("http://feeds.example.test/a/b.xml");
+        let target = |status: u16, value: &[u8]| match StatusCode::from_u16(status) {
+            Ok(status) => redirect_target(status, &location(value), &here).map(|u| u.to_string()),
+            Err(e) => panic!("bad status: {e}"),
+        };
+        assert_eq!(
+            target(301, b"c.xml#x"),
+            Some("http://feeds.example.test/a/c.xml".to_owned())
+        );
+        assert_eq!(
+            target(308, b"  https://other.test/f  "),
+            Some("https://other.test/f".to_owned())
+        );
+        assert_eq!(
+            target(302, "/caf\u{e9}".as_bytes()),
+            Some("http://feeds.example.test/caf%C3%A9".to_owned())
+        );
+        assert_eq!(target(302, b"/bad\xff"), None);
+        assert_eq!(target(302, b"http://[::1"), None);
+        assert_eq!(target(300, b"/c"), None);
+        assert_eq!(target(304, b"/c"), None);
+        assert_eq!(target(200, b"/c"), None);
+    }
+}

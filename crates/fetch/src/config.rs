@@ -1,0 +1,82 @@
+//! How a [`Fetcher`](crate::Fetcher) behaves and what one read asks for.
+//!
+//! Every default is a named constant with the rule it serves. The configuration is built once
+//! from resolved settings; nothing here reads the environment.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+use tidings_model::Validators;
+use url::Url;
+
+/// Default cap on a response body, after decompression: 10 MB (C8: huge bodies and
+/// decompression bombs end as `TooLarge`, never as memory growth).
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
+/// Default time to establish a connection (C8: slow servers take bounded time).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time for the whole read: every redirect hop and the body included (C8).
+pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default limit of redirect hops followed in one read (C8: redirect loops end).
+pub const DEFAULT_MAX_REDIRECTS: u8 = 5;
+/// The `Accept` header sent on every request: feed types first, anything else last.
+pub const ACCEPT: &str = "application/rss+xml, application/atom+xml, application/feed+json, \
+application/rdf+xml;q=0.9, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8";
+
+/// How the fetcher behaves. Built once from resolved settings.
+#[derive(Debug, Clone)]
+pub struct FetchConfig {
+    /// The one User-Agent sent on every request, redirect hops included (C1).
+    pub user_agent: String,
+    /// Time allowed to establish one connection.
+    pub connect_timeout: Duration,
+    /// Time allowed for the whole read: all hops, headers and body.
+    pub total_timeout: Duration,
+    /// Largest body accepted, counted after decompression.
+    pub max_body_bytes: u64,
+    /// Redirect hops followed before the last 3xx is returned as the outcome.
+    pub max_redirects: u8,
+    /// Fixed name resolutions (`host`, `port`, address), like curl's `--resolve`.
+    ///
+    /// An override is looked up by host name alone (the resolver is not told the port) and wins
+    /// over DNS, which is then never asked. The URL's explicit port is used to connect; a URL
+    /// without a port connects to the override address's port (its scheme's port when that is 0).
+    /// Overrides are operator configuration and are trusted: the address guard does not apply to
+    /// them, which is how the simulated publishers on 127.0.0.x are reached with the guard on.
+    pub resolve: Vec<(String, u16, SocketAddr)>,
+    /// Allow loopback, private, link-local and other non-public targets (tests, local use).
+    pub allow_private_networks: bool,
+}
+
+impl FetchConfig {
+    /// A configuration with every default and the given User-Agent.
+    pub fn new(user_agent: impl Into<String>) -> FetchConfig {
+        FetchConfig {
+            user_agent: user_agent.into(),
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            total_timeout: DEFAULT_TOTAL_TIMEOUT,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_redirects: DEFAULT_MAX_REDIRECTS,
+            resolve: Vec::new(),
+            allow_private_networks: false,
+        }
+    }
+}
+
+/// One read of one URL.
+#[derive(Debug, Clone)]
+pub struct FetchRequest {
+    /// The URL to read; only `http` and `https` are fetched.
+    pub url: Url,
+    /// Validators to echo byte for byte as If-None-Match / If-Modified-Since (C4); empty for an
+    /// unconditional read. They are sent on every redirect hop too.
+    pub validators: Validators,
+}
+
+impl FetchRequest {
+    /// An unconditional read of `url`.
+    pub fn new(url: Url) -> FetchRequest {
+        FetchRequest {
+            url,
+            validators: Validators::default(),
+        }
+    }
+}
