@@ -38,7 +38,10 @@ mod tests {
             }
         }
         for (name, value) in ENTITIES {
-            assert!(name.len() <= MAX_NAME_LEN, "{name:?} is longer than MAX_NAME_LEN");
+            assert!(
+                name.len() <= MAX_NAME_LEN,
+                "{name:?} is longer than MAX_NAME_LEN"
+            );
             assert_eq!(lookup(name), Some(*value), "lookup({name:?})");
         }
         assert_eq!(ENTITIES.len(), 2125);
