@@ -22,7 +22,9 @@
 //!    such as `charset=iso-8859-1` cannot turn a UTF-8 feed into mojibake.
 //! 4. **HTTP charset**, if the bytes decode in it without error (RFC 7303: the transport's
 //!    label beats the document's when both are legacy encodings; a warning notes the clash).
-//! 5. **XML declaration** `encoding`, if the bytes decode in it without error.
+//! 5. **XML declaration** `encoding`, if the bytes decode in it without error. A single-byte
+//!    label always "decodes", so a UTF-8 document that declares ISO-8859-1 is read as
+//!    windows-1252, as browsers and feedparser do, with a warning that it is also valid UTF-8.
 //! 6. **Valid UTF-8** after all (a label was wrong), with a warning.
 //! 7. **Fallback**, with a warning: text that is mostly UTF-8 with a few stray bytes keeps
 //!    its UTF-8 and reads each stray byte as windows-1252; otherwise chardetng guesses a legacy
@@ -102,7 +104,7 @@ fn unicode<'a>(bytes: &'a [u8], form: Form, warnings: &mut Vec<Warning>) -> Cow<
 fn narrow<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> Cow<'a, str> {
     let mut utf8_checked = false;
     if claims.utf8_claimed() {
-        if let Ok(text) = std::str::from_utf8(bytes) {
+        if let Some(text) = repair::valid_utf8(bytes) {
             if let Some(other) = claims.legacy_named()
                 && !text.is_ascii()
             {
@@ -128,6 +130,15 @@ fn narrow<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> 
                 {
                     if matches!(text, Cow::Owned(_)) {
                         claims.note_clash(claim, &tried, warnings);
+                        if repair::valid_utf8(bytes).is_some() {
+                            warn(
+                                warnings,
+                                format!(
+                                    "{} kept, though the bytes are also valid utf-8",
+                                    claim.describe()
+                                ),
+                            );
+                        }
                     }
                     return text;
                 }
@@ -143,7 +154,7 @@ fn narrow<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> 
             Charset::Wide => {}
         }
     }
-    if !utf8_checked && let Ok(text) = std::str::from_utf8(bytes) {
+    if !utf8_checked && let Some(text) = repair::valid_utf8(bytes) {
         warn(
             warnings,
             "the labels were wrong: read as utf-8, which the bytes are".to_owned(),

@@ -458,6 +458,12 @@ fn wrong_or_missing_declarations() {
         .warns()
         .borrowed(),
         Row::new(
+            "declared iso-8859-1, bytes utf-8: the declaration is kept",
+            rss("ISO-8859-1", "été").into_bytes(),
+            rss("ISO-8859-1", "Ã©tÃ©"),
+        )
+        .warns(),
+        Row::new(
             "declared utf-16 in an ascii-compatible document",
             rss("UTF-16", FRENCH).into_bytes(),
             rss("UTF-16", FRENCH),
