@@ -165,6 +165,12 @@ fn byte_order_marks() {
             rss("UTF-32", EMOJI),
         ),
         Row::new("bom only", b"\xEF\xBB\xBF".to_vec(), "").borrowed(),
+        Row::new(
+            "utf-8 bom with a stray windows-1252 byte",
+            b"\xEF\xBB\xBF<a>caf\xC3\xA9 \x93quoted\x94</a>".to_vec(),
+            "<a>café \u{201c}quoted\u{201d}</a>",
+        )
+        .warns(),
         Row::new("utf-16 bom only", b"\xFE\xFF".to_vec(), ""),
         Row::new(
             "bom beats a legacy declaration",
@@ -457,6 +463,14 @@ fn wrong_or_missing_declarations() {
         )
         .warns()
         .borrowed(),
+        Row::new(
+            "junk before the declaration",
+            encode(
+                KOI8_R,
+                &format!("Notice: undefined index\n{}", rss("koi8-r", RUSSIAN)),
+            ),
+            format!("Notice: undefined index\n{}", rss("koi8-r", RUSSIAN)),
+        ),
         Row::new(
             "declared iso-8859-1, bytes utf-8: the declaration is kept",
             rss("ISO-8859-1", "été").into_bytes(),

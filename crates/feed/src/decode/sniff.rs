@@ -92,12 +92,13 @@ pub(super) fn wide_pattern(bytes: &[u8]) -> Option<Form> {
 /// How far into a document the XML declaration is looked for.
 const PROLOG_LIMIT: usize = 1024;
 
-/// The `encoding` pseudo-attribute of the XML declaration at the start of an ASCII-compatible
-/// document (after optional whitespace), as raw bytes.
+/// The `encoding` pseudo-attribute of the XML declaration near the start of an
+/// ASCII-compatible document, as raw bytes. The declaration belongs at the very start, but
+/// junk before it (a server's error line, whitespace) is tolerated within the first KiB.
 pub(super) fn declared_label(bytes: &[u8]) -> Option<&[u8]> {
     let head = bytes.get(..PROLOG_LIMIT).unwrap_or(bytes);
-    let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
-    let rest = head.get(start..)?.strip_prefix(b"<?xml")?;
+    let start = head.windows(5).position(|w| w == b"<?xml")?;
+    let rest = head.get(start + 5..)?;
     if !rest.first().is_some_and(|b| b.is_ascii_whitespace()) {
         return None; // `<?xml-stylesheet ...?>` or `<?xml?>`
     }
