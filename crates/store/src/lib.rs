@@ -11,6 +11,13 @@
 
 mod types;
 
+mod codec;
+mod migrations;
+mod postgres;
+mod sqlite;
+
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
 pub use types::*;
 
 use async_trait::async_trait;
@@ -79,7 +86,12 @@ pub trait Store: Send + Sync {
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,
 /// or a file path for SQLite (created if missing). Migrations are applied before it returns.
+///
+/// A file path whose directory does not exist is [`StoreError::Location`].
 pub async fn open(location: &str) -> Result<Arc<dyn Store>> {
-    let _ = location;
-    todo!("store backends are being written")
+    if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        Ok(Arc::new(PgStore::open(location).await?))
+    } else {
+        Ok(Arc::new(SqliteStore::open(location).await?))
+    }
 }
