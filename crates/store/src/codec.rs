@@ -39,8 +39,7 @@ macro_rules! select_feeds {
 pub(crate) use select_feeds;
 
 /// The [`StoredEntry`](crate::StoredEntry) columns of `entries e`.
-pub const ENTRY_COLUMNS: &str =
-    "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data FROM entries e";
+pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data FROM entries e";
 
 /// The [`RequestLogRow`](crate::RequestLogRow) columns of `request_log`.
 pub const LOG_COLUMNS: &str = "SELECT at, feed_id, host, purpose, url, egress, status, outcome, bytes, duration_ms, rule FROM request_log";
@@ -68,8 +67,9 @@ pub struct EncodedEntry {
 
 /// Serialise `entry` and hash the serialisation: a change in any field changes the hash.
 pub fn encode_entry(entry: &Entry) -> Result<EncodedEntry> {
-    let data = serde_json::to_string(entry)
-        .map_err(|e| StoreError::Corrupt(format!("entry {:?} cannot be serialised: {e}", entry.id)))?;
+    let data = serde_json::to_string(entry).map_err(|e| {
+        StoreError::Corrupt(format!("entry {:?} cannot be serialised: {e}", entry.id))
+    })?;
     let content_hash = hex::encode(Sha256::digest(data.as_bytes()));
     Ok(EncodedEntry { data, content_hash })
 }
@@ -147,7 +147,11 @@ pub fn fts5_match(words: &[String]) -> String {
 
 /// The number of rows to return: `default` for 0, at most `max`.
 pub fn limit(requested: u32, default: u32, max: u32) -> i64 {
-    i64::from(if requested == 0 { default } else { requested.min(max) })
+    i64::from(if requested == 0 {
+        default
+    } else {
+        requested.min(max)
+    })
 }
 
 /// A time as SQLite stores it: microseconds since the Unix epoch.

@@ -8,8 +8,8 @@
 
 use crate::codec::{
     self, CounterDelta, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, FIRST_ADD_REASON,
-    FIRST_INTERVAL_SECS, LOG_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT, SearchFilter,
-    select_feeds, without_nul, without_nul_opt,
+    FIRST_INTERVAL_SECS, LOG_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT, SearchFilter, select_feeds,
+    without_nul, without_nul_opt,
 };
 use crate::{
     ApplyReport, EntryQuery, FeedCounters, FeedRecord, FetchRecord, LogQuery, RequestLogRow,
@@ -129,11 +129,13 @@ async fn ensure_host(
     url: &FeedUrl,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    sqlx::query("INSERT INTO hosts (host, created_at) VALUES ($1, $2) ON CONFLICT (host) DO NOTHING")
-        .bind(url.host_key().as_str())
-        .bind(now)
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query(
+        "INSERT INTO hosts (host, created_at) VALUES ($1, $2) ON CONFLICT (host) DO NOTHING",
+    )
+    .bind(url.host_key().as_str())
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -321,10 +323,11 @@ impl Store for PgStore {
     async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
         let update = &fetch.update;
         let mut tx = self.pool.begin().await?;
-        let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM feeds WHERE id = $1 FOR UPDATE")
-            .bind(fetch.feed_id.0)
-            .fetch_optional(&mut *tx)
-            .await?;
+        let exists: Option<i64> =
+            sqlx::query_scalar("SELECT id FROM feeds WHERE id = $1 FOR UPDATE")
+                .bind(fetch.feed_id.0)
+                .fetch_optional(&mut *tx)
+                .await?;
         if exists.is_none() {
             return Err(StoreError::NoSuchFeed(fetch.feed_id));
         }
@@ -349,14 +352,28 @@ impl Store for PgStore {
         )
         .bind(fetch.feed_id.0)
         .bind(update.url.as_ref().map(FeedUrl::as_str))
-        .bind(update.url.as_ref().map(|u| u.host_key().as_str().to_owned()))
+        .bind(
+            update
+                .url
+                .as_ref()
+                .map(|u| u.host_key().as_str().to_owned()),
+        )
         .bind(update.validators.is_some())
         .bind(update.validators.as_ref().and_then(|v| v.etag.as_deref()))
-        .bind(update.validators.as_ref().and_then(|v| v.last_modified.as_deref()))
+        .bind(
+            update
+                .validators
+                .as_ref()
+                .and_then(|v| v.last_modified.as_deref()),
+        )
         .bind(update.content_hash.as_deref())
         .bind(update.meta.is_some())
-        .bind(without_nul_opt(update.meta.as_ref().and_then(|m| m.title.as_deref())))
-        .bind(without_nul_opt(update.meta.as_ref().and_then(|m| m.site_link.as_deref())))
+        .bind(without_nul_opt(
+            update.meta.as_ref().and_then(|m| m.title.as_deref()),
+        ))
+        .bind(without_nul_opt(
+            update.meta.as_ref().and_then(|m| m.site_link.as_deref()),
+        ))
         .bind(update.state.as_str())
         .bind(without_nul_opt(update.state_reason.as_deref()))
         .bind(update.next_fetch_at)
@@ -430,7 +447,11 @@ impl Store for PgStore {
                 .push(")");
         }
         sql.push(" ORDER BY e.sort_at DESC, e.id DESC LIMIT ")
-            .push_bind(codec::limit(query.limit, DEFAULT_ENTRY_LIMIT, MAX_ENTRY_LIMIT));
+            .push_bind(codec::limit(
+                query.limit,
+                DEFAULT_ENTRY_LIMIT,
+                MAX_ENTRY_LIMIT,
+            ));
         sql.build()
             .fetch_all(&self.pool)
             .await?

@@ -159,11 +159,13 @@ async fn ensure_host(
     url: &FeedUrl,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    sqlx::query("INSERT INTO hosts (host, created_at) VALUES (?1, ?2) ON CONFLICT (host) DO NOTHING")
-        .bind(url.host_key().as_str())
-        .bind(micros(now))
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query(
+        "INSERT INTO hosts (host, created_at) VALUES (?1, ?2) ON CONFLICT (host) DO NOTHING",
+    )
+    .bind(url.host_key().as_str())
+    .bind(micros(now))
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -373,10 +375,20 @@ impl Store for SqliteStore {
         )
         .bind(fetch.feed_id.0)
         .bind(update.url.as_ref().map(FeedUrl::as_str))
-        .bind(update.url.as_ref().map(|u| u.host_key().as_str().to_owned()))
+        .bind(
+            update
+                .url
+                .as_ref()
+                .map(|u| u.host_key().as_str().to_owned()),
+        )
         .bind(update.validators.is_some())
         .bind(update.validators.as_ref().and_then(|v| v.etag.as_deref()))
-        .bind(update.validators.as_ref().and_then(|v| v.last_modified.as_deref()))
+        .bind(
+            update
+                .validators
+                .as_ref()
+                .and_then(|v| v.last_modified.as_deref()),
+        )
         .bind(update.content_hash.as_deref())
         .bind(update.meta.is_some())
         .bind(update.meta.as_ref().and_then(|m| m.title.as_deref()))
@@ -454,7 +466,11 @@ impl Store for SqliteStore {
                 .push(")");
         }
         sql.push(" ORDER BY e.sort_at DESC, e.id DESC LIMIT ")
-            .push_bind(codec::limit(query.limit, DEFAULT_ENTRY_LIMIT, MAX_ENTRY_LIMIT));
+            .push_bind(codec::limit(
+                query.limit,
+                DEFAULT_ENTRY_LIMIT,
+                MAX_ENTRY_LIMIT,
+            ));
         sql.build()
             .fetch_all(&self.pool)
             .await?
@@ -483,10 +499,11 @@ impl Store for SqliteStore {
     }
 
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM entries WHERE ?1 IS NULL OR feed_id = ?1")
-            .bind(feed.map(|f| f.0))
-            .fetch_one(&self.pool)
-            .await?;
+        let n: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM entries WHERE ?1 IS NULL OR feed_id = ?1")
+                .bind(feed.map(|f| f.0))
+                .fetch_one(&self.pool)
+                .await?;
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
     }
 }
