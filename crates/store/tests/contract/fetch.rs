@@ -2,6 +2,7 @@
 //! entries (FF5), and all-or-nothing.
 
 use crate::support::{all_entries, entry, feed, not_modified, ok, outcome, stored, t};
+use std::collections::HashSet;
 use std::sync::Arc;
 use tidings_model::{Entry, FeedId, Validators};
 use tidings_store::{ApplyReport, FeedMeta, LogQuery, Store, StoreError};
@@ -300,4 +301,46 @@ pub async fn unicode_round_trips(store: Arc<dyn Store>) {
     assert_eq!(f.site_link, None);
     let again = store.apply_fetch(&ok(id, t(120), vec![e])).await.unwrap();
     assert_eq!(again, report(0, 0, 1), "the identity matches itself");
+}
+
+/// Many writers at once: every fetch commits, and concurrent subscriptions to one URL still
+/// make one feed (C2).
+pub async fn concurrent_writers_all_commit(store: Arc<dyn Store>) {
+    let mut tasks = Vec::new();
+    for i in 0..16_i64 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let same = crate::support::subscribe(
+                &store,
+                "https://shared.example/feed",
+                &format!("user{i}"),
+                t(0),
+            )
+            .await;
+            let own = feed(&store, &format!("https://host{i}.example/feed")).await;
+            let entries = (0..5)
+                .map(|n| entry(&format!("{i}-{n}"), "t", "s"))
+                .collect();
+            let got = store
+                .apply_fetch(&ok(own, t(60 + i), entries))
+                .await
+                .unwrap();
+            assert_eq!(got, report(5, 0, 0));
+            same.feed_id
+        }));
+    }
+    let mut shared = HashSet::new();
+    for task in tasks {
+        shared.insert(task.await.unwrap());
+    }
+    assert_eq!(shared.len(), 1, "one feed for the shared URL");
+    let feeds = store.feeds().await.unwrap();
+    assert_eq!(feeds.len(), 17);
+    let shared_feed = feeds.iter().find(|f| shared.contains(&f.id)).unwrap();
+    assert_eq!(shared_feed.subscribers, 16);
+    assert_eq!(store.count_entries(None).await.unwrap(), 80);
+    assert_eq!(
+        store.request_log(&LogQuery::default()).await.unwrap().len(),
+        16
+    );
 }
