@@ -70,6 +70,9 @@ fn connect_options(location: &str) -> Result<SqliteConnectOptions> {
         SqliteConnectOptions::new().filename(location)
     };
     let path = options.get_filename();
+    if path.is_dir() {
+        return Err(invalid("is a directory, not a database file".to_owned()));
+    }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
         && !is_memory(path)

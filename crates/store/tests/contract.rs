@@ -43,6 +43,7 @@ contract! {
     feeds::unsubscribe_keeps_the_feed_and_its_entries,
     feeds::due_feeds_are_active_subscribed_and_most_overdue_first,
     feeds::redirect_moves_the_url_and_the_old_url_still_finds_the_feed,
+    feeds::moving_onto_another_feeds_url_fails_whole,
     fetch::first_fetch_stores_entries_feed_state_and_log,
     fetch::same_body_again_changes_no_entry,
     fetch::changed_entry_is_updated_and_keeps_first_seen,

@@ -24,6 +24,11 @@ async fn missing_directory_is_a_location_error() {
     assert!(message.contains("no/such/dir"), "{message}");
     assert!(!path.exists());
 
+    let Err(err) = tidings_store::open(dir.path().to_str().unwrap()).await else {
+        panic!("a directory is not a database file");
+    };
+    assert!(matches!(err, StoreError::Location(..)), "{err:?}");
+
     let Err(err) = tidings_store::open("  ").await else {
         panic!("an empty location must fail");
     };
@@ -72,4 +77,12 @@ async fn a_new_file_is_created_in_wal_mode_and_reopens_with_its_data() {
         applied, 1,
         "each migration is applied once, however often we open"
     );
+}
+
+#[tokio::test]
+async fn an_in_memory_database_works() {
+    let store = tidings_store::open("sqlite::memory:").await.unwrap();
+    let url = FeedUrl::parse("https://example.org/feed.xml").unwrap();
+    let id = store.subscribe(&url, "alice", now()).await.unwrap().feed_id;
+    assert_eq!(store.feed(id).await.unwrap().map(|f| f.url), Some(url));
 }

@@ -162,3 +162,18 @@ pub async fn redirect_moves_the_url_and_the_old_url_still_finds_the_feed(store: 
     assert_eq!(carol.feed_id, id);
     assert_eq!(store.feeds().await.unwrap().len(), 1);
 }
+
+/// A move onto a URL another feed already has is refused whole: the unique URL is kept and
+/// nothing of the fetch is stored.
+pub async fn moving_onto_another_feeds_url_fails_whole(store: Arc<dyn Store>) {
+    let a = feed(&store, "https://a.example/feed").await;
+    feed(&store, "https://b.example/feed").await;
+    let before = store.feed(a).await.unwrap();
+    let mut r = ok(a, t(10), vec![crate::support::entry("x", "X", "")]);
+    r.update.url = Some(url("https://b.example/feed"));
+    assert!(store.apply_fetch(&r).await.is_err());
+    assert_eq!(store.feed(a).await.unwrap(), before);
+    assert_eq!(store.count_entries(None).await.unwrap(), 0);
+    let log = store.request_log(&Default::default()).await.unwrap();
+    assert!(log.is_empty());
+}
