@@ -55,6 +55,7 @@ contract! {
     fetch::validators_round_trip_exactly,
     fetch::unicode_round_trips,
     fetch::concurrent_writers_all_commit,
+    fetch::repeated_identity_in_one_fetch,
     listing::search_finds_title_and_summary_words,
     listing::hostile_search_input_is_just_words,
     listing::since_until_and_feed_filters,

@@ -5,6 +5,7 @@ use crate::codec::{self, CounterDelta, micros};
 use crate::{ApplyReport, FetchRecord, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
+use std::collections::HashMap;
 use tidings_model::{Entry, FeedUrl};
 
 /// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log row.
@@ -76,8 +77,9 @@ pub(super) async fn apply(
     .await?;
 
     let mut report = ApplyReport::default();
+    let mut known = known_entries(tx, fetch).await?;
     for entry in &fetch.entries {
-        upsert_entry(tx, fetch, entry, &mut report).await?;
+        upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
     }
 
     let log = &fetch.log;
@@ -117,28 +119,61 @@ pub(super) async fn ensure_host(
     Ok(())
 }
 
+/// What is already stored of an entry, to tell new, changed and unchanged entries apart.
+struct Known {
+    id: i64,
+    content_hash: String,
+    first_seen_at: i64,
+}
+
+/// The stored entries of the feed among those of `fetch`, by identity, in one query.
+async fn known_entries(
+    tx: &mut Transaction<'static, Sqlite>,
+    fetch: &FetchRecord,
+) -> Result<HashMap<String, Known>> {
+    if fetch.entries.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let keys: Vec<&str> = fetch.entries.iter().map(|e| e.id.as_str()).collect();
+    let keys = serde_json::to_string(&keys)
+        .map_err(|e| StoreError::Corrupt(format!("entry ids cannot be serialised: {e}")))?;
+    let rows: Vec<(String, i64, String, i64)> = sqlx::query_as(
+        "SELECT entry_key, id, content_hash, first_seen_at FROM entries \
+         WHERE feed_id = ?1 AND entry_key IN (SELECT value FROM json_each(?2))",
+    )
+    .bind(fetch.feed_id.0)
+    .bind(keys)
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(key, id, content_hash, first_seen_at)| {
+            let known = Known {
+                id,
+                content_hash,
+                first_seen_at,
+            };
+            (key, known)
+        })
+        .collect())
+}
+
 /// Insert or update one entry of `fetch`, counting what happened in `report`.
 async fn upsert_entry(
     tx: &mut Transaction<'static, Sqlite>,
     fetch: &FetchRecord,
     entry: &Entry,
+    known: &mut HashMap<String, Known>,
     report: &mut ApplyReport,
 ) -> Result<()> {
     let encoded = codec::encode_entry(entry)?;
     let at = micros(fetch.fetched_at);
-    let known: Option<(i64, String, i64)> = sqlx::query_as(
-        "SELECT id, content_hash, first_seen_at FROM entries WHERE feed_id = ?1 AND entry_key = ?2",
-    )
-    .bind(fetch.feed_id.0)
-    .bind(&entry.id)
-    .fetch_optional(&mut **tx)
-    .await?;
-    match known {
+    match known.get_mut(&entry.id) {
         None => {
-            sqlx::query(
+            let id: i64 = sqlx::query_scalar(
                 "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
                  updated, expires, sort_at, first_seen_at, updated_at, content_hash, data) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13) RETURNING id",
             )
             .bind(fetch.feed_id.0)
             .bind(&entry.id)
@@ -153,17 +188,23 @@ async fn upsert_entry(
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
-            .execute(&mut **tx)
+            .fetch_one(&mut **tx)
             .await?;
+            let stored = Known {
+                id,
+                content_hash: encoded.content_hash,
+                first_seen_at: at,
+            };
+            known.insert(entry.id.clone(), stored);
             report.new_entries += 1;
         }
-        Some((id, hash, first_seen)) if hash != encoded.content_hash => {
+        Some(stored) if stored.content_hash != encoded.content_hash => {
             sqlx::query(
                 "UPDATE entries SET guid = ?2, title = ?3, link = ?4, summary = ?5, published = ?6, \
                  updated = ?7, expires = ?8, sort_at = ?9, updated_at = ?10, content_hash = ?11, \
                  data = ?12 WHERE id = ?1",
             )
-            .bind(id)
+            .bind(stored.id)
             .bind(&entry.guid)
             .bind(&entry.title)
             .bind(&entry.link)
@@ -171,12 +212,13 @@ async fn upsert_entry(
             .bind(entry.published.map(micros))
             .bind(entry.updated.map(micros))
             .bind(entry.expires.map(micros))
-            .bind(entry.published.map_or(first_seen, micros))
+            .bind(entry.published.map_or(stored.first_seen_at, micros))
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
             .execute(&mut **tx)
             .await?;
+            stored.content_hash = encoded.content_hash;
             report.updated_entries += 1;
         }
         Some(_) => report.unchanged_entries += 1,

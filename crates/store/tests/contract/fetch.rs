@@ -344,3 +344,23 @@ pub async fn concurrent_writers_all_commit(store: Arc<dyn Store>) {
         16
     );
 }
+
+/// The same identity twice in one body: the later copy wins, counted as an update.
+pub async fn repeated_identity_in_one_fetch(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let first = entry("a", "First copy", "one");
+    let second = entry("a", "Second copy", "two");
+    let got = store
+        .apply_fetch(&ok(
+            id,
+            t(60),
+            vec![first.clone(), second.clone(), second.clone()],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(got, report(1, 1, 1));
+    assert_eq!(store.count_entries(None).await.unwrap(), 1);
+    let a = stored(&store, "a").await;
+    assert_eq!(a.entry, second);
+    assert_eq!((a.first_seen_at, a.updated_at), (t(60), t(60)));
+}
