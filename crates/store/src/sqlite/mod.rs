@@ -49,6 +49,8 @@ impl SqliteStore {
         let options = connect_options(location)?;
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
+            // Keep one connection: an in-memory database lives only as long as one is open.
+            .min_connections(1)
             .connect_with(options)
             .await?;
         migrations::sqlite().run(&pool).await?;
