@@ -8,9 +8,26 @@
 //! invariants are: one fetch result commits in one transaction ([`Store::apply_fetch`]);
 //! entries are upserted by their stable identity and never deleted because they left the live
 //! feed (FF5); one feed row per URL however many subscribe (C2).
+//!
+//! Both backends keep times to the microsecond (SQLite as INTEGER microseconds since the
+//! epoch, PostgreSQL as `TIMESTAMPTZ`), so a value round-trips the same way on either. Every
+//! entry is also stored whole, as JSON, so nothing the parser produced is lost; its SHA-256 is
+//! the entry's content hash. Full-text search reads user input as plain words only (FTS5 on
+//! SQLite, `tsvector` on PostgreSQL): no input is ever parsed as SQL or search syntax.
+//!
+//! Modules, in reading order: `types` (the values crossing the boundary), `codec` (helpers
+//! both backends share: serialisation, hashing, counters, search terms), `migrations` (the
+//! embedded schemas), `sqlite` and `postgres` (the two implementations of [`Store`]).
 
 mod types;
 
+mod codec;
+mod migrations;
+mod postgres;
+mod sqlite;
+
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
 pub use types::*;
 
 use async_trait::async_trait;
@@ -39,7 +56,8 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 #[async_trait]
 pub trait Store: Send + Sync {
     /// Subscribe `subscriber` to the feed at `url`, creating the feed (due now) if it is new.
-    /// Subscribing twice is harmless. One feed row per URL, whoever subscribes (C2).
+    /// Subscribing twice is harmless. One feed row per URL, whoever subscribes (C2); a URL a
+    /// feed was first subscribed at still names that feed after it moved.
     async fn subscribe(
         &self,
         url: &FeedUrl,
@@ -53,7 +71,8 @@ pub trait Store: Send + Sync {
     /// One feed by id.
     async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>>;
 
-    /// One feed by URL.
+    /// One feed by URL: the feed fetched at `url`, else the feed first subscribed to at `url`
+    /// (it moved after a permanent redirect).
     async fn feed_by_url(&self, url: &FeedUrl) -> Result<Option<FeedRecord>>;
 
     /// All feeds, by id.
@@ -79,7 +98,12 @@ pub trait Store: Send + Sync {
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,
 /// or a file path for SQLite (created if missing). Migrations are applied before it returns.
+///
+/// A file path whose directory does not exist is [`StoreError::Location`].
 pub async fn open(location: &str) -> Result<Arc<dyn Store>> {
-    let _ = location;
-    todo!("store backends are being written")
+    if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        Ok(Arc::new(PgStore::open(location).await?))
+    } else {
+        Ok(Arc::new(SqliteStore::open(location).await?))
+    }
 }

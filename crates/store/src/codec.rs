@@ -1,0 +1,234 @@
+//! SQL-independent helpers shared by both backends: entry serialisation and content hashes,
+//! counter deltas, search term quoting, listing limits and time and state conversions.
+
+use crate::{FeedState, Result, StoreError};
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use tidings_model::{Entry, FeedUrl};
+
+/// Entries listed when [`EntryQuery::limit`](crate::EntryQuery::limit) is 0.
+pub const DEFAULT_ENTRY_LIMIT: u32 = 50;
+/// The most entries one listing returns.
+pub const MAX_ENTRY_LIMIT: u32 = 1000;
+/// Log rows listed when [`LogQuery::limit`](crate::LogQuery::limit) is 0.
+pub const DEFAULT_LOG_LIMIT: u32 = 100;
+/// The most log rows one listing returns.
+pub const MAX_LOG_LIMIT: u32 = 10_000;
+
+/// The refresh interval a new feed starts with, until the policy sets its own after the
+/// first fetch (the column default in both schemas).
+pub const FIRST_INTERVAL_SECS: i64 = 3600;
+/// `next_fetch_reason` of a feed that has just been subscribed to.
+pub const FIRST_ADD_REASON: &str = "first add";
+
+/// `SELECT` of every [`FeedRecord`](crate::FeedRecord) column from `feeds f`, with the live
+/// subscriber count, followed by the given literal SQL (the same text on both backends).
+macro_rules! select_feeds {
+    ($rest:literal) => {
+        concat!(
+            "SELECT f.id, f.url, f.original_url, f.title, f.site_link, f.state, f.state_reason, ",
+            "f.etag, f.last_modified, f.content_hash, f.next_fetch_at, f.next_fetch_reason, ",
+            "f.interval_secs, f.last_fetch_at, f.last_status, f.last_outcome, f.last_error, ",
+            "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
+            "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
+            "FROM feeds f ",
+            $rest
+        )
+    };
+}
+pub(crate) use select_feeds;
+
+/// The [`StoredEntry`](crate::StoredEntry) columns of `entries e`.
+pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data FROM entries e";
+
+/// The [`RequestLogRow`](crate::RequestLogRow) columns of `request_log`.
+pub const LOG_COLUMNS: &str = "SELECT at, feed_id, host, purpose, url, egress, status, outcome, bytes, duration_ms, rule FROM request_log";
+
+/// `text` as a column copy for PostgreSQL, which refuses NUL in `TEXT`: NUL becomes U+FFFD.
+/// The exact entry is always kept in the JSON `data` column, where NUL is escaped.
+pub fn without_nul(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// [`without_nul`] of an optional text.
+pub fn without_nul_opt(text: Option<&str>) -> Option<std::borrow::Cow<'_, str>> {
+    text.map(without_nul)
+}
+
+/// An entry as it is written: the whole entry as JSON and the SHA-256 of that JSON.
+pub struct EncodedEntry {
+    pub data: String,
+    pub content_hash: String,
+}
+
+/// Serialise `entry` and hash the serialisation: a change in any field changes the hash.
+pub fn encode_entry(entry: &Entry) -> Result<EncodedEntry> {
+    let data = serde_json::to_string(entry).map_err(|e| {
+        StoreError::Corrupt(format!("entry {:?} cannot be serialised: {e}", entry.id))
+    })?;
+    let content_hash = hex::encode(Sha256::digest(data.as_bytes()));
+    Ok(EncodedEntry { data, content_hash })
+}
+
+/// Read back an entry stored by [`encode_entry`].
+pub fn decode_entry(data: &str) -> Result<Entry> {
+    serde_json::from_str(data)
+        .map_err(|e| StoreError::Corrupt(format!("stored entry is not valid json: {e}")))
+}
+
+/// How one fetch moves the per-feed counters, from its outcome label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CounterDelta {
+    pub ok: i64,
+    pub not_modified: i64,
+    pub errors: i64,
+}
+
+impl CounterDelta {
+    /// `fetches` always grows by one; `ok` and `not_modified` by their labels; every other
+    /// label is an error except `blocked`, where no request was sent.
+    pub fn of(outcome: &str) -> CounterDelta {
+        let (ok, not_modified, errors) = match outcome {
+            "ok" => (1, 0, 0),
+            "not_modified" => (0, 1, 0),
+            "blocked" => (0, 0, 0),
+            _ => (0, 0, 1),
+        };
+        CounterDelta {
+            ok,
+            not_modified,
+            errors,
+        }
+    }
+}
+
+/// What a user's search string asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchFilter {
+    /// No search (absent or blank): no filter.
+    All,
+    /// A search with no word in it: matches nothing.
+    Nothing,
+    /// The words to find, all of them, as whitespace-separated user input.
+    Words(Vec<String>),
+}
+
+impl SearchFilter {
+    pub fn of(search: Option<&str>) -> SearchFilter {
+        let Some(search) = search.map(str::trim).filter(|s| !s.is_empty()) else {
+            return SearchFilter::All;
+        };
+        let words: Vec<String> = search
+            .split(|c: char| c.is_whitespace() || c == '\0')
+            .filter(|w| w.chars().any(char::is_alphanumeric))
+            .map(str::to_owned)
+            .collect();
+        if words.is_empty() {
+            SearchFilter::Nothing
+        } else {
+            SearchFilter::Words(words)
+        }
+    }
+}
+
+/// An FTS5 MATCH expression requiring every word: each word is a quoted string (inner quotes
+/// doubled), so no input is ever read as FTS5 syntax.
+pub fn fts5_match(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The number of rows to return: `default` for 0, at most `max`.
+pub fn limit(requested: u32, default: u32, max: u32) -> i64 {
+    i64::from(if requested == 0 {
+        default
+    } else {
+        requested.min(max)
+    })
+}
+
+/// A time as SQLite stores it: microseconds since the Unix epoch.
+pub fn micros(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+/// A time stored by [`micros`].
+pub fn from_micros(us: i64) -> Result<DateTime<Utc>> {
+    DateTime::from_timestamp_micros(us)
+        .ok_or_else(|| StoreError::Corrupt(format!("time out of range: {us}")))
+}
+
+pub fn from_micros_opt(us: Option<i64>) -> Result<Option<DateTime<Utc>>> {
+    us.map(from_micros).transpose()
+}
+
+pub fn parse_state(s: &str) -> Result<FeedState> {
+    FeedState::parse(s).ok_or_else(|| StoreError::Corrupt(format!("unknown feed state {s:?}")))
+}
+
+pub fn parse_url(s: &str) -> Result<FeedUrl> {
+    FeedUrl::parse(s).map_err(|e| StoreError::Corrupt(format!("stored feed url {s:?}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_follow_the_outcome_label() {
+        let cases = [
+            ("ok", (1, 0, 0)),
+            ("not_modified", (0, 1, 0)),
+            ("blocked", (0, 0, 0)),
+            ("server_error", (0, 0, 1)),
+            ("no_answer", (0, 0, 1)),
+        ];
+        for (label, (ok, not_modified, errors)) in cases {
+            let want = CounterDelta {
+                ok,
+                not_modified,
+                errors,
+            };
+            assert_eq!(CounterDelta::of(label), want, "{label}");
+        }
+    }
+
+    #[test]
+    fn search_words_are_quoted_for_fts5() {
+        let SearchFilter::Words(words) = SearchFilter::of(Some(r#" "foo AND ( "#)) else {
+            panic!("expected words");
+        };
+        assert_eq!(fts5_match(&words), r#""""foo" "AND""#);
+        assert_eq!(SearchFilter::of(Some("  ")), SearchFilter::All);
+        assert_eq!(SearchFilter::of(None), SearchFilter::All);
+        assert_eq!(SearchFilter::of(Some("( ) --")), SearchFilter::Nothing);
+    }
+
+    #[test]
+    fn limits_default_and_cap() {
+        assert_eq!(limit(0, 50, 1000), 50);
+        assert_eq!(limit(7, 50, 1000), 7);
+        assert_eq!(limit(5000, 50, 1000), 1000);
+    }
+
+    #[test]
+    fn content_hash_changes_with_any_field() {
+        let a = Entry {
+            id: "a".into(),
+            ..Entry::default()
+        };
+        let mut b = a.clone();
+        b.categories.push("x".into());
+        let (ha, hb) = (encode_entry(&a).unwrap(), encode_entry(&b).unwrap());
+        assert_ne!(ha.content_hash, hb.content_hash);
+        assert_eq!(ha.content_hash.len(), 64);
+        assert_eq!(decode_entry(&ha.data).unwrap(), a);
+    }
+}

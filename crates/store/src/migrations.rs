@@ -1,0 +1,49 @@
+//! The schema of each backend, embedded in the binary and applied by [`open`](crate::open).
+//!
+//! Each backend has its own numbered SQL files under `migrations/<backend>/`; they are listed
+//! here in order. sqlx's [`Migrator`] applies each pending file in its own transaction and
+//! records it in `_sqlx_migrations`, refusing to run if an applied file was edited since.
+
+use sqlx::SqlSafeStr;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use std::borrow::Cow;
+
+/// (version, description, SQL) of one migration file.
+type Source = (i64, &'static str, &'static str);
+
+const SQLITE: &[Source] = &[(
+    1,
+    "init",
+    include_str!("../migrations/sqlite/0001_init.sql"),
+)];
+
+const POSTGRES: &[Source] = &[(
+    1,
+    "init",
+    include_str!("../migrations/postgres/0001_init.sql"),
+)];
+
+pub fn sqlite() -> Migrator {
+    migrator(SQLITE)
+}
+
+pub fn postgres() -> Migrator {
+    migrator(POSTGRES)
+}
+
+fn migrator(sources: &[Source]) -> Migrator {
+    Migrator::with_migrations(
+        sources
+            .iter()
+            .map(|&(version, description, sql)| {
+                Migration::new(
+                    version,
+                    Cow::Borrowed(description),
+                    MigrationType::Simple,
+                    sql.into_sql_str(),
+                    false,
+                )
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,257 @@
+//! The PostgreSQL backend, chosen by a `postgres://` URL: the shared store of several crawler
+//! processes.
+//!
+//! Times are `TIMESTAMPTZ`; the full-text index is a generated `tsvector` column (configuration
+//! `simple`, so no language guessing and no stop words) searched with `plainto_tsquery`, which
+//! reads any input as plain words. `apply_fetch` locks the feed row (`FOR UPDATE`) so two
+//! processes can never interleave the fetch results of one feed.
+
+mod apply;
+mod rows;
+
+use crate::codec::{
+    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, FIRST_ADD_REASON,
+    FIRST_INTERVAL_SECS, LOG_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT, SearchFilter, select_feeds,
+    without_nul,
+};
+use crate::{
+    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, RequestLogRow, Result, Store,
+    StoreError, StoredEntry, Subscribed, migrations,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{Postgres, QueryBuilder};
+use std::str::FromStr;
+use std::time::Duration;
+use tidings_model::{FeedId, FeedUrl};
+
+/// Connections in the pool of one process.
+const MAX_CONNECTIONS: u32 = 8;
+/// How long to wait for a free connection.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The store in a PostgreSQL database.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl PgStore {
+    /// Connect to the database at the `postgres://` URL `location` and apply pending migrations.
+    pub async fn open(location: &str) -> Result<PgStore> {
+        let options = PgConnectOptions::from_str(location)
+            .map_err(|e| StoreError::Location(redact(location), e.to_string()))?;
+        let pool = PgPoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(options)
+            .await?;
+        migrations::postgres().run(&pool).await?;
+        Ok(PgStore { pool })
+    }
+}
+
+/// `location` without its password, for error messages.
+fn redact(location: &str) -> String {
+    match url::Url::parse(location) {
+        Ok(mut url) => {
+            if url.password().is_some() {
+                let _ = url.set_password(Some("***"));
+            }
+            url.to_string()
+        }
+        Err(_) => "<unparseable postgres url>".to_owned(),
+    }
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn subscribe(
+        &self,
+        url: &FeedUrl,
+        subscriber: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Subscribed> {
+        let mut tx = self.pool.begin().await?;
+        apply::ensure_host(&mut tx, url, now).await?;
+        // Insert first, so two processes subscribing at once meet on the unique URL.
+        let inserted: Option<i64> = sqlx::query_scalar(
+            "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
+             interval_secs, created_at) \
+             SELECT $1, $1, $2, $3, $4, $5, $3 \
+             WHERE NOT EXISTS (SELECT 1 FROM feeds WHERE original_url = $1) \
+             ON CONFLICT (url) DO NOTHING RETURNING id",
+        )
+        .bind(url.as_str())
+        .bind(url.host_key().as_str())
+        .bind(now)
+        .bind(FIRST_ADD_REASON)
+        .bind(FIRST_INTERVAL_SECS)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (feed_id, new_feed) = match inserted {
+            Some(id) => (id, true),
+            None => {
+                let id: i64 = sqlx::query_scalar(
+                    "SELECT id FROM feeds WHERE url = $1 OR original_url = $1 \
+                     ORDER BY url = $1 DESC, id LIMIT 1",
+                )
+                .bind(url.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+                (id, false)
+            }
+        };
+        let new_subscription = sqlx::query(
+            "INSERT INTO subscriptions (feed_id, subscriber, created_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (feed_id, subscriber) DO NOTHING",
+        )
+        .bind(feed_id)
+        .bind(subscriber)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        tx.commit().await?;
+        Ok(Subscribed {
+            feed_id: FeedId(feed_id),
+            new_feed,
+            new_subscription,
+        })
+    }
+
+    async fn unsubscribe(&self, feed: FeedId, subscriber: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM subscriptions WHERE feed_id = $1 AND subscriber = $2")
+            .bind(feed.0)
+            .bind(subscriber)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>> {
+        sqlx::query(select_feeds!("WHERE f.id = $1"))
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(rows::feed_from_row)
+            .transpose()
+    }
+
+    async fn feed_by_url(&self, url: &FeedUrl) -> Result<Option<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.url = $1 OR f.original_url = $1 ORDER BY f.url = $1 DESC, f.id LIMIT 1"
+        ))
+        .bind(url.as_str())
+        .fetch_optional(&self.pool)
+        .await?
+        .as_ref()
+        .map(rows::feed_from_row)
+        .transpose()
+    }
+
+    async fn feeds(&self) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!("ORDER BY f.id"))
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
+    }
+
+    async fn due_feeds(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
+             ORDER BY f.next_fetch_at, f.id LIMIT $2"
+        ))
+        .bind(now)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
+
+    async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
+        let mut tx = self.pool.begin().await?;
+        let report = apply::apply(&mut tx, fetch).await?;
+        tx.commit().await?;
+        Ok(report)
+    }
+
+    async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>> {
+        let search = SearchFilter::of(query.search.as_deref());
+        if search == SearchFilter::Nothing {
+            return Ok(Vec::new());
+        }
+        let mut sql = QueryBuilder::<Postgres>::new(ENTRY_COLUMNS);
+        sql.push(" WHERE TRUE");
+        if let Some(feed) = query.feed {
+            sql.push(" AND e.feed_id = ").push_bind(feed.0);
+        }
+        if let Some(since) = query.since {
+            sql.push(" AND e.sort_at >= ").push_bind(since);
+        }
+        if let Some(until) = query.until {
+            sql.push(" AND e.sort_at < ").push_bind(until);
+        }
+        if let Some(after) = query.after {
+            sql.push(" AND (e.sort_at, e.id) < (")
+                .push_bind(after.sort_at)
+                .push(", ")
+                .push_bind(after.id)
+                .push(")");
+        }
+        if let SearchFilter::Words(words) = &search {
+            sql.push(" AND e.search @@ plainto_tsquery('simple', ")
+                .push_bind(without_nul(&words.join(" ")).into_owned())
+                .push(")");
+        }
+        sql.push(" ORDER BY e.sort_at DESC, e.id DESC LIMIT ")
+            .push_bind(codec::limit(
+                query.limit,
+                DEFAULT_ENTRY_LIMIT,
+                MAX_ENTRY_LIMIT,
+            ));
+        sql.build()
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::entry_from_row)
+            .collect()
+    }
+
+    async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>> {
+        let mut sql = QueryBuilder::<Postgres>::new(LOG_COLUMNS);
+        sql.push(" WHERE TRUE");
+        if let Some(host) = &query.host {
+            sql.push(" AND host = ").push_bind(host.as_str());
+        }
+        if let Some(feed) = query.feed {
+            sql.push(" AND feed_id = ").push_bind(feed.0);
+        }
+        sql.push(" ORDER BY at DESC, id DESC LIMIT ")
+            .push_bind(codec::limit(query.limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT));
+        sql.build()
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::log_from_row)
+            .collect()
+    }
+
+    async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM entries WHERE $1::BIGINT IS NULL OR feed_id = $1",
+        )
+        .bind(feed.map(|f| f.0))
+        .fetch_one(&self.pool)
+        .await?;
+        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
+    }
+}

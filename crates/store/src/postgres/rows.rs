@@ -1,0 +1,68 @@
+//! Mapping Postgres rows to the store's types.
+
+use crate::codec;
+use crate::{FeedCounters, FeedRecord, RequestLogRow, Result, StoredEntry};
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+use tidings_model::{FeedId, Validators};
+
+pub(super) fn feed_from_row(row: &PgRow) -> Result<FeedRecord> {
+    Ok(FeedRecord {
+        id: FeedId(row.try_get("id")?),
+        url: codec::parse_url(row.try_get("url")?)?,
+        original_url: row.try_get("original_url")?,
+        title: row.try_get("title")?,
+        site_link: row.try_get("site_link")?,
+        state: codec::parse_state(row.try_get("state")?)?,
+        state_reason: row.try_get("state_reason")?,
+        validators: Validators {
+            etag: row.try_get("etag")?,
+            last_modified: row.try_get("last_modified")?,
+        },
+        content_hash: row.try_get("content_hash")?,
+        next_fetch_at: row.try_get("next_fetch_at")?,
+        next_fetch_reason: row.try_get("next_fetch_reason")?,
+        interval_secs: row.try_get("interval_secs")?,
+        last_fetch_at: row.try_get("last_fetch_at")?,
+        last_status: row.try_get("last_status")?,
+        last_outcome: row.try_get("last_outcome")?,
+        last_error: row.try_get("last_error")?,
+        consecutive_failures: row.try_get("consecutive_failures")?,
+        counters: FeedCounters {
+            fetches: row.try_get("fetches")?,
+            ok: row.try_get("ok")?,
+            not_modified: row.try_get("not_modified")?,
+            errors: row.try_get("errors")?,
+        },
+        subscribers: row.try_get("subscribers")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+pub(super) fn entry_from_row(row: &PgRow) -> Result<StoredEntry> {
+    Ok(StoredEntry {
+        id: row.try_get("id")?,
+        feed_id: FeedId(row.try_get("feed_id")?),
+        entry: codec::decode_entry(row.try_get("data")?)?,
+        sort_at: row.try_get("sort_at")?,
+        first_seen_at: row.try_get("first_seen_at")?,
+        updated_at: row.try_get("updated_at")?,
+        content_hash: row.try_get("content_hash")?,
+    })
+}
+
+pub(super) fn log_from_row(row: &PgRow) -> Result<RequestLogRow> {
+    Ok(RequestLogRow {
+        at: row.try_get("at")?,
+        feed_id: row.try_get::<Option<i64>, _>("feed_id")?.map(FeedId),
+        host: row.try_get("host")?,
+        purpose: row.try_get("purpose")?,
+        url: row.try_get("url")?,
+        egress: row.try_get("egress")?,
+        status: row.try_get("status")?,
+        outcome: row.try_get("outcome")?,
+        bytes: row.try_get("bytes")?,
+        duration_ms: row.try_get("duration_ms")?,
+        rule: row.try_get("rule")?,
+    })
+}

@@ -1,0 +1,227 @@
+//! One fetch applied inside the caller's transaction: the feed row, the entries upserted by
+//! identity, and the request log row.
+
+use crate::codec::{self, CounterDelta, micros};
+use crate::{ApplyReport, FetchRecord, Result, StoreError};
+use chrono::{DateTime, Utc};
+use sqlx::{Sqlite, Transaction};
+use std::collections::HashMap;
+use tidings_model::{Entry, FeedUrl};
+
+/// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log row.
+pub(super) async fn apply(
+    tx: &mut Transaction<'static, Sqlite>,
+    fetch: &FetchRecord,
+) -> Result<ApplyReport> {
+    let update = &fetch.update;
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM feeds WHERE id = ?1")
+        .bind(fetch.feed_id.0)
+        .fetch_optional(&mut **tx)
+        .await?;
+    if exists.is_none() {
+        return Err(StoreError::NoSuchFeed(fetch.feed_id));
+    }
+    if let Some(url) = &update.url {
+        ensure_host(tx, url, fetch.fetched_at).await?;
+    }
+    let delta = CounterDelta::of(&update.last_outcome);
+    sqlx::query(
+        "UPDATE feeds SET \
+         url = COALESCE(?2, url), host = COALESCE(?3, host), \
+         etag = CASE WHEN ?4 THEN ?5 ELSE etag END, \
+         last_modified = CASE WHEN ?4 THEN ?6 ELSE last_modified END, \
+         content_hash = COALESCE(?7, content_hash), \
+         title = CASE WHEN ?8 THEN ?9 ELSE title END, \
+         site_link = CASE WHEN ?8 THEN ?10 ELSE site_link END, \
+         state = ?11, state_reason = ?12, next_fetch_at = ?13, next_fetch_reason = ?14, \
+         interval_secs = ?15, consecutive_failures = ?16, last_status = ?17, \
+         last_outcome = ?18, last_error = ?19, last_fetch_at = ?20, \
+         fetches = fetches + 1, ok = ok + ?21, not_modified = not_modified + ?22, \
+         errors = errors + ?23 \
+         WHERE id = ?1",
+    )
+    .bind(fetch.feed_id.0)
+    .bind(update.url.as_ref().map(FeedUrl::as_str))
+    .bind(
+        update
+            .url
+            .as_ref()
+            .map(|u| u.host_key().as_str().to_owned()),
+    )
+    .bind(update.validators.is_some())
+    .bind(update.validators.as_ref().and_then(|v| v.etag.as_deref()))
+    .bind(
+        update
+            .validators
+            .as_ref()
+            .and_then(|v| v.last_modified.as_deref()),
+    )
+    .bind(update.content_hash.as_deref())
+    .bind(update.meta.is_some())
+    .bind(update.meta.as_ref().and_then(|m| m.title.as_deref()))
+    .bind(update.meta.as_ref().and_then(|m| m.site_link.as_deref()))
+    .bind(update.state.as_str())
+    .bind(update.state_reason.as_deref())
+    .bind(micros(update.next_fetch_at))
+    .bind(&update.next_fetch_reason)
+    .bind(update.interval_secs)
+    .bind(update.consecutive_failures)
+    .bind(update.last_status)
+    .bind(&update.last_outcome)
+    .bind(update.last_error.as_deref())
+    .bind(micros(fetch.fetched_at))
+    .bind(delta.ok)
+    .bind(delta.not_modified)
+    .bind(delta.errors)
+    .execute(&mut **tx)
+    .await?;
+
+    let mut report = ApplyReport::default();
+    let mut known = known_entries(tx, fetch).await?;
+    for entry in &fetch.entries {
+        upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
+    }
+
+    let log = &fetch.log;
+    sqlx::query(
+        "INSERT INTO request_log (at, feed_id, host, purpose, url, egress, status, outcome, \
+         bytes, duration_ms, rule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )
+    .bind(micros(log.at))
+    .bind(log.feed_id.map(|f| f.0))
+    .bind(&log.host)
+    .bind(&log.purpose)
+    .bind(&log.url)
+    .bind(log.egress.as_deref())
+    .bind(log.status)
+    .bind(&log.outcome)
+    .bind(log.bytes)
+    .bind(log.duration_ms)
+    .bind(&log.rule)
+    .execute(&mut **tx)
+    .await?;
+    Ok(report)
+}
+
+/// Make sure a host row exists for `url`'s host.
+pub(super) async fn ensure_host(
+    tx: &mut Transaction<'static, Sqlite>,
+    url: &FeedUrl,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO hosts (host, created_at) VALUES (?1, ?2) ON CONFLICT (host) DO NOTHING",
+    )
+    .bind(url.host_key().as_str())
+    .bind(micros(now))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// What is already stored of an entry, to tell new, changed and unchanged entries apart.
+struct Known {
+    id: i64,
+    content_hash: String,
+    first_seen_at: i64,
+}
+
+/// The stored entries of the feed among those of `fetch`, by identity, in one query.
+async fn known_entries(
+    tx: &mut Transaction<'static, Sqlite>,
+    fetch: &FetchRecord,
+) -> Result<HashMap<String, Known>> {
+    if fetch.entries.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let keys: Vec<&str> = fetch.entries.iter().map(|e| e.id.as_str()).collect();
+    let keys = serde_json::to_string(&keys)
+        .map_err(|e| StoreError::Corrupt(format!("entry ids cannot be serialised: {e}")))?;
+    let rows: Vec<(String, i64, String, i64)> = sqlx::query_as(
+        "SELECT entry_key, id, content_hash, first_seen_at FROM entries \
+         WHERE feed_id = ?1 AND entry_key IN (SELECT value FROM json_each(?2))",
+    )
+    .bind(fetch.feed_id.0)
+    .bind(keys)
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(key, id, content_hash, first_seen_at)| {
+            let known = Known {
+                id,
+                content_hash,
+                first_seen_at,
+            };
+            (key, known)
+        })
+        .collect())
+}
+
+/// Insert or update one entry of `fetch`, counting what happened in `report`.
+async fn upsert_entry(
+    tx: &mut Transaction<'static, Sqlite>,
+    fetch: &FetchRecord,
+    entry: &Entry,
+    known: &mut HashMap<String, Known>,
+    report: &mut ApplyReport,
+) -> Result<()> {
+    let encoded = codec::encode_entry(entry)?;
+    let at = micros(fetch.fetched_at);
+    match known.get_mut(&entry.id) {
+        None => {
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
+                 updated, expires, sort_at, first_seen_at, updated_at, content_hash, data) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13) RETURNING id",
+            )
+            .bind(fetch.feed_id.0)
+            .bind(&entry.id)
+            .bind(&entry.guid)
+            .bind(&entry.title)
+            .bind(&entry.link)
+            .bind(&entry.summary)
+            .bind(entry.published.map(micros))
+            .bind(entry.updated.map(micros))
+            .bind(entry.expires.map(micros))
+            .bind(entry.published.map_or(at, micros))
+            .bind(at)
+            .bind(&encoded.content_hash)
+            .bind(&encoded.data)
+            .fetch_one(&mut **tx)
+            .await?;
+            let stored = Known {
+                id,
+                content_hash: encoded.content_hash,
+                first_seen_at: at,
+            };
+            known.insert(entry.id.clone(), stored);
+            report.new_entries += 1;
+        }
+        Some(stored) if stored.content_hash != encoded.content_hash => {
+            sqlx::query(
+                "UPDATE entries SET guid = ?2, title = ?3, link = ?4, summary = ?5, published = ?6, \
+                 updated = ?7, expires = ?8, sort_at = ?9, updated_at = ?10, content_hash = ?11, \
+                 data = ?12 WHERE id = ?1",
+            )
+            .bind(stored.id)
+            .bind(&entry.guid)
+            .bind(&entry.title)
+            .bind(&entry.link)
+            .bind(&entry.summary)
+            .bind(entry.published.map(micros))
+            .bind(entry.updated.map(micros))
+            .bind(entry.expires.map(micros))
+            .bind(entry.published.map_or(stored.first_seen_at, micros))
+            .bind(at)
+            .bind(&encoded.content_hash)
+            .bind(&encoded.data)
+            .execute(&mut **tx)
+            .await?;
+            stored.content_hash = encoded.content_hash;
+            report.updated_entries += 1;
+        }
+        Some(_) => report.unchanged_entries += 1,
+    }
+    Ok(())
+}

@@ -1,0 +1,286 @@
+//! The SQLite backend: one file in WAL mode, the default store.
+//!
+//! Durability: WAL with `synchronous = NORMAL`. A committed transaction survives a killed
+//! process (SIGKILL) because it is in the WAL before `COMMIT` returns; on power loss the last
+//! few commits may be lost but the file is never corrupt, and the crawler simply fetches those
+//! feeds again. Every write transaction starts with `BEGIN IMMEDIATE`, so writers queue on the
+//! busy timeout instead of failing when a read transaction would have to be upgraded.
+//!
+//! Times are stored as INTEGER microseconds since the Unix epoch (see `codec`).
+
+mod apply;
+mod rows;
+
+use crate::codec::{
+    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, FIRST_ADD_REASON,
+    FIRST_INTERVAL_SECS, LOG_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT, SearchFilter, micros,
+    select_feeds,
+};
+use crate::{
+    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, RequestLogRow, Result, Store,
+    StoreError, StoredEntry, Subscribed, migrations,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{QueryBuilder, Sqlite, Transaction};
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+use tidings_model::{FeedId, FeedUrl};
+
+/// How long a writer waits for another writer before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Connections in the pool: readers run concurrently under WAL, writers queue.
+const MAX_CONNECTIONS: u32 = 4;
+
+/// The store in a SQLite file.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Open (creating if missing) the database at `location`, a `sqlite:` URL or a file path,
+    /// and apply pending migrations.
+    pub async fn open(location: &str) -> Result<SqliteStore> {
+        let options = connect_options(location)?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            // Keep one connection: an in-memory database lives only as long as one is open.
+            .min_connections(1)
+            .connect_with(options)
+            .await?;
+        migrations::sqlite().run(&pool).await?;
+        Ok(SqliteStore { pool })
+    }
+
+    /// Start a write transaction, taking the write lock up front.
+    async fn write(&self) -> Result<Transaction<'static, Sqlite>> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+}
+
+fn connect_options(location: &str) -> Result<SqliteConnectOptions> {
+    let invalid = |why: String| StoreError::Location(location.to_owned(), why);
+    if location.trim().is_empty() {
+        return Err(invalid("empty path".to_owned()));
+    }
+    let options = if location.starts_with("sqlite:") {
+        SqliteConnectOptions::from_str(location).map_err(|e| invalid(e.to_string()))?
+    } else {
+        SqliteConnectOptions::new().filename(location)
+    };
+    let path = options.get_filename();
+    if path.is_dir() {
+        return Err(invalid("is a directory, not a database file".to_owned()));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+        && !is_memory(path)
+    {
+        return Err(invalid(format!(
+            "directory {} does not exist",
+            dir.display()
+        )));
+    }
+    Ok(options
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .foreign_keys(true)
+        .busy_timeout(BUSY_TIMEOUT))
+}
+
+fn is_memory(path: &Path) -> bool {
+    let p = path.to_string_lossy();
+    p == ":memory:" || p.starts_with("file:")
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn subscribe(
+        &self,
+        url: &FeedUrl,
+        subscriber: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Subscribed> {
+        let mut tx = self.write().await?;
+        let existing: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM feeds WHERE url = ?1 OR original_url = ?1 \
+             ORDER BY url = ?1 DESC, id LIMIT 1",
+        )
+        .bind(url.as_str())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (feed_id, new_feed) = match existing {
+            Some(id) => (id, false),
+            None => {
+                apply::ensure_host(&mut tx, url, now).await?;
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
+                     interval_secs, created_at) VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?3) RETURNING id",
+                )
+                .bind(url.as_str())
+                .bind(url.host_key().as_str())
+                .bind(micros(now))
+                .bind(FIRST_ADD_REASON)
+                .bind(FIRST_INTERVAL_SECS)
+                .fetch_one(&mut *tx)
+                .await?;
+                (id, true)
+            }
+        };
+        let new_subscription = sqlx::query(
+            "INSERT INTO subscriptions (feed_id, subscriber, created_at) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (feed_id, subscriber) DO NOTHING",
+        )
+        .bind(feed_id)
+        .bind(subscriber)
+        .bind(micros(now))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        tx.commit().await?;
+        Ok(Subscribed {
+            feed_id: FeedId(feed_id),
+            new_feed,
+            new_subscription,
+        })
+    }
+
+    async fn unsubscribe(&self, feed: FeedId, subscriber: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM subscriptions WHERE feed_id = ?1 AND subscriber = ?2")
+            .bind(feed.0)
+            .bind(subscriber)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>> {
+        sqlx::query(select_feeds!("WHERE f.id = ?1"))
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(rows::feed_from_row)
+            .transpose()
+    }
+
+    async fn feed_by_url(&self, url: &FeedUrl) -> Result<Option<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.url = ?1 OR f.original_url = ?1 ORDER BY f.url = ?1 DESC, f.id LIMIT 1"
+        ))
+        .bind(url.as_str())
+        .fetch_optional(&self.pool)
+        .await?
+        .as_ref()
+        .map(rows::feed_from_row)
+        .transpose()
+    }
+
+    async fn feeds(&self) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!("ORDER BY f.id"))
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
+    }
+
+    async fn due_feeds(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.state = 'active' AND f.next_fetch_at <= ?1 \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
+             ORDER BY f.next_fetch_at, f.id LIMIT ?2"
+        ))
+        .bind(micros(now))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
+
+    async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
+        let mut tx = self.write().await?;
+        let report = apply::apply(&mut tx, fetch).await?;
+        tx.commit().await?;
+        Ok(report)
+    }
+
+    async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>> {
+        let search = SearchFilter::of(query.search.as_deref());
+        if search == SearchFilter::Nothing {
+            return Ok(Vec::new());
+        }
+        let mut sql = QueryBuilder::<Sqlite>::new(ENTRY_COLUMNS);
+        sql.push(" WHERE 1 = 1");
+        if let Some(feed) = query.feed {
+            sql.push(" AND e.feed_id = ").push_bind(feed.0);
+        }
+        if let Some(since) = query.since {
+            sql.push(" AND e.sort_at >= ").push_bind(micros(since));
+        }
+        if let Some(until) = query.until {
+            sql.push(" AND e.sort_at < ").push_bind(micros(until));
+        }
+        if let Some(after) = query.after {
+            sql.push(" AND (e.sort_at, e.id) < (")
+                .push_bind(micros(after.sort_at))
+                .push(", ")
+                .push_bind(after.id)
+                .push(")");
+        }
+        if let SearchFilter::Words(words) = &search {
+            sql.push(" AND e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ")
+                .push_bind(codec::fts5_match(words))
+                .push(")");
+        }
+        sql.push(" ORDER BY e.sort_at DESC, e.id DESC LIMIT ")
+            .push_bind(codec::limit(
+                query.limit,
+                DEFAULT_ENTRY_LIMIT,
+                MAX_ENTRY_LIMIT,
+            ));
+        sql.build()
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::entry_from_row)
+            .collect()
+    }
+
+    async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>> {
+        let mut sql = QueryBuilder::<Sqlite>::new(LOG_COLUMNS);
+        sql.push(" WHERE 1 = 1");
+        if let Some(host) = &query.host {
+            sql.push(" AND host = ").push_bind(host.as_str());
+        }
+        if let Some(feed) = query.feed {
+            sql.push(" AND feed_id = ").push_bind(feed.0);
+        }
+        sql.push(" ORDER BY at DESC, id DESC LIMIT ")
+            .push_bind(codec::limit(query.limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT));
+        sql.build()
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::log_from_row)
+            .collect()
+    }
+
+    async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
+        let n: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM entries WHERE ?1 IS NULL OR feed_id = ?1")
+                .bind(feed.map(|f| f.0))
+                .fetch_one(&self.pool)
+                .await?;
+        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
+    }
+}

@@ -1,0 +1,65 @@
+//! The store contract: one suite, written once against `Arc<dyn Store>`, run on SQLite always
+//! (a fresh file per test) and on PostgreSQL when `DATABASE_URL` is set (a fresh schema per
+//! test, dropped afterwards).
+//!
+//! Each case is an async function in one of the behaviour modules below; `contract!` turns
+//! every case into one `#[tokio::test]` per backend (`sqlite::name`, `postgres::name`).
+
+#[path = "contract/support.rs"]
+mod support;
+
+#[path = "contract/feeds.rs"]
+mod feeds;
+#[path = "contract/fetch.rs"]
+mod fetch;
+#[path = "contract/listing.rs"]
+mod listing;
+#[path = "contract/log.rs"]
+mod log;
+
+macro_rules! contract {
+    ($($module:ident::$case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    crate::support::on_sqlite(crate::$module::$case).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    crate::support::on_postgres(crate::$module::$case).await;
+                }
+            )*
+        }
+    };
+}
+
+contract! {
+    feeds::subscribe_is_idempotent_and_one_feed_per_url,
+    feeds::unsubscribe_keeps_the_feed_and_its_entries,
+    feeds::due_feeds_are_active_subscribed_and_most_overdue_first,
+    feeds::redirect_moves_the_url_and_the_old_url_still_finds_the_feed,
+    feeds::moving_onto_another_feeds_url_fails_whole,
+    fetch::first_fetch_stores_entries_feed_state_and_log,
+    fetch::same_body_again_changes_no_entry,
+    fetch::changed_entry_is_updated_and_keeps_first_seen,
+    fetch::not_modified_keeps_validators_and_entries,
+    fetch::entries_that_leave_the_feed_are_kept,
+    fetch::counters_follow_outcomes,
+    fetch::unknown_feed_is_refused_and_leaves_nothing,
+    fetch::failure_mid_transaction_leaves_nothing,
+    fetch::validators_round_trip_exactly,
+    fetch::unicode_round_trips,
+    fetch::concurrent_writers_all_commit,
+    fetch::repeated_identity_in_one_fetch,
+    listing::search_finds_title_and_summary_words,
+    listing::hostile_search_input_is_just_words,
+    listing::since_until_and_feed_filters,
+    listing::keyset_pages_return_each_entry_once_despite_inserts,
+    listing::limit_defaults_and_caps,
+    log::request_log_filters_and_orders_newest_first,
+}

@@ -1,0 +1,179 @@
+//! Subscriptions, one feed per URL (C2), and which feeds are due.
+
+use crate::support::{feed, ok, outcome, subscribe, t, url};
+use chrono::Duration;
+use std::sync::Arc;
+use tidings_model::FeedId;
+use tidings_store::{FeedState, Store};
+
+/// C2: two subscribers, one feed row; subscribing twice changes nothing.
+pub async fn subscribe_is_idempotent_and_one_feed_per_url(store: Arc<dyn Store>) {
+    let first = subscribe(&store, "https://example.org/feed.xml", "alice", t(0)).await;
+    assert!(first.new_feed && first.new_subscription);
+
+    let again = subscribe(&store, "https://example.org/feed.xml", "alice", t(5)).await;
+    assert_eq!(again.feed_id, first.feed_id);
+    assert!(!again.new_feed && !again.new_subscription);
+
+    let bob = subscribe(&store, "https://example.org/feed.xml", "bob", t(9)).await;
+    assert_eq!(bob.feed_id, first.feed_id);
+    assert!(!bob.new_feed && bob.new_subscription);
+
+    let feeds = store.feeds().await.unwrap();
+    assert_eq!(feeds.len(), 1);
+    let f = &feeds[0];
+    assert_eq!(f.id, first.feed_id);
+    assert_eq!(f.url.as_str(), "https://example.org/feed.xml");
+    assert_eq!(f.original_url, "https://example.org/feed.xml");
+    assert_eq!(f.subscribers, 2);
+    assert_eq!(f.state, FeedState::Active);
+    assert_eq!(f.next_fetch_at, t(0), "a new feed is due at once");
+    assert_eq!(f.next_fetch_reason, "first add");
+    assert_eq!(f.interval_secs, 3600);
+    assert_eq!(f.created_at, t(0));
+    assert_eq!(f.counters, Default::default());
+    assert!(f.validators.is_empty() && f.last_fetch_at.is_none());
+
+    let by_url = store
+        .feed_by_url(&url("https://example.org/feed.xml"))
+        .await
+        .unwrap();
+    assert_eq!(by_url.as_ref(), Some(f));
+    assert_eq!(store.feed(first.feed_id).await.unwrap().as_ref(), Some(f));
+    assert_eq!(
+        store.feed(FeedId(first.feed_id.0 + 1000)).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .feed_by_url(&url("https://example.org/other"))
+            .await
+            .unwrap(),
+        None
+    );
+
+    let other = subscribe(&store, "https://example.org/feed.xml?page=2", "alice", t(0)).await;
+    assert!(other.new_feed, "the query is part of the identity (FF3)");
+    let ids: Vec<FeedId> = store.feeds().await.unwrap().iter().map(|f| f.id).collect();
+    assert_eq!(
+        ids,
+        vec![first.feed_id, other.feed_id],
+        "feeds are listed by id"
+    );
+}
+
+pub async fn unsubscribe_keeps_the_feed_and_its_entries(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    subscribe(&store, "https://example.org/feed.xml", "bob", t(0)).await;
+    store
+        .apply_fetch(&ok(id, t(10), vec![crate::support::entry("a", "A", "")]))
+        .await
+        .unwrap();
+
+    assert!(store.unsubscribe(id, "alice").await.unwrap());
+    assert!(
+        !store.unsubscribe(id, "alice").await.unwrap(),
+        "already gone"
+    );
+    assert_eq!(store.feed(id).await.unwrap().unwrap().subscribers, 1);
+    assert!(store.unsubscribe(id, "bob").await.unwrap());
+
+    let f = store.feed(id).await.unwrap().expect("the feed stays");
+    assert_eq!(f.subscribers, 0);
+    assert_eq!(store.count_entries(Some(id)).await.unwrap(), 1);
+    let again = subscribe(&store, "https://example.org/feed.xml", "alice", t(20)).await;
+    assert_eq!(again.feed_id, id);
+    assert!(!again.new_feed && again.new_subscription);
+}
+
+pub async fn due_feeds_are_active_subscribed_and_most_overdue_first(store: Arc<dyn Store>) {
+    let now = t(1000);
+    let mut ids = Vec::new();
+    for name in ["late", "later", "future", "paused", "orphan", "tie"] {
+        ids.push(feed(&store, &format!("https://{name}.example/feed")).await);
+    }
+    let [late, later, future, paused, orphan, tie] = ids[..] else {
+        unreachable!()
+    };
+    let schedule = |id, next, state| {
+        let mut r = outcome(id, t(0), "ok", Some(200));
+        r.update.next_fetch_at = next;
+        r.update.state = state;
+        r
+    };
+    let active = FeedState::Active;
+    for r in [
+        schedule(late, t(100), active),
+        schedule(later, t(500), active),
+        schedule(future, now + Duration::seconds(1), active),
+        schedule(paused, t(50), FeedState::Paused),
+        schedule(orphan, t(10), active),
+        schedule(tie, t(500), active),
+    ] {
+        store.apply_fetch(&r).await.unwrap();
+    }
+    store.unsubscribe(orphan, "alice").await.unwrap();
+
+    let due: Vec<FeedId> = store
+        .due_feeds(now, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(due, vec![late, later, tie], "by next_fetch_at, then id");
+    let first: Vec<FeedId> = store
+        .due_feeds(now, 1)
+        .await
+        .unwrap()
+        .iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(first, vec![late]);
+    let at_the_edge = store.due_feeds(t(100), 10).await.unwrap();
+    assert_eq!(at_the_edge.len(), 1, "next_fetch_at == now is due");
+    assert!(store.due_feeds(t(99), 10).await.unwrap().is_empty());
+}
+
+pub async fn redirect_moves_the_url_and_the_old_url_still_finds_the_feed(store: Arc<dyn Store>) {
+    let id = feed(&store, "http://old.example/feed").await;
+    let mut r = ok(id, t(10), Vec::new());
+    r.update.url = Some(url("https://new.example/feed"));
+    store.apply_fetch(&r).await.unwrap();
+
+    let f = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(f.url.as_str(), "https://new.example/feed");
+    assert_eq!(f.original_url, "http://old.example/feed");
+    let by_new = store
+        .feed_by_url(&url("https://new.example/feed"))
+        .await
+        .unwrap();
+    let by_old = store
+        .feed_by_url(&url("http://old.example/feed"))
+        .await
+        .unwrap();
+    assert_eq!(by_new.map(|f| f.id), Some(id));
+    assert_eq!(by_old.map(|f| f.id), Some(id));
+
+    let bob = subscribe(&store, "http://old.example/feed", "bob", t(20)).await;
+    assert_eq!(bob.feed_id, id, "C2 holds across a permanent redirect");
+    assert!(!bob.new_feed);
+    let carol = subscribe(&store, "https://new.example/feed", "carol", t(20)).await;
+    assert_eq!(carol.feed_id, id);
+    assert_eq!(store.feeds().await.unwrap().len(), 1);
+}
+
+/// A move onto a URL another feed already has is refused whole: the unique URL is kept and
+/// nothing of the fetch is stored.
+pub async fn moving_onto_another_feeds_url_fails_whole(store: Arc<dyn Store>) {
+    let a = feed(&store, "https://a.example/feed").await;
+    feed(&store, "https://b.example/feed").await;
+    let before = store.feed(a).await.unwrap();
+    let mut r = ok(a, t(10), vec![crate::support::entry("x", "X", "")]);
+    r.update.url = Some(url("https://b.example/feed"));
+    assert!(store.apply_fetch(&r).await.is_err());
+    assert_eq!(store.feed(a).await.unwrap(), before);
+    assert_eq!(store.count_entries(None).await.unwrap(), 0);
+    let log = store.request_log(&Default::default()).await.unwrap();
+    assert!(log.is_empty());
+}

@@ -1,0 +1,253 @@
+//! Listing entries: full-text search, filters and keyset pagination.
+
+use crate::support::{all_entries, dated, entry, feed, ok, t};
+use std::collections::HashSet;
+use std::sync::Arc;
+use tidings_store::{EntryQuery, Store};
+
+async fn ids(store: &Arc<dyn Store>, query: EntryQuery) -> Vec<String> {
+    let found = store.entries(&query).await.expect("list entries");
+    found.into_iter().map(|e| e.entry.id).collect()
+}
+
+fn search(q: &str) -> EntryQuery {
+    EntryQuery {
+        search: Some(q.to_owned()),
+        ..Default::default()
+    }
+}
+
+pub async fn search_finds_title_and_summary_words(store: Arc<dyn Store>) {
+    let one = feed(&store, "https://one.example/feed").await;
+    let two = feed(&store, "https://two.example/feed").await;
+    store
+        .apply_fetch(&ok(
+            one,
+            t(60),
+            vec![
+                entry("rust", "Rust 2026 released", "A systems language"),
+                entry("tokio", "Runtime news", "The tokio runtime grows"),
+            ],
+        ))
+        .await
+        .unwrap();
+    store
+        .apply_fetch(&ok(
+            two,
+            t(120),
+            vec![
+                entry("both", "Rust and tokio", "Together at last"),
+                entry("none", "Gardening", "Tomatoes"),
+            ],
+        ))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        ids(&store, search("rust")).await,
+        vec!["both", "rust"],
+        "title, any case"
+    );
+    assert_eq!(
+        ids(&store, search("RUNTIME")).await,
+        vec!["tokio"],
+        "summary and title"
+    );
+    assert_eq!(ids(&store, search("tokio")).await, vec!["both", "tokio"]);
+    assert_eq!(
+        ids(&store, search("rust tokio")).await,
+        vec!["both"],
+        "every word"
+    );
+    assert_eq!(ids(&store, search("  language  ")).await, vec!["rust"]);
+    assert!(ids(&store, search("python")).await.is_empty());
+    let in_one = EntryQuery {
+        feed: Some(one),
+        ..search("rust")
+    };
+    assert_eq!(
+        ids(&store, in_one).await,
+        vec!["rust"],
+        "search within a feed"
+    );
+    assert_eq!(
+        ids(&store, search("   ")).await.len(),
+        4,
+        "a blank search is no filter"
+    );
+}
+
+/// User input is only ever words: no SQL or full-text syntax error, no injection.
+pub async fn hostile_search_input_is_just_words(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed").await;
+    store
+        .apply_fetch(&ok(
+            id,
+            t(60),
+            vec![
+                entry("foo", "foo and bar", "plain"),
+                entry("drop", "How to drop a table", "entries of a table"),
+            ],
+        ))
+        .await
+        .unwrap();
+    let hostile = [
+        r#""foo AND ("#,
+        "'; drop table entries; --",
+        "foo OR bar NOT baz NEAR(a b)",
+        "title:foo",
+        "*",
+        "foo*",
+        "^foo",
+        "\"",
+        "(((",
+        "\\' \\\" ` $1 ? ?1 :x @y",
+        "a\u{0}b",
+        "-foo",
+        "!",
+        "🎉",
+    ];
+    for q in hostile {
+        let result = store.entries(&search(q)).await;
+        assert!(result.is_ok(), "{q:?} failed: {:?}", result.err());
+    }
+    assert_eq!(
+        ids(&store, search(r#""foo AND ("#)).await,
+        vec!["foo"],
+        "words foo and and"
+    );
+    assert_eq!(
+        ids(&store, search("'; drop table entries; --")).await,
+        vec!["drop"],
+        "the words drop, table and entries"
+    );
+    assert!(
+        ids(&store, search("(((")).await.is_empty(),
+        "no words, no matches"
+    );
+    assert_eq!(
+        store.count_entries(None).await.unwrap(),
+        2,
+        "nothing was dropped"
+    );
+}
+
+pub async fn since_until_and_feed_filters(store: Arc<dyn Store>) {
+    let one = feed(&store, "https://one.example/feed").await;
+    let two = feed(&store, "https://two.example/feed").await;
+    let day = 86_400;
+    store
+        .apply_fetch(&ok(
+            one,
+            t(10 * day),
+            vec![
+                dated("d1", t(day)),
+                dated("d2", t(2 * day)),
+                dated("d3", t(3 * day)),
+            ],
+        ))
+        .await
+        .unwrap();
+    store
+        .apply_fetch(&ok(two, t(10 * day), vec![dated("d4", t(4 * day))]))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        ids(&store, EntryQuery::default()).await,
+        vec!["d4", "d3", "d2", "d1"],
+        "newest first by publication"
+    );
+    let window = EntryQuery {
+        since: Some(t(2 * day)),
+        until: Some(t(4 * day)),
+        ..Default::default()
+    };
+    assert_eq!(
+        ids(&store, window).await,
+        vec!["d3", "d2"],
+        "since inclusive, until exclusive"
+    );
+    let of_two = EntryQuery {
+        feed: Some(two),
+        ..Default::default()
+    };
+    assert_eq!(ids(&store, of_two).await, vec!["d4"]);
+}
+
+/// Every entry exactly once across pages, even when new entries arrive between pages.
+pub async fn keyset_pages_return_each_entry_once_despite_inserts(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed").await;
+    // Ties on purpose: three entries share each publication time, so the id breaks them.
+    let original: Vec<_> = (0..30)
+        .map(|i| dated(&format!("e{i:02}"), t(1000 + (i / 3) * 60)))
+        .collect();
+    store
+        .apply_fetch(&ok(id, t(5000), original.clone()))
+        .await
+        .unwrap();
+
+    let mut seen = Vec::new();
+    let mut after = None;
+    let mut page_no = 0;
+    loop {
+        let page = store
+            .entries(&EntryQuery {
+                after,
+                limit: 7,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some(last.cursor());
+        seen.extend(page.iter().map(|e| e.entry.id.clone()));
+        page_no += 1;
+        // Arrivals between pages: one newer than everything, one as old as the oldest.
+        let arrivals = vec![
+            dated(&format!("new{page_no}"), t(100_000 + page_no)),
+            dated(&format!("old{page_no}"), t(1000)),
+        ];
+        store
+            .apply_fetch(&ok(id, t(6000 + page_no * 60), arrivals))
+            .await
+            .unwrap();
+        assert!(page_no < 20, "pagination must end");
+    }
+
+    let unique: HashSet<&String> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "no entry twice: {seen:?}");
+    for e in &original {
+        assert!(unique.contains(&e.id), "{} was skipped", e.id);
+    }
+    assert!(
+        !seen.iter().any(|s| s.starts_with("new")),
+        "entries newer than the cursor do not appear on later pages"
+    );
+    let listing = all_entries(&store).await;
+    let order: Vec<_> = listing.iter().map(|e| (e.sort_at, e.id)).collect();
+    let mut sorted = order.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(order, sorted, "the listing is (sort_at, id) descending");
+}
+
+pub async fn limit_defaults_and_caps(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed").await;
+    let many: Vec<_> = (0..60).map(|i| entry(&format!("e{i}"), "t", "s")).collect();
+    store.apply_fetch(&ok(id, t(60), many)).await.unwrap();
+    assert_eq!(
+        ids(&store, EntryQuery::default()).await.len(),
+        50,
+        "default 50"
+    );
+    let five = EntryQuery {
+        limit: 5,
+        ..Default::default()
+    };
+    assert_eq!(ids(&store, five).await.len(), 5);
+    let huge = EntryQuery {
+        limit: u32::MAX,
+        ..Default::default()
+    };
+    assert_eq!(ids(&store, huge).await.len(), 60);
+}

@@ -1,0 +1,60 @@
+//! The request log (C7): every request, newest first, filtered by host or feed.
+
+use crate::support::{feed, outcome, t};
+use std::sync::Arc;
+use tidings_store::{LogQuery, Store};
+
+pub async fn request_log_filters_and_orders_newest_first(store: Arc<dyn Store>) {
+    let one = feed(&store, "https://one.example/feed").await;
+    let two = feed(&store, "http://two.example:8080/feed").await;
+    for (i, (id, host)) in [
+        (one, "https://one.example:443"),
+        (two, "http://two.example:8080"),
+        (one, "https://one.example:443"),
+        (two, "http://two.example:8080"),
+        (one, "https://one.example:443"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut r = outcome(id, t(60 * i as i64), "ok", Some(200));
+        r.log.host = host.to_owned();
+        r.log.egress = (i == 4).then(|| "192.0.2.7".to_owned());
+        r.log.bytes = i as i64;
+        store.apply_fetch(&r).await.unwrap();
+    }
+
+    let all = store.request_log(&LogQuery::default()).await.unwrap();
+    let bytes: Vec<i64> = all.iter().map(|r| r.bytes).collect();
+    assert_eq!(bytes, vec![4, 3, 2, 1, 0], "newest first");
+    assert_eq!(all[0].egress.as_deref(), Some("192.0.2.7"));
+    assert_eq!(all[0].at, t(240));
+
+    let by_host = LogQuery {
+        host: Some("http://two.example:8080".to_owned()),
+        ..Default::default()
+    };
+    let got: Vec<i64> = store
+        .request_log(&by_host)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.bytes)
+        .collect();
+    assert_eq!(got, vec![3, 1]);
+
+    let by_feed = LogQuery {
+        feed: Some(one),
+        limit: 2,
+        ..Default::default()
+    };
+    let got = store.request_log(&by_feed).await.unwrap();
+    assert_eq!(got.iter().map(|r| r.bytes).collect::<Vec<_>>(), vec![4, 2]);
+    assert!(got.iter().all(|r| r.feed_id == Some(one)));
+
+    let nowhere = LogQuery {
+        host: Some("https://nowhere.example:443".to_owned()),
+        ..Default::default()
+    };
+    assert!(store.request_log(&nowhere).await.unwrap().is_empty());
+}

@@ -1,0 +1,88 @@
+//! Opening a SQLite store: locations, file creation, WAL, and reopening an existing file.
+
+use chrono::{TimeZone, Utc};
+use sqlx::Connection;
+use tidings_model::FeedUrl;
+use tidings_store::StoreError;
+
+fn now() -> chrono::DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid time")
+}
+
+#[tokio::test]
+async fn missing_directory_is_a_location_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("no/such/dir/tidings.db");
+    let Err(err) = tidings_store::open(path.to_str().unwrap()).await else {
+        panic!("opening in a missing directory must fail");
+    };
+    assert!(matches!(err, StoreError::Location(..)), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("does not exist"), "{message}");
+    assert!(message.contains("no/such/dir"), "{message}");
+    assert!(!path.exists());
+
+    let Err(err) = tidings_store::open(dir.path().to_str().unwrap()).await else {
+        panic!("a directory is not a database file");
+    };
+    assert!(matches!(err, StoreError::Location(..)), "{err:?}");
+
+    let Err(err) = tidings_store::open("  ").await else {
+        panic!("an empty location must fail");
+    };
+    assert!(matches!(err, StoreError::Location(..)), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_new_file_is_created_in_wal_mode_and_reopens_with_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tidings.db");
+    let location = path.to_str().unwrap().to_owned();
+    let url = FeedUrl::parse("https://example.org/feed.xml").unwrap();
+
+    let store = tidings_store::open(&location).await.unwrap();
+    assert!(path.exists(), "the file is created");
+    let id = store.subscribe(&url, "alice", now()).await.unwrap().feed_id;
+    drop(store);
+
+    for again in [
+        location.clone(),
+        format!("sqlite://{location}"),
+        format!("sqlite:{location}"),
+    ] {
+        let store = tidings_store::open(&again).await.unwrap();
+        let feed = store.feed_by_url(&url).await.unwrap();
+        assert_eq!(
+            feed.map(|f| f.id),
+            Some(id),
+            "{again}: data survives reopening"
+        );
+    }
+
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{location}"))
+        .await
+        .unwrap();
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        applied, 1,
+        "each migration is applied once, however often we open"
+    );
+}
+
+#[tokio::test]
+async fn an_in_memory_database_works() {
+    let store = tidings_store::open("sqlite::memory:").await.unwrap();
+    let url = FeedUrl::parse("https://example.org/feed.xml").unwrap();
+    let id = store.subscribe(&url, "alice", now()).await.unwrap().feed_id;
+    assert_eq!(store.feed(id).await.unwrap().map(|f| f.url), Some(url));
+}
