@@ -89,12 +89,13 @@ pub struct CounterDelta {
 }
 
 impl CounterDelta {
-    /// `fetches` always grows by one; `ok` and `not_modified` by their labels; every other
-    /// label is an error except `blocked`, where no request was sent.
+    /// `fetches` always grows by one; `ok` by its label; `not_modified` for a 304 and for an
+    /// `unchanged` body (C5); every other label is an error except `blocked`, where no request
+    /// was sent.
     pub fn of(outcome: &str) -> CounterDelta {
         let (ok, not_modified, errors) = match outcome {
             "ok" => (1, 0, 0),
-            "not_modified" => (0, 1, 0),
+            "not_modified" | "unchanged" => (0, 1, 0),
             "blocked" => (0, 0, 0),
             _ => (0, 0, 1),
         };
@@ -186,7 +187,9 @@ mod tests {
         let cases = [
             ("ok", (1, 0, 0)),
             ("not_modified", (0, 1, 0)),
+            ("unchanged", (0, 1, 0)),
             ("blocked", (0, 0, 0)),
+            ("parse_error", (0, 0, 1)),
             ("server_error", (0, 0, 1)),
             ("no_answer", (0, 0, 1)),
         ];
