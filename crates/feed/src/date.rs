@@ -65,7 +65,7 @@
 //!   feedparser does not read them either; eight digits are the ISO basic date `YYYYMMDD`;
 //! - ISO week dates (`2024-W01-2`) and feedparser's dates relative to the current year
 //!   (`--01-02`): the first is rare in feeds, the second needs a clock;
-//! - a year of one digit; a date without a year or without a day (`January 2024`), except the
+//! - a minute or second not written with two digits (`9:5:00`); a year of one digit; a date without a year or without a day (`January 2024`), except the
 //!   W3C-DTF `2024-01` and `2024`;
 //! - unknown words, except trailing ones once the date is complete and no digit follows them
 //!   (`… +0000 Europe/Paris`), and only when the zone is already known or no time was given:
@@ -79,6 +79,16 @@ use names::{Unit, Word};
 use token::{Kind, Token, Tokens};
 
 /// Read a date as feeds write it. `None` when it cannot be read without guessing.
+///
+/// ```
+/// use tidings_feed::date::parse;
+///
+/// let read = |s| parse(s).map(|d| d.to_rfc3339());
+/// let want = Some("2024-01-02T08:00:00+00:00".to_owned());
+/// assert_eq!(read("Tue, 02 Jan 2024 10:00:00 +0200"), want);
+/// assert_eq!(read("martes, 02 de enero de 2024 09:00 +0100"), want);
+/// assert_eq!(read("01/02/2024"), None); // January or February?
+/// ```
 pub fn parse(input: &str) -> Option<DateTime<Utc>> {
     let input = input.trim();
     if input.is_empty() {

@@ -222,6 +222,11 @@ fn rfc822_usual_mistakes() {
         ("2 Jan 2024", MIDNIGHT),
         // trailing words once the zone is known
         ("Tue, 02 Jan 2024 10:00:00 +0000 Europe/London", TEN_UTC),
+        ("Tue, 02 Jan 2024 10:00:00 Etc/GMT", TEN_UTC),
+        // RFC 850, byte order mark, zero-width space
+        ("Tuesday, 02-Jan-24 10:00:00 GMT", TEN_UTC),
+        ("\u{feff}Tue, 02 Jan 2024 10:00:00 GMT", TEN_UTC),
+        ("Tue, 02 Jan 2024\u{200b} 10:00:00 GMT", TEN_UTC),
         // a fraction of a second
         (
             "Tue, 02 Jan 2024 10:00:00.250 GMT",
@@ -509,6 +514,9 @@ fn hungarian() {
         ("2024. december 24. 18:00 CET", Some("2024-12-24T17:00:00Z")),
         ("2024. augusztus 20-án", Some("2024-08-20T00:00:00Z")),
         ("kedd, 2024. január 2.", MIDNIGHT),
+        // the form feedparser's Hungarian reader expects
+        ("2024-január-02T10:00+01:00", Some("2024-01-02T09:00:00Z")),
+        ("2004-július-13T9:15-05:00", Some("2004-07-13T14:15:00Z")),
     ]);
 }
 
@@ -592,6 +600,7 @@ fn refused_rather_than_guessed() {
         ("02 Jan 2024 10:00 13:00", None),
         ("02 03 Jan 2024", None),
         ("Tue, 2 Jan 2024 9 GMT", None),
+        ("Thu, 4 Jul 2024 9:5:00 GMT", None),
         ("2024-01T10:00", None),
         ("2024-W01-2", None),
         ("--01-02", None),

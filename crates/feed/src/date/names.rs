@@ -250,12 +250,13 @@ const WEEKDAYS: &[&str] = &[
 
 /// Words skipped wherever they stand, matched exactly: two-letter weekday abbreviations
 /// (German, Dutch, Hungarian "cs"), one-syllable Korean weekdays, prepositions and articles
-/// that join date parts, the Portuguese "feira", the German "Uhr", and ordinal suffixes.
+/// that join date parts, the Portuguese "feira", the German "Uhr", ordinal suffixes, and
+/// the "Etc" of "Etc/GMT".
 const SKIPPED: &[&str] = &[
     "mo", "di", "mi", "do", "fr", "sa", "so", "ma", "wo", "vr", "za", "zo", "cs", "월", "화", "수",
     "목", "금", "토", "일", "de", "del", "da", "d", "le", "la", "las", "los", "el", "a", "as",
     "at", "um", "om", "alle", "ore", "on", "the", "of", "o", "den", "der", "feira", "uhr", "st",
-    "nd", "rd", "th", "er", "e", "re", "º", "ª", "an", "en", "στισ",
+    "nd", "rd", "th", "er", "e", "re", "º", "ª", "an", "en", "στισ", "etc",
 ];
 
 /// Zone abbreviations with one well-established meaning, in minutes east of UTC.

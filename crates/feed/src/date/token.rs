@@ -71,7 +71,7 @@ pub(super) fn tokenize(input: &str) -> Option<Tokens<'_>> {
     let mut chars = input.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
         let kind = match c {
-            c if c.is_whitespace() => continue,
+            c if c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}') => continue,
             '(' => {
                 let mut depth = 1usize;
                 for (_, c) in chars.by_ref() {
