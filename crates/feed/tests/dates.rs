@@ -251,6 +251,7 @@ fn month_first_and_other_english_orders() {
         ("02-Jan-24", MIDNIGHT),
         ("02/Jan/2024:10:00:00 +0000", TEN_UTC),
         ("Tue Jan 02 10:00:00 +0000 2024", TEN_UTC),
+        ("Jan 2, 2024 @ 10:00am", TEN_UTC),
     ]);
 }
 
@@ -594,6 +595,7 @@ fn refused_rather_than_guessed() {
         ("Tue, 02 Jan 2024 10:00:00 +0100 GMT", None),
         // numbers after unreadable words
         ("2 Jan 2024 foo 10:00", None),
+        ("2 Jan 2024 10:00 - 3 comments", None),
         ("2024-01-02T10:00:00Z trailing 5", None),
         ("Posted on Tue, 02 Jan 2024", None),
         // two times, two days

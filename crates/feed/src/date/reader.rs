@@ -139,7 +139,10 @@ impl<'t, 'a> Reader<'t, 'a> {
             // (`--01-02`): not something to read as a plain date.
             return None;
         }
-        let next_is_num = self.tok_is(self.i + 1, Kind::Num);
+        // The digits of a zone touch their sign: `- 3` is a separator and a number.
+        let next_is_num = self
+            .tok(self.i + 1)
+            .is_some_and(|n| n.kind == Kind::Num && n.start == tok.start + 1);
         let refines_utc = self
             .i
             .checked_sub(1)

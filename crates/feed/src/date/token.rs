@@ -1,5 +1,6 @@
 //! Splits a date into tokens (digit runs, letter runs, punctuation) into a fixed-size buffer,
-//! skipping whitespace and parenthesised comments, without allocating.
+//! skipping whitespace (with byte order marks, zero-width spaces and the `@` of
+//! "Jan 2 @ 10:00") and parenthesised comments, without allocating.
 
 /// What a token is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +72,7 @@ pub(super) fn tokenize(input: &str) -> Option<Tokens<'_>> {
     let mut chars = input.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
         let kind = match c {
-            c if c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}') => continue,
+            c if c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}' | '@') => continue,
             '(' => {
                 let mut depth = 1usize;
                 for (_, c) in chars.by_ref() {
