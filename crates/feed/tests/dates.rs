@@ -252,6 +252,8 @@ fn month_first_and_other_english_orders() {
         ("02/Jan/2024:10:00:00 +0000", TEN_UTC),
         ("Tue Jan 02 10:00:00 +0000 2024", TEN_UTC),
         ("Jan 2, 2024 @ 10:00am", TEN_UTC),
+        ("Tuesday, January 2, 2024 - 10:00", TEN_UTC),
+        ("Jan 2, 2024, 10:00\u{202f}AM", TEN_UTC),
     ]);
 }
 

@@ -311,6 +311,9 @@ const ZONES: &[(&str, i32)] = &[
 /// Ireland +01:00, Israel +02:00) and the DST-less US names ET, CT, MT, PT.
 const AMBIGUOUS_ZONES: &[&str] = &["ist", "et", "ct", "mt", "pt"];
 
+/// The longest zone abbreviation in [`ZONES`] and [`AMBIGUOUS_ZONES`], in characters.
+const MAX_ZONE: usize = 4;
+
 /// The longest word compared, in characters; longer words are unknown.
 const MAX_WORD: usize = 16;
 
@@ -499,12 +502,14 @@ fn classify_slow(word: &str) -> Word {
     let Some(folded) = fold(word) else {
         return Word::Unknown;
     };
-    if let Some(&(_, minutes)) = ZONES.iter().find(|(name, _)| folded.is(name)) {
-        let utc = minutes == 0 && (folded.is("ut") || folded.is("utc") || folded.is("gmt"));
-        return Word::Zone { minutes, utc };
-    }
-    if AMBIGUOUS_ZONES.iter().any(|name| folded.is(name)) {
-        return Word::AmbiguousZone;
+    if folded.len <= MAX_ZONE {
+        if let Some(&(_, minutes)) = ZONES.iter().find(|(name, _)| folded.is(name)) {
+            let utc = minutes == 0 && (folded.is("ut") || folded.is("utc") || folded.is("gmt"));
+            return Word::Zone { minutes, utc };
+        }
+        if AMBIGUOUS_ZONES.iter().any(|name| folded.is(name)) {
+            return Word::AmbiguousZone;
+        }
     }
     if folded.is("am") {
         return Word::TrailingMeridiem { pm: false };
@@ -592,6 +597,17 @@ mod tests {
         assert_eq!(m("Ιούν"), Some(6));
         assert_eq!(m("mrt"), Some(3));
         assert_eq!(m("ja"), None, "too short to be a prefix");
+    }
+
+    #[test]
+    fn zone_names_fit_the_length_gate() {
+        let names = ZONES
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(AMBIGUOUS_ZONES.iter().copied());
+        for name in names {
+            assert!(name.chars().count() <= MAX_ZONE, "{name}");
+        }
     }
 
     #[test]
