@@ -67,8 +67,8 @@ pub(super) fn rfc1123(s: &str) -> Option<DateTime<Utc>> {
     to_utc(NaiveDateTime::new(date, time), offset)
 }
 
-/// The fast path for strict RFC 3339 (`2024-01-02T03:04:05.123+02:00`, `T` or space, `Z` or
-/// offset), the most common form by far. `None` sends the input to [`super::reader::read`], which reads
+/// The fast path for strict RFC 3339 (`2024-01-02T03:04:05.123+02:00`, `T` or space, `Z`,
+/// offset or no zone), the most common form by far. `None` sends the input to [`super::reader::read`], which reads
 /// the same instant (a unit test checks): this path only skips the tokenizer.
 pub(super) fn rfc3339(b: &[u8]) -> Option<DateTime<Utc>> {
     let digits = |from: usize, len: usize| -> Option<u32> {
@@ -108,9 +108,11 @@ pub(super) fn rfc3339(b: &[u8]) -> Option<DateTime<Utc>> {
             return None;
         }
     }
-    let offset = match at(i)? {
-        b'Z' | b'z' if i + 1 == b.len() => 0,
-        sign @ (b'+' | b'-') if i + 6 == b.len() && at(i + 3) == Some(b':') => {
+    let offset = match at(i) {
+        // No zone: UTC, as the general reader has it.
+        None => 0,
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(sign @ (b'+' | b'-')) if i + 6 == b.len() && at(i + 3) == Some(b':') => {
             let (h, m) = (digits(i + 1, 2)?, digits(i + 4, 2)?);
             if h > 23 || m > 59 {
                 return None;
@@ -136,6 +138,8 @@ mod tests {
             "2024-01-02T03:04:05Z",
             "2024-01-02t03:04:05z",
             "2024-01-02 03:04:05Z",
+            "2024-01-02 03:04:05",
+            "2024-01-02T03:04:05.25",
             "2024-01-02T03:04:05.123456789123+05:30",
             "2024-01-02T03:04:05.5-23:59",
             "2024-02-29T00:00:00+00:00",

@@ -462,21 +462,46 @@ const fn zone(minutes: i32) -> Word {
     }
 }
 
+/// A word of two to four ASCII letters packed into one integer for [`FAST_KEYS`]: the length,
+/// then the bytes. (The length falls off a four-letter key, whose top byte is then a letter,
+/// never a length: keys of different lengths still differ.)
+const fn pack(bytes: &[u8]) -> u32 {
+    let mut key = bytes.len() as u32;
+    let mut i = 0;
+    while i < bytes.len() {
+        key = key << 8 | bytes[i] as u32;
+        i += 1;
+    }
+    key
+}
+
+/// [`FAST`] packed, so a lookup compares integers.
+const FAST_KEYS: [u32; FAST.len()] = {
+    let mut keys = [0u32; FAST.len()];
+    let mut i = 0;
+    while i < FAST.len() {
+        keys[i] = pack(FAST[i].0);
+        i += 1;
+    }
+    keys
+};
+
 /// [`FAST`] lookup for ASCII words of two to four letters.
 pub(super) fn classify_fast(word: &str) -> Option<Word> {
     let bytes = word.as_bytes();
     if !(2..=4).contains(&bytes.len()) {
         return None;
     }
-    let mut key = [0u8; 4];
-    for (k, b) in key.iter_mut().zip(bytes) {
+    let mut lower = [0u8; 4];
+    for (l, b) in lower.iter_mut().zip(bytes) {
         if !b.is_ascii_alphabetic() {
             return None;
         }
-        *k = b.to_ascii_lowercase();
+        *l = b.to_ascii_lowercase();
     }
-    let key = key.get(..bytes.len())?;
-    FAST.iter().find(|(k, _)| *k == key).map(|&(_, w)| w)
+    let key = pack(lower.get(..bytes.len())?);
+    let at = FAST_KEYS.iter().position(|&k| k == key)?;
+    FAST.get(at).map(|&(_, w)| w)
 }
 
 /// What `word` (a run of letters, as written) means in a date.
@@ -616,6 +641,9 @@ mod tests {
             let word = std::str::from_utf8(key).unwrap_or_default();
             assert_eq!(classify_slow(word), want, "{word}");
             assert_eq!(classify(&word.to_uppercase()), want, "{word}");
+        }
+        for other in ["ja", "jant", "gm", "gmtx", "xyz", "janv", "mär", "a", ""] {
+            assert_eq!(classify_fast(other), None, "{other}");
         }
     }
 
