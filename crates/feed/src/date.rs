@@ -13,6 +13,7 @@
 //! | RFC 2822, numeric zone | `Tue, 02 Jan 2024 10:00:00 +0200` (also `+02:00`, `-05`, `GMT+2`) |
 //! | RFC 822 military zone (RFC 822 signs) | `02 Jan 2024 10:00 N` (= +01:00) |
 //! | RFC 822 mistakes | `tuesday,2 jan 24 9:05 est (EST)` (no seconds, two-digit year, odd case and spacing, wrong or missing weekday, full or `Sept` month names, comments) |
+//! | RFC 850 | `Tuesday, 02-Jan-24 10:00:00 GMT` |
 //! | RFC 2822 obsolete three-digit year | `Tue, 02 Jan 124 10:00:00 GMT` (= 2024: year + 1900) |
 //! | Month first, ordinal suffix | `January 2nd, 2024 10:00 AM` |
 //! | Day-month-year with dashes | `02-Jan-2024 10:00:00 +0000` |
@@ -38,7 +39,11 @@
 //! not, with or without a dot: any prefix of three letters or more that names exactly one
 //! month across the eleven languages is that month ("janv", "Sept", "märz", "Ιούν"). Weekday
 //! names are skipped and never checked against the date. A spelling that is both a month and
-//! a weekday (Spanish "mar") is the weekday when another month name follows, else the month.
+//! a weekday (Spanish "mar") is the weekday when a month was already read or another month
+//! name follows, else the month.
+//!
+//! Two-digit years follow RFC 2822: below 50 is 20xx, else 19xx (feedparser pivots at 90
+//! instead, so `75` is 1975 here and 2075 there).
 //!
 //! # Zones
 //!
