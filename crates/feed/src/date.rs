@@ -70,8 +70,9 @@
 //!   feedparser does not read them either; eight digits are the ISO basic date `YYYYMMDD`;
 //! - ISO week dates (`2024-W01-2`) and feedparser's dates relative to the current year
 //!   (`--01-02`): the first is rare in feeds, the second needs a clock;
-//! - a minute or second not written with two digits (`9:5:00`); a year of one digit; a date without a year or without a day (`January 2024`), except the
-//!   W3C-DTF `2024-01` and `2024`;
+//! - a minute or second not written with two digits (`9:5:00`); a year of one digit; a date
+//!   without a year or without a day (`January 2024`), except the W3C-DTF `2024-01` and `2024`;
+//! - a numeric zone whose digits do not touch the sign (`10:00 - 3 comments`);
 //! - unknown words, except trailing ones once the date is complete and no digit follows them
 //!   (`… +0000 Europe/Paris`), and only when the zone is already known or no time was given:
 //!   an unknown word after a zone-less time may be the zone.
