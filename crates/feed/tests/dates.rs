@@ -643,6 +643,172 @@ fn chrono_written_dates_read_back() {
     }
 }
 
+/// Month names per language, January first, as a writer in that language would abbreviate
+/// or spell them.
+const ENGLISH: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+const FRENCH: [&str; 12] = [
+    "janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.",
+    "déc.",
+];
+const SPANISH: [&str; 12] = [
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+];
+const GERMAN: [&str; 12] = [
+    "Januar",
+    "Februar",
+    "März",
+    "April",
+    "Mai",
+    "Juni",
+    "Juli",
+    "August",
+    "September",
+    "Oktober",
+    "November",
+    "Dezember",
+];
+const GREEK: [&str; 12] = [
+    "Ιαν", "Φεβ", "Μάρ", "Απρ", "Μαΐ", "Ιούν", "Ιούλ", "Αύγ", "Σεπ", "Οκτ", "Νοέ", "Δεκ",
+];
+const HUNGARIAN: [&str; 12] = [
+    "január",
+    "február",
+    "március",
+    "április",
+    "május",
+    "június",
+    "július",
+    "augusztus",
+    "szeptember",
+    "október",
+    "november",
+    "december",
+];
+const ITALIAN: [&str; 12] = [
+    "gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic",
+];
+const DUTCH: [&str; 12] = [
+    "jan", "feb", "mrt", "apr", "mei", "jun", "jul", "aug", "sep", "okt", "nov", "dec",
+];
+const PORTUGUESE: [&str; 12] = [
+    "jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez",
+];
+
+/// A local date and time, an offset in minutes, and the way to write them.
+#[derive(Debug, Clone)]
+struct Written {
+    fields: (i32, u32, u32, u32, u32, u32),
+    offset: i32,
+    style: usize,
+}
+
+fn written() -> impl Strategy<Value = Written> {
+    (
+        (
+            1950..2050i32,
+            1..=12u32,
+            1..=28u32,
+            0..24u32,
+            0..60u32,
+            0..60u32,
+        ),
+        (-48..=56i32).prop_map(|q| q * 15),
+        0..9usize,
+    )
+        .prop_map(|(fields, offset, style)| Written {
+            fields,
+            offset,
+            style,
+        })
+}
+
+impl Written {
+    /// The text, and whether it carries the offset (the others are read as UTC).
+    fn text(&self) -> (String, bool) {
+        let (y, m, d, h, mi, s) = self.fields;
+        let month = |names: &[&'static str; 12]| -> &'static str {
+            names.get(m as usize - 1).copied().unwrap_or("?")
+        };
+        let sign = if self.offset < 0 { '-' } else { '+' };
+        let (oh, om) = (self.offset.abs() / 60, self.offset.abs() % 60);
+        let zone = format!("{sign}{oh:02}{om:02}");
+        let colon_zone = format!("{sign}{oh:02}:{om:02}");
+        match self.style {
+            0 => (
+                format!(
+                    "Mon, {d:02} {} {y} {h:02}:{mi:02}:{s:02} {zone}",
+                    month(&ENGLISH)
+                ),
+                true,
+            ),
+            1 => (
+                format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}{colon_zone}"),
+                true,
+            ),
+            2 => (
+                format!(
+                    "lun. {d} {} {y} {h:02}:{mi:02}:{s:02} {zone}",
+                    month(&FRENCH)
+                ),
+                true,
+            ),
+            3 => (
+                format!("{d} de {} de {y} {h}:{mi:02}:{s:02}", month(&SPANISH)),
+                false,
+            ),
+            4 => (
+                format!(
+                    "Mo, {d}. {} {y} {h:02}:{mi:02}:{s:02} {colon_zone}",
+                    month(&GERMAN)
+                ),
+                true,
+            ),
+            5 => (
+                format!(
+                    "Δευ, {d:02} {} {y} {h:02}:{mi:02}:{s:02} {zone}",
+                    month(&GREEK)
+                ),
+                true,
+            ),
+            6 => (
+                format!("{y}. {} {d}. {h:02}:{mi:02}:{s:02}", month(&HUNGARIAN)),
+                false,
+            ),
+            7 => {
+                let names = [&ITALIAN, &DUTCH, &PORTUGUESE];
+                let pick = names.get((d % 3) as usize).copied().unwrap_or(&ENGLISH);
+                (
+                    format!("{d:02} {} {y} {h:02}:{mi:02}:{s:02} {zone}", month(pick)),
+                    true,
+                )
+            }
+            _ => (format!("{y}년 {m}월 {d}일 {h}:{mi:02}:{s:02}"), false),
+        }
+    }
+
+    fn expected(&self, with_offset: bool) -> Option<DateTime<Utc>> {
+        let (y, m, d, h, mi, s) = self.fields;
+        let offset = if with_offset { self.offset * 60 } else { 0 };
+        FixedOffset::east_opt(offset)?
+            .with_ymd_and_hms(y, m, d, h, mi, s)
+            .single()
+            .map(|t| t.with_timezone(&Utc))
+    }
+}
+
 /// Pieces of dates, glued at random, reach deep into the reader.
 fn date_like() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
@@ -709,6 +875,15 @@ proptest! {
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..96)) {
         let _ = parse(&String::from_utf8_lossy(&bytes));
+    }
+
+    /// Dates written in every family and language read back to the instant they name.
+    #[test]
+    fn written_dates_read_back(w in written()) {
+        let (text, with_offset) = w.text();
+        let want = w.expected(with_offset);
+        prop_assert!(want.is_some());
+        prop_assert_eq!(parse(&text), want, "{}", text);
     }
 
     /// Whatever is read has a four-digit year and is read again, identically, from its own
