@@ -19,6 +19,8 @@
 //! | Day-month-year with dashes | `02-Jan-2024 10:00:00 +0000` |
 //! | RFC 3339 | `2024-01-02T03:04:05.123+02:00` |
 //! | ISO 8601 extended variants | `2024-01-02 03:04:05 +0200`, `2024-01-02t03:04:05z`, `2024-01-02T03:04` |
+//! | ISO 8601 with a zero-padded month (a publisher quirk) | `2024-001-02T10:00:00Z` |
+//! | XML Schema date with offset | `2024-01-02+02:00` |
 //! | ISO 8601 basic | `20240102T030405Z` |
 //! | ISO 8601 ordinal | `2024-032` (1 February) |
 //! | W3C-DTF reduced precision | `2024-01` and `2024` (first day, midnight UTC) |
@@ -72,7 +74,9 @@
 //!   (`--01-02`): the first is rare in feeds, the second needs a clock;
 //! - a minute or second not written with two digits (`9:5:00`); a year of one digit; a date
 //!   without a year or without a day (`January 2024`), except the W3C-DTF `2024-01` and `2024`;
-//! - a numeric zone whose digits do not touch the sign (`10:00 - 3 comments`);
+//! - a numeric zone whose digits do not touch the sign (`10:00 - 3 comments`), an offset
+//!   where none may stand (`2024-01-02 +02:00`, `2013-01-27-01`, a second offset), any other
+//!   `+`;
 //! - unknown words, except trailing ones once the date is complete and no digit follows them
 //!   (`… +0000 Europe/Paris`), and only when the zone is already known or no time was given:
 //!   an unknown word after a zone-less time may be the zone.

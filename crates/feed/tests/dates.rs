@@ -249,6 +249,7 @@ fn month_first_and_other_english_orders() {
         ("2024 January 2 10:00", TEN_UTC),
         ("02-Jan-2024 10:00:00", TEN_UTC),
         ("02-Jan-24", MIDNIGHT),
+        ("Jan-02-2024", MIDNIGHT),
         ("02/Jan/2024:10:00:00 +0000", TEN_UTC),
         ("Tue Jan 02 10:00:00 +0000 2024", TEN_UTC),
         ("Jan 2, 2024 @ 10:00am", TEN_UTC),
@@ -308,6 +309,9 @@ fn rfc3339_and_iso8601_extended() {
         ("2024-01-02T24:00:00Z", Some("2024-01-03T00:00:00Z")),
         ("2024-12-31T23:59:60Z", Some("2024-12-31T23:59:59Z")),
         ("Tue, 2024-01-02 10:00:00", TEN_UTC),
+        // a month padded to three digits
+        ("2024-001-02T10:00:00+00:00", TEN_UTC),
+        ("2024-101-02", None),
         // RFC 9557 zone suffix: the offset decides
         (
             "2024-01-02T10:00:00+01:00[Europe/Paris]",
@@ -606,6 +610,10 @@ fn refused_rather_than_guessed() {
         ("Tue, 2 Jan 2024 9 GMT", None),
         ("Thu, 4 Jul 2024 9:5:00 GMT", None),
         ("2024-01T10:00", None),
+        ("2024-01-02-05", None),
+        ("2024-01-02 +02:00", None),
+        ("2024-01-02 -02:00", None),
+        ("Tue, 02 Jan 2024 10:00:00 +0000 +0100", None),
         ("2024-W01-2", None),
         ("--01-02", None),
         ("-2024-01-02", None),

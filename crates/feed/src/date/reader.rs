@@ -147,8 +147,12 @@ impl<'t, 'a> Reader<'t, 'a> {
             .i
             .checked_sub(1)
             .is_some_and(|prev| self.utc_word_at == Some(prev));
-        let after_numeric_date = self.ordinal.is_some()
-            || (self.year.is_some() && self.day.is_some() && self.adjacent_to_previous(tok));
+        // A zone right after a date-only ISO date is XML Schema's `2024-01-02+02:00`: the
+        // colon form only, so `2013-01-27-01` stays unread.
+        let after_numeric_date = (self.ordinal.is_some()
+            || (self.year.is_some() && self.day.is_some()))
+            && self.adjacent_to_previous(tok)
+            && self.tok_is(self.i + 2, Kind::Colon);
         if next_is_num
             && (refines_utc
                 || (self.offset.is_none() && (self.hour.is_some() || after_numeric_date)))
@@ -161,6 +165,11 @@ impl<'t, 'a> Reader<'t, 'a> {
             }
             self.utc_word_at = None;
         } else {
+            // A plus is never a separator, and `-02:00` where no zone may stand is not a time.
+            let zone_like = next_is_num && self.tok_is(self.i + 2, Kind::Colon);
+            if tok.kind == Kind::Plus || zone_like {
+                return None;
+            }
             self.i += 1;
         }
         Some(Flow::Next)
@@ -370,7 +379,10 @@ impl<'t, 'a> Reader<'t, 'a> {
                 self.ordinal = Some(second.value()?);
                 self.i += 3;
             }
-            (1 | 2, Some(day)) if day.len() <= 2 => {
+            // `2003-012-31`: a month padded to three digits, a known publisher quirk.
+            (1 | 2, Some(day)) | (3, Some(day))
+                if day.len() <= 2 && (second.len() < 3 || second.text.starts_with('0')) =>
+            {
                 self.month = Some(second.value()?);
                 self.day = Some(day.value()?);
                 self.i += 5;
