@@ -64,8 +64,8 @@
 //! - empty or blank input; anything past 40 tokens; a leading sign (`-2024-01-02`, `--01-02`);
 //! - an instant whose UTC year falls outside 0000..=9999 (RFC 3339 cannot write it);
 //! - out-of-range fields (month 13, day 32, 30 February, hour 25, minute 60), never clamped;
-//! - ambiguous zone names: IST (India, Ireland or Israel) and the season-less US names ET, CT,
-//!   MT, PT; an offset beyond ±23:59;
+//! - ambiguous zone names: IST (India, Ireland or Israel), the season-less US names ET, CT,
+//!   MT, PT, and AT after a time; an offset beyond ±23:59;
 //! - all-numeric day-month orders (`01/02/2024`: US or European?) and two-digit years in a
 //!   numeric date (`24-01-02`); only year-first numeric dates are read;
 //! - bare integers such as Unix timestamps (`1704160800`): nothing says they are seconds, and

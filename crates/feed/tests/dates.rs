@@ -597,6 +597,7 @@ fn refused_rather_than_guessed() {
         // ambiguous or unknown zones
         ("2024-01-02T10:00:00 IST", None),
         ("Tue, 02 Jan 2024 10:00:00 ET", None),
+        ("Mon, 26 January 2004 16:31:00 AT", None),
         ("2024-01-02 10:00 Pacific", None),
         ("Tue, 02 Jan 2024 10:00:00 +0100 GMT", None),
         // numbers after unreadable words

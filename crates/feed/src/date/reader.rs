@@ -401,6 +401,11 @@ impl<'t, 'a> Reader<'t, 'a> {
     /// A run of letters.
     fn word(&mut self, tok: Token<'a>) -> Option<Flow> {
         match names::classify(tok.text) {
+            // "at" joins a date to its time; after the time it can only be a zone (feedparser
+            // reads Atlantic time), which is not ours to guess.
+            Word::Skip if self.hour.is_some() && tok.text.eq_ignore_ascii_case("at") => {
+                return None;
+            }
             Word::Skip | Word::Unit(_) => {}
             Word::T { .. } if self.hour.is_none() => self.after_t = true,
             Word::T { upper: true } => self.set_offset(military('T')?)?,
