@@ -15,7 +15,7 @@
 //! | RFC 822 mistakes | `tuesday,2 jan 24 9:05 est (EST)` (no seconds, two-digit year, odd case and spacing, wrong or missing weekday, full or `Sept` month names, comments) |
 //! | RFC 850 | `Tuesday, 02-Jan-24 10:00:00 GMT` |
 //! | RFC 2822 obsolete three-digit year | `Tue, 02 Jan 124 10:00:00 GMT` (= 2024: year + 1900) |
-//! | Month first, ordinal suffix | `January 2nd, 2024 10:00 AM` |
+//! | Month first, ordinal suffix, 12-hour clock | `January 2nd, 2024 10:00 AM` (also `a.m.`) |
 //! | Day-month-year with dashes | `02-Jan-2024 10:00:00 +0000` |
 //! | RFC 3339 | `2024-01-02T03:04:05.123+02:00` |
 //! | ISO 8601 extended variants | `2024-01-02 03:04:05 +0200`, `2024-01-02t03:04:05z`, `2024-01-02T03:04` |

@@ -246,6 +246,8 @@ fn month_first_and_other_english_orders() {
         ("January 2, 2024 3:04 PM", Some("2024-01-02T15:04:00Z")),
         ("Jan 2 2024 12:30 am", Some("2024-01-02T00:30:00Z")),
         ("Jan 2 2024 12:00 PM", Some("2024-01-02T12:00:00Z")),
+        ("Jan 2, 2024 10:00 a.m.", TEN_UTC),
+        ("Jan 2, 2024 3:04 p.m. EST", Some("2024-01-02T20:04:00Z")),
         ("2024 January 2 10:00", TEN_UTC),
         ("02-Jan-2024 10:00:00", TEN_UTC),
         ("02-Jan-24", MIDNIGHT),

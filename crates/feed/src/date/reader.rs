@@ -400,6 +400,11 @@ impl<'t, 'a> Reader<'t, 'a> {
 
     /// A run of letters.
     fn word(&mut self, tok: Token<'a>) -> Option<Flow> {
+        if let Some(pm) = self.dotted_meridiem(tok) {
+            self.set_pm(pm)?;
+            self.i += 3;
+            return Some(Flow::Next);
+        }
         match names::classify(tok.text) {
             // "at" joins a date to its time; after the time it can only be a zone (feedparser
             // reads Atlantic time), which is not ours to guess.
@@ -438,6 +443,18 @@ impl<'t, 'a> Reader<'t, 'a> {
         }
         self.i += 1;
         Some(Flow::Next)
+    }
+
+    /// `a.m.` or `p.m.` after the time: whether it is PM.
+    fn dotted_meridiem(&self, tok: Token<'a>) -> Option<bool> {
+        let pm = match tok.text {
+            "a" | "A" => false,
+            "p" | "P" => true,
+            _ => return None,
+        };
+        let m = self.tok(self.i + 2)?;
+        let dotted = self.tok_is(self.i + 1, Kind::Dot) && m.text.eq_ignore_ascii_case("m");
+        (self.hour.is_some() && dotted).then_some(pm)
     }
 
     fn set_pm(&mut self, pm: bool) -> Option<()> {
