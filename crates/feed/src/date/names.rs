@@ -317,39 +317,39 @@ const MAX_ZONE: usize = 4;
 /// The longest word compared, in characters; longer words are unknown.
 const MAX_WORD: usize = 16;
 
-/// A word folded into a stack buffer.
+/// A word folded into a stack buffer, as UTF-8 so table names compare as bytes.
 struct Folded {
-    chars: [char; MAX_WORD],
+    bytes: [u8; MAX_WORD * 4],
+    /// Bytes used.
+    size: usize,
+    /// Characters, for the three-letter prefix rule.
     len: usize,
 }
 
 impl Folded {
-    fn as_slice(&self) -> &[char] {
-        self.chars.get(..self.len).unwrap_or(&[])
+    fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..self.size).unwrap_or(&[])
     }
 
     /// Whether the word equals `name`.
     fn is(&self, name: &str) -> bool {
-        let mut it = name.chars();
-        for &c in self.as_slice() {
-            if it.next() != Some(c) {
-                return false;
-            }
-        }
-        it.next().is_none()
+        let (n, w) = (name.as_bytes(), self.as_bytes());
+        // The first byte settles most comparisons without a call to memcmp.
+        n.len() == w.len() && n.first() == w.first() && n == w
     }
 
     /// Whether the word is a prefix of `name` (or equal to it).
     fn begins(&self, name: &str) -> bool {
-        let mut it = name.chars();
-        self.as_slice().iter().all(|&c| it.next() == Some(c))
+        let (n, w) = (name.as_bytes(), self.as_bytes());
+        n.len() >= w.len() && n.first() == w.first() && n.starts_with(w)
     }
 }
 
 /// Lower-case `word`, drop accents and combining marks; `None` when longer than [`MAX_WORD`].
 fn fold(word: &str) -> Option<Folded> {
     let mut folded = Folded {
-        chars: ['\0'; MAX_WORD],
+        bytes: [0; MAX_WORD * 4],
+        size: 0,
         len: 0,
     };
     for c in word.chars() {
@@ -357,8 +357,11 @@ fn fold(word: &str) -> Option<Folded> {
             continue;
         }
         for lower in c.to_lowercase() {
-            let slot = folded.chars.get_mut(folded.len)?;
-            *slot = plain(lower);
+            if folded.len == MAX_WORD {
+                return None;
+            }
+            let slot = folded.bytes.get_mut(folded.size..)?;
+            folded.size += plain(lower).encode_utf8(slot).len();
             folded.len += 1;
         }
     }
@@ -601,11 +604,12 @@ mod tests {
 
     #[test]
     fn folds_case_accents_and_final_sigma() {
-        let f = fold("FÉVR").map(|f| f.as_slice().iter().collect::<String>());
+        let text = |f: Folded| String::from_utf8_lossy(f.as_bytes()).into_owned();
+        let f = fold("FÉVR").map(text);
         assert_eq!(f.as_deref(), Some("fevr"));
-        let f = fold("ΣΤΙΣ").map(|f| f.as_slice().iter().collect::<String>());
+        let f = fold("ΣΤΙΣ").map(text);
         assert_eq!(f.as_deref(), Some("στισ"));
-        let f = fold("e\u{301}te\u{301}").map(|f| f.as_slice().iter().collect::<String>());
+        let f = fold("e\u{301}te\u{301}").map(text);
         assert_eq!(f.as_deref(), Some("ete"));
         assert!(fold("abcdefghijklmnopq").is_none());
     }
