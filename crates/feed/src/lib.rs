@@ -11,7 +11,7 @@
 //! target check this). It does no I/O and never reads the clock.
 //!
 //! Reading order: [`decode`] (bytes to text), [`xml`] (a tolerant tree), the format adapters
-//! [`rss`], [`rdf`], [`atom`] and [`json`] with the namespace extensions in [`ext`], then
+//! `rss`, `rdf`, `atom` and [`json`] with the namespace extensions in `ext`, then
 //! [`date`] for every date and [`identity`] for stable entry ids.
 
 pub mod date;
