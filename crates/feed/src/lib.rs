@@ -21,10 +21,13 @@ pub mod identity;
 pub mod json;
 pub mod xml;
 
+mod acc;
 mod atom;
 mod ext;
+mod names;
 mod rdf;
 mod rss;
+mod text;
 
 pub use tidings_model::{Entry, Feed, FeedFormat, ParsedFeed, Warning, WarningKind};
 
