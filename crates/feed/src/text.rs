@@ -59,31 +59,53 @@ pub(crate) fn push_entity(out: &mut String, name: &str) -> bool {
 
 /// Unescape references in an attribute value; a bare `&` stays literal.
 pub(crate) fn unescape(raw: &str) -> Cow<'_, str> {
-    if !raw.contains('&') {
+    unescape_with(raw, &mut |_| {})
+}
+
+/// Unescape references in text: XML's, character references and HTML's named entities; a
+/// bare `&` stays literal; an unknown entity is kept as written and reported to `unknown`.
+pub(crate) fn unescape_with<'r>(raw: &'r str, unknown: &mut dyn FnMut(&str)) -> Cow<'r, str> {
+    let Some(first) = memchr::memchr(b'&', raw.as_bytes()) else {
         return Cow::Borrowed(raw);
-    }
+    };
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
-    while let Some(at) = rest.find('&') {
+    let mut at = first;
+    loop {
         let (before, tail) = rest.split_at(at);
         out.push_str(before);
         let after = tail.get(1..).unwrap_or("");
-        let name_end = after
-            .find(';')
-            .filter(|&n| n > 0 && n <= 32 && !after[..n].contains([' ', '&', '<']));
-        match name_end {
-            Some(n) => {
-                push_entity(&mut out, &after[..n]);
-                rest = after.get(n + 1..).unwrap_or("");
+        let name = after
+            .bytes()
+            .take(33)
+            .position(|b| b == b';')
+            .and_then(|n| after.get(..n))
+            .filter(|n| !n.is_empty() && !n.contains([' ', '&', '<', '\n', '\t']));
+        match name {
+            Some(name) => {
+                if !push_entity(&mut out, name) {
+                    unknown(name);
+                }
+                rest = after.get(name.len() + 1..).unwrap_or("");
             }
             None => {
                 out.push('&');
                 rest = after;
             }
         }
+        match memchr::memchr(b'&', rest.as_bytes()) {
+            Some(next) => at = next,
+            None => break,
+        }
     }
     out.push_str(rest);
     Cow::Owned(out)
+}
+
+/// String equality without a `memcmp` call: names compared here are a few bytes long.
+#[inline]
+pub(crate) fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// Split an RSS-style person: `email (Name)`, `Name <email>`, a bare email or a bare name.

@@ -341,6 +341,15 @@ fn anchor<'a>(src: &'a str, piece: &str) -> Option<&'a str> {
     src.get(off..end)
 }
 
+/// When the element whose start tag ends at `at` holds only text followed by its own end
+/// tag, the length of that text.
+fn leaf_text_len(src: &str, at: usize, qname: &str) -> Option<usize> {
+    let rest = src.get(at..)?;
+    let lt = memchr::memchr(b'<', rest.as_bytes())?;
+    let tag = rest.get(lt..)?.strip_prefix("</")?.strip_prefix(qname)?;
+    tag.trim_start().starts_with('>').then_some(lt)
+}
+
 /// Root element names that start a feed.
 fn is_feed_root(local: &str) -> bool {
     matches!(Key::new(local).as_str(), "rss" | "rdf" | "feed" | "channel")
@@ -375,7 +384,7 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
         src,
         doc: Doc {
             src,
-            nodes: Vec::with_capacity(src.len() / 64 + 8),
+            nodes: Vec::with_capacity(src.len() / 200 + 8),
             bases: base.cloned().into_iter().collect(),
         },
         stack: Vec::with_capacity(16),
@@ -387,10 +396,14 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
     let mut first_element: Option<&'a str> = None;
     let mut last_error_at = usize::MAX;
 
+    // Positions come from where the reader's remaining input starts, so they stay exact even
+    // when the reader skips a BOM or when a leaf's text is consumed here rather than by it.
+    let pos =
+        |r: &Reader<&[u8]>| (r.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
     loop {
-        let start = reader.buffer_position() as usize;
+        let start = pos(&reader);
         let event = reader.read_event();
-        let end = reader.buffer_position() as usize;
+        let end = pos(&reader);
         let in_root = !b.doc.nodes.is_empty();
         match event {
             Ok(Event::Start(e)) | Ok(Event::Empty(e))
@@ -402,7 +415,17 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
             }
             Ok(Event::Start(e)) => {
                 if let Some(raw) = anchor(src, &e) {
-                    b.open(raw, e.name().into_inner().len(), start, end);
+                    let qname = e.name().into_inner();
+                    b.open(raw, qname.len(), start, end);
+                    // Fast path for a leaf: read its text here in one pass instead of as
+                    // one event per entity reference, and let the reader resume at `</`.
+                    if let Some(len) = leaf_text_len(src, end, qname) {
+                        if let Some(text) = src.get(end..end + len) {
+                            b.set_leaf_text(text);
+                        }
+                        let remaining = *reader.get_ref();
+                        *reader.get_mut() = remaining.get(len..).unwrap_or_default();
+                    }
                 }
             }
             Ok(Event::Empty(e)) => {
@@ -566,7 +589,7 @@ impl<'a> Builder<'a, '_, '_> {
     }
 
     fn resolve_prefix(&mut self, prefix: &'a str) -> Ns {
-        if let Some(&(_, ns)) = self.ns.iter().rev().find(|(p, _)| *p == prefix) {
+        if let Some(&(_, ns)) = self.ns.iter().rev().find(|(p, _)| text::same(p, prefix)) {
             return ns;
         }
         if prefix.is_empty() {
@@ -604,7 +627,7 @@ impl<'a> Builder<'a, '_, '_> {
         let found = self
             .stack
             .iter()
-            .rposition(|&(id, _)| nodes[id].qname == name)
+            .rposition(|&(id, _)| text::same(nodes[id].qname, name))
             .or_else(|| {
                 self.stack
                     .iter()
@@ -641,6 +664,22 @@ impl<'a> Builder<'a, '_, '_> {
             n.text = Cow::Borrowed(piece);
         } else {
             n.text.to_mut().push_str(piece);
+        }
+    }
+
+    fn set_leaf_text(&mut self, raw: &'a str) {
+        let Some(id) = self.top() else {
+            return;
+        };
+        let sink = &mut *self.sink;
+        let text = text::unescape_with(raw, &mut |name| {
+            sink.warn(
+                WarningKind::UnknownEntity,
+                format!("unknown entity &{name}; kept as written"),
+            );
+        });
+        if let Some(n) = self.doc.nodes.get_mut(id) {
+            n.text = text;
         }
     }
 
