@@ -362,7 +362,6 @@ fn valid_name_start(name: &str) -> bool {
 }
 
 struct Builder<'a, 's, 'w> {
-    src: &'a str,
     doc: Doc<'a>,
     /// Open elements with the length of the namespace stack when each opened.
     stack: Vec<(NodeId, usize)>,
@@ -381,7 +380,6 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
     config.check_comments = false;
 
     let mut b = Builder {
-        src,
         doc: Doc {
             src,
             nodes: Vec::with_capacity(src.len() / 200 + 8),
@@ -413,10 +411,19 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
                 first_element.get_or_insert(name);
                 junk = true;
             }
+            Ok(Event::Start(e) | Event::Empty(e)) if !valid_name_start(e.name().into_inner()) => {
+                // A stray `<` in text: keep it as text and read on right after it.
+                b.sink
+                    .warn(WarningKind::MalformedXml, format!("stray '<' at byte {start}"));
+                if let Some(lt) = src.get(start..start + 1) {
+                    b.add_text(lt);
+                }
+                *reader.get_mut() = src.as_bytes().get(start + 1..).unwrap_or_default();
+            }
             Ok(Event::Start(e)) => {
                 if let Some(raw) = anchor(src, &e) {
                     let qname = e.name().into_inner();
-                    b.open(raw, qname.len(), start, end);
+                    b.open(raw, qname.len(), end);
                     // Fast path for a leaf: read its text here in one pass instead of as
                     // one event per entity reference, and let the reader resume at `</`.
                     if let Some(len) = leaf_text_len(src, end, qname) {
@@ -430,8 +437,8 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
             }
             Ok(Event::Empty(e)) => {
                 if let Some(raw) = anchor(src, &e) {
-                    b.open(raw, e.name().into_inner().len(), start, end);
-                    b.close_top(end, end);
+                    b.open(raw, e.name().into_inner().len(), end);
+                    b.close_top(end);
                 }
             }
             Ok(Event::End(e)) => {
@@ -511,19 +518,8 @@ impl<'a> Builder<'a, '_, '_> {
         self.stack.last().map(|&(id, _)| id)
     }
 
-    fn open(&mut self, raw: &'a str, name_len: usize, start: usize, end: usize) {
+    fn open(&mut self, raw: &'a str, name_len: usize, end: usize) {
         let qname = raw.get(..name_len).unwrap_or("");
-        if !valid_name_start(qname) {
-            // A stray `<` in text: keep what was written as text.
-            self.sink.warn(
-                WarningKind::MalformedXml,
-                format!("stray '<' at byte {start}"),
-            );
-            if let Some(piece) = self.src.get(start..end) {
-                self.add_text(piece);
-            }
-            return;
-        }
         let attrs = raw.get(name_len..).unwrap_or("");
         let ns_mark = self.ns.len();
         let parent = self.top().unwrap_or(NONE);
@@ -612,7 +608,7 @@ impl<'a> Builder<'a, '_, '_> {
     }
 
     /// Close the innermost element; its content ended at `inner_end`.
-    fn close_top(&mut self, inner_end: usize, _end: usize) {
+    fn close_top(&mut self, inner_end: usize) {
         if let Some((id, ns_mark)) = self.stack.pop() {
             self.ns.truncate(ns_mark);
             if let Some(n) = self.doc.nodes.get_mut(id) {
@@ -643,7 +639,7 @@ impl<'a> Builder<'a, '_, '_> {
                     );
                 }
                 for _ in 0..=unclosed {
-                    self.close_top(start, start);
+                    self.close_top(start);
                 }
             }
             None => self.sink.warn(
