@@ -413,8 +413,10 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
             }
             Ok(Event::Start(e) | Event::Empty(e)) if !valid_name_start(e.name().into_inner()) => {
                 // A stray `<` in text: keep it as text and read on right after it.
-                b.sink
-                    .warn(WarningKind::MalformedXml, format!("stray '<' at byte {start}"));
+                b.sink.warn(
+                    WarningKind::MalformedXml,
+                    format!("stray '<' at byte {start}"),
+                );
                 if let Some(lt) = src.get(start..start + 1) {
                     b.add_text(lt);
                 }

@@ -9,14 +9,54 @@ use xml_support::check;
 #[test]
 fn detects_the_format_from_the_root() {
     check(&[
-        ("rss 2.0", r#"<rss version="2.0"><channel/></rss>"#, "/format", json!("rss20")),
-        ("rss 2.01", r#"<rss version="2.01"><channel/></rss>"#, "/format", json!("rss20")),
-        ("rss 0.91", r#"<rss version="0.91"><channel/></rss>"#, "/format", json!("rss091")),
-        ("rss 0.92", r#"<rss version="0.92"><channel/></rss>"#, "/format", json!("rss092")),
-        ("rss 0.93", r#"<rss version="0.93"><channel/></rss>"#, "/format", json!("rss093")),
-        ("rss 0.94", r#"<rss version="0.94"><channel/></rss>"#, "/format", json!("rss094")),
-        ("rss without version", r#"<rss><channel/></rss>"#, "/format", json!("rss")),
-        ("rss unknown version", r#"<rss version="7"><channel/></rss>"#, "/format", json!("rss")),
+        (
+            "rss 2.0",
+            r#"<rss version="2.0"><channel/></rss>"#,
+            "/format",
+            json!("rss20"),
+        ),
+        (
+            "rss 2.01",
+            r#"<rss version="2.01"><channel/></rss>"#,
+            "/format",
+            json!("rss20"),
+        ),
+        (
+            "rss 0.91",
+            r#"<rss version="0.91"><channel/></rss>"#,
+            "/format",
+            json!("rss091"),
+        ),
+        (
+            "rss 0.92",
+            r#"<rss version="0.92"><channel/></rss>"#,
+            "/format",
+            json!("rss092"),
+        ),
+        (
+            "rss 0.93",
+            r#"<rss version="0.93"><channel/></rss>"#,
+            "/format",
+            json!("rss093"),
+        ),
+        (
+            "rss 0.94",
+            r#"<rss version="0.94"><channel/></rss>"#,
+            "/format",
+            json!("rss094"),
+        ),
+        (
+            "rss without version",
+            r#"<rss><channel/></rss>"#,
+            "/format",
+            json!("rss"),
+        ),
+        (
+            "rss unknown version",
+            r#"<rss version="7"><channel/></rss>"#,
+            "/format",
+            json!("rss"),
+        ),
         (
             "rss 1.0",
             r#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel/></rdf:RDF>"#,
@@ -29,22 +69,42 @@ fn detects_the_format_from_the_root() {
             "/format",
             json!("rss090"),
         ),
-        ("atom 1.0", r#"<feed xmlns="http://www.w3.org/2005/Atom"/>"#, "/format", json!("atom10")),
+        (
+            "atom 1.0",
+            r#"<feed xmlns="http://www.w3.org/2005/Atom"/>"#,
+            "/format",
+            json!("atom10"),
+        ),
         (
             "atom 0.3 by namespace",
             r#"<feed xmlns="http://purl.org/atom/ns#"/>"#,
             "/format",
             json!("atom03"),
         ),
-        ("atom 0.3 by version", r#"<feed version="0.3"/>"#, "/format", json!("atom03")),
+        (
+            "atom 0.3 by version",
+            r#"<feed version="0.3"/>"#,
+            "/format",
+            json!("atom03"),
+        ),
         (
             "html page",
             "<!DOCTYPE html><html><head><title>x</title></head><body>hi</body></html>",
             "/error",
             json!("not a feed: the root element is <html>"),
         ),
-        ("other xml", "<?xml version=\"1.0\"?><note><to>x</to></note>", "/error", json!("not a feed: the root element is <note>")),
-        ("no element", "just text", "/error", json!("not a feed: no XML element found")),
+        (
+            "other xml",
+            "<?xml version=\"1.0\"?><note><to>x</to></note>",
+            "/error",
+            json!("not a feed: the root element is <note>"),
+        ),
+        (
+            "no element",
+            "just text",
+            "/error",
+            json!("not a feed: no XML element found"),
+        ),
     ]);
 }
 
@@ -70,12 +130,37 @@ const RSS_CHANNEL: &str = rss!(
 #[test]
 fn rss_channel_elements() {
     check(&[
-        ("title trimmed", RSS_CHANNEL, "/feed/title", json!("Example  news")),
-        ("link", RSS_CHANNEL, "/feed/link", json!("http://example.org/")),
-        ("link listed", RSS_CHANNEL, "/feed/links/0/rel", json!("alternate")),
-        ("description", RSS_CHANNEL, "/feed/description", json!("All the news")),
+        (
+            "title trimmed",
+            RSS_CHANNEL,
+            "/feed/title",
+            json!("Example  news"),
+        ),
+        (
+            "link",
+            RSS_CHANNEL,
+            "/feed/link",
+            json!("http://example.org/"),
+        ),
+        (
+            "link listed",
+            RSS_CHANNEL,
+            "/feed/links/0/rel",
+            json!("alternate"),
+        ),
+        (
+            "description",
+            RSS_CHANNEL,
+            "/feed/description",
+            json!("All the news"),
+        ),
         ("language", RSS_CHANNEL, "/feed/language", json!("en-us")),
-        ("copyright is rights", RSS_CHANNEL, "/feed/rights", json!("(c) Example")),
+        (
+            "copyright is rights",
+            RSS_CHANNEL,
+            "/feed/rights",
+            json!("(c) Example"),
+        ),
         (
             "managingEditor is an author",
             RSS_CHANNEL,
@@ -83,19 +168,49 @@ fn rss_channel_elements() {
             json!([{"name": "Ed Itor", "email": "editor@example.org", "uri": null}]),
         ),
         ("generator", RSS_CHANNEL, "/feed/generator", json!("hand")),
-        ("categories", RSS_CHANNEL, "/feed/categories", json!(["news", "local"])),
+        (
+            "categories",
+            RSS_CHANNEL,
+            "/feed/categories",
+            json!(["news", "local"]),
+        ),
         ("ttl", RSS_CHANNEL, "/feed/ttl", json!(90)),
-        ("image url", RSS_CHANNEL, "/feed/image", json!("http://example.org/logo.png")),
+        (
+            "image url",
+            RSS_CHANNEL,
+            "/feed/image",
+            json!("http://example.org/logo.png"),
+        ),
         (
             "cloud",
             RSS_CHANNEL,
             "/feed/cloud",
             json!({"domain": "rpc.example.org", "port": 80, "path": "/RPC2", "register_procedure": "notify", "protocol": "xml-rpc"}),
         ),
-        ("skipHours sorted, 24 is 0", RSS_CHANNEL, "/feed/skip_hours", json!([0, 1, 5])),
-        ("skipDays capitalised", RSS_CHANNEL, "/feed/skip_days", json!(["Monday", "Sunday"])),
-        ("bad pubDate warns", RSS_CHANNEL, "/warning_kinds", json!(["invalid_date"])),
-        ("bad pubDate leaves none", RSS_CHANNEL, "/feed/published", json!(null)),
+        (
+            "skipHours sorted, 24 is 0",
+            RSS_CHANNEL,
+            "/feed/skip_hours",
+            json!([0, 1, 5]),
+        ),
+        (
+            "skipDays capitalised",
+            RSS_CHANNEL,
+            "/feed/skip_days",
+            json!(["Monday", "Sunday"]),
+        ),
+        (
+            "bad pubDate warns",
+            RSS_CHANNEL,
+            "/warning_kinds",
+            json!(["invalid_date"]),
+        ),
+        (
+            "bad pubDate leaves none",
+            RSS_CHANNEL,
+            "/feed/published",
+            json!(null),
+        ),
     ]);
 }
 
@@ -126,11 +241,31 @@ const RSS_ITEMS: &str = rss!(
 #[test]
 fn rss_item_elements() {
     check(&[
-        ("three items", RSS_ITEMS, "/entries/2/summary", json!("no title")),
+        (
+            "three items",
+            RSS_ITEMS,
+            "/entries/2/summary",
+            json!("no title"),
+        ),
         ("title", RSS_ITEMS, "/entries/0/title", json!("First")),
-        ("link", RSS_ITEMS, "/entries/0/link", json!("http://example.org/1")),
-        ("escaped html unescaped once", RSS_ITEMS, "/entries/0/summary", json!("<p>Short &amp; sweet</p>")),
-        ("cdata as found", RSS_ITEMS, "/entries/1/summary", json!("<b>bold</b> move")),
+        (
+            "link",
+            RSS_ITEMS,
+            "/entries/0/link",
+            json!("http://example.org/1"),
+        ),
+        (
+            "escaped html unescaped once",
+            RSS_ITEMS,
+            "/entries/0/summary",
+            json!("<p>Short &amp; sweet</p>"),
+        ),
+        (
+            "cdata as found",
+            RSS_ITEMS,
+            "/entries/1/summary",
+            json!("<b>bold</b> move"),
+        ),
         (
             "author email (name)",
             RSS_ITEMS,
@@ -143,8 +278,18 @@ fn rss_item_elements() {
             "/entries/1/authors",
             json!([{"name": "Jo Writer", "email": "jo@example.org", "uri": null}]),
         ),
-        ("categories", RSS_ITEMS, "/entries/0/categories", json!(["a", "b"])),
-        ("comments", RSS_ITEMS, "/entries/0/comments", json!("http://example.org/1#comments")),
+        (
+            "categories",
+            RSS_ITEMS,
+            "/entries/0/categories",
+            json!(["a", "b"]),
+        ),
+        (
+            "comments",
+            RSS_ITEMS,
+            "/entries/0/comments",
+            json!("http://example.org/1#comments"),
+        ),
         (
             "all enclosures kept",
             RSS_ITEMS,
@@ -155,9 +300,24 @@ fn rss_item_elements() {
             ]),
         ),
         ("guid", RSS_ITEMS, "/entries/0/guid", json!("item-1")),
-        ("guid is the id", RSS_ITEMS, "/entries/0/id", json!("item-1")),
-        ("non-permalink guid is not the link", RSS_ITEMS, "/entries/0/links/0/href", json!("http://example.org/1")),
-        ("permalink guid becomes the link", RSS_ITEMS, "/entries/1/link", json!("http://example.org/2")),
+        (
+            "guid is the id",
+            RSS_ITEMS,
+            "/entries/0/id",
+            json!("item-1"),
+        ),
+        (
+            "non-permalink guid is not the link",
+            RSS_ITEMS,
+            "/entries/0/links/0/href",
+            json!("http://example.org/1"),
+        ),
+        (
+            "permalink guid becomes the link",
+            RSS_ITEMS,
+            "/entries/1/link",
+            json!("http://example.org/2"),
+        ),
         ("no guid, no id", RSS_ITEMS, "/entries/2/id", json!("")),
         (
             "source",
@@ -191,9 +351,24 @@ fn rdf_layout() {
     check(&[
         ("title", RDF, "/feed/title", json!("RDF site")),
         ("dc:language", RDF, "/feed/language", json!("fr")),
-        ("image url beats rdf:resource", RDF, "/feed/image", json!("http://example.org/real.gif")),
-        ("one item", RDF, "/entries/0/link", json!("http://example.org/a")),
-        ("dc:creator", RDF, "/entries/0/authors/0/name", json!("Anne")),
+        (
+            "image url beats rdf:resource",
+            RDF,
+            "/feed/image",
+            json!("http://example.org/real.gif"),
+        ),
+        (
+            "one item",
+            RDF,
+            "/entries/0/link",
+            json!("http://example.org/a"),
+        ),
+        (
+            "dc:creator",
+            RDF,
+            "/entries/0/authors/0/name",
+            json!("Anne"),
+        ),
         ("no second item", RDF, "/entries/1", json!(null)),
         ("no warnings", RDF, "/warning_kinds", json!([])),
     ]);
@@ -237,15 +412,50 @@ const ATOM: &str = atom!(
 fn atom_elements() {
     check(&[
         ("title text", ATOM, "/feed/title", json!("Atom & Eve")),
-        ("subtitle html", ATOM, "/feed/description", json!("<em>sub</em>")),
-        ("alternate link", ATOM, "/feed/link", json!("http://example.org/")),
-        ("self", ATOM, "/feed/self_url", json!("http://example.org/feed.atom")),
+        (
+            "subtitle html",
+            ATOM,
+            "/feed/description",
+            json!("<em>sub</em>"),
+        ),
+        (
+            "alternate link",
+            ATOM,
+            "/feed/link",
+            json!("http://example.org/"),
+        ),
+        (
+            "self",
+            ATOM,
+            "/feed/self_url",
+            json!("http://example.org/feed.atom"),
+        ),
         ("hub", ATOM, "/feed/hub", json!("http://hub.example/")),
-        ("license link", ATOM, "/feed/license", json!("http://creativecommons.org/licenses/by/4.0/")),
-        ("all links kept", ATOM, "/feed/links/3/rel", json!("license")),
+        (
+            "license link",
+            ATOM,
+            "/feed/license",
+            json!("http://creativecommons.org/licenses/by/4.0/"),
+        ),
+        (
+            "all links kept",
+            ATOM,
+            "/feed/links/3/rel",
+            json!("license"),
+        ),
         ("rights", ATOM, "/feed/rights", json!("CC BY")),
-        ("icon", ATOM, "/feed/icon", json!("http://example.org/i.ico")),
-        ("logo is the image", ATOM, "/feed/image", json!("http://example.org/l.png")),
+        (
+            "icon",
+            ATOM,
+            "/feed/icon",
+            json!("http://example.org/i.ico"),
+        ),
+        (
+            "logo is the image",
+            ATOM,
+            "/feed/image",
+            json!("http://example.org/l.png"),
+        ),
         ("generator", ATOM, "/feed/generator", json!("Gen")),
         (
             "person",
@@ -256,18 +466,48 @@ fn atom_elements() {
         ("category term", ATOM, "/feed/categories", json!(["tech"])),
         ("entry id is guid", ATOM, "/entries/0/guid", json!("urn:e1")),
         ("entry id", ATOM, "/entries/0/id", json!("urn:e1")),
-        ("xhtml inner markup", ATOM, "/entries/0/title", json!("A <b>bold</b> &amp; title")),
-        ("html alternate preferred", ATOM, "/entries/0/link", json!("http://example.org/e1")),
+        (
+            "xhtml inner markup",
+            ATOM,
+            "/entries/0/title",
+            json!("A <b>bold</b> &amp; title"),
+        ),
+        (
+            "html alternate preferred",
+            ATOM,
+            "/entries/0/link",
+            json!("http://example.org/e1"),
+        ),
         (
             "enclosure link",
             ATOM,
             "/entries/0/enclosures",
             json!([{"url": "http://example.org/e1.mp3", "type": "audio/mpeg", "length": 42}]),
         ),
-        ("text summary", ATOM, "/entries/0/summary", json!("plain < text")),
-        ("html content", ATOM, "/entries/0/content", json!("<p>Hello</p>")),
-        ("contributor", ATOM, "/entries/0/contributors/0/name", json!("Bob")),
-        ("entry category", ATOM, "/entries/0/categories", json!(["x"])),
+        (
+            "text summary",
+            ATOM,
+            "/entries/0/summary",
+            json!("plain < text"),
+        ),
+        (
+            "html content",
+            ATOM,
+            "/entries/0/content",
+            json!("<p>Hello</p>"),
+        ),
+        (
+            "contributor",
+            ATOM,
+            "/entries/0/contributors/0/name",
+            json!("Bob"),
+        ),
+        (
+            "entry category",
+            ATOM,
+            "/entries/0/categories",
+            json!(["x"]),
+        ),
         (
             "source",
             ATOM,
@@ -275,7 +515,12 @@ fn atom_elements() {
             json!({"title": "Origin", "link": "http://origin.example/", "url": "http://origin.example/feed"}),
         ),
         ("no id stays empty", ATOM, "/entries/1/id", json!("")),
-        ("prefixed xhtml div", ATOM, "/entries/1/content", json!("<p>para</p>")),
+        (
+            "prefixed xhtml div",
+            ATOM,
+            "/entries/1/content",
+            json!("<p>para</p>"),
+        ),
     ]);
 }
 
@@ -301,18 +546,41 @@ const ATOM03: &str = r#"<?xml version="1.0"?>
 fn atom03_elements() {
     check(&[
         ("format", ATOM03, "/format", json!("atom03")),
-        ("escaped title", ATOM03, "/feed/title", json!("Old &lt;Atom&gt;")),
+        (
+            "escaped title",
+            ATOM03,
+            "/feed/title",
+            json!("Old &lt;Atom&gt;"),
+        ),
         ("tagline", ATOM03, "/feed/description", json!("the tagline")),
         ("copyright", ATOM03, "/feed/rights", json!("(c) 2004")),
         ("link", ATOM03, "/feed/link", json!("http://example.org/")),
-        ("base64 content", ATOM03, "/entries/0/content", json!("<p>hi</p>")),
-        ("xml mode summary", ATOM03, "/entries/0/summary", json!("<i>x</i>")),
-        ("author url", ATOM03, "/entries/0/authors/0/uri", json!("http://example.org/old")),
+        (
+            "base64 content",
+            ATOM03,
+            "/entries/0/content",
+            json!("<p>hi</p>"),
+        ),
+        (
+            "xml mode summary",
+            ATOM03,
+            "/entries/0/summary",
+            json!("<i>x</i>"),
+        ),
+        (
+            "author url",
+            ATOM03,
+            "/entries/0/authors/0/uri",
+            json!("http://example.org/old"),
+        ),
         (
             "modified and issued are read as dates",
             ATOM03,
             "/warning_messages",
-            json!(["unreadable date \"garbage-modified\"", "unreadable date \"garbage-issued\""]),
+            json!([
+                "unreadable date \"garbage-modified\"",
+                "unreadable date \"garbage-issued\""
+            ]),
         ),
     ]);
 }

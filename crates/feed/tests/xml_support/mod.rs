@@ -64,6 +64,7 @@ pub fn check_with_base(base: Option<&str>, rows: &[Row]) {
 }
 
 /// A minimal RSS 2.0 document declaring the usual namespaces around a channel body.
+#[allow(unused_macros)]
 macro_rules! rss {
     ($body:expr) => {
         concat!(
@@ -75,6 +76,7 @@ macro_rules! rss {
 }
 
 /// A minimal Atom 1.0 document around a feed body.
+#[allow(unused_macros)]
 macro_rules! atom {
     ($body:expr) => {
         concat!(
