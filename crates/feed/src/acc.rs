@@ -37,6 +37,17 @@ impl<T> Pick<T> {
         }
     }
 
+    /// Like [`Pick::offer`], but a later value of the same rank replaces an earlier one (the
+    /// last alternate link wins, as in feedparser).
+    pub(crate) fn offer_last(&mut self, rank: u8, val: Option<T>) {
+        if let Some(v) = val
+            && (self.val.is_none() || rank <= self.rank)
+        {
+            self.rank = rank;
+            self.val = Some(v);
+        }
+    }
+
     pub(crate) fn is_set(&self) -> bool {
         self.val.is_some()
     }
@@ -78,6 +89,21 @@ pub(crate) struct EntryAcc {
     pub(crate) content: Pick<String>,
 }
 
+/// Remove repeated values, keeping the first of each.
+fn dedup(list: &mut Vec<String>) {
+    if list.len() > 1 {
+        let mut seen = Vec::with_capacity(list.len());
+        list.retain(|v| {
+            if seen.contains(v) {
+                false
+            } else {
+                seen.push(v.clone());
+                true
+            }
+        });
+    }
+}
+
 /// Add a link, skipping exact duplicates.
 pub(crate) fn push_link(links: &mut Vec<Link>, link: Link) {
     if !links
@@ -104,6 +130,7 @@ impl FeedAcc {
         if f.authors.is_empty() {
             f.authors = c.fallback_authors;
         }
+        dedup(&mut f.categories);
         f.skip_hours.sort_unstable();
         f.skip_hours.dedup();
         f
@@ -117,6 +144,11 @@ impl EntryAcc {
         e.link = c.link.take();
         e.summary = c.summary.take();
         e.content = content.take();
+        if e.summary.is_none() {
+            // As feedparser does: content without a summary is the summary too.
+            e.summary.clone_from(&e.content);
+        }
+        dedup(&mut e.categories);
         e.updated = c.updated.take();
         e.published = c.published.take();
         e.language = c.language.take();

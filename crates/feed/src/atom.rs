@@ -92,7 +92,7 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc,
                 "alternate" => acc
                     .c
                     .link
-                    .offer(alternate_rank(&link, rank), Some(link.href.clone())),
+                    .offer_last(alternate_rank(&link, rank), Some(link.href.clone())),
                 "self" => {
                     acc.f.self_url.get_or_insert_with(|| link.href.clone());
                 }
@@ -122,6 +122,8 @@ pub(crate) fn entry_child(
             if acc.e.guid.is_none()
                 && let Some(guid) = cx.text(id)
             {
+                // As feedparser does, an id stands in for a missing link.
+                acc.c.link.offer(FALLBACK + 1, Some(cx.doc.url(id, &guid)));
                 acc.e.id = guid.clone();
                 acc.e.guid = Some(guid);
             }
@@ -154,7 +156,7 @@ pub(crate) fn entry_child(
                 "alternate" => acc
                     .c
                     .link
-                    .offer(alternate_rank(&link, rank), Some(link.href.clone())),
+                    .offer_last(alternate_rank(&link, rank), Some(link.href.clone())),
                 "enclosure" => acc.e.enclosures.push(Enclosure {
                     url: link.href.clone(),
                     media_type: link.media_type.clone(),
@@ -174,22 +176,31 @@ pub(crate) fn entry_child(
 /// An HTML alternate link beats one of another type.
 fn alternate_rank(link: &Link, rank: u8) -> u8 {
     match link.media_type.as_deref() {
-        None => rank,
-        Some(t) if t.contains("html") => rank,
-        Some(_) => rank + 1,
+        Some(t) if !t.contains("html") => rank + 1,
+        _ => rank,
     }
 }
 
-/// A typed link; `rel` defaults to `alternate`.
-fn link(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Link> {
+/// A typed link; `rel` defaults to `alternate`, and `type` to `text/html` (to
+/// `application/atom+xml` for `self`), as feedparser reports them.
+pub(crate) fn link(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Link> {
     let doc = cx.doc;
     let href = cx.url_attr(id, "href").or_else(|| cx.url_text(id))?;
+    let rel = doc
+        .attr_str(id, "rel")
+        .map_or_else(|| "alternate".to_owned(), |r| r.to_ascii_lowercase());
+    let media_type = doc.attr_str(id, "type").or_else(|| {
+        let default = if rel == "self" {
+            "application/atom+xml"
+        } else {
+            "text/html"
+        };
+        Some(default.to_owned())
+    });
     Some(Link {
         href,
-        rel: doc
-            .attr_str(id, "rel")
-            .map_or_else(|| "alternate".to_owned(), |r| r.to_ascii_lowercase()),
-        media_type: doc.attr_str(id, "type"),
+        rel,
+        media_type,
         title: doc.attr_str(id, "title"),
         length: doc.attr(id, "length").and_then(|v| text::number(&v)),
         hreflang: doc.attr_str(id, "hreflang"),

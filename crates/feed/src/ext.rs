@@ -175,11 +175,12 @@ fn dublin_core(
         (_, "publisher") => {}
         (Ns::Dc, "date") => {
             let d = cx.date(id);
-            if is_feed {
-                c.updated.offer(SECONDARY, d);
-            } else {
+            if !is_feed {
                 c.published.offer(SECONDARY, d);
             }
+            // feedparser reads dc:date as the updated date, for feeds and entries alike.
+            c.updated
+                .offer(if is_feed { SECONDARY } else { FALLBACK }, d);
         }
         (Ns::Dcterms, "modified") => {
             let d = cx.date(id);

@@ -71,12 +71,12 @@ pub(crate) fn channel(
                             "hub" => {
                                 acc.f.hub.get_or_insert(href);
                             }
-                            _ => acc.c.link.offer(SECONDARY, Some(href)),
+                            _ => acc.c.link.offer_last(SECONDARY, Some(href)),
                         }
                         push_link(&mut acc.f.links, link);
                     } else {
                         push_link(&mut acc.f.links, html_link(&href));
-                        acc.c.link.offer(PRIMARY, Some(href));
+                        acc.c.link.offer_last(PRIMARY, Some(href));
                     }
                 }
             }
@@ -142,12 +142,12 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
                 if let Some(href) = link_href(cx, child) {
                     if let Some(link) = atomish_link(cx, child, &href) {
                         if link.rel == "alternate" {
-                            acc.c.link.offer(SECONDARY, Some(href));
+                            acc.c.link.offer_last(SECONDARY, Some(href));
                         }
                         push_link(&mut acc.e.links, link);
                     } else {
                         push_link(&mut acc.e.links, html_link(&href));
-                        acc.c.link.offer(PRIMARY, Some(href));
+                        acc.c.link.offer_last(PRIMARY, Some(href));
                     }
                 }
             }
@@ -201,18 +201,10 @@ fn link_href(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> {
 
 /// A core `link` written as an Atom link (`href`/`rel` attributes, no namespace).
 fn atomish_link(cx: &Cx<'_, '_, '_>, id: NodeId, href: &str) -> Option<Link> {
-    let doc = cx.doc;
-    doc.attr(id, "href")?;
-    Some(Link {
-        href: href.to_owned(),
-        rel: doc
-            .attr_str(id, "rel")
-            .map_or_else(|| "alternate".to_owned(), |r| r.to_ascii_lowercase()),
-        media_type: doc.attr_str(id, "type"),
-        title: doc.attr_str(id, "title"),
-        length: None,
-        hreflang: None,
-    })
+    cx.doc.attr(id, "href")?;
+    let mut link = crate::atom::link(cx, id)?;
+    link.href = href.to_owned();
+    Some(link)
 }
 
 fn html_link(href: &str) -> Link {

@@ -31,7 +31,7 @@ pub(crate) fn resolve_entity(name: &str) -> Resolved {
             Some(hex) => u32::from_str_radix(hex, 16).ok(),
             None => num.parse::<u32>().ok(),
         };
-        return match code.and_then(char::from_u32) {
+        return match code.map(windows_1252).and_then(char::from_u32) {
             Some(c) => Resolved::Char(c),
             None => Resolved::Unknown,
         };
@@ -40,6 +40,19 @@ pub(crate) fn resolve_entity(name: &str) -> Resolved {
         Some(s) => Resolved::Str(s),
         None => Resolved::Unknown,
     }
+}
+
+/// Character references to U+0080–U+009F mean the Windows-1252 characters at those bytes, as
+/// in HTML (`&#150;` is an en dash).
+fn windows_1252(code: u32) -> u32 {
+    const C1: [u16; 32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+        0x2039, 0x0152, 0x8D, 0x017D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013,
+        0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ];
+    code.checked_sub(0x80)
+        .and_then(|i| C1.get(i as usize))
+        .map_or(code, |&c| u32::from(c))
 }
 
 /// Append the replacement of `&name;` to `out`; `false` when it was unknown (kept as written).

@@ -52,7 +52,6 @@ pub fn parse(
 /// The RSS version a `version` attribute names.
 pub(crate) fn rss_version(version: Option<&str>) -> FeedFormat {
     match version.map(str::trim) {
-        Some("0.90") | Some("0.9") => FeedFormat::Rss090,
         Some("0.91") => FeedFormat::Rss091,
         Some("0.92") => FeedFormat::Rss092,
         Some("0.93") => FeedFormat::Rss093,

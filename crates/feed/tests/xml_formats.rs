@@ -584,3 +584,65 @@ fn atom03_elements() {
         ),
     ]);
 }
+
+const LINK_CHOICE: &str = atom!(
+    r#"<entry><id>http://example.org/by-id</id><title>only an id</title><content type="html">&lt;p&gt;body&lt;/p&gt;</content></entry>
+<entry><id>x</id><link href="http://example.org/en" hreflang="en"/><link href="http://example.org/fr" hreflang="fr"/>
+<link rel="alternate" type="application/json" href="http://example.org/json"/>
+<category term="a"/><category term="b"/><category term="a"/></entry>"#
+);
+
+/// Where the model leaves a choice open, the reader chooses as feedparser does.
+#[test]
+fn feedparser_compatible_choices() {
+    check(&[
+        (
+            "rss 0.90 outside RDF",
+            r#"<rss version="0.90"><channel/></rss>"#,
+            "/format",
+            json!("rss"),
+        ),
+        (
+            "id as the link when there is none",
+            LINK_CHOICE,
+            "/entries/0/link",
+            json!("http://example.org/by-id"),
+        ),
+        (
+            "content stands in for a missing summary",
+            LINK_CHOICE,
+            "/entries/0/summary",
+            json!("<p>body</p>"),
+        ),
+        (
+            "the last html alternate wins",
+            LINK_CHOICE,
+            "/entries/1/link",
+            json!("http://example.org/fr"),
+        ),
+        (
+            "default link type",
+            LINK_CHOICE,
+            "/entries/1/links/0/type",
+            json!("text/html"),
+        ),
+        (
+            "declared link type kept",
+            LINK_CHOICE,
+            "/entries/1/links/2/type",
+            json!("application/json"),
+        ),
+        (
+            "repeated categories once",
+            LINK_CHOICE,
+            "/entries/1/categories",
+            json!(["a", "b"]),
+        ),
+        (
+            "windows-1252 character references",
+            rss!("<title>&#147;quoted&#148; &#150; &#128;</title>"),
+            "/feed/title",
+            json!("\u{201c}quoted\u{201d} \u{2013} \u{20ac}"),
+        ),
+    ]);
+}
