@@ -234,10 +234,17 @@ fn itunes_categories(cx: &Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<String>) {
     if let Some(t) = cx.doc.attr_str(id, "text") {
         out.push(t);
     }
+    // iTunes nests one level; reading two keeps hostile nesting from going deep.
     for child in cx.doc.children(id) {
         let n = cx.doc.node(child);
         if n.ns == Ns::Itunes && Key::new(n.local).as_str() == "category" {
-            itunes_categories(cx, child, out);
+            out.extend(cx.doc.attr_str(child, "text"));
+            for grandchild in cx.doc.children(child) {
+                let g = cx.doc.node(grandchild);
+                if g.ns == Ns::Itunes && Key::new(g.local).as_str() == "category" {
+                    out.extend(cx.doc.attr_str(grandchild, "text"));
+                }
+            }
         }
     }
 }

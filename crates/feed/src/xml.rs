@@ -61,6 +61,10 @@ pub(crate) fn rss_version(version: Option<&str>) -> FeedFormat {
     }
 }
 
+/// Elements nested deeper than this are skipped (their text is not kept). Feeds need a
+/// dozen levels; the bound keeps unclosed-tag recovery linear on hostile input.
+const MAX_DEPTH: usize = 256;
+
 /// At most this many warnings of one kind are kept; a broken page should not flood the log.
 const MAX_WARNINGS_PER_KIND: u32 = 20;
 
@@ -420,6 +424,12 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
                     b.add_text(lt);
                 }
                 *reader.get_mut() = src.as_bytes().get(start + 1..).unwrap_or_default();
+            }
+            Ok(Event::Start(_) | Event::Empty(_)) if b.stack.len() >= MAX_DEPTH => {
+                b.sink.warn(
+                    WarningKind::MalformedXml,
+                    format!("elements nested deeper than {MAX_DEPTH} ignored at byte {start}"),
+                );
             }
             Ok(Event::Start(e)) => {
                 if let Some(raw) = anchor(src, &e) {

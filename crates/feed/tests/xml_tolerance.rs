@@ -285,3 +285,22 @@ fn no_prefix_or_corruption_panics() {
         }
     }
 }
+
+/// Hostile nesting: deep unclosed elements and many stray end tags stay linear and keep
+/// the feed readable.
+#[test]
+fn deep_nesting_is_bounded() {
+    let mut doc = String::from(
+        "<rss version=\"2.0\"><channel><title>deep</title><item><title>i</title><description>",
+    );
+    for _ in 0..20_000 {
+        doc.push_str("<b>");
+    }
+    for _ in 0..20_000 {
+        doc.push_str("</i>");
+    }
+    doc.push_str("</description></item><item><title>after</title></item></channel></rss>");
+    let v = parse_json(&doc, None);
+    assert_eq!(v.pointer("/feed/title"), Some(&json!("deep")));
+    assert_eq!(v.pointer("/entries/1/title"), Some(&json!("after")));
+}
