@@ -82,11 +82,19 @@ pub(crate) struct FeedAcc {
 }
 
 /// An entry being filled.
+///
+/// Summary and content follow feedparser's order-dependent rule, because they have many
+/// sources: the first summary-like element is the summary; a later one, while the entry has no
+/// content yet, is the content; content seen before any summary is the summary too; a summary
+/// after content replaces that copy.
 #[derive(Debug, Default)]
 pub(crate) struct EntryAcc {
     pub(crate) e: Entry,
     pub(crate) c: Common,
-    pub(crate) content: Pick<String>,
+    summary: Option<String>,
+    content: Option<String>,
+    summary_seen: bool,
+    content_seen: bool,
 }
 
 /// Remove repeated values, keeping the first of each.
@@ -138,16 +146,47 @@ impl FeedAcc {
 }
 
 impl EntryAcc {
+    /// A summary-like element: `description`, `summary`, `itunes:summary`, `dc:description`.
+    pub(crate) fn add_summary(&mut self, value: Option<String>) {
+        let Some(v) = value else {
+            return;
+        };
+        if self.summary_seen && !self.content_seen {
+            self.content_seen = true;
+            self.content = Some(v);
+        } else {
+            self.summary_seen = true;
+            self.summary = Some(v);
+        }
+    }
+
+    /// A content element: `content:encoded`, Atom `content`.
+    pub(crate) fn add_content(&mut self, value: Option<String>) {
+        let Some(v) = value else {
+            return;
+        };
+        self.content_seen = true;
+        if !self.summary_seen {
+            self.summary_seen = true;
+            self.summary = Some(v.clone());
+        }
+        if self.content.is_none() {
+            self.content = Some(v);
+        }
+    }
+
     pub(crate) fn finish(self) -> Entry {
-        let EntryAcc { mut e, c, content } = self;
+        let EntryAcc {
+            mut e,
+            c,
+            summary,
+            content,
+            ..
+        } = self;
         e.title = c.title.take();
         e.link = c.link.take();
-        e.summary = c.summary.take();
-        e.content = content.take();
-        if e.summary.is_none() {
-            // As feedparser does: content without a summary is the summary too.
-            e.summary.clone_from(&e.content);
-        }
+        e.summary = summary.or_else(|| c.summary.take());
+        e.content = content;
         dedup(&mut e.categories);
         e.updated = c.updated.take();
         e.published = c.published.take();

@@ -129,8 +129,8 @@ pub(crate) fn entry_child(
             }
         }
         "title" => acc.c.title.offer(rank, text_construct(cx, id)),
-        "summary" => acc.c.summary.offer(rank, text_construct(cx, id)),
-        "content" => acc.content.offer(rank, text_construct(cx, id)),
+        "summary" => acc.add_summary(text_construct(cx, id)),
+        "content" => acc.add_content(text_construct(cx, id)),
         "rights" | "copyright" => acc.c.rights.offer(rank, text_construct(cx, id)),
         "updated" | "modified" => {
             let d = cx.date(id);

@@ -96,6 +96,10 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
     let key = Key::new(node.local);
     let k = key.as_str();
     match node.ns {
+        Ns::Dc | Ns::Dcterms if k == "description" => {
+            acc.add_summary(cx.text(id));
+            true
+        }
         Ns::Dc | Ns::Dcterms => {
             let EntryAcc { e, c, .. } = acc;
             dublin_core(
@@ -111,15 +115,15 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
             )
         }
         Ns::Content if k == "encoded" => {
-            acc.content.offer(PRIMARY, cx.text(id));
+            acc.add_content(cx.text(id));
             true
         }
         Ns::Atom10 | Ns::Atom03 => crate::atom::entry_child(cx, id, acc, SECONDARY),
         Ns::Itunes => {
             match k {
                 "author" => acc.c.fallback_authors.extend(cx.text(id).map(named)),
-                "summary" => acc.c.summary.offer(FALLBACK, cx.text(id)),
-                "subtitle" => acc.c.summary.offer(FALLBACK + 1, cx.text(id)),
+                "summary" => acc.add_summary(cx.text(id)),
+                "subtitle" => {}
                 "title" => acc.c.title.offer(FALLBACK, cx.text(id)),
                 "duration" => {
                     let raw = cx.doc.text(id);

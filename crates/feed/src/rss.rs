@@ -151,7 +151,7 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
                     }
                 }
             }
-            "description" => acc.c.summary.offer(PRIMARY, cx.text(child)),
+            "description" => acc.add_summary(cx.text(child)),
             "author" => acc.e.authors.extend(text::person(doc.text(child))),
             "category" => acc.e.categories.extend(cx.text(child)),
             "comments" => acc.e.comments = acc.e.comments.take().or_else(|| cx.url_text(child)),

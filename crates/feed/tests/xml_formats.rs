@@ -592,6 +592,68 @@ const LINK_CHOICE: &str = atom!(
 <category term="a"/><category term="b"/><category term="a"/></entry>"#
 );
 
+const SUMMARY_ORDER: &str = rss!(
+    r#"<item><description>first</description><itunes:summary>second</itunes:summary></item>
+<item><content:encoded>only content</content:encoded></item>
+<item><content:encoded>full</content:encoded><description>short</description></item>
+<item><itunes:summary>pod</itunes:summary><description>desc</description><content:encoded>late</content:encoded></item>"#
+);
+
+/// Summary and content come from many elements; feedparser's order-dependent rule decides.
+#[test]
+fn summary_and_content_follow_document_order() {
+    check(&[
+        (
+            "first summary-like element is the summary",
+            SUMMARY_ORDER,
+            "/entries/0/summary",
+            json!("first"),
+        ),
+        (
+            "a second one is the content",
+            SUMMARY_ORDER,
+            "/entries/0/content",
+            json!("second"),
+        ),
+        (
+            "content alone is the summary too",
+            SUMMARY_ORDER,
+            "/entries/1/summary",
+            json!("only content"),
+        ),
+        (
+            "content alone",
+            SUMMARY_ORDER,
+            "/entries/1/content",
+            json!("only content"),
+        ),
+        (
+            "a later description replaces the copy",
+            SUMMARY_ORDER,
+            "/entries/2/summary",
+            json!("short"),
+        ),
+        (
+            "content kept",
+            SUMMARY_ORDER,
+            "/entries/2/content",
+            json!("full"),
+        ),
+        (
+            "first content wins",
+            SUMMARY_ORDER,
+            "/entries/3/content",
+            json!("desc"),
+        ),
+        (
+            "itunes summary first",
+            SUMMARY_ORDER,
+            "/entries/3/summary",
+            json!("pod"),
+        ),
+    ]);
+}
+
 /// Where the model leaves a choice open, the reader chooses as feedparser does.
 #[test]
 fn feedparser_compatible_choices() {
