@@ -83,7 +83,7 @@ pub(crate) fn channel(
             "description" => acc.c.summary.offer(PRIMARY, cx.text(child)),
             "language" => acc.c.language.offer(PRIMARY, cx.text(child)),
             "copyright" => acc.c.rights.offer(PRIMARY, cx.text(child)),
-            "managingeditor" => acc.f.authors.extend(text::person(doc.text(child))),
+            "managingeditor" | "author" => acc.f.authors.extend(text::person(doc.text(child))),
             "pubdate" => {
                 let d = cx.date(child);
                 acc.c.published.offer(PRIMARY, d);
@@ -156,7 +156,10 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
             "category" => acc.e.categories.extend(cx.text(child)),
             "comments" => acc.e.comments = acc.e.comments.take().or_else(|| cx.url_text(child)),
             "enclosure" => {
-                if let Some(url) = cx.url_attr(child, "url") {
+                if let Some(url) = cx
+                    .url_attr(child, "url")
+                    .or_else(|| cx.url_attr(child, "href"))
+                {
                     acc.e.enclosures.push(Enclosure {
                         url,
                         media_type: doc.attr_str(child, "type"),
@@ -186,6 +189,13 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
             }
             _ => {}
         }
+    }
+    if acc.e.guid.is_none()
+        && let Some(about) = doc.attr_str(id, "rdf:about")
+    {
+        // RSS 1.0 names each item by its `rdf:about`, as feedparser reports it.
+        acc.e.id = about.clone();
+        acc.e.guid = Some(about);
     }
     if guid_is_link && !acc.c.link.is_set() {
         let guid = acc.e.guid.as_deref().unwrap_or("");

@@ -55,29 +55,35 @@ fn windows_1252(code: u32) -> u32 {
         .map_or(code, |&c| u32::from(c))
 }
 
-/// Append the replacement of `&name;` to `out`; `false` when it was unknown (kept as written).
+/// Append the replacement of `&name;` to `out`; `false` (and nothing appended) when unknown.
 pub(crate) fn push_entity(out: &mut String, name: &str) -> bool {
     match resolve_entity(name) {
         Resolved::Char(c) => out.push(c),
         Resolved::Str(s) => out.push_str(s),
-        Resolved::Unknown => {
-            out.push('&');
-            out.push_str(name);
-            out.push(';');
-            return false;
-        }
+        Resolved::Unknown => return false,
     }
     true
 }
 
+/// Append `&name;` as written.
+pub(crate) fn push_as_written(out: &mut String, name: &str) {
+    out.push('&');
+    out.push_str(name);
+    out.push(';');
+}
+
 /// Unescape references in an attribute value; a bare `&` stays literal.
 pub(crate) fn unescape(raw: &str) -> Cow<'_, str> {
-    unescape_with(raw, &mut |_| {})
+    unescape_with(raw, &mut push_as_written)
 }
 
 /// Unescape references in text: XML's, character references and HTML's named entities; a
-/// bare `&` stays literal; an unknown entity is kept as written and reported to `unknown`.
-pub(crate) fn unescape_with<'r>(raw: &'r str, unknown: &mut dyn FnMut(&str)) -> Cow<'r, str> {
+/// bare `&` stays literal; an unknown entity is handed to `unknown`, which appends what it
+/// stands for (or the reference as written).
+pub(crate) fn unescape_with<'r>(
+    raw: &'r str,
+    unknown: &mut dyn FnMut(&mut String, &str),
+) -> Cow<'r, str> {
     let Some(first) = memchr::memchr(b'&', raw.as_bytes()) else {
         return Cow::Borrowed(raw);
     };
@@ -97,7 +103,7 @@ pub(crate) fn unescape_with<'r>(raw: &'r str, unknown: &mut dyn FnMut(&str)) -> 
         match name {
             Some(name) => {
                 if !push_entity(&mut out, name) {
-                    unknown(name);
+                    unknown(&mut out, name);
                 }
                 rest = after.get(name.len() + 1..).unwrap_or("");
             }

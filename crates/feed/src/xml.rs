@@ -370,6 +370,8 @@ struct Builder<'a, 's, 'w> {
     stack: Vec<(NodeId, usize)>,
     ns: Vec<(&'a str, Ns)>,
     warned_prefixes: Vec<&'a str>,
+    /// General entities declared in the DOCTYPE's internal subset.
+    declared: Vec<(String, String)>,
     sink: &'s mut Sink<'w>,
 }
 
@@ -391,6 +393,7 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
         stack: Vec::with_capacity(16),
         ns: Vec::new(),
         warned_prefixes: Vec::new(),
+        declared: Vec::new(),
         sink,
     };
     let mut junk = false;
@@ -478,7 +481,8 @@ fn build<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Result<Do
                 }
             }
             Ok(Event::GeneralRef(r)) => b.add_ref(&r),
-            Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_) | Event::DocType(_)) => {}
+            Ok(Event::DocType(d)) => b.declare_entities(&d),
+            Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_)) => {}
             Ok(Event::Eof) => break,
             Err(e) => {
                 if in_root {
@@ -678,12 +682,9 @@ impl<'a> Builder<'a, '_, '_> {
         let Some(id) = self.top() else {
             return;
         };
-        let sink = &mut *self.sink;
-        let text = text::unescape_with(raw, &mut |name| {
-            sink.warn(
-                WarningKind::UnknownEntity,
-                format!("unknown entity &{name}; kept as written"),
-            );
+        let (sink, declared) = (&mut *self.sink, &self.declared);
+        let text = text::unescape_with(raw, &mut |out, name| {
+            unknown_entity(out, name, declared, sink);
         });
         if let Some(n) = self.doc.nodes.get_mut(id) {
             n.text = text;
@@ -697,11 +698,58 @@ impl<'a> Builder<'a, '_, '_> {
         if n.first_child != NONE {
             return;
         }
-        if !text::push_entity(n.text.to_mut(), name) {
-            self.sink.warn(
-                WarningKind::UnknownEntity,
-                format!("unknown entity &{name}; kept as written"),
-            );
+        let out = n.text.to_mut();
+        if !text::push_entity(out, name) {
+            unknown_entity(out, name, &self.declared, self.sink);
         }
     }
+
+    /// Remember the general entities a DOCTYPE's internal subset declares.
+    fn declare_entities(&mut self, doctype: &str) {
+        let mut rest = doctype;
+        while let Some(at) = rest.find("<!ENTITY") {
+            rest = rest.get(at + 8..).unwrap_or("");
+            let decl = rest.trim_start();
+            if decl.starts_with('%') {
+                continue;
+            }
+            let name_end = decl.find(char::is_whitespace).unwrap_or(decl.len());
+            let (name, after) = decl.split_at(name_end);
+            let after = after.trim_start();
+            let Some(quote) = after.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+                continue;
+            };
+            let body = after.get(1..).unwrap_or("");
+            let Some(end) = body.find(quote) else {
+                continue;
+            };
+            let value = text::unescape(body.get(..end).unwrap_or("")).into_owned();
+            if !name.is_empty() && self.declared.len() < MAX_DECLARED_ENTITIES {
+                self.declared.push((name.to_owned(), value));
+            }
+        }
+    }
+}
+
+/// At most this many entities from a DOCTYPE are remembered (no expansion bombs: values are
+/// used as written, never expanded again).
+const MAX_DECLARED_ENTITIES: usize = 256;
+
+/// An entity that is neither XML's nor HTML's: the document's own declaration, else kept as
+/// written with a warning.
+fn unknown_entity(
+    out: &mut String,
+    name: &str,
+    declared: &[(String, String)],
+    sink: &mut Sink<'_>,
+) {
+    if let Some((_, value)) = declared.iter().find(|(n, _)| n == name) {
+        out.push_str(value);
+        return;
+    }
+    text::push_as_written(out, name);
+    sink.warn(
+        WarningKind::UnknownEntity,
+        format!("unknown entity &{name}; kept as written"),
+    );
 }

@@ -708,3 +708,30 @@ fn feedparser_compatible_choices() {
         ),
     ]);
 }
+
+const LOOSE_RSS: &str = r#"<rss version="2.0"><channel><author>Chan Author</author>
+<item><enclosure href="http://example.org/e.mp3" type="audio/mpeg"/></item></channel></rss>"#;
+
+#[test]
+fn loose_rss_and_rdf_identity() {
+    check(&[
+        (
+            "rdf:about is the entry's id",
+            RDF,
+            "/entries/0/guid",
+            json!("http://example.org/a"),
+        ),
+        (
+            "channel author",
+            LOOSE_RSS,
+            "/feed/authors/0/name",
+            json!("Chan Author"),
+        ),
+        (
+            "enclosure with href",
+            LOOSE_RSS,
+            "/entries/0/enclosures/0/url",
+            json!("http://example.org/e.mp3"),
+        ),
+    ]);
+}

@@ -304,3 +304,34 @@ fn deep_nesting_is_bounded() {
     assert_eq!(v.pointer("/feed/title"), Some(&json!("deep")));
     assert_eq!(v.pointer("/entries/1/title"), Some(&json!("after")));
 }
+
+const DOCTYPE_ENTITIES: &str = r#"<!DOCTYPE rss [
+  <!ENTITY % param "ignored">
+  <!ENTITY site "Example &#38; Co">
+  <!ENTITY motto 'say "hi"'>
+]>
+<rss version="2.0"><channel><title>&site; &motto; &other;</title><description>&site;</description></channel></rss>"#;
+
+#[test]
+fn doctype_entities() {
+    check(&[
+        (
+            "declared entities expand",
+            DOCTYPE_ENTITIES,
+            "/feed/title",
+            json!("Example & Co say \"hi\" &other;"),
+        ),
+        (
+            "in leaf text too",
+            DOCTYPE_ENTITIES,
+            "/feed/description",
+            json!("Example & Co"),
+        ),
+        (
+            "only the undeclared one warns",
+            DOCTYPE_ENTITIES,
+            "/warning_kinds",
+            json!(["unknown_entity"]),
+        ),
+    ]);
+}
