@@ -97,6 +97,23 @@ pub(crate) struct EntryAcc {
     content_seen: bool,
 }
 
+/// Whether an entry holds anything read from the document (the language alone, inherited
+/// from above, does not count): a truncated last item without data is dropped.
+pub(crate) fn has_data(e: &Entry) -> bool {
+    e.guid.is_some()
+        || e.title.is_some()
+        || e.link.is_some()
+        || e.summary.is_some()
+        || e.content.is_some()
+        || e.published.is_some()
+        || e.updated.is_some()
+        || !e.authors.is_empty()
+        || !e.categories.is_empty()
+        || !e.enclosures.is_empty()
+        || !e.media.is_empty()
+        || !e.thumbnails.is_empty()
+}
+
 /// Remove repeated values, keeping the first of each.
 fn dedup(list: &mut Vec<String>) {
     if list.len() > 1 {

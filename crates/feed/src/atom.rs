@@ -6,7 +6,7 @@
 //! their 1.0 counterparts. [`feed_child`] and [`entry_child`] also serve `atom:*` elements
 //! found inside RSS, at a lower rank.
 
-use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, push_link};
+use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, has_data, push_link};
 use crate::names::{Key, Ns};
 use crate::text;
 use crate::xml::{Cx, NodeId};
@@ -31,7 +31,10 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
         let n = doc.node(child);
         if is_core(n.ns) && Key::new(n.local).as_str() == "entry" {
             if n.closed || !doc.is_blank(child) {
-                entries.push(entry(cx, child));
+                let e = entry(cx, child);
+                if n.closed || has_data(&e) {
+                    entries.push(e);
+                }
             }
         } else if !(is_core(n.ns) && feed_child(cx, child, &mut acc, PRIMARY)) {
             crate::ext::feed_child(cx, child, &mut acc);

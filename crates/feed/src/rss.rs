@@ -4,7 +4,7 @@
 //! Userland's, RSS 1.0's, 0.90's), so [`crate::rdf`] reuses [`channel`], [`image`] and
 //! [`item`]. Everything namespaced goes to [`crate::ext`].
 
-use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, SECONDARY, push_link};
+use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, SECONDARY, has_data, push_link};
 use crate::names::Key;
 use crate::text;
 use crate::xml::{Cx, NodeId, rss_version};
@@ -122,7 +122,8 @@ pub(crate) fn image(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc) {
 /// One item; `None` for an empty item the document was cut off inside.
 pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
     let doc = cx.doc;
-    if !doc.node(id).closed && doc.is_blank(id) {
+    let closed = doc.node(id).closed;
+    if !closed && doc.is_blank(id) {
         return None;
     }
     let mut acc = EntryAcc::default();
@@ -201,7 +202,8 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
         let guid = acc.e.guid.as_deref().unwrap_or("");
         acc.c.link.offer(FALLBACK, Some(doc.url(id, guid)));
     }
-    Some(acc.finish())
+    let entry = acc.finish();
+    (closed || has_data(&entry)).then_some(entry)
 }
 
 /// The URL of a core `link`: its text, or an `href` attribute when it was written Atom-style.

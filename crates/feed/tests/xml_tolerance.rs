@@ -174,6 +174,10 @@ const TRUNCATED_EMPTY_ITEM: &str = r#"<rss version="2.0"><channel><title>t</titl
 <item>
 "#;
 
+const TRUNCATED_EMPTY_CHILD: &str = r#"<rss version="2.0"><channel><title>t</title>
+<item><title>whole</title></item>
+<item><title>"#;
+
 const TRUNCATED_ATOM: &str = r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>
 <entry><id>1</id></entry><entry><id>2</id><title>par"#;
 
@@ -209,6 +213,12 @@ fn truncated_documents_keep_what_was_read() {
             TRUNCATED_EMPTY_ITEM,
             "/entries/0/title",
             json!("whole"),
+        ),
+        (
+            "partial item without data dropped",
+            TRUNCATED_EMPTY_CHILD,
+            "/entries/1",
+            json!(null),
         ),
         (
             "atom partial entry",
