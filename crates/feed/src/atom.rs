@@ -9,7 +9,8 @@
 use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, has_data, push_link};
 use crate::names::{Key, Ns};
 use crate::text;
-use crate::xml::{Cx, NodeId};
+use crate::tree::NodeId;
+use crate::xml::Cx;
 use tidings_model::{Author, Enclosure, Entry, Feed, FeedFormat, Link, Source};
 
 /// Read an Atom document whose root is `root`.

@@ -9,7 +9,8 @@
 use crate::acc::{Common, EntryAcc, FALLBACK, FeedAcc, PRIMARY, SECONDARY};
 use crate::names::{Key, Ns};
 use crate::text;
-use crate::xml::{Cx, NodeId};
+use crate::tree::NodeId;
+use crate::xml::Cx;
 use tidings_model::{Author, MediaContent, Thumbnail};
 
 /// One namespaced child of a channel or feed.

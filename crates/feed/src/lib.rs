@@ -28,6 +28,7 @@ mod names;
 mod rdf;
 mod rss;
 mod text;
+mod tree;
 
 pub use tidings_model::{Entry, Feed, FeedFormat, ParsedFeed, Warning, WarningKind};
 

@@ -5,7 +5,8 @@
 
 use crate::acc::FeedAcc;
 use crate::names::{Key, Ns};
-use crate::xml::{Cx, NodeId};
+use crate::tree::NodeId;
+use crate::xml::Cx;
 use tidings_model::{Entry, Feed, FeedFormat};
 
 /// Read an `<rdf:RDF>` document.

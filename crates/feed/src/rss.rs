@@ -7,7 +7,8 @@
 use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, SECONDARY, has_data, push_link};
 use crate::names::Key;
 use crate::text;
-use crate::xml::{Cx, NodeId, rss_version};
+use crate::tree::NodeId;
+use crate::xml::{Cx, rss_version};
 use tidings_model::{Cloud, Enclosure, Entry, Feed, FeedFormat, Link, Source, WarningKind};
 
 /// Read an `<rss>` document (or a bare `<channel>` root).
