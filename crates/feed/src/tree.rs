@@ -224,6 +224,24 @@ fn leaf_text_len(src: &str, at: usize, qname: &str) -> Option<usize> {
     tag.trim_start().starts_with('>').then_some(lt)
 }
 
+/// Elements that are empty in every feed format (an Atom-style `link` only with `href`).
+fn is_void(qname: &str, raw: &str) -> bool {
+    match names::Key::new(qname).as_str() {
+        "enclosure" | "media:thumbnail" | "itunes:image" | "cloud" => true,
+        "link" | "atom:link" | "atom10:link" => attributes(raw).any(|(n, _)| n == "href"),
+        _ => false,
+    }
+}
+
+/// Whether the next thing after `at`, whitespace aside, is the end tag `</qname>`.
+fn ends_next(src: &str, at: usize, qname: &str) -> bool {
+    src.get(at..)
+        .map(str::trim_start)
+        .and_then(|rest| rest.strip_prefix("</"))
+        .and_then(|rest| rest.strip_prefix(qname))
+        .is_some_and(|rest| rest.trim_start().starts_with('>'))
+}
+
 fn valid_name_start(name: &str) -> bool {
     name.chars()
         .next()
@@ -316,6 +334,14 @@ pub(crate) fn build<'a>(
                         }
                         let remaining = *reader.get_ref();
                         *reader.get_mut() = remaining.get(len..).unwrap_or_default();
+                    } else if is_void(qname, raw) && !ends_next(src, end, qname) {
+                        // `<enclosure ...>` written without `/`: close it here, or the rest of
+                        // the item would become its children.
+                        b.sink.warn(
+                            WarningKind::MalformedXml,
+                            format!("<{qname}> at byte {start} is never closed"),
+                        );
+                        b.close_top(end);
                     }
                 }
             }
@@ -471,7 +497,13 @@ impl<'a> Builder<'a, '_, '_> {
 
     fn resolve_prefix(&mut self, prefix: &'a str) -> Ns {
         if let Some(&(_, ns)) = self.ns.iter().rev().find(|(p, _)| text::same(p, prefix)) {
-            return ns;
+            // An unknown default namespace (old drafts, `blogs.law.harvard.edu/tech/rss`, typos)
+            // still holds the format's own elements.
+            return if prefix.is_empty() && ns == Ns::Other {
+                Ns::None
+            } else {
+                ns
+            };
         }
         if prefix.is_empty() {
             return Ns::None;

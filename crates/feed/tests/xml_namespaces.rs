@@ -428,3 +428,27 @@ fn namespaces_by_uri_then_by_usual_prefix() {
         ),
     ]);
 }
+
+#[test]
+fn unknown_default_namespace_is_the_format_itself() {
+    check(&[
+        (
+            "rss in the harvard namespace",
+            r#"<rss version="2.0" xmlns="http://blogs.law.harvard.edu/tech/rss"><channel><title>h</title><item><title>i</title></item></channel></rss>"#,
+            "/entries/0/title",
+            json!("i"),
+        ),
+        (
+            "atom in a draft namespace",
+            r#"<feed xmlns="http://purl.org/echo/"><title>echo</title></feed>"#,
+            "/feed/title",
+            json!("echo"),
+        ),
+        (
+            "a known extension as default namespace stays itself",
+            r#"<rss version="2.0"><channel><item><title>t</title><encoded xmlns="http://purl.org/rss/1.0/modules/content/">c</encoded></item></channel></rss>"#,
+            "/entries/0/content",
+            json!("c"),
+        ),
+    ]);
+}

@@ -345,3 +345,59 @@ fn doctype_entities() {
         ),
     ]);
 }
+
+const UNCLOSED_EMPTY: &str = r#"<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
+<atom:link rel="self" href="http://example.org/rss">
+<title>still the channel's</title>
+<item><enclosure url="http://example.org/a.mp3" length="5" type="audio/mpeg"><title>still the item's</title>
+<link>http://example.org/i</link></item>
+<item><enclosure url="http://example.org/b.mp3">  </enclosure><title>b</title></item>
+</channel></rss>"#;
+
+#[test]
+fn empty_elements_written_without_a_slash() {
+    check(&[
+        (
+            "channel title after unclosed atom:link",
+            UNCLOSED_EMPTY,
+            "/feed/title",
+            json!("still the channel's"),
+        ),
+        (
+            "self link kept",
+            UNCLOSED_EMPTY,
+            "/feed/self_url",
+            json!("http://example.org/rss"),
+        ),
+        (
+            "item title after unclosed enclosure",
+            UNCLOSED_EMPTY,
+            "/entries/0/title",
+            json!("still the item's"),
+        ),
+        (
+            "item link",
+            UNCLOSED_EMPTY,
+            "/entries/0/link",
+            json!("http://example.org/i"),
+        ),
+        (
+            "enclosure kept",
+            UNCLOSED_EMPTY,
+            "/entries/0/enclosures/0/length",
+            json!(5),
+        ),
+        (
+            "properly closed enclosure",
+            UNCLOSED_EMPTY,
+            "/entries/1/title",
+            json!("b"),
+        ),
+        (
+            "warned per unclosed element",
+            UNCLOSED_EMPTY,
+            "/warning_kinds",
+            json!(["malformed_xml", "malformed_xml"]),
+        ),
+    ]);
+}
