@@ -27,7 +27,8 @@ use url::Url;
 /// dozen levels; the bound keeps unclosed-tag recovery linear on hostile input.
 const MAX_DEPTH: usize = 256;
 
-/// Index of a node in [`Doc`].
+/// Index of a node in [`Doc`]. Only the builder makes them, each the index of a node it
+/// pushed, so indexing `Doc::nodes` with one never fails.
 pub(crate) type NodeId = usize;
 const NONE: usize = usize::MAX;
 
