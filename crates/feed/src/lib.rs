@@ -22,10 +22,14 @@ pub mod json;
 pub mod opml;
 pub mod xml;
 
+mod acc;
 mod atom;
 mod ext;
+mod names;
 mod rdf;
 mod rss;
+mod text;
+mod tree;
 
 pub use tidings_model::{Entry, Feed, FeedFormat, ParsedFeed, Warning, WarningKind};
 

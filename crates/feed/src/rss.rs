@@ -1,1 +1,280 @@
-//! (stub: to be written)
+//! RSS 0.90–0.94, 2.0 and version-less `<rss>`: channel and items to the model.
+//!
+//! Core elements are matched case-insensitively and in any of the RSS namespaces (none,
+//! Userland's, RSS 1.0's, 0.90's), so [`crate::rdf`] reuses [`channel`], [`image`] and
+//! [`item`]. Everything namespaced goes to [`crate::ext`].
+
+use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, SECONDARY, has_data, push_link};
+use crate::names::Key;
+use crate::text;
+use crate::tree::NodeId;
+use crate::xml::{Cx, rss_version};
+use tidings_model::{Cloud, Enclosure, Entry, Feed, FeedFormat, Link, Source, WarningKind};
+
+/// Read an `<rss>` document (or a bare `<channel>` root).
+pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, Vec<Entry>) {
+    let doc = cx.doc;
+    let mut acc = FeedAcc::default();
+    let mut entries = Vec::new();
+    let format = if Key::new(doc.node(root).local).as_str() == "channel" {
+        channel(cx, root, &mut acc, &mut entries);
+        FeedFormat::Rss
+    } else {
+        let version = doc.attr(root, "version");
+        for child in doc.children(root) {
+            let n = doc.node(child);
+            if !n.ns.is_rss_core() {
+                crate::ext::feed_child(cx, child, &mut acc);
+                continue;
+            }
+            match Key::new(n.local).as_str() {
+                "channel" => channel(cx, child, &mut acc, &mut entries),
+                "item" => entries.extend(item(cx, child)),
+                "image" => image(cx, child, &mut acc),
+                _ => {}
+            }
+        }
+        rss_version(version.as_deref())
+    };
+    acc.c
+        .language
+        .offer(FALLBACK + 1, doc.lang(root).map(str::to_owned));
+    (format, acc.finish(), entries)
+}
+
+/// The children of a channel; items found inside are appended to `entries`.
+pub(crate) fn channel(
+    cx: &mut Cx<'_, '_, '_>,
+    id: NodeId,
+    acc: &mut FeedAcc,
+    entries: &mut Vec<Entry>,
+) {
+    let doc = cx.doc;
+    acc.c
+        .language
+        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+    for child in doc.children(id) {
+        let n = doc.node(child);
+        if !n.ns.is_rss_core() {
+            crate::ext::feed_child(cx, child, acc);
+            continue;
+        }
+        match Key::new(n.local).as_str() {
+            "item" => entries.extend(item(cx, child)),
+            "title" => acc.c.title.offer(PRIMARY, cx.text(child)),
+            "link" => {
+                if let Some(href) = link_href(cx, child) {
+                    if let Some(link) = atomish_link(cx, child, &href) {
+                        match link.rel.as_str() {
+                            "self" => {
+                                acc.f.self_url.get_or_insert(href);
+                            }
+                            "hub" => {
+                                acc.f.hub.get_or_insert(href);
+                            }
+                            _ => acc.c.link.offer_last(SECONDARY, Some(href)),
+                        }
+                        push_link(&mut acc.f.links, link);
+                    } else {
+                        push_link(&mut acc.f.links, html_link(&href));
+                        acc.c.link.offer_last(PRIMARY, Some(href));
+                    }
+                }
+            }
+            "description" => acc.c.summary.offer(PRIMARY, cx.text(child)),
+            "language" => acc.c.language.offer(PRIMARY, cx.text(child)),
+            "copyright" => acc.c.rights.offer(PRIMARY, cx.text(child)),
+            "managingeditor" | "author" => acc.f.authors.extend(text::person(doc.text(child))),
+            "pubdate" => {
+                let d = cx.date(child);
+                acc.c.published.offer(PRIMARY, d);
+            }
+            "lastbuilddate" => {
+                let d = cx.date(child);
+                acc.c.updated.offer(PRIMARY, d);
+            }
+            "generator" => acc.f.generator = acc.f.generator.take().or_else(|| cx.text(child)),
+            "category" => acc.f.categories.extend(cx.text(child)),
+            "ttl" => acc.f.ttl = cx.number(child),
+            "image" => image(cx, child, acc),
+            "cloud" => acc.f.cloud = Some(cloud(cx, child)),
+            "skiphours" => skip_hours(cx, child, &mut acc.f.skip_hours),
+            "skipdays" => skip_days(cx, child, &mut acc.f.skip_days),
+            _ => {}
+        }
+    }
+}
+
+/// RSS `image`: its `url` child, or the RDF `rdf:resource` attribute.
+pub(crate) fn image(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc) {
+    let doc = cx.doc;
+    for child in doc.children(id) {
+        let n = doc.node(child);
+        if n.ns.is_rss_core() && Key::new(n.local).as_str() == "url" {
+            acc.image.offer(PRIMARY, cx.url_text(child));
+        }
+    }
+    let resource = cx
+        .url_attr(id, "rdf:resource")
+        .or_else(|| cx.url_attr(id, "rdf:about"));
+    acc.image.offer(SECONDARY, resource);
+}
+
+/// One item; `None` for an empty item the document was cut off inside.
+pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
+    let doc = cx.doc;
+    let closed = doc.node(id).closed;
+    if !closed && doc.is_blank(id) {
+        return None;
+    }
+    let mut acc = EntryAcc::default();
+    acc.c
+        .language
+        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+    let mut guid_is_link = false;
+    for child in doc.children(id) {
+        let n = doc.node(child);
+        if !n.ns.is_rss_core() {
+            crate::ext::entry_child(cx, child, &mut acc);
+            continue;
+        }
+        match Key::new(n.local).as_str() {
+            "title" => acc.c.title.offer(PRIMARY, cx.text(child)),
+            "link" => {
+                if let Some(href) = link_href(cx, child) {
+                    if let Some(link) = atomish_link(cx, child, &href) {
+                        if link.rel == "alternate" {
+                            acc.c.link.offer_last(SECONDARY, Some(href));
+                        }
+                        push_link(&mut acc.e.links, link);
+                    } else {
+                        push_link(&mut acc.e.links, html_link(&href));
+                        acc.c.link.offer_last(PRIMARY, Some(href));
+                    }
+                }
+            }
+            "description" => acc.add_summary(cx.text(child)),
+            "author" => acc.e.authors.extend(text::person(doc.text(child))),
+            "category" => acc.e.categories.extend(cx.text(child)),
+            "comments" => acc.e.comments = acc.e.comments.take().or_else(|| cx.url_text(child)),
+            "enclosure" => {
+                if let Some(url) = cx
+                    .url_attr(child, "url")
+                    .or_else(|| cx.url_attr(child, "href"))
+                {
+                    acc.e.enclosures.push(Enclosure {
+                        url,
+                        media_type: doc.attr_str(child, "type"),
+                        length: doc.attr(child, "length").and_then(|v| text::number(&v)),
+                    });
+                }
+            }
+            "guid" => {
+                if let Some(guid) = cx.text(child) {
+                    guid_is_link = doc
+                        .attr(child, "isPermaLink")
+                        .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+                    acc.e.id = guid.clone();
+                    acc.e.guid = Some(guid);
+                }
+            }
+            "pubdate" => {
+                let d = cx.date(child);
+                acc.c.published.offer(PRIMARY, d);
+            }
+            "source" => {
+                acc.e.source = Some(Source {
+                    title: cx.text(child),
+                    link: None,
+                    url: cx.url_attr(child, "url"),
+                });
+            }
+            _ => {}
+        }
+    }
+    if acc.e.guid.is_none()
+        && let Some(about) = doc.attr_str(id, "rdf:about")
+    {
+        // RSS 1.0 names each item by its `rdf:about`, as feedparser reports it.
+        acc.e.id = about.clone();
+        acc.e.guid = Some(about);
+    }
+    if guid_is_link && !acc.c.link.is_set() {
+        let guid = acc.e.guid.as_deref().unwrap_or("");
+        acc.c.link.offer(FALLBACK, Some(doc.url(id, guid)));
+    }
+    let entry = acc.finish();
+    (closed || has_data(&entry)).then_some(entry)
+}
+
+/// The URL of a core `link`: its text, or an `href` attribute when it was written Atom-style.
+fn link_href(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> {
+    cx.url_text(id).or_else(|| cx.url_attr(id, "href"))
+}
+
+/// A core `link` written as an Atom link (`href`/`rel` attributes, no namespace).
+fn atomish_link(cx: &Cx<'_, '_, '_>, id: NodeId, href: &str) -> Option<Link> {
+    cx.doc.attr(id, "href")?;
+    let mut link = crate::atom::link(cx, id)?;
+    link.href = href.to_owned();
+    Some(link)
+}
+
+fn html_link(href: &str) -> Link {
+    Link {
+        href: href.to_owned(),
+        rel: "alternate".to_owned(),
+        media_type: Some("text/html".to_owned()),
+        ..Link::default()
+    }
+}
+
+fn cloud(cx: &Cx<'_, '_, '_>, id: NodeId) -> Cloud {
+    let doc = cx.doc;
+    Cloud {
+        domain: doc.attr_str(id, "domain"),
+        port: doc.attr(id, "port").and_then(|v| text::number(&v)),
+        path: doc.attr_str(id, "path"),
+        register_procedure: doc.attr_str(id, "registerProcedure"),
+        protocol: doc.attr_str(id, "protocol"),
+    }
+}
+
+fn skip_hours(cx: &mut Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<u8>) {
+    let doc = cx.doc;
+    for child in doc.children(id) {
+        if Key::new(doc.node(child).local).as_str() != "hour" {
+            continue;
+        }
+        let raw = doc.text(child);
+        match text::number::<u8>(raw) {
+            Some(24) => out.push(0),
+            Some(h) if h < 24 => out.push(h),
+            _ => cx.sink.warn(
+                WarningKind::InvalidValue,
+                format!("skipHours hour {raw:?} is not 0..=24"),
+            ),
+        }
+    }
+}
+
+fn skip_days(cx: &Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<String>) {
+    let doc = cx.doc;
+    for child in doc.children(id) {
+        if Key::new(doc.node(child).local).as_str() != "day" {
+            continue;
+        }
+        let raw = doc.text(child);
+        let mut chars = raw.chars();
+        let Some(first) = chars.next() else {
+            continue;
+        };
+        let day: String = first
+            .to_uppercase()
+            .chain(chars.flat_map(char::to_lowercase))
+            .collect();
+        if !out.contains(&day) {
+            out.push(day);
+        }
+    }
+}

@@ -1,16 +1,153 @@
-//! A tolerant XML reader for feeds (stub: to be written).
+//! The XML feed reader's driver: a tolerant tree, the format its root names, the model.
+//!
+//! [`parse`] has the tolerant reader in `tree` build the document's element tree (one pass of
+//! quick-xml's borrowed reader; names, attributes and most texts borrow from the input), then
+//! picks the format from the root element (`rss`/`channel`, `rdf:RDF`, `feed`) and hands the
+//! tree to `rss`, `rdf` or `atom`, which fill the model with help from `ext` for the namespace
+//! extensions. Everything forgiven on the way (junk before the root, HTML entities, bare `&`,
+//! undeclared prefixes, stray `<`, mismatched or unclosed tags, truncation, unreadable dates
+//! and numbers) becomes a [`Warning`], at most a few of each kind. Anything without a feed
+//! root element is [`ParseError::NotAFeed`].
 
 use crate::ParseError;
-use tidings_model::{ParsedFeed, Warning};
+use crate::names::Key;
+use crate::text;
+use crate::tree::{Doc, NodeId};
+use chrono::{DateTime, Utc};
+use tidings_model::{FeedFormat, ParsedFeed, Warning, WarningKind};
 use url::Url;
 
 /// Parse an XML feed document (RSS, RDF, Atom).
 pub fn parse(
-    _text: &str,
-    _base: Option<&Url>,
-    _warnings: &mut Vec<Warning>,
+    text: &str,
+    base: Option<&Url>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<ParsedFeed, ParseError> {
-    Err(ParseError::NotAFeed(
-        "xml feed parsing is not written yet".into(),
-    ))
+    let mut sink = Sink::new(warnings);
+    let doc = crate::tree::build(text, base, &mut sink)?;
+    let root = doc.root();
+    let key = Key::new(doc.node(root).local);
+    let mut cx = Cx {
+        doc: &doc,
+        sink: &mut sink,
+    };
+    let (format, feed, entries) = match key.as_str() {
+        "rss" | "channel" => crate::rss::read(&mut cx, root),
+        "rdf" => crate::rdf::read(&mut cx, root),
+        _ => crate::atom::read(&mut cx, root),
+    };
+    Ok(ParsedFeed {
+        format,
+        feed,
+        entries,
+        warnings: Vec::new(),
+    })
+}
+
+/// The RSS version a `version` attribute names.
+pub(crate) fn rss_version(version: Option<&str>) -> FeedFormat {
+    match version.map(str::trim) {
+        Some("0.91") => FeedFormat::Rss091,
+        Some("0.92") => FeedFormat::Rss092,
+        Some("0.93") => FeedFormat::Rss093,
+        Some("0.94") => FeedFormat::Rss094,
+        Some(v) if v.starts_with("2.") || v == "2" => FeedFormat::Rss20,
+        _ => FeedFormat::Rss,
+    }
+}
+
+/// At most this many warnings of one kind are kept; a broken page should not flood the log.
+const MAX_WARNINGS_PER_KIND: u32 = 20;
+
+/// Collects warnings, a bounded number of each kind.
+pub(crate) struct Sink<'w> {
+    out: &'w mut Vec<Warning>,
+    counts: [u32; 16],
+}
+
+impl<'w> Sink<'w> {
+    fn new(out: &'w mut Vec<Warning>) -> Self {
+        Sink {
+            out,
+            counts: [0; 16],
+        }
+    }
+
+    pub(crate) fn warn(&mut self, kind: WarningKind, message: impl Into<String>) {
+        if let Some(count) = self.counts.get_mut(kind as usize) {
+            *count += 1;
+            if *count > MAX_WARNINGS_PER_KIND {
+                return;
+            }
+        }
+        self.out.push(Warning::new(kind, message));
+    }
+}
+
+/// What the adapters work with: the tree and the warning sink.
+pub(crate) struct Cx<'d, 'a, 'w> {
+    pub(crate) doc: &'d Doc<'a>,
+    pub(crate) sink: &'d mut Sink<'w>,
+}
+
+impl<'a> Cx<'_, 'a, '_> {
+    /// The element's text when not empty.
+    pub(crate) fn text(&self, id: NodeId) -> Option<String> {
+        let t = self.doc.text(id);
+        (!t.is_empty()).then(|| t.to_owned())
+    }
+
+    /// The element's text read as a date; an unreadable date is a warning.
+    pub(crate) fn date(&mut self, id: NodeId) -> Option<DateTime<Utc>> {
+        let raw = self.doc.text(id);
+        self.date_str(raw)
+    }
+
+    pub(crate) fn date_str(&mut self, raw: &str) -> Option<DateTime<Utc>> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return None;
+        }
+        let parsed = crate::date::parse(raw);
+        if parsed.is_none() {
+            self.sink
+                .warn(WarningKind::InvalidDate, format!("unreadable date {raw:?}"));
+        }
+        parsed
+    }
+
+    /// The element's text as a number; an unreadable one is a warning.
+    pub(crate) fn number<T: std::str::FromStr>(&mut self, id: NodeId) -> Option<T> {
+        let raw = self.doc.text(id);
+        if raw.is_empty() {
+            return None;
+        }
+        let n = text::number(raw);
+        if n.is_none() {
+            let name = self.doc.node(id).local;
+            self.sink.warn(
+                WarningKind::InvalidValue,
+                format!("unreadable number {raw:?} in <{name}>"),
+            );
+        }
+        n
+    }
+
+    /// The element's text as a URL resolved against its base.
+    pub(crate) fn url_text(&self, id: NodeId) -> Option<String> {
+        let t = self.doc.text(id);
+        (!t.is_empty()).then(|| self.doc.url(id, t))
+    }
+
+    /// An attribute as a URL resolved against the element's base.
+    pub(crate) fn url_attr(&self, id: NodeId, name: &str) -> Option<String> {
+        let v = self.doc.attr(id, name)?;
+        let v = v.trim();
+        (!v.is_empty()).then(|| self.doc.url(id, v))
+    }
+}
+
+/// Root element names that start a feed.
+pub(crate) fn is_feed_root(local: &str) -> bool {
+    matches!(Key::new(local).as_str(), "rss" | "rdf" | "feed" | "channel")
 }

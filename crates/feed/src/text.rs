@@ -1,0 +1,264 @@
+//! Small value readers shared by the XML adapters: entity references, people, durations,
+//! numbers, URLs and base64.
+//!
+//! Each reader is total: it returns `None` (or the input as written) rather than failing, and
+//! the caller decides whether that deserves a warning.
+
+use std::borrow::Cow;
+use tidings_model::Author;
+use url::Url;
+
+/// What an entity reference (`name` without `&` and `;`) stands for.
+pub(crate) enum Resolved {
+    Char(char),
+    Str(&'static str),
+    /// Neither XML's, a character reference, nor HTML's: kept as written.
+    Unknown,
+}
+
+/// Resolve an entity reference: the five XML ones, `#N`/`#xN`, then HTML's named entities.
+pub(crate) fn resolve_entity(name: &str) -> Resolved {
+    match name {
+        "lt" => return Resolved::Char('<'),
+        "gt" => return Resolved::Char('>'),
+        "amp" => return Resolved::Char('&'),
+        "quot" => return Resolved::Char('"'),
+        "apos" => return Resolved::Char('\''),
+        _ => {}
+    }
+    if let Some(num) = name.strip_prefix('#') {
+        let code = match num.strip_prefix(['x', 'X']) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok(),
+            None => num.parse::<u32>().ok(),
+        };
+        return match code.map(windows_1252).and_then(char::from_u32) {
+            Some(c) => Resolved::Char(c),
+            None => Resolved::Unknown,
+        };
+    }
+    match crate::entities::lookup(name) {
+        Some(s) => Resolved::Str(s),
+        None => Resolved::Unknown,
+    }
+}
+
+/// Character references to U+0080–U+009F mean the Windows-1252 characters at those bytes, as
+/// in HTML (`&#150;` is an en dash).
+fn windows_1252(code: u32) -> u32 {
+    const C1: [u16; 32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+        0x2039, 0x0152, 0x8D, 0x017D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013,
+        0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ];
+    code.checked_sub(0x80)
+        .and_then(|i| C1.get(i as usize))
+        .map_or(code, |&c| u32::from(c))
+}
+
+/// Append the replacement of `&name;` to `out`; `false` (and nothing appended) when unknown.
+pub(crate) fn push_entity(out: &mut String, name: &str) -> bool {
+    match resolve_entity(name) {
+        Resolved::Char(c) => out.push(c),
+        Resolved::Str(s) => out.push_str(s),
+        Resolved::Unknown => return false,
+    }
+    true
+}
+
+/// Append `&name;` as written.
+pub(crate) fn push_as_written(out: &mut String, name: &str) {
+    out.push('&');
+    out.push_str(name);
+    out.push(';');
+}
+
+/// Unescape references in an attribute value; a bare `&` stays literal.
+pub(crate) fn unescape(raw: &str) -> Cow<'_, str> {
+    unescape_with(raw, &mut push_as_written)
+}
+
+/// Unescape references in text: XML's, character references and HTML's named entities; a
+/// bare `&` stays literal; an unknown entity is handed to `unknown`, which appends what it
+/// stands for (or the reference as written).
+pub(crate) fn unescape_with<'r>(
+    raw: &'r str,
+    unknown: &mut dyn FnMut(&mut String, &str),
+) -> Cow<'r, str> {
+    let Some(first) = memchr::memchr(b'&', raw.as_bytes()) else {
+        return Cow::Borrowed(raw);
+    };
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    let mut at = first;
+    loop {
+        let (before, tail) = rest.split_at(at);
+        out.push_str(before);
+        let after = tail.get(1..).unwrap_or("");
+        let name = after
+            .bytes()
+            .take(33)
+            .position(|b| b == b';')
+            .and_then(|n| after.get(..n))
+            .filter(|n| !n.is_empty() && !n.contains([' ', '&', '<', '\n', '\t']));
+        match name {
+            Some(name) => {
+                if !push_entity(&mut out, name) {
+                    unknown(&mut out, name);
+                }
+                rest = after.get(name.len() + 1..).unwrap_or("");
+            }
+            None => {
+                out.push('&');
+                rest = after;
+            }
+        }
+        match memchr::memchr(b'&', rest.as_bytes()) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// String equality without a `memcmp` call: names compared here are a few bytes long.
+#[inline]
+pub(crate) fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
+/// Split an RSS-style person: `email (Name)`, `Name <email>`, a bare email or a bare name.
+pub(crate) fn person(raw: &str) -> Option<Author> {
+    let s = raw.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let mut author = Author::default();
+    if let (Some(open), true) = (s.find('('), s.ends_with(')')) {
+        let name = s.get(open + 1..s.len() - 1).unwrap_or("").trim();
+        let email = s.get(..open).unwrap_or("").trim();
+        if email.contains('@') && !email.contains(' ') {
+            author.email = Some(email.to_owned());
+            author.name = non_empty(name);
+            return Some(author);
+        }
+    }
+    if let (Some(open), true) = (s.find('<'), s.ends_with('>')) {
+        let email = s.get(open + 1..s.len() - 1).unwrap_or("").trim();
+        let name = s.get(..open).unwrap_or("").trim().trim_matches('"').trim();
+        if email.contains('@') {
+            author.email = Some(email.trim_start_matches("mailto:").to_owned());
+            author.name = non_empty(name);
+            return Some(author);
+        }
+    }
+    if s.contains('@') && !s.contains(' ') {
+        author.email = Some(s.trim_start_matches("mailto:").to_owned());
+    } else {
+        author.name = Some(s.to_owned());
+    }
+    Some(author)
+}
+
+pub(crate) fn non_empty(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_owned())
+}
+
+/// A duration as `HH:MM:SS`, `MM:SS` or plain seconds (fractions dropped), in seconds.
+pub(crate) fn duration(raw: &str) -> Option<u64> {
+    let s = raw.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let mut total: u64 = 0;
+    let mut parts = 0;
+    for part in s.split(':') {
+        parts += 1;
+        if parts > 3 {
+            return None;
+        }
+        let whole = part.trim().split('.').next().unwrap_or("");
+        let n: u64 = if whole.is_empty() && part.contains('.') {
+            0
+        } else {
+            whole.parse().ok()?
+        };
+        total = total.checked_mul(60)?.checked_add(n)?;
+    }
+    Some(total)
+}
+
+/// An unsigned integer, tolerating surrounding spaces and a `+`.
+pub(crate) fn number<T: std::str::FromStr>(raw: &str) -> Option<T> {
+    let s = raw.trim();
+    s.strip_prefix('+').unwrap_or(s).parse().ok()
+}
+
+/// Whether `s` starts with a URL scheme (`http:`, `mailto:`, ...), i.e. is absolute.
+fn has_scheme(s: &str) -> bool {
+    let Some(colon) = s.find(':') else {
+        return false;
+    };
+    let scheme = &s[..colon];
+    let mut chars = scheme.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// Resolve `href` against `base`. Absolute references are returned exactly as written;
+/// without a base, or when joining fails, the reference is returned as written.
+pub(crate) fn resolve(base: Option<&Url>, href: &str) -> String {
+    let h = href.trim();
+    if has_scheme(h) {
+        return h.to_owned();
+    }
+    match base.and_then(|b| b.join(h).ok()) {
+        Some(u) => u.into(),
+        None => h.to_owned(),
+    }
+}
+
+/// Decode base64 (standard alphabet, whitespace ignored, padding optional).
+pub(crate) fn base64(raw: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(raw.len() / 4 * 3);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for b in raw.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            b if b.is_ascii_whitespace() => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// An iTunes-style boolean: yes/true/explicit, no/false/clean.
+pub(crate) fn explicit(raw: &str) -> Option<bool> {
+    match crate::names::Key::new(raw.trim()).as_str() {
+        "yes" | "true" | "explicit" => Some(true),
+        "no" | "false" | "clean" => Some(false),
+        _ => None,
+    }
+}
+
+/// Comma-separated keywords, trimmed, empty ones dropped.
+pub(crate) fn keywords(raw: &str) -> impl Iterator<Item = String> + '_ {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
+}

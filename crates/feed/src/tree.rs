@@ -1,0 +1,658 @@
+//! The tolerant reader: quick-xml events in, a compact element tree out.
+//!
+//! [`build`] streams the document once with quick-xml's borrowed reader and builds an arena
+//! tree whose names, attributes and (usually) texts borrow from the input. It skips junk
+//! before the feed root, resolves entity references (XML's, numeric, HTML's, the DOCTYPE's),
+//! keeps a bare `&` or a stray `<` as text, closes mismatched and unclosed tags at the nearest
+//! matching end tag, ignores stray end tags, and keeps what it read of a truncated document.
+//! Prefixes resolve to [`Ns`] by the declarations in scope, else by their usual meaning; each
+//! element records the `xml:base` and `xml:lang` in effect.
+//!
+//! An element's text is its character data while it has no child elements; once it has some,
+//! its text is the markup between its tags exactly as written (HTML a publisher forgot to
+//! escape, Atom `xhtml` content). A leaf's text is unescaped in one pass, not one event per
+//! entity reference, which is what keeps escaped-HTML feeds fast.
+
+use crate::ParseError;
+use crate::names::{self, Ns};
+use crate::text;
+use crate::xml::{Sink, is_feed_root};
+use quick_xml::events::Event;
+use quick_xml::reader::Reader;
+use std::borrow::Cow;
+use tidings_model::WarningKind;
+use url::Url;
+
+/// Elements nested deeper than this are skipped (their text is not kept). Feeds need a
+/// dozen levels; the bound keeps unclosed-tag recovery linear on hostile input.
+const MAX_DEPTH: usize = 256;
+
+/// Index of a node in [`Doc`]. Only the builder makes them, each the index of a node it
+/// pushed, so indexing `Doc::nodes` with one never fails.
+pub(crate) type NodeId = usize;
+const NONE: usize = usize::MAX;
+
+/// One element.
+pub(crate) struct Node<'a> {
+    pub(crate) local: &'a str,
+    pub(crate) ns: Ns,
+    qname: &'a str,
+    attrs: &'a str,
+    text: Cow<'a, str>,
+    inner_start: usize,
+    inner_end: usize,
+    parent: usize,
+    first_child: usize,
+    last_child: usize,
+    next: usize,
+    base: usize,
+    lang: Option<&'a str>,
+    /// The end tag (or an enclosing one) was seen; false when the document stopped first.
+    pub(crate) closed: bool,
+}
+
+impl<'a> Node<'a> {
+    /// The namespace prefix as written (empty when none).
+    pub(crate) fn prefix(&self) -> &'a str {
+        self.qname.split_once(':').map_or("", |(p, _)| p)
+    }
+}
+
+/// The element tree of one document; node 0 is the root.
+pub(crate) struct Doc<'a> {
+    src: &'a str,
+    nodes: Vec<Node<'a>>,
+    bases: Vec<Url>,
+}
+
+impl<'a> Doc<'a> {
+    pub(crate) fn root(&self) -> NodeId {
+        0
+    }
+
+    pub(crate) fn node(&self, id: NodeId) -> &Node<'a> {
+        &self.nodes[id]
+    }
+
+    pub(crate) fn parent(&self, id: NodeId) -> Option<NodeId> {
+        let p = self.nodes[id].parent;
+        (p != NONE).then_some(p)
+    }
+
+    pub(crate) fn children(&self, id: NodeId) -> Children<'_, 'a> {
+        Children {
+            doc: self,
+            next: self.nodes[id].first_child,
+        }
+    }
+
+    /// The element's text, trimmed (see the module docs).
+    pub(crate) fn text(&self, id: NodeId) -> &str {
+        let n = &self.nodes[id];
+        if n.first_child == NONE {
+            n.text.trim()
+        } else {
+            self.src
+                .get(n.inner_start..n.inner_end)
+                .unwrap_or("")
+                .trim()
+        }
+    }
+
+    /// The markup between the element's tags, exactly as written, trimmed.
+    pub(crate) fn inner_markup(&self, id: NodeId) -> &str {
+        let n = &self.nodes[id];
+        self.src
+            .get(n.inner_start..n.inner_end)
+            .unwrap_or("")
+            .trim()
+    }
+
+    /// Whether the element holds neither text nor child elements.
+    pub(crate) fn is_blank(&self, id: NodeId) -> bool {
+        let n = &self.nodes[id];
+        n.first_child == NONE && n.text.trim().is_empty()
+    }
+
+    pub(crate) fn has_children(&self, id: NodeId) -> bool {
+        self.nodes[id].first_child != NONE
+    }
+
+    /// An attribute by qualified name (case-insensitive), references unescaped.
+    pub(crate) fn attr(&self, id: NodeId, name: &str) -> Option<Cow<'a, str>> {
+        attributes(self.nodes[id].attrs)
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| text::unescape(v))
+    }
+
+    /// An attribute's trimmed value when it is not empty.
+    pub(crate) fn attr_str(&self, id: NodeId, name: &str) -> Option<String> {
+        self.attr(id, name).and_then(|v| text::non_empty(&v))
+    }
+
+    /// The base URL in effect for the element (`xml:base`, then the document URL).
+    pub(crate) fn base(&self, id: NodeId) -> Option<&Url> {
+        self.bases.get(self.nodes[id].base)
+    }
+
+    /// The language in effect for the element (`xml:lang`, inherited).
+    pub(crate) fn lang(&self, id: NodeId) -> Option<&'a str> {
+        self.nodes[id].lang
+    }
+
+    /// `href` resolved against the element's base.
+    pub(crate) fn url(&self, id: NodeId, href: &str) -> String {
+        text::resolve(self.base(id), href)
+    }
+}
+
+pub(crate) struct Children<'d, 'a> {
+    doc: &'d Doc<'a>,
+    next: usize,
+}
+
+impl Iterator for Children<'_, '_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next == NONE {
+            return None;
+        }
+        let id = self.next;
+        self.next = self.doc.nodes.get(id).map_or(NONE, |n| n.next);
+        Some(id)
+    }
+}
+
+/// Iterate `name=value` pairs of a start tag's attribute text, tolerating unquoted values,
+/// missing values and unterminated quotes. Values are raw (not unescaped).
+fn attributes(raw: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut rest = raw;
+    std::iter::from_fn(move || {
+        loop {
+            rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '/');
+            if rest.is_empty() {
+                return None;
+            }
+            let name_end = rest
+                .find(|c: char| c.is_whitespace() || c == '=')
+                .unwrap_or(rest.len());
+            let name = rest.get(..name_end).unwrap_or("");
+            rest = rest.get(name_end..).unwrap_or("").trim_start();
+            let Some(after_eq) = rest.strip_prefix('=') else {
+                if name.is_empty() {
+                    // A lone `=`: skip one character and go on.
+                    rest = rest.get(1..).unwrap_or("");
+                    continue;
+                }
+                return Some((name, ""));
+            };
+            rest = after_eq.trim_start();
+            let value;
+            match rest.chars().next() {
+                Some(q @ ('"' | '\'')) => {
+                    let body = rest.get(1..).unwrap_or("");
+                    let end = body.find(q).unwrap_or(body.len());
+                    value = body.get(..end).unwrap_or("");
+                    rest = body.get(end + 1..).unwrap_or("");
+                }
+                _ => {
+                    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                    value = rest.get(..end).unwrap_or("");
+                    rest = rest.get(end..).unwrap_or("");
+                }
+            }
+            if name.is_empty() {
+                continue;
+            }
+            return Some((name, value));
+        }
+    })
+}
+
+/// `piece` (a slice of `src` handed back by quick-xml) as a slice of `src` with its lifetime.
+fn anchor<'a>(src: &'a str, piece: &str) -> Option<&'a str> {
+    let off = (piece.as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
+    let end = off.checked_add(piece.len())?;
+    src.get(off..end)
+}
+
+/// When the element whose start tag ends at `at` holds only text followed by its own end
+/// tag, the length of that text.
+fn leaf_text_len(src: &str, at: usize, qname: &str) -> Option<usize> {
+    let rest = src.get(at..)?;
+    let lt = memchr::memchr(b'<', rest.as_bytes())?;
+    let tag = rest.get(lt..)?.strip_prefix("</")?.strip_prefix(qname)?;
+    tag.trim_start().starts_with('>').then_some(lt)
+}
+
+/// Elements that are empty in every feed format (an Atom-style `link` only with `href`).
+fn is_void(qname: &str, raw: &str) -> bool {
+    match names::Key::new(qname).as_str() {
+        "enclosure" | "media:thumbnail" | "itunes:image" | "cloud" => true,
+        "link" | "atom:link" | "atom10:link" => attributes(raw).any(|(n, _)| n == "href"),
+        _ => false,
+    }
+}
+
+/// Whether the next thing after `at`, whitespace aside, is the end tag `</qname>`.
+fn ends_next(src: &str, at: usize, qname: &str) -> bool {
+    src.get(at..)
+        .map(str::trim_start)
+        .and_then(|rest| rest.strip_prefix("</"))
+        .and_then(|rest| rest.strip_prefix(qname))
+        .is_some_and(|rest| rest.trim_start().starts_with('>'))
+}
+
+fn valid_name_start(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == ':' || !c.is_ascii())
+}
+
+struct Builder<'a, 's, 'w> {
+    doc: Doc<'a>,
+    /// Open elements with the length of the namespace stack when each opened.
+    stack: Vec<(NodeId, usize)>,
+    ns: Vec<(&'a str, Ns)>,
+    warned_prefixes: Vec<&'a str>,
+    /// General entities declared in the DOCTYPE's internal subset.
+    declared: Vec<(String, String)>,
+    sink: &'s mut Sink<'w>,
+}
+
+/// Read the document into a tree rooted at its feed element.
+pub(crate) fn build<'a>(
+    src: &'a str,
+    base: Option<&Url>,
+    sink: &mut Sink<'_>,
+) -> Result<Doc<'a>, ParseError> {
+    let mut reader = Reader::from_str(src);
+    let config = reader.config_mut();
+    config.allow_dangling_amp = true;
+    config.check_end_names = false;
+    config.allow_unmatched_ends = true;
+    config.check_comments = false;
+
+    let mut b = Builder {
+        doc: Doc {
+            src,
+            nodes: Vec::with_capacity(src.len() / 200 + 8),
+            bases: base.cloned().into_iter().collect(),
+        },
+        stack: Vec::with_capacity(16),
+        ns: Vec::new(),
+        warned_prefixes: Vec::new(),
+        declared: Vec::new(),
+        sink,
+    };
+    let mut junk = false;
+    let mut first_element: Option<&'a str> = None;
+    let mut last_error_at = usize::MAX;
+
+    // Positions come from where the reader's remaining input starts, so they stay exact even
+    // when the reader skips a BOM or when a leaf's text is consumed here rather than by it.
+    let pos =
+        |r: &Reader<&[u8]>| (r.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
+    loop {
+        let start = pos(&reader);
+        let event = reader.read_event();
+        let end = pos(&reader);
+        let in_root = !b.doc.nodes.is_empty();
+        match event {
+            Ok(Event::Start(e)) | Ok(Event::Empty(e))
+                if !in_root && !is_feed_root(e.local_name().into_inner()) =>
+            {
+                let name = anchor(src, e.name().into_inner()).unwrap_or("");
+                first_element.get_or_insert(name);
+                junk = true;
+            }
+            Ok(Event::Start(e) | Event::Empty(e)) if !valid_name_start(e.name().into_inner()) => {
+                // A stray `<` in text: keep it as text and read on right after it.
+                b.sink.warn(
+                    WarningKind::MalformedXml,
+                    format!("stray '<' at byte {start}"),
+                );
+                if let Some(lt) = src.get(start..start + 1) {
+                    b.add_text(lt);
+                }
+                *reader.get_mut() = src.as_bytes().get(start + 1..).unwrap_or_default();
+            }
+            Ok(Event::Start(_) | Event::Empty(_)) if b.stack.len() >= MAX_DEPTH => {
+                b.sink.warn(
+                    WarningKind::MalformedXml,
+                    format!("elements nested deeper than {MAX_DEPTH} ignored at byte {start}"),
+                );
+            }
+            Ok(Event::Start(e)) => {
+                if let Some(raw) = anchor(src, &e) {
+                    let qname = e.name().into_inner();
+                    b.open(raw, qname.len(), end);
+                    // Fast path for a leaf: read its text here in one pass instead of as
+                    // one event per entity reference, and let the reader resume at `</`.
+                    if let Some(len) = leaf_text_len(src, end, qname) {
+                        if let Some(text) = src.get(end..end + len) {
+                            b.set_leaf_text(text);
+                        }
+                        let remaining = *reader.get_ref();
+                        *reader.get_mut() = remaining.get(len..).unwrap_or_default();
+                    } else if is_void(qname, raw) && !ends_next(src, end, qname) {
+                        // `<enclosure ...>` written without `/`: close it here, or the rest of
+                        // the item would become its children.
+                        b.sink.warn(
+                            WarningKind::MalformedXml,
+                            format!("<{qname}> at byte {start} is never closed"),
+                        );
+                        b.close_top(end);
+                    }
+                }
+            }
+            Ok(Event::Empty(e)) => {
+                if let Some(raw) = anchor(src, &e) {
+                    b.open(raw, e.name().into_inner().len(), end);
+                    b.close_top(end);
+                }
+            }
+            Ok(Event::End(e)) => {
+                if in_root {
+                    b.end(e.name().into_inner().trim(), start);
+                    if b.stack.is_empty() {
+                        break;
+                    }
+                }
+            }
+            Ok(Event::Text(t)) => {
+                if in_root {
+                    if let Some(piece) = anchor(src, &t) {
+                        b.add_text(piece);
+                    }
+                } else if !t
+                    .trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+                    .is_empty()
+                {
+                    junk = true;
+                }
+            }
+            Ok(Event::CData(t)) => {
+                if let Some(piece) = anchor(src, &t) {
+                    b.add_text(piece);
+                }
+            }
+            Ok(Event::GeneralRef(r)) => b.add_ref(&r),
+            Ok(Event::DocType(d)) => b.declare_entities(&d),
+            Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_)) => {}
+            Ok(Event::Eof) => break,
+            Err(e) => {
+                if in_root {
+                    b.sink
+                        .warn(WarningKind::MalformedXml, format!("at byte {start}: {e}"));
+                } else {
+                    junk = true;
+                }
+                if end <= start || last_error_at == end {
+                    break;
+                }
+                last_error_at = end;
+            }
+        }
+    }
+
+    if b.doc.nodes.is_empty() {
+        return Err(ParseError::NotAFeed(match first_element {
+            Some(name) => format!("the root element is <{name}>"),
+            None => "no XML element found".to_owned(),
+        }));
+    }
+    if junk {
+        b.sink.warn(
+            WarningKind::JunkBeforeRoot,
+            "skipped content before the root element",
+        );
+    }
+    if !b.stack.is_empty() {
+        let open: Vec<&str> = b
+            .stack
+            .iter()
+            .map(|&(id, _)| b.doc.nodes[id].qname)
+            .collect();
+        b.sink.warn(
+            WarningKind::Truncated,
+            format!("the document ended inside <{}>", open.join("><")),
+        );
+        for &(id, _) in &b.stack {
+            b.doc.nodes[id].inner_end = src.len();
+        }
+    }
+    Ok(b.doc)
+}
+
+impl<'a> Builder<'a, '_, '_> {
+    fn top(&self) -> Option<NodeId> {
+        self.stack.last().map(|&(id, _)| id)
+    }
+
+    fn open(&mut self, raw: &'a str, name_len: usize, end: usize) {
+        let qname = raw.get(..name_len).unwrap_or("");
+        let attrs = raw.get(name_len..).unwrap_or("");
+        let ns_mark = self.ns.len();
+        let parent = self.top().unwrap_or(NONE);
+        let (mut base, mut lang) = match self.doc.nodes.get(parent) {
+            Some(p) => (p.base, p.lang),
+            None => (if self.doc.bases.is_empty() { NONE } else { 0 }, None),
+        };
+        if attrs.contains("xml") {
+            for (name, value) in attributes(attrs) {
+                if name == "xmlns" {
+                    self.ns.push(("", names::by_uri(&text::unescape(value))));
+                } else if let Some(prefix) = name.strip_prefix("xmlns:") {
+                    self.ns
+                        .push((prefix, names::by_uri(&text::unescape(value))));
+                } else if name == "xml:base" {
+                    let href = text::unescape(value);
+                    let joined = match self.doc.bases.get(base) {
+                        Some(b) => b.join(href.trim()).ok(),
+                        None => Url::parse(href.trim()).ok(),
+                    };
+                    if let Some(url) = joined {
+                        self.doc.bases.push(url);
+                        base = self.doc.bases.len() - 1;
+                    }
+                } else if name == "xml:lang" {
+                    let v = value.trim();
+                    lang = (!v.is_empty()).then_some(v);
+                }
+            }
+        }
+        let (prefix, local) = match qname.split_once(':') {
+            Some((p, l)) => (p, l),
+            None => ("", qname),
+        };
+        let ns = self.resolve_prefix(prefix);
+        let id = self.doc.nodes.len();
+        self.doc.nodes.push(Node {
+            local,
+            ns,
+            qname,
+            attrs,
+            text: Cow::Borrowed(""),
+            inner_start: end,
+            inner_end: end,
+            parent,
+            first_child: NONE,
+            last_child: NONE,
+            next: NONE,
+            base,
+            lang,
+            closed: false,
+        });
+        if let Some(p) = self.doc.nodes.get_mut(parent) {
+            let prev = p.last_child;
+            p.last_child = id;
+            if prev == NONE {
+                p.first_child = id;
+            } else if let Some(prev) = self.doc.nodes.get_mut(prev) {
+                prev.next = id;
+            }
+        }
+        self.stack.push((id, ns_mark));
+    }
+
+    fn resolve_prefix(&mut self, prefix: &'a str) -> Ns {
+        if let Some(&(_, ns)) = self.ns.iter().rev().find(|(p, _)| text::same(p, prefix)) {
+            // An unknown default namespace (old drafts, `blogs.law.harvard.edu/tech/rss`, typos)
+            // still holds the format's own elements.
+            return if prefix.is_empty() && ns == Ns::Other {
+                Ns::None
+            } else {
+                ns
+            };
+        }
+        if prefix.is_empty() {
+            return Ns::None;
+        }
+        match names::by_prefix(prefix) {
+            Some(Ns::Xml) => Ns::Xml,
+            Some(ns) => {
+                if !self.warned_prefixes.contains(&prefix) {
+                    self.warned_prefixes.push(prefix);
+                    self.sink.warn(
+                        WarningKind::UndeclaredPrefix,
+                        format!("undeclared prefix {prefix:?} read by its usual meaning"),
+                    );
+                }
+                ns
+            }
+            None => Ns::Other,
+        }
+    }
+
+    /// Close the innermost element; its content ended at `inner_end`.
+    fn close_top(&mut self, inner_end: usize) {
+        if let Some((id, ns_mark)) = self.stack.pop() {
+            self.ns.truncate(ns_mark);
+            if let Some(n) = self.doc.nodes.get_mut(id) {
+                n.inner_end = inner_end.max(n.inner_start);
+                n.closed = true;
+            }
+        }
+    }
+
+    fn end(&mut self, name: &str, start: usize) {
+        let nodes = &self.doc.nodes;
+        let found = self
+            .stack
+            .iter()
+            .rposition(|&(id, _)| text::same(nodes[id].qname, name))
+            .or_else(|| {
+                self.stack
+                    .iter()
+                    .rposition(|&(id, _)| nodes[id].qname.eq_ignore_ascii_case(name))
+            });
+        match found {
+            Some(depth) => {
+                let unclosed = self.stack.len() - depth - 1;
+                if unclosed > 0 {
+                    self.sink.warn(
+                        WarningKind::MalformedXml,
+                        format!("</{name}> at byte {start} closes {unclosed} unclosed element(s)"),
+                    );
+                }
+                for _ in 0..=unclosed {
+                    self.close_top(start);
+                }
+            }
+            None => self.sink.warn(
+                WarningKind::MalformedXml,
+                format!("stray </{name}> at byte {start}"),
+            ),
+        }
+    }
+
+    fn add_text(&mut self, piece: &'a str) {
+        let Some(n) = self.top().and_then(|id| self.doc.nodes.get_mut(id)) else {
+            return;
+        };
+        if n.first_child != NONE {
+            return;
+        }
+        if n.text.is_empty() {
+            n.text = Cow::Borrowed(piece);
+        } else {
+            n.text.to_mut().push_str(piece);
+        }
+    }
+
+    fn set_leaf_text(&mut self, raw: &'a str) {
+        let Some(id) = self.top() else {
+            return;
+        };
+        let (sink, declared) = (&mut *self.sink, &self.declared);
+        let text = text::unescape_with(raw, &mut |out, name| {
+            unknown_entity(out, name, declared, sink);
+        });
+        if let Some(n) = self.doc.nodes.get_mut(id) {
+            n.text = text;
+        }
+    }
+
+    fn add_ref(&mut self, name: &str) {
+        let Some(n) = self.top().and_then(|id| self.doc.nodes.get_mut(id)) else {
+            return;
+        };
+        if n.first_child != NONE {
+            return;
+        }
+        let out = n.text.to_mut();
+        if !text::push_entity(out, name) {
+            unknown_entity(out, name, &self.declared, self.sink);
+        }
+    }
+
+    /// Remember the general entities a DOCTYPE's internal subset declares.
+    fn declare_entities(&mut self, doctype: &str) {
+        let mut rest = doctype;
+        while let Some(at) = rest.find("<!ENTITY") {
+            rest = rest.get(at + 8..).unwrap_or("");
+            let decl = rest.trim_start();
+            if decl.starts_with('%') {
+                continue;
+            }
+            let name_end = decl.find(char::is_whitespace).unwrap_or(decl.len());
+            let (name, after) = decl.split_at(name_end);
+            let after = after.trim_start();
+            let Some(quote) = after.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+                continue;
+            };
+            let body = after.get(1..).unwrap_or("");
+            let Some(end) = body.find(quote) else {
+                continue;
+            };
+            let value = text::unescape(body.get(..end).unwrap_or("")).into_owned();
+            if !name.is_empty() && self.declared.len() < MAX_DECLARED_ENTITIES {
+                self.declared.push((name.to_owned(), value));
+            }
+        }
+    }
+}
+
+/// At most this many entities from a DOCTYPE are remembered (no expansion bombs: values are
+/// used as written, never expanded again).
+const MAX_DECLARED_ENTITIES: usize = 256;
+
+/// An entity that is neither XML's nor HTML's: the document's own declaration, else kept as
+/// written with a warning.
+fn unknown_entity(
+    out: &mut String,
+    name: &str,
+    declared: &[(String, String)],
+    sink: &mut Sink<'_>,
+) {
+    if let Some((_, value)) = declared.iter().find(|(n, _)| n == name) {
+        out.push_str(value);
+        return;
+    }
+    text::push_as_written(out, name);
+    sink.warn(
+        WarningKind::UnknownEntity,
+        format!("unknown entity &{name}; kept as written"),
+    );
+}
