@@ -1,16 +1,559 @@
-//! JSON Feed 1.0 and 1.1 (stub: to be written).
+//! JSON Feed 1.0 and 1.1 (<https://jsonfeed.org/version/1.1>).
+//!
+//! Same shape as the XML format modules: first the "wire" reading, then an adapter to the shared
+//! model. The wire reading is deliberately a [`serde_json::Value`] rather than typed structs,
+//! because real feeds put a number where a string belongs, a bare string where an array belongs,
+//! an object where a URL belongs. None of that rejects the document: each field is read by hand,
+//! coerced when the intent is clear (a number id becomes a string, a lone tag becomes a list of
+//! one, a lone author object becomes a list of one) and skipped otherwise, with a
+//! [`WarningKind::WrongType`] warning either way. `null` is read as "absent" without a warning,
+//! since the specification allows omitting every optional field and generators write `null` for
+//! that.
+//!
+//! What is and is not an error:
+//! - text that is not JSON: [`ParseError::Json`] with serde's message;
+//! - JSON that is not an object, or an object with neither a JSON Feed `version` nor `items`:
+//!   [`ParseError::NotAFeed`];
+//! - an object with `items` but a missing or unknown `version`: read as 1.1, with a warning.
+//!
+//! Text after the end of the top-level value (a trailing comment a CMS appended) is ignored with
+//! a warning. Fields starting with `_` (extensions) and fields this model has no place for
+//! (`next_url`, `user_comment`, `expired`) are ignored. `expired` in particular never sets
+//! `expires`: per FF16 it does not expire entries. Relative URLs are resolved against the
+//! document's URL when it is known.
 
 use crate::ParseError;
-use tidings_model::{ParsedFeed, Warning};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tidings_model::{
+    Author, Enclosure, Entry, Feed, FeedFormat, Link, ParsedFeed, Thumbnail, Warning, WarningKind,
+};
 use url::Url;
+
+/// The version URL of JSON Feed 1.0.
+const VERSION_10: &str = "https://jsonfeed.org/version/1";
+/// The version URL of JSON Feed 1.1.
+const VERSION_11: &str = "https://jsonfeed.org/version/1.1";
 
 /// Parse a JSON Feed document.
 pub fn parse(
-    _text: &str,
-    _base: Option<&Url>,
-    _warnings: &mut Vec<Warning>,
+    text: &str,
+    base: Option<&Url>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<ParsedFeed, ParseError> {
-    Err(ParseError::NotAFeed(
-        "json feed parsing is not written yet".into(),
-    ))
+    let root = read_value(text, warnings)?;
+    let Value::Object(mut root) = root else {
+        return Err(ParseError::NotAFeed(format!(
+            "the JSON document is {}, not an object",
+            type_name(&root)
+        )));
+    };
+    let mut cx = Adapter { base, warnings };
+    let format = cx.version(&root)?;
+    let items = root.remove("items");
+    let feed = cx.feed(root);
+    let entries = cx.items(items);
+    Ok(ParsedFeed {
+        format,
+        feed,
+        entries,
+        warnings: Vec::new(),
+    })
+}
+
+/// Read the first JSON value of `text`, tolerating anything after it.
+fn read_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, ParseError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Value::deserialize(&mut de).map_err(|e| ParseError::Json(e.to_string()))?;
+    if de.end().is_err() {
+        warnings.push(Warning::new(
+            WarningKind::InvalidValue,
+            "ignored text after the end of the JSON document",
+        ));
+    }
+    Ok(value)
+}
+
+/// A short name for the JSON type of a value, for messages.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Turns the JSON tree into the model, collecting warnings.
+struct Adapter<'a> {
+    base: Option<&'a Url>,
+    warnings: &'a mut Vec<Warning>,
+}
+
+impl Adapter<'_> {
+    fn warn(&mut self, kind: WarningKind, message: String) {
+        self.warnings.push(Warning::new(kind, message));
+    }
+
+    fn wrong_type(&mut self, path: &str, expected: &str, found: &Value) {
+        self.wrong_kind(path, expected, type_name(found));
+    }
+
+    fn wrong_kind(&mut self, path: &str, expected: &str, found: &str) {
+        let message = format!("{path}: expected {expected}, found {found}");
+        self.warn(WarningKind::WrongType, message);
+    }
+
+    /// Decide the format from `version` and the presence of `items`.
+    fn version(&mut self, root: &Map<String, Value>) -> Result<FeedFormat, ParseError> {
+        let has_items = root.contains_key("items");
+        let version = match root.get("version") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(other) => {
+                if !has_items {
+                    return Err(not_a_feed());
+                }
+                self.wrong_type("version", "a string", other);
+                None
+            }
+        };
+        let Some(version) = version else {
+            if !has_items {
+                return Err(not_a_feed());
+            }
+            self.warn(
+                WarningKind::InvalidValue,
+                "version: missing; read as JSON Feed 1.1".to_owned(),
+            );
+            return Ok(FeedFormat::JsonFeed11);
+        };
+        if version == VERSION_10 {
+            return Ok(FeedFormat::JsonFeed10);
+        }
+        if version == VERSION_11 {
+            return Ok(FeedFormat::JsonFeed11);
+        }
+        let near = near_version(version);
+        if !has_items && near.is_none() && !looks_like_json_feed(version) {
+            return Err(not_a_feed());
+        }
+        let format = near.unwrap_or(FeedFormat::JsonFeed11);
+        let read_as = match format {
+            FeedFormat::JsonFeed10 => "1.0",
+            _ => "1.1",
+        };
+        self.warn(
+            WarningKind::InvalidValue,
+            format!("version: unknown version {version:?}; read as JSON Feed {read_as}"),
+        );
+        Ok(format)
+    }
+
+    fn feed(&mut self, mut root: Map<String, Value>) -> Feed {
+        let mut feed = Feed {
+            title: self.text(&mut root, "title", "title"),
+            description: self.text(&mut root, "description", "description"),
+            language: self.text(&mut root, "language", "language"),
+            image: self.url(&mut root, "icon", "icon"),
+            icon: self.url(&mut root, "favicon", "favicon"),
+            ..Feed::default()
+        };
+        if let Some(home) = self.url(&mut root, "home_page_url", "home_page_url") {
+            feed.links.push(link(&home, "alternate"));
+            feed.link = Some(home);
+        }
+        if let Some(own) = self.url(&mut root, "feed_url", "feed_url") {
+            feed.links.push(link(&own, "self"));
+            feed.self_url = Some(own);
+        }
+        feed.authors = self.authors(&mut root, "");
+        feed.hub = self.hub(root.remove("hubs"));
+        feed
+    }
+
+    /// The first hub URL of `hubs` (an array of `{type, url}`).
+    fn hub(&mut self, hubs: Option<Value>) -> Option<String> {
+        let hubs = self.list(hubs, "hubs")?;
+        for (i, hub) in hubs.into_iter().enumerate() {
+            let path = format!("hubs[{i}]");
+            match hub {
+                Value::Object(mut hub) => {
+                    if let Some(url) = self.url(&mut hub, "url", &format!("{path}.url")) {
+                        return Some(url);
+                    }
+                }
+                Value::String(s) => {
+                    self.wrong_kind(&path, "an object", "a string");
+                    if let Some(url) = self.resolve(&s) {
+                        return Some(url);
+                    }
+                }
+                Value::Null => {}
+                other => self.wrong_type(&path, "an object", &other),
+            }
+        }
+        None
+    }
+
+    fn items(&mut self, items: Option<Value>) -> Vec<Entry> {
+        let Some(items) = items else {
+            self.warn(
+                WarningKind::InvalidValue,
+                "items: missing; the feed has no entries".to_owned(),
+            );
+            return Vec::new();
+        };
+        let Some(items) = self.list(Some(items), "items") else {
+            return Vec::new();
+        };
+        let mut entries = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            match item {
+                Value::Object(item) => entries.push(self.item(item, i)),
+                other => self.wrong_type(&format!("items[{i}]"), "an object", &other),
+            }
+        }
+        entries
+    }
+
+    fn item(&mut self, mut item: Map<String, Value>, index: usize) -> Entry {
+        let at = |field: &str| format!("items[{index}].{field}");
+        let mut entry = Entry {
+            guid: self.id(item.remove("id"), &at("id")),
+            title: self.text(&mut item, "title", &at("title")),
+            summary: self.text(&mut item, "summary", &at("summary")),
+            language: self.text(&mut item, "language", &at("language")),
+            ..Entry::default()
+        };
+        entry.id = entry.guid.clone().unwrap_or_default();
+        if let Some(url) = self.url(&mut item, "url", &at("url")) {
+            entry.links.push(link(&url, "alternate"));
+            entry.link = Some(url);
+        }
+        if let Some(external) = self.url(&mut item, "external_url", &at("external_url")) {
+            entry.links.push(link(&external, "related"));
+        }
+        let html = self.text(&mut item, "content_html", &at("content_html"));
+        let plain = self.text(&mut item, "content_text", &at("content_text"));
+        entry.content = html.or(plain);
+        entry.published = self.date(&mut item, "date_published", &at("date_published"));
+        entry.updated = self.date(&mut item, "date_modified", &at("date_modified"));
+        for key in ["image", "banner_image"] {
+            if let Some(url) = self.url(&mut item, key, &at(key)) {
+                entry.thumbnails.push(Thumbnail {
+                    url,
+                    ..Thumbnail::default()
+                });
+            }
+        }
+        entry.authors = self.authors(&mut item, &format!("items[{index}]."));
+        entry.categories = self.strings(item.remove("tags"), &at("tags"));
+        entry.enclosures = self.attachments(item.remove("attachments"), &at("attachments"));
+        entry
+    }
+
+    /// An item `id`: any scalar, as a string. The specification asks for a string; older
+    /// feeds use numbers.
+    fn id(&mut self, value: Option<Value>, path: &str) -> Option<String> {
+        match value? {
+            Value::String(s) => Some(s),
+            Value::Null => None,
+            scalar @ (Value::Number(_) | Value::Bool(_)) => {
+                self.wrong_type(path, "a string", &scalar);
+                Some(scalar.to_string())
+            }
+            other => {
+                self.wrong_type(path, "a string", &other);
+                None
+            }
+        }
+    }
+
+    /// `authors` (1.1) or, when it gives nobody, `author` (1.0). `prefix` locates the object.
+    fn authors(&mut self, object: &mut Map<String, Value>, prefix: &str) -> Vec<Author> {
+        let many = object.remove("authors");
+        let one = object.remove("author");
+        let mut authors = Vec::new();
+        let path = format!("{prefix}authors");
+        if let Some(list) = self.list(many, &path) {
+            for (i, value) in list.into_iter().enumerate() {
+                if let Some(author) = self.author(value, &format!("{path}[{i}]")) {
+                    authors.push(author);
+                }
+            }
+        }
+        if authors.is_empty() {
+            if let Some(value) = one {
+                authors.extend(self.author(value, &format!("{prefix}author")));
+            }
+        }
+        authors
+    }
+
+    /// One author object `{name, url, avatar}`; a bare string is taken as the name.
+    fn author(&mut self, value: Value, path: &str) -> Option<Author> {
+        let mut object = match value {
+            Value::Object(object) => object,
+            Value::Null => return None,
+            Value::String(name) => {
+                self.wrong_kind(path, "an object", "a string");
+                return non_blank(name).map(|name| Author {
+                    name: Some(name),
+                    ..Author::default()
+                });
+            }
+            other => {
+                self.wrong_type(path, "an object", &other);
+                return None;
+            }
+        };
+        let name = self.text(&mut object, "name", &format!("{path}.name"));
+        let url = self.url(&mut object, "url", &format!("{path}.url"));
+        let mut author = Author {
+            name: name.and_then(non_blank),
+            ..Author::default()
+        };
+        match url {
+            Some(url)
+                if url
+                    .get(..7)
+                    .is_some_and(|s| s.eq_ignore_ascii_case("mailto:")) =>
+            {
+                author.email = url.get(7..).and_then(|s| non_blank(s.to_owned()));
+            }
+            url => author.uri = url,
+        }
+        if author == Author::default() {
+            None
+        } else {
+            Some(author)
+        }
+    }
+
+    /// `attachments`: objects `{url, mime_type, size_in_bytes, ...}`; those without a URL are
+    /// skipped.
+    fn attachments(&mut self, value: Option<Value>, path: &str) -> Vec<Enclosure> {
+        let Some(list) = self.list(value, path) else {
+            return Vec::new();
+        };
+        let mut enclosures = Vec::new();
+        for (i, value) in list.into_iter().enumerate() {
+            let at = format!("{path}[{i}]");
+            let mut object = match value {
+                Value::Object(object) => object,
+                Value::Null => continue,
+                other => {
+                    self.wrong_type(&at, "an object", &other);
+                    continue;
+                }
+            };
+            let Some(url) = self.url(&mut object, "url", &format!("{at}.url")) else {
+                self.warn(
+                    WarningKind::InvalidValue,
+                    format!("{at}: attachment without a url skipped"),
+                );
+                continue;
+            };
+            enclosures.push(Enclosure {
+                url,
+                media_type: self.text(&mut object, "mime_type", &format!("{at}.mime_type")),
+                length: self.size(
+                    object.remove("size_in_bytes"),
+                    &format!("{at}.size_in_bytes"),
+                ),
+            });
+        }
+        enclosures
+    }
+
+    /// A non-negative whole number; a numeric string is accepted with a warning.
+    fn size(&mut self, value: Option<Value>, path: &str) -> Option<u64> {
+        match value? {
+            Value::Null => None,
+            Value::Number(n) => {
+                let size = n.as_u64().or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.is_finite() && *f >= 0.0 && f.fract() == 0.0)
+                        .filter(|f| *f < 18_446_744_073_709_551_616.0)
+                        // Exact: the value is a whole number within u64.
+                        .map(|f| f as u64)
+                });
+                if size.is_none() {
+                    self.warn(
+                        WarningKind::InvalidValue,
+                        format!("{path}: {n} is not a size in bytes"),
+                    );
+                }
+                size
+            }
+            Value::String(s) => {
+                let size = s.trim().parse::<u64>().ok();
+                match size {
+                    Some(_) => self.wrong_kind(path, "a number", "a string"),
+                    None => self.warn(
+                        WarningKind::InvalidValue,
+                        format!("{path}: {s:?} is not a size in bytes"),
+                    ),
+                }
+                size
+            }
+            other => {
+                self.wrong_type(path, "a number", &other);
+                None
+            }
+        }
+    }
+
+    /// A date field, read by [`crate::date::parse`].
+    fn date(
+        &mut self,
+        object: &mut Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Option<chrono::DateTime<chrono::Utc>> {
+        let text = self.text(object, key, path)?;
+        if text.trim().is_empty() {
+            return None;
+        }
+        let date = crate::date::parse(&text);
+        if date.is_none() {
+            self.warn(
+                WarningKind::InvalidDate,
+                format!("{path}: cannot read date {text:?}"),
+            );
+        }
+        date
+    }
+
+    /// A text field. Numbers and booleans are turned into their JSON text; an array gives its
+    /// first string; anything else is skipped. All but a string warn.
+    fn text(&mut self, object: &mut Map<String, Value>, key: &str, path: &str) -> Option<String> {
+        let value = object.remove(key)?;
+        self.coerce_text(value, path)
+    }
+
+    fn coerce_text(&mut self, value: Value, path: &str) -> Option<String> {
+        match value {
+            Value::String(s) => Some(s),
+            Value::Null => None,
+            scalar @ (Value::Number(_) | Value::Bool(_)) => {
+                self.wrong_type(path, "a string", &scalar);
+                Some(scalar.to_string())
+            }
+            Value::Array(items) => {
+                self.wrong_kind(path, "a string", "an array");
+                items.into_iter().find_map(|item| match item {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+            }
+            object @ Value::Object(_) => {
+                self.wrong_type(path, "a string", &object);
+                None
+            }
+        }
+    }
+
+    /// A URL field: text, trimmed, blank as absent, resolved against the base.
+    fn url(&mut self, object: &mut Map<String, Value>, key: &str, path: &str) -> Option<String> {
+        let value = object.remove(key)?;
+        let text = match value {
+            // An object with a `url` is a common slip (`"image": {"url": ...}`).
+            Value::Object(mut inner) if inner.contains_key("url") => {
+                self.wrong_kind(path, "a string", "an object");
+                let inner_value = inner.remove("url")?;
+                self.coerce_text(inner_value, &format!("{path}.url"))?
+            }
+            other => self.coerce_text(other, path)?,
+        };
+        self.resolve(&text)
+    }
+
+    /// Resolve a possibly relative URL against the base; blank is absent; a URL that cannot
+    /// be resolved is kept as written.
+    fn resolve(&self, text: &str) -> Option<String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return None;
+        }
+        match self.base.map(|base| base.join(text)) {
+            Some(Ok(url)) => Some(url.into()),
+            _ => Some(text.to_owned()),
+        }
+    }
+
+    /// A list of strings (`tags`): scalars are coerced, a lone string is a list of one,
+    /// blanks are dropped.
+    fn strings(&mut self, value: Option<Value>, path: &str) -> Vec<String> {
+        let Some(list) = self.list(value, path) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(list.len());
+        for (i, value) in list.into_iter().enumerate() {
+            let text = match value {
+                Value::Array(_) | Value::Object(_) => {
+                    self.wrong_type(&format!("{path}[{i}]"), "a string", &value);
+                    None
+                }
+                value => self.coerce_text(value, &format!("{path}[{i}]")),
+            };
+            out.extend(text.and_then(non_blank));
+        }
+        out
+    }
+
+    /// A value that should be an array. A lone value that is not `null` is taken as a list of
+    /// one, with a warning.
+    fn list(&mut self, value: Option<Value>, path: &str) -> Option<Vec<Value>> {
+        match value? {
+            Value::Array(items) => Some(items),
+            Value::Null => None,
+            other => {
+                self.wrong_type(path, "an array", &other);
+                Some(vec![other])
+            }
+        }
+    }
+}
+
+fn not_a_feed() -> ParseError {
+    ParseError::NotAFeed("a JSON object without a JSON Feed version or items".to_owned())
+}
+
+/// Recognise near-misses of the two version URLs: `http:`, `www.`, a trailing slash, `1.0`.
+fn near_version(version: &str) -> Option<FeedFormat> {
+    let v = version.trim().to_ascii_lowercase();
+    let v = v
+        .strip_prefix("https://")
+        .or_else(|| v.strip_prefix("http://"))
+        .unwrap_or(&v);
+    let v = v.strip_prefix("www.").unwrap_or(v);
+    let v = v.trim_end_matches('/');
+    match v {
+        "jsonfeed.org/version/1" | "jsonfeed.org/version/1.0" => Some(FeedFormat::JsonFeed10),
+        "jsonfeed.org/version/1.1" => Some(FeedFormat::JsonFeed11),
+        _ => None,
+    }
+}
+
+/// A version that names JSON Feed but one we do not know (say, a future 1.2).
+fn looks_like_json_feed(version: &str) -> bool {
+    version
+        .to_ascii_lowercase()
+        .contains("jsonfeed.org/version")
+}
+
+fn link(href: &str, rel: &str) -> Link {
+    Link {
+        href: href.to_owned(),
+        rel: rel.to_owned(),
+        ..Link::default()
+    }
+}
+
+fn non_blank(s: String) -> Option<String> {
+    if s.trim().is_empty() { None } else { Some(s) }
 }
