@@ -285,10 +285,10 @@ impl Adapter<'_> {
                 }
             }
         }
-        if authors.is_empty() {
-            if let Some(value) = one {
-                authors.extend(self.author(value, &format!("{prefix}author")));
-            }
+        if authors.is_empty()
+            && let Some(value) = one
+        {
+            authors.extend(self.author(value, &format!("{prefix}author")));
         }
         authors
     }
