@@ -57,6 +57,14 @@ fn parse(c: &mut Criterion) {
             b.iter(|| tidings_feed::parse(black_box(&case.bytes), &OPTIONS))
         });
     }
+    // The floor for the JSON case: serde_json reading the same bytes into a `Value` tree,
+    // which is the first step of the JSON adapter.
+    if let Some(case) = cases.iter().find(|c| c.name.starts_with("json")) {
+        group.throughput(Throughput::Bytes(case.bytes.len() as u64));
+        group.bench_function("json_feed_2mb_serde_value_only", |b| {
+            b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&case.bytes)))
+        });
+    }
     group.finish();
 }
 

@@ -3,24 +3,42 @@
 //! Same shape as the XML format modules: first the "wire" reading, then an adapter to the shared
 //! model. The wire reading is deliberately a [`serde_json::Value`] rather than typed structs,
 //! because real feeds put a number where a string belongs, a bare string where an array belongs,
-//! an object where a URL belongs. None of that rejects the document: each field is read by hand,
-//! coerced when the intent is clear (a number id becomes a string, a lone tag becomes a list of
-//! one, a lone author object becomes a list of one) and skipped otherwise, with a
-//! [`WarningKind::WrongType`] warning either way. `null` is read as "absent" without a warning,
-//! since the specification allows omitting every optional field and generators write `null` for
-//! that.
+//! an object where a URL belongs. None of that rejects the document: each field is read by hand
+//! and, with a [`WarningKind::WrongType`] warning, coerced when the intent is clear or skipped
+//! otherwise:
+//! - a number or boolean where text belongs becomes its JSON text (`"id": 42` gives `"42"`);
+//! - an array where text belongs gives its first string;
+//! - an object with a `url` where a URL belongs gives that `url`; other objects are skipped;
+//! - a lone value where an array belongs (`"tags": "rust"`, `"authors": {...}`) is a list of one;
+//! - a bare string where an author object belongs is the author's name;
+//! - a numeric string where a size belongs is read as the number.
+//!
+//! `null` is read as "absent" without a warning: the specification allows omitting every
+//! optional field and generators write `null` for that.
 //!
 //! What is and is not an error:
 //! - text that is not JSON: [`ParseError::Json`] with serde's message;
 //! - JSON that is not an object, or an object with neither a JSON Feed `version` nor `items`:
 //!   [`ParseError::NotAFeed`];
-//! - an object with `items` but a missing or unknown `version`: read as 1.1, with a warning.
+//! - an object with `items` but a missing or unknown `version`: read as 1.1, with a warning
+//!   (near misses such as `http://jsonfeed.org/version/1/` are read as the version they name).
 //!
-//! Text after the end of the top-level value (a trailing comment a CMS appended) is ignored with
-//! a warning. Fields starting with `_` (extensions) and fields this model has no place for
-//! (`next_url`, `user_comment`, `expired`) are ignored. `expired` in particular never sets
-//! `expires`: per FF16 it does not expire entries. Relative URLs are resolved against the
-//! document's URL when it is known.
+//! Mapping: `title`, `description`, `language`; `home_page_url` is `link` (and an `alternate`
+//! link); `feed_url` is `self_url` (and a `self` link); `icon` is `image`, `favicon` is `icon`;
+//! `authors`, or when it gives nobody the 1.0 `author`, are `authors` (an author `url` starting
+//! with `mailto:` is an email); the first of `hubs` is `hub`. For items: `id` is both `guid`
+//! and (until [`crate::identity`] decides) `id`; `url` is `link` (and an `alternate` link);
+//! `external_url` is a `related` link; `content_html`, else `content_text`, is `content`;
+//! `summary`; `image` and `banner_image` are thumbnails; `date_published` and `date_modified`
+//! are `published` and `updated` (a date that cannot be read warns); `authors`; `tags` are
+//! `categories`; `attachments` are enclosures (`url`, `mime_type`, `size_in_bytes`; one without
+//! a URL is skipped); `language`.
+//!
+//! Ignored: fields starting with `_` (extensions), `next_url`, `user_comment`, `avatar`,
+//! attachment `title` and `duration_in_seconds`, and `expired`, which in particular never sets
+//! `expires`: per FF16 it does not expire entries. Text after the end of the top-level value
+//! (a comment a cache appended) is ignored with a warning. Relative URLs are resolved against
+//! the document's URL when it is known; absolute ones are kept as written.
 
 use crate::ParseError;
 use serde::Deserialize;
@@ -472,12 +490,15 @@ impl Adapter<'_> {
         self.resolve(&text)
     }
 
-    /// Resolve a possibly relative URL against the base; blank is absent; a URL that cannot
-    /// be resolved is kept as written.
+    /// Resolve a relative URL against the base; blank is absent; an absolute URL, or one that
+    /// cannot be resolved, is kept as written (trimmed).
     fn resolve(&self, text: &str) -> Option<String> {
         let text = text.trim();
         if text.is_empty() {
             return None;
+        }
+        if has_scheme(text) {
+            return Some(text.to_owned());
         }
         match self.base.map(|base| base.join(text)) {
             Some(Ok(url)) => Some(url.into()),
@@ -544,6 +565,24 @@ fn looks_like_json_feed(version: &str) -> bool {
     version
         .to_ascii_lowercase()
         .contains("jsonfeed.org/version")
+}
+
+/// Whether a URL starts with a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`),
+/// that is, whether it is absolute.
+fn has_scheme(url: &str) -> bool {
+    let mut bytes = url.bytes();
+    if !bytes.next().is_some_and(|b| b.is_ascii_alphabetic()) {
+        return false;
+    }
+    for b in bytes {
+        match b {
+            b':' => return true,
+            b'+' | b'-' | b'.' => {}
+            b if b.is_ascii_alphanumeric() => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 fn link(href: &str, rel: &str) -> Link {

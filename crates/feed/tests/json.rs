@@ -555,3 +555,17 @@ fn deeply_nested_json_is_an_error_not_a_crash() {
     );
     assert!(matches!(parse_text(&text), Err(ParseError::Json(_))));
 }
+
+#[test]
+fn absolute_urls_are_kept_as_written_even_with_a_base() {
+    let doc = json!({
+        "version": "https://jsonfeed.org/version/1.1",
+        "items": [{"id": "1", "url": " HTTP://Example.ORG/a%20b/../c ", "external_url": "mailto:x@example.org"}]
+    });
+    let (p, _) = adapt(&doc, Some("https://base.example/"));
+    assert_eq!(
+        p.entries[0].link.as_deref(),
+        Some("HTTP://Example.ORG/a%20b/../c")
+    );
+    assert_eq!(p.entries[0].links[1].href, "mailto:x@example.org");
+}
