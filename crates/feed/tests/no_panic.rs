@@ -192,9 +192,8 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+// The case count is proptest's default (256), which `PROPTEST_CASES` overrides for longer runs.
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
-
     #[test]
     fn arbitrary_bytes_never_panic(
         bytes in prop::collection::vec(any::<u8>(), 0..2048),
