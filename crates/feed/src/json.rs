@@ -115,11 +115,11 @@ impl Adapter<'_> {
         self.warnings.push(Warning::new(kind, message));
     }
 
-    fn wrong_type(&mut self, path: &str, expected: &str, found: &Value) {
+    fn wrong_type(&mut self, path: Path<'_>, expected: &str, found: &Value) {
         self.wrong_kind(path, expected, type_name(found));
     }
 
-    fn wrong_kind(&mut self, path: &str, expected: &str, found: &str) {
+    fn wrong_kind(&mut self, path: Path<'_>, expected: &str, found: &str) {
         let message = format!("{path}: expected {expected}, found {found}");
         self.warn(WarningKind::WrongType, message);
     }
@@ -134,7 +134,7 @@ impl Adapter<'_> {
                 if !has_items {
                     return Err(not_a_feed());
                 }
-                self.wrong_type("version", "a string", other);
+                self.wrong_type(Path::Field(&Path::Root, "version"), "a string", other);
                 None
             }
         };
@@ -172,45 +172,46 @@ impl Adapter<'_> {
 
     fn feed(&mut self, mut root: Map<String, Value>) -> Feed {
         let mut feed = Feed {
-            title: self.text(&mut root, "title", "title"),
-            description: self.text(&mut root, "description", "description"),
-            language: self.text(&mut root, "language", "language"),
-            image: self.url(&mut root, "icon", "icon"),
-            icon: self.url(&mut root, "favicon", "favicon"),
+            title: self.text(&mut root, "title", Path::Root),
+            description: self.text(&mut root, "description", Path::Root),
+            language: self.text(&mut root, "language", Path::Root),
+            image: self.url(&mut root, "icon", Path::Root),
+            icon: self.url(&mut root, "favicon", Path::Root),
             ..Feed::default()
         };
-        if let Some(home) = self.url(&mut root, "home_page_url", "home_page_url") {
+        if let Some(home) = self.url(&mut root, "home_page_url", Path::Root) {
             feed.links.push(link(&home, "alternate"));
             feed.link = Some(home);
         }
-        if let Some(own) = self.url(&mut root, "feed_url", "feed_url") {
+        if let Some(own) = self.url(&mut root, "feed_url", Path::Root) {
             feed.links.push(link(&own, "self"));
             feed.self_url = Some(own);
         }
-        feed.authors = self.authors(&mut root, "");
+        feed.authors = self.authors(&mut root, Path::Root);
         feed.hub = self.hub(root.remove("hubs"));
         feed
     }
 
     /// The first hub URL of `hubs` (an array of `{type, url}`).
     fn hub(&mut self, hubs: Option<Value>) -> Option<String> {
-        let hubs = self.list(hubs, "hubs")?;
+        let hubs_path = Path::Field(&Path::Root, "hubs");
+        let hubs = self.list(hubs, hubs_path)?;
         for (i, hub) in hubs.into_iter().enumerate() {
-            let path = format!("hubs[{i}]");
+            let path = Path::Index(&hubs_path, i);
             match hub {
                 Value::Object(mut hub) => {
-                    if let Some(url) = self.url(&mut hub, "url", &format!("{path}.url")) {
+                    if let Some(url) = self.url(&mut hub, "url", path) {
                         return Some(url);
                     }
                 }
                 Value::String(s) => {
-                    self.wrong_kind(&path, "an object", "a string");
+                    self.wrong_kind(path, "an object", "a string");
                     if let Some(url) = self.resolve(&s) {
                         return Some(url);
                     }
                 }
                 Value::Null => {}
-                other => self.wrong_type(&path, "an object", &other),
+                other => self.wrong_type(path, "an object", &other),
             }
         }
         None
@@ -224,58 +225,61 @@ impl Adapter<'_> {
             );
             return Vec::new();
         };
-        let Some(items) = self.list(Some(items), "items") else {
+        let items_path = Path::Field(&Path::Root, "items");
+        let Some(items) = self.list(Some(items), items_path) else {
             return Vec::new();
         };
         let mut entries = Vec::with_capacity(items.len());
         for (i, item) in items.into_iter().enumerate() {
             match item {
                 Value::Object(item) => entries.push(self.item(item, i)),
-                other => self.wrong_type(&format!("items[{i}]"), "an object", &other),
+                other => self.wrong_type(Path::Index(&items_path, i), "an object", &other),
             }
         }
         entries
     }
 
     fn item(&mut self, mut item: Map<String, Value>, index: usize) -> Entry {
-        let at = |field: &str| format!("items[{index}].{field}");
+        let items_path = Path::Field(&Path::Root, "items");
+        let at = Path::Index(&items_path, index);
         let mut entry = Entry {
-            guid: self.id(item.remove("id"), &at("id")),
-            title: self.text(&mut item, "title", &at("title")),
-            summary: self.text(&mut item, "summary", &at("summary")),
-            language: self.text(&mut item, "language", &at("language")),
+            guid: self.id(item.remove("id"), Path::Field(&at, "id")),
+            title: self.text(&mut item, "title", at),
+            summary: self.text(&mut item, "summary", at),
+            language: self.text(&mut item, "language", at),
             ..Entry::default()
         };
         entry.id = entry.guid.clone().unwrap_or_default();
-        if let Some(url) = self.url(&mut item, "url", &at("url")) {
+        if let Some(url) = self.url(&mut item, "url", at) {
             entry.links.push(link(&url, "alternate"));
             entry.link = Some(url);
         }
-        if let Some(external) = self.url(&mut item, "external_url", &at("external_url")) {
+        if let Some(external) = self.url(&mut item, "external_url", at) {
             entry.links.push(link(&external, "related"));
         }
-        let html = self.text(&mut item, "content_html", &at("content_html"));
-        let plain = self.text(&mut item, "content_text", &at("content_text"));
+        let html = self.text(&mut item, "content_html", at);
+        let plain = self.text(&mut item, "content_text", at);
         entry.content = html.or(plain);
-        entry.published = self.date(&mut item, "date_published", &at("date_published"));
-        entry.updated = self.date(&mut item, "date_modified", &at("date_modified"));
+        entry.published = self.date(&mut item, "date_published", at);
+        entry.updated = self.date(&mut item, "date_modified", at);
         for key in ["image", "banner_image"] {
-            if let Some(url) = self.url(&mut item, key, &at(key)) {
+            if let Some(url) = self.url(&mut item, key, at) {
                 entry.thumbnails.push(Thumbnail {
                     url,
                     ..Thumbnail::default()
                 });
             }
         }
-        entry.authors = self.authors(&mut item, &format!("items[{index}]."));
-        entry.categories = self.strings(item.remove("tags"), &at("tags"));
-        entry.enclosures = self.attachments(item.remove("attachments"), &at("attachments"));
+        entry.authors = self.authors(&mut item, at);
+        entry.categories = self.strings(item.remove("tags"), Path::Field(&at, "tags"));
+        entry.enclosures =
+            self.attachments(item.remove("attachments"), Path::Field(&at, "attachments"));
         entry
     }
 
     /// An item `id`: any scalar, as a string. The specification asks for a string; older
     /// feeds use numbers.
-    fn id(&mut self, value: Option<Value>, path: &str) -> Option<String> {
+    fn id(&mut self, value: Option<Value>, path: Path<'_>) -> Option<String> {
         match value? {
             Value::String(s) => Some(s),
             Value::Null => None,
@@ -290,15 +294,15 @@ impl Adapter<'_> {
         }
     }
 
-    /// `authors` (1.1) or, when it gives nobody, `author` (1.0). `prefix` locates the object.
-    fn authors(&mut self, object: &mut Map<String, Value>, prefix: &str) -> Vec<Author> {
+    /// `authors` (1.1) or, when it gives nobody, `author` (1.0) of the object at `at`.
+    fn authors(&mut self, object: &mut Map<String, Value>, at: Path<'_>) -> Vec<Author> {
         let many = object.remove("authors");
         let one = object.remove("author");
         let mut authors = Vec::new();
-        let path = format!("{prefix}authors");
-        if let Some(list) = self.list(many, &path) {
+        let path = Path::Field(&at, "authors");
+        if let Some(list) = self.list(many, path) {
             for (i, value) in list.into_iter().enumerate() {
-                if let Some(author) = self.author(value, &format!("{path}[{i}]")) {
+                if let Some(author) = self.author(value, Path::Index(&path, i)) {
                     authors.push(author);
                 }
             }
@@ -306,13 +310,13 @@ impl Adapter<'_> {
         if authors.is_empty()
             && let Some(value) = one
         {
-            authors.extend(self.author(value, &format!("{prefix}author")));
+            authors.extend(self.author(value, Path::Field(&at, "author")));
         }
         authors
     }
 
     /// One author object `{name, url, avatar}`; a bare string is taken as the name.
-    fn author(&mut self, value: Value, path: &str) -> Option<Author> {
+    fn author(&mut self, value: Value, path: Path<'_>) -> Option<Author> {
         let mut object = match value {
             Value::Object(object) => object,
             Value::Null => return None,
@@ -328,8 +332,8 @@ impl Adapter<'_> {
                 return None;
             }
         };
-        let name = self.text(&mut object, "name", &format!("{path}.name"));
-        let url = self.url(&mut object, "url", &format!("{path}.url"));
+        let name = self.text(&mut object, "name", path);
+        let url = self.url(&mut object, "url", path);
         let mut author = Author {
             name: name.and_then(non_blank),
             ..Author::default()
@@ -353,22 +357,22 @@ impl Adapter<'_> {
 
     /// `attachments`: objects `{url, mime_type, size_in_bytes, ...}`; those without a URL are
     /// skipped.
-    fn attachments(&mut self, value: Option<Value>, path: &str) -> Vec<Enclosure> {
+    fn attachments(&mut self, value: Option<Value>, path: Path<'_>) -> Vec<Enclosure> {
         let Some(list) = self.list(value, path) else {
             return Vec::new();
         };
         let mut enclosures = Vec::new();
         for (i, value) in list.into_iter().enumerate() {
-            let at = format!("{path}[{i}]");
+            let at = Path::Index(&path, i);
             let mut object = match value {
                 Value::Object(object) => object,
                 Value::Null => continue,
                 other => {
-                    self.wrong_type(&at, "an object", &other);
+                    self.wrong_type(at, "an object", &other);
                     continue;
                 }
             };
-            let Some(url) = self.url(&mut object, "url", &format!("{at}.url")) else {
+            let Some(url) = self.url(&mut object, "url", at) else {
                 self.warn(
                     WarningKind::InvalidValue,
                     format!("{at}: attachment without a url skipped"),
@@ -377,10 +381,10 @@ impl Adapter<'_> {
             };
             enclosures.push(Enclosure {
                 url,
-                media_type: self.text(&mut object, "mime_type", &format!("{at}.mime_type")),
+                media_type: self.text(&mut object, "mime_type", at),
                 length: self.size(
                     object.remove("size_in_bytes"),
-                    &format!("{at}.size_in_bytes"),
+                    Path::Field(&at, "size_in_bytes"),
                 ),
             });
         }
@@ -388,7 +392,7 @@ impl Adapter<'_> {
     }
 
     /// A non-negative whole number; a numeric string is accepted with a warning.
-    fn size(&mut self, value: Option<Value>, path: &str) -> Option<u64> {
+    fn size(&mut self, value: Option<Value>, path: Path<'_>) -> Option<u64> {
         match value? {
             Value::Null => None,
             Value::Number(n) => {
@@ -430,9 +434,10 @@ impl Adapter<'_> {
         &mut self,
         object: &mut Map<String, Value>,
         key: &str,
-        path: &str,
+        at: Path<'_>,
     ) -> Option<chrono::DateTime<chrono::Utc>> {
-        let text = self.text(object, key, path)?;
+        let text = self.text(object, key, at)?;
+        let path = Path::Field(&at, key);
         if text.trim().is_empty() {
             return None;
         }
@@ -448,12 +453,12 @@ impl Adapter<'_> {
 
     /// A text field. Numbers and booleans are turned into their JSON text; an array gives its
     /// first string; anything else is skipped. All but a string warn.
-    fn text(&mut self, object: &mut Map<String, Value>, key: &str, path: &str) -> Option<String> {
+    fn text(&mut self, object: &mut Map<String, Value>, key: &str, at: Path<'_>) -> Option<String> {
         let value = object.remove(key)?;
-        self.coerce_text(value, path)
+        self.coerce_text(value, Path::Field(&at, key))
     }
 
-    fn coerce_text(&mut self, value: Value, path: &str) -> Option<String> {
+    fn coerce_text(&mut self, value: Value, path: Path<'_>) -> Option<String> {
         match value {
             Value::String(s) => Some(s),
             Value::Null => None,
@@ -476,14 +481,15 @@ impl Adapter<'_> {
     }
 
     /// A URL field: text, trimmed, blank as absent, resolved against the base.
-    fn url(&mut self, object: &mut Map<String, Value>, key: &str, path: &str) -> Option<String> {
+    fn url(&mut self, object: &mut Map<String, Value>, key: &str, at: Path<'_>) -> Option<String> {
         let value = object.remove(key)?;
+        let path = Path::Field(&at, key);
         let text = match value {
             // An object with a `url` is a common slip (`"image": {"url": ...}`).
             Value::Object(mut inner) if inner.contains_key("url") => {
                 self.wrong_kind(path, "a string", "an object");
                 let inner_value = inner.remove("url")?;
-                self.coerce_text(inner_value, &format!("{path}.url"))?
+                self.coerce_text(inner_value, Path::Field(&path, "url"))?
             }
             other => self.coerce_text(other, path)?,
         };
@@ -508,7 +514,7 @@ impl Adapter<'_> {
 
     /// A list of strings (`tags`): scalars are coerced, a lone string is a list of one,
     /// blanks are dropped.
-    fn strings(&mut self, value: Option<Value>, path: &str) -> Vec<String> {
+    fn strings(&mut self, value: Option<Value>, path: Path<'_>) -> Vec<String> {
         let Some(list) = self.list(value, path) else {
             return Vec::new();
         };
@@ -516,10 +522,10 @@ impl Adapter<'_> {
         for (i, value) in list.into_iter().enumerate() {
             let text = match value {
                 Value::Array(_) | Value::Object(_) => {
-                    self.wrong_type(&format!("{path}[{i}]"), "a string", &value);
+                    self.wrong_type(Path::Index(&path, i), "a string", &value);
                     None
                 }
-                value => self.coerce_text(value, &format!("{path}[{i}]")),
+                value => self.coerce_text(value, Path::Index(&path, i)),
             };
             out.extend(text.and_then(non_blank));
         }
@@ -528,7 +534,7 @@ impl Adapter<'_> {
 
     /// A value that should be an array. A lone value that is not `null` is taken as a list of
     /// one, with a warning.
-    fn list(&mut self, value: Option<Value>, path: &str) -> Option<Vec<Value>> {
+    fn list(&mut self, value: Option<Value>, path: Path<'_>) -> Option<Vec<Value>> {
         match value? {
             Value::Array(items) => Some(items),
             Value::Null => None,
@@ -536,6 +542,26 @@ impl Adapter<'_> {
                 self.wrong_type(path, "an array", &other);
                 Some(vec![other])
             }
+        }
+    }
+}
+
+/// Where a value sits in the document (`items[3].authors[0].name`), written out only when a
+/// warning needs it.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Field(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Path::Root => Ok(()),
+            Path::Field(Path::Root, key) => f.write_str(key),
+            Path::Field(parent, key) => write!(f, "{parent}.{key}"),
+            Path::Index(parent, i) => write!(f, "{parent}[{i}]"),
         }
     }
 }

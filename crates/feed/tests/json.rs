@@ -389,7 +389,23 @@ fn wrong_types_never_reject_the_document() {
         2,
         "{warnings:#?}"
     );
-    // Every warning names the field it is about.
+    // Every warning names the field it is about, down to nested positions.
+    let messages: Vec<&str> = warnings.iter().map(|w| w.message.as_str()).collect();
+    for expected in [
+        "title: expected a string, found a number",
+        "hubs: expected an array, found a string",
+        "hubs[0]: expected an object, found a string",
+        "items[0].authors[3].name: expected a string, found a number",
+        "items[0].attachments[0].size_in_bytes: expected a number, found a string",
+        "items[1]: expected an object, found a string",
+        "items[4].tags[2]: expected a string, found an array",
+        "items[5].attachments[0]: attachment without a url skipped",
+    ] {
+        assert!(
+            messages.contains(&expected),
+            "{expected} not in {messages:#?}"
+        );
+    }
     for w in &warnings {
         assert!(
             w.message.contains(':') && !w.message.ends_with('.'),
