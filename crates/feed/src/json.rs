@@ -17,7 +17,9 @@
 //! optional field and generators write `null` for that.
 //!
 //! What is and is not an error:
-//! - text that is not JSON: [`ParseError::Json`] with serde's message;
+//! - text that is not JSON: [`ParseError::Json`] with serde's message, except for unpaired
+//!   UTF-16 surrogate escapes (a string cut inside an emoji), which become U+FFFD with an
+//!   [`WarningKind::Encoding`] warning;
 //! - JSON that is not an object, or an object with neither a JSON Feed `version` nor `items`:
 //!   [`ParseError::NotAFeed`];
 //! - an object with `items` but a missing or unknown `version`: read as 1.1, with a warning
@@ -79,10 +81,28 @@ pub fn parse(
     })
 }
 
-/// Read the first JSON value of `text`, tolerating anything after it.
+/// Read the first JSON value of `text`, tolerating anything after it, and lone UTF-16
+/// surrogate escapes (`"\ud83d"`, what a title cut in the middle of an emoji becomes).
 fn read_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, ParseError> {
+    let error = match read_first_value(text, warnings) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    if let Some(repaired) = replace_lone_surrogates(text)
+        && let Ok(value) = read_first_value(&repaired, warnings)
+    {
+        warnings.push(Warning::new(
+            WarningKind::Encoding,
+            "lone UTF-16 surrogate escapes replaced with U+FFFD",
+        ));
+        return Ok(value);
+    }
+    Err(ParseError::Json(error.to_string()))
+}
+
+fn read_first_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Value::deserialize(&mut de).map_err(|e| ParseError::Json(e.to_string()))?;
+    let value = Value::deserialize(&mut de)?;
     if de.end().is_err() {
         warnings.push(Warning::new(
             WarningKind::InvalidValue,
@@ -90,6 +110,59 @@ fn read_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, ParseErr
         ));
     }
     Ok(value)
+}
+
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\ufffd`, or
+/// `None` when there is none.
+fn replace_lone_surrogates(text: &str) -> Option<String> {
+    /// The code unit of a `\uXXXX` escape starting at `at` (at the backslash).
+    fn unit(bytes: &[u8], at: usize) -> Option<u16> {
+        if bytes.get(at) != Some(&b'\\') || bytes.get(at + 1) != Some(&b'u') {
+            return None;
+        }
+        let hex = std::str::from_utf8(bytes.get(at + 2..at + 6)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    }
+    let is_high = |u: u16| (0xD800..=0xDBFF).contains(&u);
+    let is_low = |u: u16| (0xDC00..=0xDFFF).contains(&u);
+
+    let bytes = text.as_bytes();
+    let mut lone = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes.get(i) != Some(&b'\\') {
+            i += 1;
+            continue;
+        }
+        match unit(bytes, i) {
+            Some(high) if is_high(high) => match unit(bytes, i + 6) {
+                Some(low) if is_low(low) => i += 12,
+                _ => {
+                    lone.push(i);
+                    i += 6;
+                }
+            },
+            Some(low) if is_low(low) => {
+                lone.push(i);
+                i += 6;
+            }
+            Some(_) => i += 6,
+            // Any other escape: skip the backslash and the escaped character.
+            None => i += 2,
+        }
+    }
+    if lone.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for at in lone {
+        out.push_str(text.get(from..at)?);
+        out.push_str("\\ufffd");
+        from = at + 6;
+    }
+    out.push_str(text.get(from..)?);
+    Some(out)
 }
 
 /// A short name for the JSON type of a value, for messages.

@@ -585,3 +585,29 @@ fn absolute_urls_are_kept_as_written_even_with_a_base() {
     );
     assert_eq!(p.entries[0].links[1].href, "mailto:x@example.org");
 }
+
+#[test]
+fn lone_surrogate_escapes_are_replaced_not_fatal() {
+    // A title cut inside an emoji (high surrogate alone), a stray low surrogate, a proper pair,
+    // and an escaped backslash followed by "ud800", which is text and must stay as it is.
+    let text = r#"{"version":"https://jsonfeed.org/version/1.1","items":[
+        {"id":"a","title":"Party \ud83d"},
+        {"id":"b","title":"\udc00x\ud83d\ude00"},
+        {"id":"c","title":"\\ud800"}
+    ]}"#;
+    let p = parse_text(text).unwrap();
+    let titles: Vec<&str> = p
+        .entries
+        .iter()
+        .map(|e| e.title.as_deref().unwrap())
+        .collect();
+    assert_eq!(titles, ["Party \u{fffd}", "\u{fffd}x\u{1f600}", "\\ud800"]);
+    assert_eq!(kinds(&p.warnings), [WarningKind::Encoding]);
+
+    // A document with other faults is still an error, reported with serde's message about
+    // the original text (here: the unpaired surrogate, found before the missing brackets).
+    match parse_text(r#"{"items":[{"title":"\ud83d"}"#) {
+        Err(ParseError::Json(message)) => assert!(message.contains("escape"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+}
