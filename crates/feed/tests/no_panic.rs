@@ -111,6 +111,11 @@ fn token_soup() -> impl Strategy<Value = Vec<u8>> {
         "-1",
         "18446744073709551616",
         "\"\\ud800\"",
+        "\\u",
+        "\\ud83d",
+        "\\udc00",
+        "\\\\",
+        "\\u00e9",
         " ",
     ]);
     prop::collection::vec(tokens, 0..80).prop_map(|parts| parts.concat().into_bytes())
