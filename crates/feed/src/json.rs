@@ -61,6 +61,7 @@ pub fn parse(
     base: Option<&Url>,
     warnings: &mut Vec<Warning>,
 ) -> Result<ParsedFeed, ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let root = read_value(text, warnings)?;
     let Value::Object(mut root) = root else {
         return Err(ParseError::NotAFeed(format!(

@@ -611,3 +611,13 @@ fn lone_surrogate_escapes_are_replaced_not_fatal() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_byte_order_mark_left_by_the_decoder_is_skipped() {
+    let mut warnings = Vec::new();
+    let text =
+        "\u{feff}{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":[{\"id\":\"x\"}]}";
+    let p = json::parse(text, None, &mut warnings).unwrap();
+    assert_eq!(p.entries.len(), 1);
+    assert!(warnings.is_empty());
+}
