@@ -422,3 +422,36 @@ proptest! {
         prop_assert_eq!(before, after);
     }
 }
+
+#[test]
+fn ids_survive_a_refetch_with_the_items_reordered() {
+    let items = [
+        r#"{"id":"guid-1","title":"one"}"#,
+        r#"{"url":"https://e.example/2","title":"two"}"#,
+        r#"{"title":"three","attachments":[{"url":"https://e.example/3.mp3"}]}"#,
+        r#"{"id":"dup","title":"four"}"#,
+        r#"{"id":"dup","title":"five"}"#,
+        r#"{"id":"dup","title":"five"}"#,
+    ];
+    let parse = |order: &[usize]| {
+        let body: Vec<&str> = order.iter().map(|&i| items[i]).collect();
+        let text = format!(
+            r#"{{"version":"https://jsonfeed.org/version/1.1","items":[{}]}}"#,
+            body.join(",")
+        );
+        let parsed =
+            tidings_feed::parse(text.as_bytes(), &tidings_feed::ParseOptions::default()).unwrap();
+        let mut pairs: Vec<(Option<String>, String)> = parsed
+            .entries
+            .into_iter()
+            .map(|e| (e.title, e.id))
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    let first = parse(&[0, 1, 2, 3, 4, 5]);
+    assert_eq!(parse(&[5, 4, 3, 2, 1, 0]), first);
+    assert_eq!(parse(&[3, 0, 5, 1, 4, 2]), first);
+    let ids: HashSet<&String> = first.iter().map(|(_, id)| id).collect();
+    assert_eq!(ids.len(), items.len());
+}
