@@ -4,6 +4,9 @@
 //! A counting global allocator tracks live and peak heap bytes. The input is generated first;
 //! the figure reported is the peak reached during the parse above what was live just before
 //! it (so the input itself is not counted), and the peak including the input.
+//!
+//! `--dump DIR` also writes each generated document to `DIR/<case>.<ext>`, to inspect them or
+//! feed them to other parsers.
 
 #[path = "../benches/feedgen/mod.rs"]
 mod feedgen;
@@ -67,6 +70,11 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dump = match args.get(1).map(String::as_str) {
+        Some("--dump") => args.get(2).map(std::path::PathBuf::from),
+        _ => None,
+    };
     let options = tidings_feed::ParseOptions {
         base_url: Some("https://feeds.example.com/feed"),
         ..Default::default()
@@ -76,6 +84,18 @@ fn main() {
         "case", "input MB", "parse peak MB", "ratio", "with input MB", "ratio"
     );
     for case in feedgen::all() {
+        if let Some(dir) = &dump {
+            let ext = if case.name.starts_with("json") {
+                "json"
+            } else {
+                "xml"
+            };
+            let path = dir.join(format!("{}.{ext}", case.name));
+            if let Err(error) = std::fs::write(&path, &case.bytes) {
+                eprintln!("cannot write {}: {error}", path.display());
+                std::process::exit(1);
+            }
+        }
         let input = case.bytes.len();
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
