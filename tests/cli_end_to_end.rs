@@ -19,11 +19,23 @@ async fn add_fetch_not_modified_then_new_entries() {
     // add: subscribes and reads each feed once, unconditionally.
     let out = tidings(&db, &[&common[..], &["add", &a, &b]].concat()).await;
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("alpha.xml added, 3 entries"), "{}", stdout(&out));
-    assert!(stdout(&out).contains("beta.xml added, 2 entries"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("alpha.xml added, 3 entries"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("beta.xml added, 2 entries"),
+        "{}",
+        stdout(&out)
+    );
     let first = publisher.seen();
     assert_eq!(first.len(), 2);
-    assert!(first.iter().all(|s| !s.headers.contains_key("if-none-match")));
+    assert!(
+        first
+            .iter()
+            .all(|s| !s.headers.contains_key("if-none-match"))
+    );
     let agent = first[0].headers["user-agent"].clone();
     assert!(agent.starts_with("tidings-test/"), "{agent}");
 
@@ -40,9 +52,16 @@ async fn add_fetch_not_modified_then_new_entries() {
     assert_eq!(second.len(), 2);
     for seen in second {
         assert_eq!(seen.status, 304);
-        let want = if seen.path == "/alpha.xml" { "\"a1\"" } else { "W/\"b 1\"" };
+        let want = if seen.path == "/alpha.xml" {
+            "\"a1\""
+        } else {
+            "W/\"b 1\""
+        };
         assert_eq!(seen.headers["if-none-match"], want);
-        assert_eq!(seen.headers["if-modified-since"], "Tue, 03 Nov 2026 10:00:00 GMT");
+        assert_eq!(
+            seen.headers["if-modified-since"],
+            "Tue, 03 Nov 2026 10:00:00 GMT"
+        );
         assert_eq!(seen.headers["user-agent"], agent, "C1: one User-Agent");
     }
 
@@ -63,7 +82,10 @@ async fn add_fetch_not_modified_then_new_entries() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 6);
-    let titles: Vec<&str> = lines.iter().map(|l| l["entry"]["title"].as_str().unwrap()).collect();
+    let titles: Vec<&str> = lines
+        .iter()
+        .map(|l| l["entry"]["title"].as_str().unwrap())
+        .collect();
     assert_eq!(titles[0], "alpha story 4");
     let out = tidings(&db, &["entries", "--feed", "2"]).await;
     assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
@@ -95,8 +117,15 @@ async fn loopback_feeds_are_refused_unless_allowed() {
     publisher.set("/f.xml", Resource::feed(rss("f", 1, 1), "\"1\""));
     let out = tidings(&db, &["add", &publisher.url("/f.xml")]).await;
     assert!(!out.status.success());
-    assert!(stdout(&out).contains("first read failed"), "{}", stdout(&out));
-    assert!(publisher.seen().is_empty(), "nothing may reach a loopback target");
+    assert!(
+        stdout(&out).contains("first read failed"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        publisher.seen().is_empty(),
+        "nothing may reach a loopback target"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -105,21 +134,37 @@ async fn bad_input_gets_one_clear_line_and_a_failing_exit_code() {
     let db = dir.path().join("t.db");
     let cases: [(&[&str], &str); 4] = [
         (&["add", "ftp://example.test/feed"], "only http and https"),
-        (&["entries", "--since", "yesterday"], "cannot read \"yesterday\" as a time"),
-        (&["--profile", "nonesuch", "feeds"], "no embedded profile named \"nonesuch\""),
-        (&["import-opml", "/nonexistent/subs.opml"], "cannot read /nonexistent/subs.opml"),
+        (
+            &["entries", "--since", "yesterday"],
+            "cannot read \"yesterday\" as a time",
+        ),
+        (
+            &["--profile", "nonesuch", "feeds"],
+            "no embedded profile named \"nonesuch\"",
+        ),
+        (
+            &["import-opml", "/nonexistent/subs.opml"],
+            "cannot read /nonexistent/subs.opml",
+        ),
     ];
     for (args, want) in cases {
         let out = tidings(&db, args).await;
         let err = stderr(&out);
         assert!(!out.status.success(), "{args:?} succeeded");
         assert!(err.contains(want), "{args:?}: {err}");
-        assert!(!err.contains("panicked") && !err.contains("stack backtrace"), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("stack backtrace"),
+            "{err}"
+        );
         assert!(err.lines().count() <= 2, "{args:?}: {err}");
     }
     let out = tidings(&dir.path().join("no/such/dir/t.db"), &["feeds"]).await;
     assert!(!out.status.success());
-    assert!(stderr(&out).starts_with("error: cannot open the database"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: cannot open the database"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[tokio::test]
@@ -131,10 +176,18 @@ async fn parse_prints_the_model_or_the_error_per_file() {
     std::fs::write(&bad, "<html><body>not a feed</body></html>").unwrap();
     let out = tidings(
         &dir.path().join("unused.db"),
-        &["parse", "--jsonl", good.to_str().unwrap(), bad.to_str().unwrap()],
+        &[
+            "parse",
+            "--jsonl",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+        ],
     )
     .await;
-    assert!(!out.status.success(), "one file failed, so the exit code says so");
+    assert!(
+        !out.status.success(),
+        "one file failed, so the exit code says so"
+    );
     let lines: Vec<serde_json::Value> = stdout(&out)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -144,5 +197,8 @@ async fn parse_prints_the_model_or_the_error_per_file() {
     assert_eq!(lines[0]["entries"][1]["title"], "parsed story 2");
     assert_eq!(lines[1]["ok"], false);
     assert!(lines[1]["error"].as_str().unwrap().contains("not a feed"));
-    assert!(!dir.path().join("unused.db").exists(), "parse needs no database");
+    assert!(
+        !dir.path().join("unused.db").exists(),
+        "parse needs no database"
+    );
 }

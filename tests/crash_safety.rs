@@ -16,7 +16,11 @@ async fn sigkill_mid_crawl_loses_nothing_committed() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crash.db");
     let profile = dir.path().join("p.toml");
-    std::fs::write(&profile, "name='crash'\nuser_agent='tidings-test/{version}'\n[pacing]\nhost_gap=0\n").unwrap();
+    std::fs::write(
+        &profile,
+        "name='crash'\nuser_agent='tidings-test/{version}'\n[pacing]\nhost_gap=0\n",
+    )
+    .unwrap();
     let publisher = Publisher::start().await;
     let mut args: Vec<String> = vec![
         "--allow-private-networks".into(),
@@ -36,9 +40,18 @@ async fn sigkill_mid_crawl_loses_nothing_committed() {
         }
     }
     let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let add: Vec<&str> = [&arg_refs[..], &["add", "--no-fetch"], &urls.iter().map(String::as_str).collect::<Vec<_>>()[..]].concat();
+    let add: Vec<&str> = [
+        &arg_refs[..],
+        &["add", "--no-fetch"],
+        &urls.iter().map(String::as_str).collect::<Vec<_>>()[..],
+    ]
+    .concat();
     let out = tidings(&db, &add).await;
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // Start a crawl of all 40 feeds and kill it once some, not all, answers were served.
     let mut child = command(&db)
@@ -54,7 +67,10 @@ async fn sigkill_mid_crawl_loses_nothing_committed() {
         if served >= total / 3 {
             break;
         }
-        assert!(child.try_wait().unwrap().is_none(), "the crawl ended before it could be killed");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the crawl ended before it could be killed"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     child.start_kill().unwrap(); // SIGKILL
@@ -67,7 +83,10 @@ async fn sigkill_mid_crawl_loses_nothing_committed() {
     for feed in &feeds {
         let entries = store.count_entries(Some(feed.id)).await.unwrap();
         let log = store
-            .request_log(&LogQuery { feed: Some(feed.id), ..LogQuery::default() })
+            .request_log(&LogQuery {
+                feed: Some(feed.id),
+                ..LogQuery::default()
+            })
             .await
             .unwrap();
         if feed.last_fetch_at.is_some() {
@@ -76,22 +95,42 @@ async fn sigkill_mid_crawl_loses_nothing_committed() {
             assert_eq!(log.len(), 1, "feed {} lost its log row", feed.url);
             assert_eq!(feed.validators.etag.as_deref(), Some("\"v1\""));
         } else {
-            assert_eq!(entries, 0, "feed {} has entries without its fetch", feed.url);
-            assert!(log.is_empty(), "feed {} has a log row without its fetch", feed.url);
+            assert_eq!(
+                entries, 0,
+                "feed {} has entries without its fetch",
+                feed.url
+            );
+            assert!(
+                log.is_empty(),
+                "feed {} has a log row without its fetch",
+                feed.url
+            );
         }
     }
     assert!(committed > 0, "nothing was committed before the kill");
-    assert!(committed < total, "the crawl finished before the kill: the test proved nothing");
+    assert!(
+        committed < total,
+        "the crawl finished before the kill: the test proved nothing"
+    );
     drop(store);
 
     // A restart reads the rest; what was committed is not read again (not due yet).
     let out = tidings(&db, &[&arg_refs[..], &["fetch"]].concat()).await;
     let summary = stdout(&out);
-    assert!(summary.contains(&format!("{} feeds:", total - committed)), "{summary}");
+    assert!(
+        summary.contains(&format!("{} feeds:", total - committed)),
+        "{summary}"
+    );
     let store = tidings_store::open(db.to_str().unwrap()).await.unwrap();
-    assert_eq!(store.count_entries(None).await.unwrap(), (total * ITEMS) as u64);
+    assert_eq!(
+        store.count_entries(None).await.unwrap(),
+        (total * ITEMS) as u64
+    );
     let all = store
-        .entries(&EntryQuery { limit: 1000, ..EntryQuery::default() })
+        .entries(&EntryQuery {
+            limit: 1000,
+            ..EntryQuery::default()
+        })
         .await
         .unwrap();
     assert_eq!(all.len(), total * ITEMS);

@@ -55,24 +55,42 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             .await?
             .context("the feed vanished right after it was added")?;
         if feed.last_fetch_at.is_some() || args.no_fetch {
-            println!("feed {}: {} (already known: {})", feed.id, feed.url, describe(&feed));
+            println!(
+                "feed {}: {} (already known: {})",
+                feed.id,
+                feed.url,
+                describe(&feed)
+            );
             continue;
         }
         to_read.push(feed);
     }
     if !to_read.is_empty() {
-        let reports = ctx.crawler()?.refresh_feeds(to_read, Arc::new(NoProgress)).await?;
+        let reports = ctx
+            .crawler()?
+            .refresh_feeds(to_read, Arc::new(NoProgress))
+            .await?;
         for r in reports {
             match &r.error {
-                None => println!("feed {}: {} added, {} entries", r.feed_id, r.url, r.new_entries),
+                None => println!(
+                    "feed {}: {} added, {} entries",
+                    r.feed_id, r.url, r.new_entries
+                ),
                 Some(e) => {
-                    println!("feed {}: {} added, but the first read failed: {e}", r.feed_id, r.url);
+                    println!(
+                        "feed {}: {} added, but the first read failed: {e}",
+                        r.feed_id, r.url
+                    );
                     failed = true;
                 }
             }
         }
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `tidings fetch`: read everything due once, with a progress bar and a summary.
@@ -126,7 +144,11 @@ pub async fn entries(ctx: &Context, args: EntriesArgs) -> Result<ExitCode> {
     let now = Utc::now();
     let query = EntryQuery {
         feed: args.feed.map(FeedId),
-        since: args.since.as_deref().map(|s| parse_since(s, now)).transpose()?,
+        since: args
+            .since
+            .as_deref()
+            .map(|s| parse_since(s, now))
+            .transpose()?,
         until: None,
         search: args.search.clone(),
         after: None,
@@ -173,7 +195,10 @@ pub async fn import_opml(ctx: &Context, args: ImportOpmlArgs) -> Result<ExitCode
             }
         }
     }
-    println!("imported {}: {new} new feeds, {known} already known, {invalid} skipped; run `tidings fetch` to read them", args.file.display());
+    println!(
+        "imported {}: {new} new feeds, {known} already known, {invalid} skipped; run `tidings fetch` to read them",
+        args.file.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -44,7 +44,11 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode> {
         }
         writeln!(out)?;
     }
-    Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// The line for a file that gave no feed: the same keys as a success, empty.

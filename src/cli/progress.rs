@@ -12,8 +12,10 @@ impl Bar {
     pub fn new() -> Bar {
         let bar = ProgressBar::new(0);
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} feeds {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} feeds {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         Bar { bar }
     }

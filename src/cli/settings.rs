@@ -161,7 +161,12 @@ mod tests {
         assert_eq!(addr, "127.0.0.2:8080".parse().unwrap());
         let (_, _, v6) = parse_resolve("a.test:443:[::1]").unwrap();
         assert_eq!(v6, "[::1]:443".parse().unwrap());
-        for bad in ["a.test", "a.test:x:127.0.0.1", "a.test:80:nowhere", ":80:127.0.0.1"] {
+        for bad in [
+            "a.test",
+            "a.test:x:127.0.0.1",
+            "a.test:80:nowhere",
+            ":80:127.0.0.1",
+        ] {
             assert!(parse_resolve(bad).is_err(), "{bad}");
         }
     }
@@ -191,7 +196,10 @@ mod tests {
             profile: Some("nope".into()),
             ..GlobalArgs::default()
         };
-        let err = resolve(&g, FileSettings::default()).err().unwrap().to_string();
+        let err = resolve(&g, FileSettings::default())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("nope"), "{err}");
         assert!(toml::from_str::<FileSettings>("colour = 1").is_err());
     }

@@ -28,7 +28,9 @@ pub fn parse_since(input: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
         Ok(n) if unit_secs > 0 && n <= 100 * 365 * 86_400 / unit_secs => {
             Ok(now - Duration::seconds(n * unit_secs))
         }
-        _ => bail!("cannot read {input:?} as a time: use RFC 3339, YYYY-MM-DD or an age like 24h or 7d"),
+        _ => bail!(
+            "cannot read {input:?} as a time: use RFC 3339, YYYY-MM-DD or an age like 24h or 7d"
+        ),
     }
 }
 

@@ -60,7 +60,9 @@ pub struct Publisher {
 impl Publisher {
     /// Start serving on 127.0.0.1, port 0, in the background of the current runtime.
     pub async fn start() -> Publisher {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("local addr").port();
         let state = Arc::new(Mutex::new(State::default()));
         let shared = state.clone();
@@ -73,7 +75,11 @@ impl Publisher {
     }
 
     pub fn set(&self, path: &str, resource: Resource) {
-        self.state.lock().unwrap().resources.insert(path.into(), resource);
+        self.state
+            .lock()
+            .unwrap()
+            .resources
+            .insert(path.into(), resource);
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -109,7 +115,10 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         .collect();
     let resource = state.lock().unwrap().resources.get(&path).cloned();
     let (status, response) = match &resource {
-        None => (404, b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec()),
+        None => (
+            404,
+            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec(),
+        ),
         Some(r) => {
             let fresh = match (&r.etag, headers.get("if-none-match")) {
                 (Some(etag), Some(sent)) => etag == sent,
@@ -117,7 +126,11 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             };
             let mut head = String::new();
             let status = if fresh { 304 } else { 200 };
-            head.push_str(if fresh { "HTTP/1.1 304 Not Modified\r\n" } else { "HTTP/1.1 200 OK\r\n" });
+            head.push_str(if fresh {
+                "HTTP/1.1 304 Not Modified\r\n"
+            } else {
+                "HTTP/1.1 200 OK\r\n"
+            });
             if let Some(etag) = &r.etag {
                 head.push_str(&format!("etag: {etag}\r\n"));
             }
@@ -167,7 +180,12 @@ pub fn rss(title: &str, first: usize, n: usize) -> String {
 pub fn command(db: &Path) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tidings"));
     cmd.arg("--db").arg(db);
-    for var in ["TIDINGS_CONFIG", "TIDINGS_PROFILE", "TIDINGS_DB", "TIDINGS_LOG"] {
+    for var in [
+        "TIDINGS_CONFIG",
+        "TIDINGS_PROFILE",
+        "TIDINGS_DB",
+        "TIDINGS_LOG",
+    ] {
         cmd.env_remove(var);
     }
     cmd.kill_on_drop(true);

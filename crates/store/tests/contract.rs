@@ -61,5 +61,6 @@ contract! {
     listing::since_until_and_feed_filters,
     listing::keyset_pages_return_each_entry_once_despite_inserts,
     listing::limit_defaults_and_caps,
+    listing::sort_time_prefers_published_then_updated_and_never_the_future,
     log::request_log_filters_and_orders_newest_first,
 }

@@ -1,7 +1,7 @@
 //! One fetch applied inside the caller's transaction: the feed row, the entries upserted by
 //! identity, and the request log row.
 
-use crate::codec::{self, CounterDelta, without_nul, without_nul_opt};
+use crate::codec::{self, CounterDelta, sort_time, without_nul, without_nul_opt};
 use crate::{ApplyReport, FetchRecord, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Postgres, Transaction};
@@ -193,7 +193,7 @@ async fn upsert_entry(
             .bind(entry.published)
             .bind(entry.updated)
             .bind(entry.expires)
-            .bind(entry.published.unwrap_or(at))
+            .bind(sort_time(entry, at))
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
@@ -221,7 +221,7 @@ async fn upsert_entry(
             .bind(entry.published)
             .bind(entry.updated)
             .bind(entry.expires)
-            .bind(entry.published.unwrap_or(stored.first_seen_at))
+            .bind(sort_time(entry, stored.first_seen_at))
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)

@@ -1,7 +1,7 @@
 //! One fetch applied inside the caller's transaction: the feed row, the entries upserted by
 //! identity, and the request log row.
 
-use crate::codec::{self, CounterDelta, micros};
+use crate::codec::{self, CounterDelta, from_micros, micros, sort_time};
 use crate::{ApplyReport, FetchRecord, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
@@ -184,7 +184,7 @@ async fn upsert_entry(
             .bind(entry.published.map(micros))
             .bind(entry.updated.map(micros))
             .bind(entry.expires.map(micros))
-            .bind(entry.published.map_or(at, micros))
+            .bind(micros(sort_time(entry, fetch.fetched_at)))
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
@@ -212,7 +212,7 @@ async fn upsert_entry(
             .bind(entry.published.map(micros))
             .bind(entry.updated.map(micros))
             .bind(entry.expires.map(micros))
-            .bind(entry.published.map_or(stored.first_seen_at, micros))
+            .bind(micros(sort_time(entry, from_micros(stored.first_seen_at)?)))
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)

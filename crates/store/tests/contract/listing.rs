@@ -3,6 +3,7 @@
 use crate::support::{all_entries, dated, entry, feed, ok, t};
 use std::collections::HashSet;
 use std::sync::Arc;
+use tidings_model::Entry;
 use tidings_store::{EntryQuery, Store};
 
 async fn ids(store: &Arc<dyn Store>, query: EntryQuery) -> Vec<String> {
@@ -250,4 +251,37 @@ pub async fn limit_defaults_and_caps(store: Arc<dyn Store>) {
         ..Default::default()
     };
     assert_eq!(ids(&store, huge).await.len(), 60);
+}
+
+/// Entries sort by published time, else updated time, else first seen; a date in the future
+/// sorts as first seen.
+pub async fn sort_time_prefers_published_then_updated_and_never_the_future(store: Arc<dyn Store>) {
+    let f = feed(&store, "https://example.org/sorting").await;
+    let updated_only = Entry {
+        updated: Some(t(500)),
+        ..entry("updated-only", "u", "")
+    };
+    let entries = vec![
+        dated("published", t(300)),
+        updated_only,
+        entry("undated", "n", ""),
+        dated("future", t(1_000_000)),
+    ];
+    store
+        .apply_fetch(&ok(f, t(1000), entries))
+        .await
+        .expect("apply");
+    let sorted: Vec<(String, i64)> = all_entries(&store)
+        .await
+        .into_iter()
+        .map(|e| (e.entry.id, e.sort_at.timestamp() - t(0).timestamp()))
+        .collect();
+    let want = [
+        ("future", 1000),
+        ("undated", 1000),
+        ("updated-only", 500),
+        ("published", 300),
+    ];
+    let sorted: Vec<(&str, i64)> = sorted.iter().map(|(id, s)| (id.as_str(), *s)).collect();
+    assert_eq!(sorted, want);
 }
