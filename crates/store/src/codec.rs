@@ -178,6 +178,16 @@ pub fn parse_url(s: &str) -> Result<FeedUrl> {
     FeedUrl::parse(s).map_err(|e| StoreError::Corrupt(format!("stored feed url {s:?}: {e}")))
 }
 
+/// When an entry sorts in listings: its published time, else its updated time, else when it
+/// was first seen; never later than first seen, so a post dated in the future cannot sit on
+/// top of every listing.
+pub fn sort_time(entry: &Entry, first_seen: DateTime<Utc>) -> DateTime<Utc> {
+    entry
+        .published
+        .or(entry.updated)
+        .map_or(first_seen, |t| t.min(first_seen))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,14 +244,4 @@ mod tests {
         assert_eq!(ha.content_hash.len(), 64);
         assert_eq!(decode_entry(&ha.data).unwrap(), a);
     }
-}
-
-/// When an entry sorts in listings: its published time, else its updated time, else when it
-/// was first seen; never later than first seen, so a post dated in the future cannot sit on
-/// top of every listing.
-pub fn sort_time(entry: &Entry, first_seen: DateTime<Utc>) -> DateTime<Utc> {
-    entry
-        .published
-        .or(entry.updated)
-        .map_or(first_seen, |t| t.min(first_seen))
 }
