@@ -26,7 +26,7 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     let mut acc = FeedAcc::default();
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(root).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(root).map(|l| l.replace('_', "-")));
     let mut entries = Vec::new();
     for child in doc.children(root) {
         let n = doc.node(child);
@@ -53,7 +53,7 @@ fn entry(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Entry {
     let mut acc = EntryAcc::default();
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
     for child in doc.children(id) {
         let n = doc.node(child);
         if !(is_core(n.ns) && entry_child(cx, child, &mut acc, PRIMARY)) {

@@ -38,7 +38,7 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     };
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(root).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(root).map(|l| l.replace('_', "-")));
     (format, acc.finish(), entries)
 }
 
@@ -52,7 +52,7 @@ pub(crate) fn channel(
     let doc = cx.doc;
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
     for child in doc.children(id) {
         let n = doc.node(child);
         if !n.ns.is_rss_core() {
@@ -130,7 +130,7 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
     let mut acc = EntryAcc::default();
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
     let mut guid_is_link = false;
     for child in doc.children(id) {
         let n = doc.node(child);

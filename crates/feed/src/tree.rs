@@ -10,8 +10,10 @@
 //!
 //! An element's text is its character data while it has no child elements; once it has some,
 //! its text is the markup between its tags exactly as written (HTML a publisher forgot to
-//! escape, Atom `xhtml` content). A leaf's text is unescaped in one pass, not one event per
-//! entity reference, which is what keeps escaped-HTML feeds fast.
+//! escape, Atom `xhtml` content). A leaf's text is kept raw and unescaped in one pass when an
+//! adapter reads it, straight into the model's string: no event per entity reference and no
+//! second copy, which is what keeps escaped-HTML feeds fast and small. Unknown entities in
+//! such texts are reported when the text is read (texts nobody reads warn about nothing).
 
 use crate::ParseError;
 use crate::names::{self, Ns};
