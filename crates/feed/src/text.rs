@@ -132,6 +132,26 @@ fn ref_name(after: &str) -> Option<&str> {
         .filter(|n| !n.is_empty() && !n.contains([' ', '&', '<', '\n', '\t']))
 }
 
+/// `\r\n` and a lone `\r` become `\n`, as an XML processor reports line ends.
+pub(crate) fn normalize_newlines(text: Cow<'_, str>) -> Cow<'_, str> {
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            if chars.peek() == Some(&'\n') {
+                chars.next();
+            }
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Split an RSS-style person: `email (Name)`, `Name <email>`, a bare email or a bare name.
 pub(crate) fn person(raw: &str) -> Option<Author> {
     let s = raw.trim();

@@ -115,7 +115,12 @@ impl<'a> Doc<'a> {
     }
 
     /// The element's text, trimmed (see the module docs).
+    /// Line ends read as XML defines them: `\r\n` and a lone `\r` are `\n`.
     pub(crate) fn text(&self, id: NodeId) -> Cow<'_, str> {
+        text::normalize_newlines(self.text_as_written(id))
+    }
+
+    fn text_as_written(&self, id: NodeId) -> Cow<'_, str> {
         let n = &self.nodes[id];
         if n.first_child != NIL {
             return Cow::Borrowed(self.inner_markup(id));
