@@ -26,11 +26,11 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     let mut acc = FeedAcc::default();
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(root).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(root).map(|l| l.replace('_', "-")));
     let mut entries = Vec::new();
     for child in doc.children(root) {
         let n = doc.node(child);
-        if is_core(n.ns) && Key::new(n.local).as_str() == "entry" {
+        if is_core(n.ns) && Key::new(n.local()).as_str() == "entry" {
             if n.closed || !doc.is_blank(child) {
                 let e = entry(cx, child);
                 if n.closed || has_data(&e) {
@@ -53,7 +53,7 @@ fn entry(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Entry {
     let mut acc = EntryAcc::default();
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
     for child in doc.children(id) {
         let n = doc.node(child);
         if !(is_core(n.ns) && entry_child(cx, child, &mut acc, PRIMARY)) {
@@ -65,7 +65,7 @@ fn entry(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Entry {
 
 /// One Atom child of a feed (or of an RSS channel, at `rank`).
 pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc, rank: u8) -> bool {
-    let key = Key::new(cx.doc.node(id).local);
+    let key = Key::new(cx.doc.node(id).local());
     match key.as_str() {
         "title" => acc.c.title.offer(rank, text_construct(cx, id)),
         "subtitle" | "tagline" => acc.c.summary.offer(rank, text_construct(cx, id)),
@@ -120,7 +120,7 @@ pub(crate) fn entry_child(
     acc: &mut EntryAcc,
     rank: u8,
 ) -> bool {
-    let key = Key::new(cx.doc.node(id).local);
+    let key = Key::new(cx.doc.node(id).local());
     match key.as_str() {
         "id" => {
             if acc.e.guid.is_none()
@@ -222,11 +222,11 @@ fn category(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> {
 fn person(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Author> {
     let doc = cx.doc;
     if !doc.has_children(id) {
-        return text::person(doc.text(id));
+        return text::person(&doc.text(id));
     }
     let mut a = Author::default();
     for child in doc.children(id) {
-        match Key::new(doc.node(child).local).as_str() {
+        match Key::new(doc.node(child).local()).as_str() {
             "name" => a.name = a.name.take().or_else(|| cx.text(child)),
             "email" => a.email = a.email.take().or_else(|| cx.text(child)),
             "uri" | "url" => a.uri = a.uri.take().or_else(|| cx.url_text(child)),
@@ -244,7 +244,7 @@ fn source(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Source {
         if !is_core(n.ns) {
             continue;
         }
-        match Key::new(n.local).as_str() {
+        match Key::new(n.local()).as_str() {
             "title" => s.title = s.title.take().or_else(|| text_construct(cx, child)),
             "link" => {
                 if let Some(l) = link(cx, child) {
@@ -274,14 +274,14 @@ pub(crate) fn text_construct(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> 
         .map(|m| m.trim().to_ascii_lowercase())
         .unwrap_or_default();
     if mode == "base64" {
-        let bytes = text::base64(doc.text(id))?;
+        let bytes = text::base64(&doc.text(id))?;
         return text::non_empty(&String::from_utf8_lossy(&bytes));
     }
     let xhtml = kind == "xhtml" || kind == "application/xhtml+xml" || mode == "xml";
     if xhtml && doc.has_children(id) {
         let div = doc
             .children(id)
-            .find(|&c| Key::new(doc.node(c).local).as_str() == "div");
+            .find(|&c| Key::new(doc.node(c).local()).as_str() == "div");
         let markup = match div {
             Some(div) => strip_prefix(doc.inner_markup(div), doc.node(div).prefix()),
             None => doc.inner_markup(id).to_owned(),

@@ -16,7 +16,7 @@ use tidings_model::{Author, MediaContent, Thumbnail};
 /// One namespaced child of a channel or feed.
 pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc) -> bool {
     let node = cx.doc.node(id);
-    let key = Key::new(node.local);
+    let key = Key::new(node.local());
     let k = key.as_str();
     match node.ns {
         Ns::Dc | Ns::Dcterms => {
@@ -44,7 +44,7 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
                 "category" => itunes_categories(cx, id, &mut acc.f.categories),
                 "summary" => acc.c.summary.offer(FALLBACK, cx.text(id)),
                 "subtitle" => acc.c.summary.offer(FALLBACK + 1, cx.text(id)),
-                "explicit" => acc.f.explicit = text::explicit(cx.doc.text(id)).or(acc.f.explicit),
+                "explicit" => acc.f.explicit = text::explicit(&cx.doc.text(id)).or(acc.f.explicit),
                 "title" => acc.c.title.offer(FALLBACK, cx.text(id)),
                 _ => return false,
             }
@@ -73,7 +73,7 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
                     let inner = Scope::of(cx, Some(id)).over(&scope);
                     for child in cx.doc.children(id) {
                         let n = cx.doc.node(child);
-                        if n.ns == Ns::Media && Key::new(n.local).as_str() == "thumbnail" {
+                        if n.ns == Ns::Media && Key::new(n.local()).as_str() == "thumbnail" {
                             acc.f.thumbnails.extend(thumbnail(cx, child, &inner));
                         }
                     }
@@ -94,7 +94,7 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
 /// One namespaced child of an item or entry.
 pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAcc) -> bool {
     let node = cx.doc.node(id);
-    let key = Key::new(node.local);
+    let key = Key::new(node.local());
     let k = key.as_str();
     match node.ns {
         Ns::Dc | Ns::Dcterms if k == "description" => {
@@ -128,14 +128,14 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
                 "title" => acc.c.title.offer(FALLBACK, cx.text(id)),
                 "duration" => {
                     let raw = cx.doc.text(id);
-                    acc.e.duration = text::duration(raw);
+                    acc.e.duration = text::duration(&raw);
                     if acc.e.duration.is_none() && !raw.is_empty() {
                         let msg = format!("unreadable itunes:duration {raw:?}");
                         cx.sink.warn(tidings_model::WarningKind::InvalidValue, msg);
                     }
                 }
-                "explicit" => acc.e.explicit = text::explicit(cx.doc.text(id)).or(acc.e.explicit),
-                "keywords" => acc.e.keywords.extend(text::keywords(cx.doc.text(id))),
+                "explicit" => acc.e.explicit = text::explicit(&cx.doc.text(id)).or(acc.e.explicit),
+                "keywords" => acc.e.keywords.extend(text::keywords(&cx.doc.text(id))),
                 "category" => itunes_categories(cx, id, &mut acc.e.categories),
                 _ => return false,
             }
@@ -170,8 +170,8 @@ fn dublin_core(
     is_feed: bool,
 ) -> bool {
     match (ns, k) {
-        (_, "creator") => authors.extend(text::person(cx.doc.text(id))),
-        (_, "contributor") => contributors.extend(text::person(cx.doc.text(id))),
+        (_, "creator") => authors.extend(text::person(&cx.doc.text(id))),
+        (_, "contributor") => contributors.extend(text::person(&cx.doc.text(id))),
         (_, "subject") => categories.extend(cx.text(id)),
         (_, "rights") => c.rights.offer(SECONDARY, cx.text(id)),
         (_, "title") => c.title.offer(SECONDARY, cx.text(id)),
@@ -201,7 +201,7 @@ fn dublin_core(
         }
         (Ns::Dcterms, "valid") => {
             let raw = cx.doc.text(id);
-            if let Some(end) = valid_end(raw) {
+            if let Some(end) = valid_end(&raw) {
                 let d = cx.date_str(end);
                 c.expires.offer(PRIMARY, d);
             }
@@ -242,11 +242,11 @@ fn itunes_categories(cx: &Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<String>) {
     // iTunes nests one level; reading two keeps hostile nesting from going deep.
     for child in cx.doc.children(id) {
         let n = cx.doc.node(child);
-        if n.ns == Ns::Itunes && Key::new(n.local).as_str() == "category" {
+        if n.ns == Ns::Itunes && Key::new(n.local()).as_str() == "category" {
             out.extend(cx.doc.attr_str(child, "text"));
             for grandchild in cx.doc.children(child) {
                 let g = cx.doc.node(grandchild);
-                if g.ns == Ns::Itunes && Key::new(g.local).as_str() == "category" {
+                if g.ns == Ns::Itunes && Key::new(g.local()).as_str() == "category" {
                     out.extend(cx.doc.attr_str(grandchild, "text"));
                 }
             }
@@ -276,7 +276,7 @@ impl Scope {
             if n.ns != Ns::Media {
                 continue;
             }
-            let slot = match Key::new(n.local).as_str() {
+            let slot = match Key::new(n.local()).as_str() {
                 "credit" => &mut s.credit,
                 "copyright" => &mut s.copyright,
                 "title" => &mut s.title,
@@ -334,10 +334,12 @@ fn media_entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, k: &str, acc: &mut Ent
                         if n.ns != Ns::Media {
                             continue;
                         }
-                        match Key::new(n.local).as_str() {
+                        match Key::new(n.local()).as_str() {
                             "content" => media_content(cx, child, &group, acc),
                             "thumbnail" => acc.e.thumbnails.extend(thumbnail(cx, child, &group)),
-                            "keywords" => acc.e.keywords.extend(text::keywords(cx.doc.text(child))),
+                            "keywords" => {
+                                acc.e.keywords.extend(text::keywords(&cx.doc.text(child)))
+                            }
                             "category" => acc.e.categories.extend(cx.text(child)),
                             _ => {}
                         }
@@ -346,7 +348,7 @@ fn media_entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, k: &str, acc: &mut Ent
             }
         }
         "title" => acc.c.title.offer(FALLBACK + 1, cx.text(id)),
-        "keywords" => acc.e.keywords.extend(text::keywords(cx.doc.text(id))),
+        "keywords" => acc.e.keywords.extend(text::keywords(&cx.doc.text(id))),
         "category" => acc.e.categories.extend(cx.text(id)),
         "license" => acc.c.license.offer(FALLBACK, media_license(cx, id)),
         "credit" | "copyright" | "description" => {}
@@ -373,10 +375,10 @@ fn media_content(cx: &mut Cx<'_, '_, '_>, id: NodeId, outer: &Scope, acc: &mut E
         if n.ns != Ns::Media {
             continue;
         }
-        match Key::new(n.local).as_str() {
+        match Key::new(n.local()).as_str() {
             "thumbnail" => acc.e.thumbnails.extend(thumbnail(cx, child, &own)),
             "category" => m.categories.extend(cx.text(child)),
-            "keywords" => m.keywords.extend(text::keywords(doc.text(child))),
+            "keywords" => m.keywords.extend(text::keywords(&doc.text(child))),
             _ => {}
         }
     }

@@ -24,7 +24,7 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
             crate::ext::feed_child(cx, child, &mut acc);
             continue;
         }
-        match Key::new(n.local).as_str() {
+        match Key::new(n.local()).as_str() {
             "channel" => crate::rss::channel(cx, child, &mut acc, &mut entries),
             "item" => entries.extend(crate::rss::item(cx, child)),
             "image" => crate::rss::image(cx, child, &mut acc),

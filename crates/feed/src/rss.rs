@@ -16,7 +16,7 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     let doc = cx.doc;
     let mut acc = FeedAcc::default();
     let mut entries = Vec::new();
-    let format = if Key::new(doc.node(root).local).as_str() == "channel" {
+    let format = if Key::new(doc.node(root).local()).as_str() == "channel" {
         channel(cx, root, &mut acc, &mut entries);
         FeedFormat::Rss
     } else {
@@ -27,7 +27,7 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
                 crate::ext::feed_child(cx, child, &mut acc);
                 continue;
             }
-            match Key::new(n.local).as_str() {
+            match Key::new(n.local()).as_str() {
                 "channel" => channel(cx, child, &mut acc, &mut entries),
                 "item" => entries.extend(item(cx, child)),
                 "image" => image(cx, child, &mut acc),
@@ -38,7 +38,7 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     };
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(root).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(root).map(|l| l.replace('_', "-")));
     (format, acc.finish(), entries)
 }
 
@@ -52,14 +52,14 @@ pub(crate) fn channel(
     let doc = cx.doc;
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
     for child in doc.children(id) {
         let n = doc.node(child);
         if !n.ns.is_rss_core() {
             crate::ext::feed_child(cx, child, acc);
             continue;
         }
-        match Key::new(n.local).as_str() {
+        match Key::new(n.local()).as_str() {
             "item" => entries.extend(item(cx, child)),
             "title" => acc.c.title.offer(PRIMARY, cx.text(child)),
             "link" => {
@@ -84,7 +84,7 @@ pub(crate) fn channel(
             "description" => acc.c.summary.offer(PRIMARY, cx.text(child)),
             "language" => acc.c.language.offer(PRIMARY, cx.text(child)),
             "copyright" => acc.c.rights.offer(PRIMARY, cx.text(child)),
-            "managingeditor" | "author" => acc.f.authors.extend(text::person(doc.text(child))),
+            "managingeditor" | "author" => acc.f.authors.extend(text::person(&doc.text(child))),
             "pubdate" => {
                 let d = cx.date(child);
                 acc.c.published.offer(PRIMARY, d);
@@ -110,7 +110,7 @@ pub(crate) fn image(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc) {
     let doc = cx.doc;
     for child in doc.children(id) {
         let n = doc.node(child);
-        if n.ns.is_rss_core() && Key::new(n.local).as_str() == "url" {
+        if n.ns.is_rss_core() && Key::new(n.local()).as_str() == "url" {
             acc.image.offer(PRIMARY, cx.url_text(child));
         }
     }
@@ -130,7 +130,7 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
     let mut acc = EntryAcc::default();
     acc.c
         .language
-        .offer(FALLBACK + 1, doc.lang(id).map(str::to_owned));
+        .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
     let mut guid_is_link = false;
     for child in doc.children(id) {
         let n = doc.node(child);
@@ -138,7 +138,7 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
             crate::ext::entry_child(cx, child, &mut acc);
             continue;
         }
-        match Key::new(n.local).as_str() {
+        match Key::new(n.local()).as_str() {
             "title" => acc.c.title.offer(PRIMARY, cx.text(child)),
             "link" => {
                 if let Some(href) = link_href(cx, child) {
@@ -154,7 +154,7 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
                 }
             }
             "description" => acc.add_summary(cx.text(child)),
-            "author" => acc.e.authors.extend(text::person(doc.text(child))),
+            "author" => acc.e.authors.extend(text::person(&doc.text(child))),
             "category" => acc.e.categories.extend(cx.text(child)),
             "comments" => acc.e.comments = acc.e.comments.take().or_else(|| cx.url_text(child)),
             "enclosure" => {
@@ -243,11 +243,11 @@ fn cloud(cx: &Cx<'_, '_, '_>, id: NodeId) -> Cloud {
 fn skip_hours(cx: &mut Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<u8>) {
     let doc = cx.doc;
     for child in doc.children(id) {
-        if Key::new(doc.node(child).local).as_str() != "hour" {
+        if Key::new(doc.node(child).local()).as_str() != "hour" {
             continue;
         }
         let raw = doc.text(child);
-        match text::number::<u8>(raw) {
+        match text::number::<u8>(&raw) {
             Some(24) => out.push(0),
             Some(h) if h < 24 => out.push(h),
             _ => cx.sink.warn(
@@ -261,7 +261,7 @@ fn skip_hours(cx: &mut Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<u8>) {
 fn skip_days(cx: &Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<String>) {
     let doc = cx.doc;
     for child in doc.children(id) {
-        if Key::new(doc.node(child).local).as_str() != "day" {
+        if Key::new(doc.node(child).local()).as_str() != "day" {
             continue;
         }
         let raw = doc.text(child);

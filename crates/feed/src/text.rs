@@ -94,13 +94,7 @@ pub(crate) fn unescape_with<'r>(
         let (before, tail) = rest.split_at(at);
         out.push_str(before);
         let after = tail.get(1..).unwrap_or("");
-        let name = after
-            .bytes()
-            .take(33)
-            .position(|b| b == b';')
-            .and_then(|n| after.get(..n))
-            .filter(|n| !n.is_empty() && !n.contains([' ', '&', '<', '\n', '\t']));
-        match name {
+        match ref_name(after) {
             Some(name) => {
                 if !push_entity(&mut out, name) {
                     unknown(&mut out, name);
@@ -125,6 +119,37 @@ pub(crate) fn unescape_with<'r>(
 #[inline]
 pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
+/// The name of the reference that `after` (the text after an `&`) starts with: up to 32
+/// characters, then `;`. `None` for a bare `&`.
+fn ref_name(after: &str) -> Option<&str> {
+    after
+        .bytes()
+        .take(33)
+        .position(|b| b == b';')
+        .and_then(|n| after.get(..n))
+        .filter(|n| !n.is_empty() && !n.contains([' ', '&', '<', '\n', '\t']))
+}
+
+/// `\r\n` and a lone `\r` become `\n`, as an XML processor reports line ends.
+pub(crate) fn normalize_newlines(text: Cow<'_, str>) -> Cow<'_, str> {
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            if chars.peek() == Some(&'\n') {
+                chars.next();
+            }
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Split an RSS-style person: `email (Name)`, `Name <email>`, a bare email or a bare name.

@@ -10,8 +10,10 @@
 //!
 //! An element's text is its character data while it has no child elements; once it has some,
 //! its text is the markup between its tags exactly as written (HTML a publisher forgot to
-//! escape, Atom `xhtml` content). A leaf's text is unescaped in one pass, not one event per
-//! entity reference, which is what keeps escaped-HTML feeds fast.
+//! escape, Atom `xhtml` content). A leaf's text is kept raw and unescaped in one pass when an
+//! adapter reads it, straight into the model's string: no event per entity reference and no
+//! second copy, which is what keeps escaped-HTML feeds fast and small. Unknown entities in
+//! such texts are reported when the text is read (texts nobody reads warn about nothing).
 
 use crate::ParseError;
 use crate::names::{self, Ns};
@@ -20,6 +22,7 @@ use crate::xml::{Sink, is_feed_root};
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
 use std::borrow::Cow;
+use std::cell::RefCell;
 use tidings_model::WarningKind;
 use url::Url;
 
@@ -30,28 +33,48 @@ const MAX_DEPTH: usize = 256;
 /// Index of a node in [`Doc`]. Only the builder makes them, each the index of a node it
 /// pushed, so indexing `Doc::nodes` with one never fails.
 pub(crate) type NodeId = usize;
-const NONE: usize = usize::MAX;
+
+/// Links and offsets inside a node are stored as `u32` to keep nodes small (a body is capped
+/// far below 4 GiB); `NIL` is "none".
+type Ix = u32;
+const NIL: Ix = Ix::MAX;
+
+fn ix(i: usize) -> Ix {
+    Ix::try_from(i).unwrap_or(NIL)
+}
+
+fn us(i: Ix) -> usize {
+    i as usize
+}
 
 /// One element.
 pub(crate) struct Node<'a> {
-    pub(crate) local: &'a str,
-    pub(crate) ns: Ns,
     qname: &'a str,
     attrs: &'a str,
     text: Cow<'a, str>,
-    inner_start: usize,
-    inner_end: usize,
-    parent: usize,
-    first_child: usize,
-    last_child: usize,
-    next: usize,
-    base: usize,
-    lang: Option<&'a str>,
+    inner_start: Ix,
+    inner_end: Ix,
+    parent: Ix,
+    first_child: Ix,
+    next: Ix,
+    /// Index into `Doc::bases`, or `NIL`.
+    base: Ix,
+    /// Index into `Doc::langs`, or `NIL`.
+    lang: Ix,
+    pub(crate) ns: Ns,
     /// The end tag (or an enclosing one) was seen; false when the document stopped first.
     pub(crate) closed: bool,
+    /// `text` is a leaf's raw text holding references, unescaped when it is read (so the
+    /// unescaped copy is made once, straight into the model).
+    escaped: bool,
 }
 
 impl<'a> Node<'a> {
+    /// The name without its prefix.
+    pub(crate) fn local(&self) -> &'a str {
+        self.qname.split_once(':').map_or(self.qname, |(_, l)| l)
+    }
+
     /// The namespace prefix as written (empty when none).
     pub(crate) fn prefix(&self) -> &'a str {
         self.qname.split_once(':').map_or("", |(p, _)| p)
@@ -63,6 +86,11 @@ pub(crate) struct Doc<'a> {
     src: &'a str,
     nodes: Vec<Node<'a>>,
     bases: Vec<Url>,
+    langs: Vec<&'a str>,
+    /// General entities declared in the DOCTYPE's internal subset.
+    declared: Vec<(String, String)>,
+    /// Unknown entities met while unescaping leaf texts on demand, for warnings.
+    unknown: RefCell<Vec<String>>,
 }
 
 impl<'a> Doc<'a> {
@@ -76,7 +104,7 @@ impl<'a> Doc<'a> {
 
     pub(crate) fn parent(&self, id: NodeId) -> Option<NodeId> {
         let p = self.nodes[id].parent;
-        (p != NONE).then_some(p)
+        (p != NIL).then_some(us(p))
     }
 
     pub(crate) fn children(&self, id: NodeId) -> Children<'_, 'a> {
@@ -87,15 +115,35 @@ impl<'a> Doc<'a> {
     }
 
     /// The element's text, trimmed (see the module docs).
-    pub(crate) fn text(&self, id: NodeId) -> &str {
+    /// Line ends read as XML defines them: `\r\n` and a lone `\r` are `\n`.
+    pub(crate) fn text(&self, id: NodeId) -> Cow<'_, str> {
+        text::normalize_newlines(self.text_as_written(id))
+    }
+
+    fn text_as_written(&self, id: NodeId) -> Cow<'_, str> {
         let n = &self.nodes[id];
-        if n.first_child == NONE {
-            n.text.trim()
-        } else {
-            self.src
-                .get(n.inner_start..n.inner_end)
-                .unwrap_or("")
-                .trim()
+        if n.first_child != NIL {
+            return Cow::Borrowed(self.inner_markup(id));
+        }
+        if !n.escaped {
+            return Cow::Borrowed(n.text.trim());
+        }
+        let unescaped = text::unescape_with(&n.text, &mut |out, name| match self
+            .declared
+            .iter()
+            .find(|(d, _)| d == name)
+        {
+            Some((_, value)) => out.push_str(value),
+            None => {
+                text::push_as_written(out, name);
+                if let Ok(mut unknown) = self.unknown.try_borrow_mut() {
+                    unknown.push(name.to_owned());
+                }
+            }
+        });
+        match unescaped {
+            Cow::Owned(s) if s.trim().len() == s.len() => Cow::Owned(s),
+            other => Cow::Owned(other.trim().to_owned()),
         }
     }
 
@@ -103,7 +151,7 @@ impl<'a> Doc<'a> {
     pub(crate) fn inner_markup(&self, id: NodeId) -> &str {
         let n = &self.nodes[id];
         self.src
-            .get(n.inner_start..n.inner_end)
+            .get(us(n.inner_start)..us(n.inner_end))
             .unwrap_or("")
             .trim()
     }
@@ -111,11 +159,11 @@ impl<'a> Doc<'a> {
     /// Whether the element holds neither text nor child elements.
     pub(crate) fn is_blank(&self, id: NodeId) -> bool {
         let n = &self.nodes[id];
-        n.first_child == NONE && n.text.trim().is_empty()
+        n.first_child == NIL && n.text.trim().is_empty()
     }
 
     pub(crate) fn has_children(&self, id: NodeId) -> bool {
-        self.nodes[id].first_child != NONE
+        self.nodes[id].first_child != NIL
     }
 
     /// An attribute by qualified name (case-insensitive), references unescaped.
@@ -132,12 +180,26 @@ impl<'a> Doc<'a> {
 
     /// The base URL in effect for the element (`xml:base`, then the document URL).
     pub(crate) fn base(&self, id: NodeId) -> Option<&Url> {
-        self.bases.get(self.nodes[id].base)
+        self.bases.get(us(self.nodes[id].base))
     }
 
     /// The language in effect for the element (`xml:lang`, inherited).
     pub(crate) fn lang(&self, id: NodeId) -> Option<&'a str> {
-        self.nodes[id].lang
+        self.langs.get(us(self.nodes[id].lang)).copied()
+    }
+
+    /// The unknown entities met so far in texts read on demand, each once.
+    pub(crate) fn take_unknown_entities(&self) -> Vec<String> {
+        let mut names = self.unknown.take();
+        let mut seen = Vec::with_capacity(names.len());
+        names.retain(|n| {
+            let first = !seen.contains(n);
+            if first {
+                seen.push(n.clone());
+            }
+            first
+        });
+        names
     }
 
     /// `href` resolved against the element's base.
@@ -148,17 +210,17 @@ impl<'a> Doc<'a> {
 
 pub(crate) struct Children<'d, 'a> {
     doc: &'d Doc<'a>,
-    next: usize,
+    next: Ix,
 }
 
 impl Iterator for Children<'_, '_> {
     type Item = NodeId;
     fn next(&mut self) -> Option<NodeId> {
-        if self.next == NONE {
+        if self.next == NIL {
             return None;
         }
-        let id = self.next;
-        self.next = self.doc.nodes.get(id).map_or(NONE, |n| n.next);
+        let id = us(self.next);
+        self.next = self.doc.nodes.get(id).map_or(NIL, |n| n.next);
         Some(id)
     }
 }
@@ -251,12 +313,11 @@ fn valid_name_start(name: &str) -> bool {
 
 struct Builder<'a, 's, 'w> {
     doc: Doc<'a>,
-    /// Open elements with the length of the namespace stack when each opened.
-    stack: Vec<(NodeId, usize)>,
+    /// Open elements: the node, the length of the namespace stack when it opened, and its
+    /// last child so far (children are only ever added to open elements).
+    stack: Vec<(NodeId, usize, Ix)>,
     ns: Vec<(&'a str, Ns)>,
     warned_prefixes: Vec<&'a str>,
-    /// General entities declared in the DOCTYPE's internal subset.
-    declared: Vec<(String, String)>,
     sink: &'s mut Sink<'w>,
 }
 
@@ -278,11 +339,13 @@ pub(crate) fn build<'a>(
             src,
             nodes: Vec::with_capacity(src.len() / 200 + 8),
             bases: base.cloned().into_iter().collect(),
+            langs: Vec::new(),
+            declared: Vec::new(),
+            unknown: RefCell::new(Vec::new()),
         },
         stack: Vec::with_capacity(16),
         ns: Vec::new(),
         warned_prefixes: Vec::new(),
-        declared: Vec::new(),
         sink,
     };
     let mut junk = false;
@@ -412,14 +475,14 @@ pub(crate) fn build<'a>(
         let open: Vec<&str> = b
             .stack
             .iter()
-            .map(|&(id, _)| b.doc.nodes[id].qname)
+            .map(|&(id, _, _)| b.doc.nodes[id].qname)
             .collect();
         b.sink.warn(
             WarningKind::Truncated,
             format!("the document ended inside <{}>", open.join("><")),
         );
-        for &(id, _) in &b.stack {
-            b.doc.nodes[id].inner_end = src.len();
+        for &(id, _, _) in &b.stack {
+            b.doc.nodes[id].inner_end = ix(src.len());
         }
     }
     Ok(b.doc)
@@ -427,17 +490,17 @@ pub(crate) fn build<'a>(
 
 impl<'a> Builder<'a, '_, '_> {
     fn top(&self) -> Option<NodeId> {
-        self.stack.last().map(|&(id, _)| id)
+        self.stack.last().map(|&(id, _, _)| id)
     }
 
     fn open(&mut self, raw: &'a str, name_len: usize, end: usize) {
         let qname = raw.get(..name_len).unwrap_or("");
         let attrs = raw.get(name_len..).unwrap_or("");
         let ns_mark = self.ns.len();
-        let parent = self.top().unwrap_or(NONE);
-        let (mut base, mut lang) = match self.doc.nodes.get(parent) {
+        let parent = self.top();
+        let (mut base, mut lang) = match parent.and_then(|p| self.doc.nodes.get(p)) {
             Some(p) => (p.base, p.lang),
-            None => (if self.doc.bases.is_empty() { NONE } else { 0 }, None),
+            None => (if self.doc.bases.is_empty() { NIL } else { 0 }, NIL),
         };
         if attrs.contains("xml") {
             for (name, value) in attributes(attrs) {
@@ -448,52 +511,59 @@ impl<'a> Builder<'a, '_, '_> {
                         .push((prefix, names::by_uri(&text::unescape(value))));
                 } else if name == "xml:base" {
                     let href = text::unescape(value);
-                    let joined = match self.doc.bases.get(base) {
+                    let joined = match self.doc.bases.get(us(base)) {
                         Some(b) => b.join(href.trim()).ok(),
                         None => Url::parse(href.trim()).ok(),
                     };
                     if let Some(url) = joined {
                         self.doc.bases.push(url);
-                        base = self.doc.bases.len() - 1;
+                        base = ix(self.doc.bases.len() - 1);
                     }
                 } else if name == "xml:lang" {
                     let v = value.trim();
-                    lang = (!v.is_empty()).then_some(v);
+                    lang = if v.is_empty() {
+                        NIL
+                    } else {
+                        self.doc.langs.push(v);
+                        ix(self.doc.langs.len() - 1)
+                    };
                 }
             }
         }
-        let (prefix, local) = match qname.split_once(':') {
-            Some((p, l)) => (p, l),
-            None => ("", qname),
-        };
+        let prefix = qname.split_once(':').map_or("", |(p, _)| p);
         let ns = self.resolve_prefix(prefix);
         let id = self.doc.nodes.len();
+        if self.doc.nodes.len() == self.doc.nodes.capacity() {
+            // Grow by half rather than double: the tree is the parser's largest allocation.
+            self.doc.nodes.reserve(self.doc.nodes.len() / 2 + 64);
+        }
         self.doc.nodes.push(Node {
-            local,
-            ns,
             qname,
             attrs,
             text: Cow::Borrowed(""),
-            inner_start: end,
-            inner_end: end,
-            parent,
-            first_child: NONE,
-            last_child: NONE,
-            next: NONE,
+            inner_start: ix(end),
+            inner_end: ix(end),
+            parent: parent.map_or(NIL, ix),
+            first_child: NIL,
+            next: NIL,
             base,
             lang,
+            ns,
             closed: false,
+            escaped: false,
         });
-        if let Some(p) = self.doc.nodes.get_mut(parent) {
-            let prev = p.last_child;
-            p.last_child = id;
-            if prev == NONE {
-                p.first_child = id;
-            } else if let Some(prev) = self.doc.nodes.get_mut(prev) {
-                prev.next = id;
+        if let Some(frame) = self.stack.last_mut() {
+            let prev = frame.2;
+            frame.2 = ix(id);
+            if prev == NIL {
+                if let Some(p) = self.doc.nodes.get_mut(frame.0) {
+                    p.first_child = ix(id);
+                }
+            } else if let Some(prev) = self.doc.nodes.get_mut(us(prev)) {
+                prev.next = ix(id);
             }
         }
-        self.stack.push((id, ns_mark));
+        self.stack.push((id, ns_mark, NIL));
     }
 
     fn resolve_prefix(&mut self, prefix: &'a str) -> Ns {
@@ -527,10 +597,10 @@ impl<'a> Builder<'a, '_, '_> {
 
     /// Close the innermost element; its content ended at `inner_end`.
     fn close_top(&mut self, inner_end: usize) {
-        if let Some((id, ns_mark)) = self.stack.pop() {
+        if let Some((id, ns_mark, _)) = self.stack.pop() {
             self.ns.truncate(ns_mark);
             if let Some(n) = self.doc.nodes.get_mut(id) {
-                n.inner_end = inner_end.max(n.inner_start);
+                n.inner_end = ix(inner_end).max(n.inner_start);
                 n.closed = true;
             }
         }
@@ -541,11 +611,11 @@ impl<'a> Builder<'a, '_, '_> {
         let found = self
             .stack
             .iter()
-            .rposition(|&(id, _)| text::same(nodes[id].qname, name))
+            .rposition(|&(id, _, _)| text::same(nodes[id].qname, name))
             .or_else(|| {
                 self.stack
                     .iter()
-                    .rposition(|&(id, _)| nodes[id].qname.eq_ignore_ascii_case(name))
+                    .rposition(|&(id, _, _)| nodes[id].qname.eq_ignore_ascii_case(name))
             });
         match found {
             Some(depth) => {
@@ -571,7 +641,7 @@ impl<'a> Builder<'a, '_, '_> {
         let Some(n) = self.top().and_then(|id| self.doc.nodes.get_mut(id)) else {
             return;
         };
-        if n.first_child != NONE {
+        if n.first_child != NIL {
             return;
         }
         if n.text.is_empty() {
@@ -585,12 +655,10 @@ impl<'a> Builder<'a, '_, '_> {
         let Some(id) = self.top() else {
             return;
         };
-        let (sink, declared) = (&mut *self.sink, &self.declared);
-        let text = text::unescape_with(raw, &mut |out, name| {
-            unknown_entity(out, name, declared, sink);
-        });
+        let escaped = memchr::memchr(b'&', raw.as_bytes()).is_some();
         if let Some(n) = self.doc.nodes.get_mut(id) {
-            n.text = text;
+            n.text = Cow::Borrowed(raw);
+            n.escaped = escaped;
         }
     }
 
@@ -598,12 +666,12 @@ impl<'a> Builder<'a, '_, '_> {
         let Some(n) = self.top().and_then(|id| self.doc.nodes.get_mut(id)) else {
             return;
         };
-        if n.first_child != NONE {
+        if n.first_child != NIL {
             return;
         }
         let out = n.text.to_mut();
         if !text::push_entity(out, name) {
-            unknown_entity(out, name, &self.declared, self.sink);
+            unknown_entity(out, name, &self.doc.declared, self.sink);
         }
     }
 
@@ -627,8 +695,8 @@ impl<'a> Builder<'a, '_, '_> {
                 continue;
             };
             let value = text::unescape(body.get(..end).unwrap_or("")).into_owned();
-            if !name.is_empty() && self.declared.len() < MAX_DECLARED_ENTITIES {
-                self.declared.push((name.to_owned(), value));
+            if !name.is_empty() && self.doc.declared.len() < MAX_DECLARED_ENTITIES {
+                self.doc.declared.push((name.to_owned(), value));
             }
         }
     }

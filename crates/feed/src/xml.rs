@@ -26,7 +26,7 @@ pub fn parse(
     let mut sink = Sink::new(warnings);
     let doc = crate::tree::build(text, base, &mut sink)?;
     let root = doc.root();
-    let key = Key::new(doc.node(root).local);
+    let key = Key::new(doc.node(root).local());
     let mut cx = Cx {
         doc: &doc,
         sink: &mut sink,
@@ -36,6 +36,12 @@ pub fn parse(
         "rdf" => crate::rdf::read(&mut cx, root),
         _ => crate::atom::read(&mut cx, root),
     };
+    for name in doc.take_unknown_entities() {
+        sink.warn(
+            WarningKind::UnknownEntity,
+            format!("unknown entity &{name}; kept as written"),
+        );
+    }
     Ok(ParsedFeed {
         format,
         feed,
@@ -94,13 +100,13 @@ impl<'a> Cx<'_, 'a, '_> {
     /// The element's text when not empty.
     pub(crate) fn text(&self, id: NodeId) -> Option<String> {
         let t = self.doc.text(id);
-        (!t.is_empty()).then(|| t.to_owned())
+        (!t.is_empty()).then(|| t.into_owned())
     }
 
     /// The element's text read as a date; an unreadable date is a warning.
     pub(crate) fn date(&mut self, id: NodeId) -> Option<DateTime<Utc>> {
         let raw = self.doc.text(id);
-        self.date_str(raw)
+        self.date_str(&raw)
     }
 
     pub(crate) fn date_str(&mut self, raw: &str) -> Option<DateTime<Utc>> {
@@ -122,9 +128,9 @@ impl<'a> Cx<'_, 'a, '_> {
         if raw.is_empty() {
             return None;
         }
-        let n = text::number(raw);
+        let n = text::number(&raw);
         if n.is_none() {
-            let name = self.doc.node(id).local;
+            let name = self.doc.node(id).local();
             self.sink.warn(
                 WarningKind::InvalidValue,
                 format!("unreadable number {raw:?} in <{name}>"),
@@ -136,7 +142,7 @@ impl<'a> Cx<'_, 'a, '_> {
     /// The element's text as a URL resolved against its base.
     pub(crate) fn url_text(&self, id: NodeId) -> Option<String> {
         let t = self.doc.text(id);
-        (!t.is_empty()).then(|| self.doc.url(id, t))
+        (!t.is_empty()).then(|| self.doc.url(id, &t))
     }
 
     /// An attribute as a URL resolved against the element's base.

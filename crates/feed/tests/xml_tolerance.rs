@@ -401,3 +401,23 @@ fn empty_elements_written_without_a_slash() {
         ),
     ]);
 }
+
+#[test]
+fn line_ends_read_as_xml_defines_them() {
+    check(&[
+        (
+            "crlf in text",
+            rss!("<description>one\r\ntwo\rthree</description>"),
+            "/feed/description",
+            json!("one\ntwo\nthree"),
+        ),
+        (
+            "crlf in cdata and markup",
+            rss!(
+                "<item><description><![CDATA[a\r\nb]]></description><content:encoded><p>x\r\n</p></content:encoded></item>"
+            ),
+            "/entries/0/summary",
+            json!("a\nb"),
+        ),
+    ]);
+}

@@ -256,3 +256,13 @@ fn without_a_base_relative_urls_stay_as_written() {
         ],
     );
 }
+
+#[test]
+fn xml_lang_underscore_is_normalised() {
+    check(&[(
+        "en_US reads as en-US",
+        r#"<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en_US"><entry><title>t</title></entry></feed>"#,
+        "/entries/0/language",
+        json!("en-US"),
+    )]);
+}
