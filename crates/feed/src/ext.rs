@@ -30,7 +30,6 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
                 &mut f.authors,
                 &mut f.contributors,
                 &mut f.categories,
-                true,
             )
         }
         Ns::Atom10 | Ns::Atom03 => crate::atom::feed_child(cx, id, acc, SECONDARY),
@@ -112,7 +111,6 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
                 &mut e.authors,
                 &mut e.contributors,
                 &mut e.categories,
-                false,
             )
         }
         Ns::Content if k == "encoded" => {
@@ -167,7 +165,6 @@ fn dublin_core(
     authors: &mut Vec<Author>,
     contributors: &mut Vec<Author>,
     categories: &mut Vec<String>,
-    is_feed: bool,
 ) -> bool {
     match (ns, k) {
         (_, "creator") => authors.extend(text::person(&cx.doc.text(id))),
@@ -179,13 +176,11 @@ fn dublin_core(
         (_, "language") => c.language.offer(SECONDARY, cx.text(id)),
         (_, "publisher") => {}
         (Ns::Dc, "date") => {
+            // dc:date is the date of the last change, as feedparser reads it, for feeds and
+            // entries alike; it never fills `published` (the store sorts by `updated` when
+            // `published` is absent).
             let d = cx.date(id);
-            if !is_feed {
-                c.published.offer(SECONDARY, d);
-            }
-            // feedparser reads dc:date as the updated date, for feeds and entries alike.
-            c.updated
-                .offer(if is_feed { SECONDARY } else { FALLBACK }, d);
+            c.updated.offer(SECONDARY, d);
         }
         (Ns::Dcterms, "modified") => {
             let d = cx.date(id);
