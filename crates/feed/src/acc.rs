@@ -202,8 +202,20 @@ impl EntryAcc {
         } = self;
         e.title = c.title.take();
         e.link = c.link.take();
-        e.summary = summary.or_else(|| c.summary.take());
+        e.summary = summary
+            .or_else(|| c.summary.take())
+            .or_else(|| e.media.iter().find_map(|m| m.description.clone()));
         e.content = content;
+        // Categories are every tag the entry carries, as feedparser's tags are: its own
+        // categories, then its keywords and those of its media (each list also kept apart).
+        let media_tags: Vec<String> = e
+            .media
+            .iter()
+            .flat_map(|m| m.categories.iter().chain(&m.keywords))
+            .cloned()
+            .collect();
+        e.categories.extend(e.keywords.iter().cloned());
+        e.categories.extend(media_tags);
         dedup(&mut e.categories);
         e.updated = c.updated.take();
         e.published = c.published.take();

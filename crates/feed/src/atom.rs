@@ -87,7 +87,15 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc,
             acc.f.generator = acc.f.generator.take().or(g);
         }
         "category" => acc.f.categories.extend(category(cx, id)),
-        "id" => {}
+        "id" => {
+            // As feedparser does, a feed id that is a web address stands in for a missing link.
+            if let Some(feed_id) = cx
+                .text(id)
+                .filter(|t| t.starts_with("http://") || t.starts_with("https://"))
+            {
+                acc.c.link.offer(FALLBACK + 1, Some(feed_id));
+            }
+        }
         "link" => {
             let Some(link) = link(cx, id) else {
                 return true;

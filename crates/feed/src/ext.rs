@@ -346,7 +346,8 @@ fn media_entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, k: &str, acc: &mut Ent
         "keywords" => acc.e.keywords.extend(text::keywords(&cx.doc.text(id))),
         "category" => acc.e.categories.extend(cx.text(id)),
         "license" => acc.c.license.offer(FALLBACK, media_license(cx, id)),
-        "credit" | "copyright" | "description" => {}
+        "description" => acc.c.summary.offer(FALLBACK + 1, cx.text(id)),
+        "credit" | "copyright" => {}
         _ => return false,
     }
     true
