@@ -163,10 +163,10 @@ fn media_rss() {
             json!(["one", "two", "three"]),
         ),
         (
-            "media:category",
+            "media:category, then keywords of the item and its media, among categories",
             MEDIA,
             "/entries/0/categories",
-            json!(["animals"]),
+            json!(["animals", "one", "two", "three", "k1"]),
         ),
         (
             "media:content attributes",
