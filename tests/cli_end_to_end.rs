@@ -202,3 +202,50 @@ async fn parse_prints_the_model_or_the_error_per_file() {
         "parse needs no database"
     );
 }
+
+#[tokio::test]
+async fn settings_come_from_flags_then_environment_then_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tidings.toml");
+    let (file_db, env_db, flag_db) = (
+        dir.path().join("file.db"),
+        dir.path().join("env.db"),
+        dir.path().join("flag.db"),
+    );
+    std::fs::write(&config, format!("db = {:?}\n", file_db.to_str().unwrap())).unwrap();
+    let run = |env_db: Option<&std::path::Path>, args: Vec<String>| {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tidings"));
+        cmd.args(&args)
+            .env_remove("TIDINGS_DB")
+            .env_remove("TIDINGS_PROFILE");
+        cmd.env("TIDINGS_CONFIG", &config);
+        if let Some(db) = env_db {
+            cmd.env("TIDINGS_DB", db);
+        }
+        cmd.output()
+    };
+    // The file alone; the global option after the subcommand works as well as before it.
+    let out = run(None, vec!["import-opml".into(), "/dev/null".into()])
+        .await
+        .unwrap();
+    assert!(!out.status.success(), "an empty file is not OPML");
+    assert!(file_db.exists(), "the config file's db was used");
+    let out = run(Some(&env_db), vec!["feeds".into()]).await.unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(env_db.exists(), "TIDINGS_DB wins over the file");
+    let out = run(
+        Some(&env_db),
+        vec![
+            "feeds".into(),
+            "--db".into(),
+            flag_db.to_string_lossy().into(),
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        flag_db.exists(),
+        "the flag wins over TIDINGS_DB, after the subcommand too"
+    );
+}
