@@ -7,6 +7,10 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A bug must still end in one clear line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: internal error, please report it: {info}");
+    }));
     match cli::main() {
         Ok(code) => code,
         Err(e) => {
