@@ -15,16 +15,15 @@
 //! 2. **UTF-16/32 byte pattern** without a BOM: zero bytes around the first ASCII characters
 //!    (`<?xml`, `<`, `{`, whitespace), as in appendix F of the XML specification. Structural
 //!    evidence, so it too beats any label.
-//! 3. **Claimed and valid UTF-8**: if the HTTP charset says UTF-8, or the XML declaration says
-//!    UTF-8, or there is no usable declaration (XML's default is UTF-8), and the bytes are
-//!    valid UTF-8, the text is UTF-8. Valid multi-byte UTF-8 is strong evidence, while a
-//!    single-byte label is none (every byte decodes in windows-1252), so a server default
-//!    such as `charset=iso-8859-1` cannot turn a UTF-8 feed into mojibake.
+//! 3. **Valid UTF-8**: bytes that are valid UTF-8 and hold any non-ASCII character are UTF-8,
+//!    whatever a label says (a warning notes the label it overrules): multi-byte UTF-8 is
+//!    strong evidence, while a legacy label is weak (every byte decodes in windows-1252), so
+//!    a server default such as `charset=iso-8859-1` or a stale declaration cannot turn a UTF-8
+//!    feed into mojibake. feedparser reads such documents the same way. Pure ASCII that claims
+//!    UTF-8, or claims nothing, is returned as it is.
 //! 4. **HTTP charset**, if the bytes decode in it without error (RFC 7303: the transport's
 //!    label beats the document's when both are legacy encodings; a warning notes the clash).
-//! 5. **XML declaration** `encoding`, if the bytes decode in it without error. A single-byte
-//!    label always "decodes", so a UTF-8 document that declares ISO-8859-1 is read as
-//!    windows-1252, as browsers and feedparser do, with a warning that it is also valid UTF-8.
+//! 5. **XML declaration** `encoding`, if the bytes decode in it without error.
 //! 6. **Valid UTF-8** after all (a label was wrong), with a warning.
 //! 7. **Fallback**, with a warning: text that is mostly UTF-8 with a few stray bytes keeps
 //!    its UTF-8 and reads each stray byte as windows-1252; otherwise chardetng guesses a legacy
@@ -102,20 +101,19 @@ fn unicode<'a>(bytes: &'a [u8], form: Form, warnings: &mut Vec<Warning>) -> Cow<
 
 /// Rules 3 to 7 for an ASCII-compatible document.
 fn narrow<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> Cow<'a, str> {
-    let mut utf8_checked = false;
-    if claims.utf8_claimed() {
-        if let Some(text) = repair::valid_utf8(bytes) {
-            if let Some(other) = claims.legacy_named()
-                && !text.is_ascii()
-            {
-                warn(
-                    warnings,
-                    format!("{} ignored: the bytes are valid utf-8", other.describe()),
-                );
-            }
-            return Cow::Borrowed(text);
+    let utf8 = repair::valid_utf8(bytes);
+    if let Some(text) = utf8
+        && (claims.utf8_claimed() || !text.is_ascii())
+    {
+        if let Some(other) = claims.legacy_named()
+            && !text.is_ascii()
+        {
+            warn(
+                warnings,
+                format!("{} ignored: the bytes are valid utf-8", other.describe()),
+            );
         }
-        utf8_checked = true;
+        return Cow::Borrowed(text);
     }
     let mut tried: Vec<Charset> = Vec::with_capacity(2);
     for claim in [&claims.hint, &claims.declared].into_iter().flatten() {
@@ -125,20 +123,9 @@ fn narrow<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> 
         tried.push(claim.charset);
         match claim.charset {
             Charset::Legacy(encoding) => {
-                if let Some(text) =
-                    encoding.decode_without_bom_handling_and_without_replacement(bytes)
-                {
+                if let Some(text) = legacy_strict(encoding, bytes) {
                     if matches!(text, Cow::Owned(_)) {
                         claims.note_clash(claim, &tried, warnings);
-                        if repair::valid_utf8(bytes).is_some() {
-                            warn(
-                                warnings,
-                                format!(
-                                    "{} kept, though the bytes are also valid utf-8",
-                                    claim.describe()
-                                ),
-                            );
-                        }
                     }
                     return text;
                 }
@@ -154,7 +141,7 @@ fn narrow<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> 
             Charset::Wide => {}
         }
     }
-    if !utf8_checked && let Some(text) = repair::valid_utf8(bytes) {
+    if let Some(text) = utf8 {
         warn(
             warnings,
             "the labels were wrong: read as utf-8, which the bytes are".to_owned(),
@@ -162,6 +149,50 @@ fn narrow<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> 
         return Cow::Borrowed(text);
     }
     fallback(bytes, claims, warnings)
+}
+
+/// Spare room to start a legacy decode with: the input's length and a quarter more (most
+/// legacy text grows little in UTF-8), not encoding_rs's worst case of three times the input.
+fn first_guess(len: usize) -> usize {
+    len.saturating_add(len / 4).saturating_add(16)
+}
+
+/// Decode in a legacy encoding, or `None` at the first malformed sequence. The output grows
+/// as needed, so peak memory stays near the size of the text.
+fn legacy_strict<'a>(encoding: &'static Encoding, bytes: &'a [u8]) -> Option<Cow<'a, str>> {
+    if encoding.is_ascii_compatible()
+        && let Ok(ascii) = std::str::from_utf8(bytes)
+        && ascii.is_ascii()
+    {
+        return Some(Cow::Borrowed(ascii));
+    }
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut out = String::with_capacity(first_guess(bytes.len()));
+    let mut input = bytes;
+    loop {
+        let (result, read) = decoder.decode_to_string_without_replacement(input, &mut out, true);
+        input = input.get(read..).unwrap_or_default();
+        match result {
+            encoding_rs::DecoderResult::InputEmpty => return Some(Cow::Owned(out)),
+            encoding_rs::DecoderResult::OutputFull => out.reserve(first_guess(input.len())),
+            encoding_rs::DecoderResult::Malformed(..) => return None,
+        }
+    }
+}
+
+/// Decode in a legacy encoding, replacing malformed sequences with U+FFFD.
+fn legacy_lossy(encoding: &'static Encoding, bytes: &[u8]) -> String {
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut out = String::with_capacity(first_guess(bytes.len()));
+    let mut input = bytes;
+    loop {
+        let (result, read, _) = decoder.decode_to_string(input, &mut out, true);
+        input = input.get(read..).unwrap_or_default();
+        match result {
+            encoding_rs::CoderResult::InputEmpty => return out,
+            encoding_rs::CoderResult::OutputFull => out.reserve(first_guess(input.len())),
+        }
+    }
 }
 
 /// Rule 7: no label fits and the bytes are not UTF-8.
@@ -178,7 +209,7 @@ fn fallback<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -
         return Cow::Owned(repair::utf8_with_stray_bytes(bytes));
     }
     let guess = repair::guess(bytes);
-    if let Some(text) = guess.decode_without_bom_handling_and_without_replacement(bytes) {
+    if let Some(text) = legacy_strict(guess, bytes) {
         warn(
             warnings,
             format!("encoding guessed as {}", lower_name(guess)),
@@ -186,7 +217,7 @@ fn fallback<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -
         return text;
     }
     let encoding = claims.first_legacy().unwrap_or(guess);
-    let (text, _) = encoding.decode_without_bom_handling(bytes);
+    let text = Cow::Owned(legacy_lossy(encoding, bytes));
     warn(
         warnings,
         format!(

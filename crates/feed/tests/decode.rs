@@ -472,10 +472,17 @@ fn wrong_or_missing_declarations() {
             format!("Notice: undefined index\n{}", rss("koi8-r", RUSSIAN)),
         ),
         Row::new(
-            "declared iso-8859-1, bytes utf-8: the declaration is kept",
+            "declared iso-8859-1, bytes valid utf-8: read as utf-8, as feedparser does",
             rss("ISO-8859-1", "été").into_bytes(),
-            rss("ISO-8859-1", "Ã©tÃ©"),
+            rss("ISO-8859-1", "été"),
         )
+        .warns(),
+        Row::new(
+            "http says shift_jis, bytes valid utf-8: read as utf-8",
+            rss("utf-8", "港町").into_bytes(),
+            rss("utf-8", "港町"),
+        )
+        .hint("shift_jis")
         .warns(),
         Row::new(
             "declared utf-16 in an ascii-compatible document",
