@@ -174,7 +174,7 @@ fn legacy_strict<'a>(encoding: &'static Encoding, bytes: &'a [u8]) -> Option<Cow
         input = input.get(read..).unwrap_or_default();
         match result {
             encoding_rs::DecoderResult::InputEmpty => return Some(Cow::Owned(out)),
-            encoding_rs::DecoderResult::OutputFull => out.reserve(first_guess(input.len())),
+            encoding_rs::DecoderResult::OutputFull => out.reserve_exact(first_guess(input.len())),
             encoding_rs::DecoderResult::Malformed(..) => return None,
         }
     }
@@ -190,7 +190,7 @@ fn legacy_lossy(encoding: &'static Encoding, bytes: &[u8]) -> String {
         input = input.get(read..).unwrap_or_default();
         match result {
             encoding_rs::CoderResult::InputEmpty => return out,
-            encoding_rs::CoderResult::OutputFull => out.reserve(first_guess(input.len())),
+            encoding_rs::CoderResult::OutputFull => out.reserve_exact(first_guess(input.len())),
         }
     }
 }
