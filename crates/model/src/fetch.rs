@@ -28,14 +28,52 @@ pub enum RetryAfter {
 }
 
 impl RetryAfter {
-    /// The earliest time the resource may be asked again.
-    pub fn not_before(self, now: DateTime<Utc>) -> DateTime<Utc> {
-        match self {
-            RetryAfter::Seconds(s) => {
-                now + chrono::Duration::seconds(i64::try_from(s).unwrap_or(i64::MAX / 1000))
-            }
+    /// The earliest time the resource may be asked again, but never later than `cap` after
+    /// `now`: a value years away is a mistake (or an attack on the scheduler), and no value may
+    /// overflow the clock.
+    pub fn not_before(self, now: DateTime<Utc>, cap: chrono::Duration) -> DateTime<Utc> {
+        let latest = now
+            .checked_add_signed(cap)
+            .unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let wanted = match self {
+            RetryAfter::Seconds(s) => i64::try_from(s)
+                .ok()
+                .and_then(chrono::Duration::try_seconds)
+                .and_then(|d| now.checked_add_signed(d))
+                .unwrap_or(latest),
             RetryAfter::At(t) => t.max(now),
+        };
+        wanted.min(latest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c6_retry_after_is_bounded_and_never_overflows() {
+        let now: DateTime<Utc> = "2030-01-01T00:00:00Z".parse().unwrap();
+        let cap = chrono::Duration::days(30);
+        let cases = [
+            (
+                RetryAfter::Seconds(120),
+                now + chrono::Duration::seconds(120),
+            ),
+            (RetryAfter::Seconds(99_999_999_999_999_999), now + cap),
+            (RetryAfter::Seconds(9_000_000_000_000), now + cap),
+            (RetryAfter::Seconds(u64::MAX), now + cap),
+            (RetryAfter::At(now - chrono::Duration::hours(1)), now),
+            (RetryAfter::At(DateTime::<Utc>::MAX_UTC), now + cap),
+        ];
+        for (retry_after, want) in cases {
+            assert_eq!(retry_after.not_before(now, cap), want, "{retry_after:?}");
         }
+        let near_the_end = DateTime::<Utc>::MAX_UTC - chrono::Duration::days(1);
+        assert_eq!(
+            RetryAfter::Seconds(u64::MAX).not_before(near_the_end, cap),
+            DateTime::<Utc>::MAX_UTC
+        );
     }
 }
 

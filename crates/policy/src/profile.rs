@@ -65,6 +65,9 @@ pub struct BackoffSettings {
     pub first: u64,
     /// The longest wait.
     pub max: u64,
+    /// A Retry-After further out than this many seconds is read as this: a date years away
+    /// is a mistake, and the feed is still read again eventually (C6).
+    pub retry_after_max: u64,
 }
 
 impl Default for BackoffSettings {
@@ -72,6 +75,7 @@ impl Default for BackoffSettings {
         BackoffSettings {
             first: 900,
             max: 86_400,
+            retry_after_max: 30 * 86_400,
         }
     }
 }

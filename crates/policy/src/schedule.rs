@@ -77,7 +77,10 @@ pub fn decide(
         .schedule
         .default_interval
         .clamp(profile.schedule.min_interval, profile.schedule.max_interval);
+    let unparseable = matches!(body, BodyVerdict::Unparseable(_));
     let validators = match outcome {
+        // A body that is no feed must not be validated: its 304s would pass for success.
+        FetchOutcome::Fetched(_) if unparseable => None,
         FetchOutcome::Fetched(f) => Some(f.validators.clone()),
         FetchOutcome::NotModified { validators, .. } => Some(conditional::after_not_modified(
             &state.validators,
@@ -86,7 +89,7 @@ pub fn decide(
         _ => None,
     };
     let success = match outcome {
-        FetchOutcome::Fetched(_) => !matches!(body, BodyVerdict::Unparseable(_)),
+        FetchOutcome::Fetched(_) => !unparseable,
         FetchOutcome::NotModified { .. } => true,
         _ => false,
     };
@@ -111,19 +114,20 @@ pub fn decide(
         )
     } else {
         let failures = state.consecutive_failures.saturating_add(1);
+        let label = if unparseable {
+            "parse_error"
+        } else {
+            outcome.label()
+        };
         let wait = backoff(profile, failures).max(interval);
         (
             now + secs(wait),
-            format!(
-                "failure {failures} ({}): backoff {}",
-                outcome.label(),
-                human(wait)
-            ),
+            format!("failure {failures} ({label}): backoff {}", human(wait)),
             failures,
         )
     };
     if let Some(retry_after) = outcome.retry_after() {
-        let floor = retry_after.not_before(now);
+        let floor = retry_after.not_before(now, secs(profile.backoff.retry_after_max));
         if floor > next {
             next = floor;
             reason = format!("Retry-After {}s", (floor - now).num_seconds());
@@ -284,7 +288,7 @@ mod tests {
             0,
             ok("\"e\""),
             unparseable,
-            (3600, "failure 1 (ok): backoff 1h", 1),
+            (3600, "failure 1 (parse_error): backoff 1h", 1),
         );
         let timeout = FetchOutcome::Transport(TransportError::Timeout);
         check(
@@ -354,6 +358,12 @@ mod tests {
             &profile(),
         );
         assert_eq!(d.validators, None, "errors keep the stored validators");
+        let html = BodyVerdict::Unparseable("not a feed".into());
+        let d = decide(&state(0), &ok("\"page\""), &html, now(), &profile());
+        assert_eq!(
+            d.validators, None,
+            "a body that is no feed is not validated"
+        );
     }
 
     #[test]
@@ -370,6 +380,22 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// C6: any Retry-After, however absurd, gives a floor within the profile's cap and
+        /// never a panic.
+        #[test]
+        fn c6_any_retry_after_is_bounded(seconds in proptest::prelude::any::<u64>(), at in proptest::prelude::any::<i64>()) {
+            let p = profile();
+            let cap = p.backoff.retry_after_max as i64;
+            let at = DateTime::from_timestamp(at % 253_402_300_799, 0).unwrap_or(now());
+            for ra in [RetryAfter::Seconds(seconds), RetryAfter::At(at)] {
+                let refused = FetchOutcome::Refused { status: 429, retry_after: Some(ra) };
+                let d = decide(&state(0), &refused, &BodyVerdict::NotApplicable, now(), &p);
+                let wait = (d.next_fetch_at - now()).num_seconds();
+                proptest::prop_assert!(wait >= p.schedule.default_interval as i64);
+                proptest::prop_assert!(wait <= cap.max(p.backoff.max as i64));
+            }
+        }
+
         /// A refusal never shortens the wait compared with a success, and the wait stays within
         /// the profile's bounds (or a Retry-After floor).
         #[test]
