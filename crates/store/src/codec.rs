@@ -59,6 +59,24 @@ pub fn without_nul_opt(text: Option<&str>) -> Option<std::borrow::Cow<'_, str>> 
     text.map(without_nul)
 }
 
+/// The longest entry identity stored as it is; longer ones are stored by their hash, so the
+/// unique index stays within every backend's key size limit.
+pub const MAX_ENTRY_KEY_BYTES: usize = 512;
+
+/// The stored key of an entry identity: the identity itself, or `sha256:` and its hash when it
+/// is longer than [`MAX_ENTRY_KEY_BYTES`] or holds a NUL (which PostgreSQL text cannot hold).
+/// Deterministic, so the same entry always finds its row.
+pub fn entry_key(id: &str) -> std::borrow::Cow<'_, str> {
+    if id.len() <= MAX_ENTRY_KEY_BYTES && !id.contains('\0') {
+        std::borrow::Cow::Borrowed(id)
+    } else {
+        std::borrow::Cow::Owned(format!(
+            "sha256:{}",
+            hex::encode(Sha256::digest(id.as_bytes()))
+        ))
+    }
+}
+
 /// An entry as it is written: the whole entry as JSON and the SHA-256 of that JSON.
 pub struct EncodedEntry {
     pub data: String,

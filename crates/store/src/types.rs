@@ -116,7 +116,8 @@ pub struct FeedUpdate {
     pub last_status: Option<i32>,
     pub last_outcome: String,
     pub last_error: Option<String>,
-    /// Metadata from a parsed body; `None` keeps the stored metadata.
+    /// Metadata from a parsed body; `None` keeps the stored metadata, and so does each field
+    /// the body lacks (a truncated body must not erase a known title).
     pub meta: Option<FeedMeta>,
 }
 

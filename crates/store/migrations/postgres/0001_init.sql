@@ -74,7 +74,7 @@ CREATE TABLE entries (
     content_hash  TEXT        NOT NULL,                  -- SHA-256 of `data`
     data          TEXT        NOT NULL,                  -- the whole Entry as JSON
     search        TSVECTOR    GENERATED ALWAYS AS (
-                      to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(summary, ''))
+                      to_tsvector('simple', left(coalesce(title, '') || ' ' || coalesce(summary, ''), 100000))
                   ) STORED,
     UNIQUE (feed_id, entry_key)
 );

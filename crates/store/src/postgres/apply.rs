@@ -1,7 +1,7 @@
 //! One fetch applied inside the caller's transaction: the feed row, the entries upserted by
 //! identity, and the request log row.
 
-use crate::codec::{self, CounterDelta, sort_time, without_nul, without_nul_opt};
+use crate::codec::{self, CounterDelta, sort_time, without_nul_opt};
 use crate::{ApplyReport, FetchRecord, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Postgres, Transaction};
@@ -31,8 +31,8 @@ pub(super) async fn apply(
          etag = CASE WHEN $4 THEN $5 ELSE etag END, \
          last_modified = CASE WHEN $4 THEN $6 ELSE last_modified END, \
          content_hash = COALESCE($7, content_hash), \
-         title = CASE WHEN $8 THEN $9 ELSE title END, \
-         site_link = CASE WHEN $8 THEN $10 ELSE site_link END, \
+         title = CASE WHEN $8 THEN COALESCE($9, title) ELSE title END, \
+         site_link = CASE WHEN $8 THEN COALESCE($10, site_link) ELSE site_link END, \
          state = $11, state_reason = $12, next_fetch_at = $13, next_fetch_reason = $14, \
          interval_secs = $15, consecutive_failures = $16, last_status = $17, \
          last_outcome = $18, last_error = $19, last_fetch_at = $20, \
@@ -142,7 +142,7 @@ async fn known_entries(
     let keys: Vec<String> = fetch
         .entries
         .iter()
-        .map(|e| without_nul(&e.id).into_owned())
+        .map(|e| codec::entry_key(&e.id).into_owned())
         .collect();
     let rows: Vec<(String, i64, String, DateTime<Utc>)> = sqlx::query_as(
         "SELECT entry_key, id, content_hash, first_seen_at FROM entries \
@@ -174,8 +174,8 @@ async fn upsert_entry(
     report: &mut ApplyReport,
 ) -> Result<()> {
     let encoded = codec::encode_entry(entry)?;
-    // PostgreSQL TEXT cannot hold NUL; the exact entry is in `data`.
-    let key = without_nul(&entry.id);
+    // The exact entry is in `data`; the key is bounded and free of NUL.
+    let key = codec::entry_key(&entry.id);
     let at = fetch.fetched_at;
     match known.get_mut(key.as_ref()) {
         None => {

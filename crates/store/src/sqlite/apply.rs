@@ -31,8 +31,8 @@ pub(super) async fn apply(
          etag = CASE WHEN ?4 THEN ?5 ELSE etag END, \
          last_modified = CASE WHEN ?4 THEN ?6 ELSE last_modified END, \
          content_hash = COALESCE(?7, content_hash), \
-         title = CASE WHEN ?8 THEN ?9 ELSE title END, \
-         site_link = CASE WHEN ?8 THEN ?10 ELSE site_link END, \
+         title = CASE WHEN ?8 THEN COALESCE(?9, title) ELSE title END, \
+         site_link = CASE WHEN ?8 THEN COALESCE(?10, site_link) ELSE site_link END, \
          state = ?11, state_reason = ?12, next_fetch_at = ?13, next_fetch_reason = ?14, \
          interval_secs = ?15, consecutive_failures = ?16, last_status = ?17, \
          last_outcome = ?18, last_error = ?19, last_fetch_at = ?20, \
@@ -134,7 +134,11 @@ async fn known_entries(
     if fetch.entries.is_empty() {
         return Ok(HashMap::new());
     }
-    let keys: Vec<&str> = fetch.entries.iter().map(|e| e.id.as_str()).collect();
+    let keys: Vec<_> = fetch
+        .entries
+        .iter()
+        .map(|e| codec::entry_key(&e.id))
+        .collect();
     let keys = serde_json::to_string(&keys)
         .map_err(|e| StoreError::Corrupt(format!("entry ids cannot be serialised: {e}")))?;
     let rows: Vec<(String, i64, String, i64)> = sqlx::query_as(
@@ -168,7 +172,8 @@ async fn upsert_entry(
 ) -> Result<()> {
     let encoded = codec::encode_entry(entry)?;
     let at = micros(fetch.fetched_at);
-    match known.get_mut(&entry.id) {
+    let key = codec::entry_key(&entry.id);
+    match known.get_mut(key.as_ref()) {
         None => {
             let id: i64 = sqlx::query_scalar(
                 "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
@@ -176,7 +181,7 @@ async fn upsert_entry(
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13) RETURNING id",
             )
             .bind(fetch.feed_id.0)
-            .bind(&entry.id)
+            .bind(key.as_ref())
             .bind(&entry.guid)
             .bind(&entry.title)
             .bind(&entry.link)
@@ -195,7 +200,7 @@ async fn upsert_entry(
                 content_hash: encoded.content_hash,
                 first_seen_at: at,
             };
-            known.insert(entry.id.clone(), stored);
+            known.insert(key.into_owned(), stored);
             report.new_entries += 1;
         }
         Some(stored) if stored.content_hash != encoded.content_hash => {

@@ -364,3 +364,60 @@ pub async fn repeated_identity_in_one_fetch(store: Arc<dyn Store>) {
     assert_eq!(a.entry, second);
     assert_eq!((a.first_seen_at, a.updated_at), (t(60), t(60)));
 }
+
+/// C8: a publisher's huge identities and texts are stored (and found again), never refused by
+/// an index or full-text limit; identities differing only after a NUL stay distinct.
+pub async fn huge_identities_and_texts_are_stored(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/huge").await;
+    let long_id = format!("https://example.org/{}", "x".repeat(10_000));
+    let huge_summary = "harbour ".repeat(300_000); // 2.4 MB
+    let entries = vec![
+        entry(&long_id, "Long id", "short"),
+        entry("huge", "Huge summary", &huge_summary),
+        entry("nul\0a", "Nul a", ""),
+        entry("nul\0b", "Nul b", ""),
+    ];
+    assert_eq!(
+        store
+            .apply_fetch(&ok(id, t(60), entries.clone()))
+            .await
+            .unwrap(),
+        report(4, 0, 0)
+    );
+    assert_eq!(
+        store.apply_fetch(&ok(id, t(120), entries)).await.unwrap(),
+        report(0, 0, 4)
+    );
+    assert_eq!(
+        stored(&store, &long_id).await.entry.title.as_deref(),
+        Some("Long id")
+    );
+    assert_eq!(
+        stored(&store, "nul\0b").await.entry.title.as_deref(),
+        Some("Nul b")
+    );
+    assert_eq!(
+        stored(&store, "huge")
+            .await
+            .entry
+            .summary
+            .as_deref()
+            .map(str::len),
+        Some(huge_summary.len())
+    );
+}
+
+/// C8: a body that parsed without a title or link does not erase the known ones.
+pub async fn missing_metadata_keeps_what_was_known(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/meta").await;
+    store.apply_fetch(&ok(id, t(60), vec![])).await.unwrap();
+    let mut bare = ok(id, t(120), vec![]);
+    bare.update.meta = Some(FeedMeta {
+        title: None,
+        site_link: Some("https://example.org/new-home".to_owned()),
+    });
+    store.apply_fetch(&bare).await.unwrap();
+    let f = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(f.title.as_deref(), Some("A feed"));
+    assert_eq!(f.site_link.as_deref(), Some("https://example.org/new-home"));
+}
