@@ -1,20 +1,22 @@
 //! Per-host gate: one request in flight per host, and a minimum gap between two (C3).
 //!
 //! A [`HostGate`] hands out one [`Permit`] per host at a time; taking a permit waits until the
-//! previous request to that host ended at least `gap` ago. The gap is measured from the end of
+//! previous request to that host ended at least `gap` ago. A host is its lower-cased name
+//! without a trailing dot ([`host_of`]): `http://`, `https://` and every port of one name share
+//! one gate, since they are one server to its operator. The gap is measured from the end of
 //! the previous request, so a slow server is never asked faster than it answers.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tidings_model::HostKey;
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 use tokio::time::Instant;
+use url::Url;
 
 /// The gate for all hosts.
 pub struct HostGate {
     gap: Duration,
-    hosts: Mutex<HashMap<HostKey, Arc<AsyncMutex<Option<Instant>>>>>,
+    hosts: Mutex<HashMap<String, Arc<AsyncMutex<Option<Instant>>>>>,
 }
 
 /// The right to send one request to one host. Dropping it records the end of the request.
@@ -36,11 +38,11 @@ impl HostGate {
         }
     }
 
-    /// Wait for this host's turn.
-    pub async fn acquire(&self, host: &HostKey) -> Permit {
+    /// Wait for the turn of `url`'s host.
+    pub async fn acquire(&self, url: &Url) -> Permit {
         let slot = {
             let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-            hosts.entry(host.clone()).or_default().clone()
+            hosts.entry(host_of(url)).or_default().clone()
         };
         let guard = slot.lock_owned().await;
         if let Some(last) = *guard {
@@ -50,13 +52,21 @@ impl HostGate {
     }
 }
 
+/// The gate key of a URL: its host name, lower-cased, without a trailing dot.
+pub fn host_of(url: &Url) -> String {
+    url.host_str()
+        .unwrap_or_default()
+        .trim_end_matches('.')
+        .to_ascii_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use url::Url;
 
-    fn host(s: &str) -> HostKey {
-        HostKey::of(&Url::parse(s).unwrap())
+    fn host(s: &str) -> Url {
+        Url::parse(s).unwrap()
     }
 
     #[tokio::test(start_paused = true)]
@@ -70,7 +80,8 @@ mod tests {
         drop(other);
         let g = gate.clone();
         let second = tokio::spawn(async move {
-            let _p = g.acquire(&host("http://a.test/x")).await;
+            // Another scheme and port of the same name wait for the same gate.
+            let _p = g.acquire(&host("https://A.test.:8443/x")).await;
             Instant::now()
         });
         tokio::time::sleep(Duration::from_secs(5)).await;

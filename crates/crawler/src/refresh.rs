@@ -62,7 +62,7 @@ impl Crawler {
             validators: conditional::request_validators(&feed.validators),
         };
         let response = {
-            let _permit = self.gate.acquire(&feed.url.host_key()).await;
+            let _permit = self.gate.acquire(feed.url.as_url()).await;
             self.fetcher.fetch(&request).await
         };
         let now = Utc::now();

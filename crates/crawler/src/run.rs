@@ -3,9 +3,11 @@
 use crate::refresh::{FeedReport, Purpose};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
+use futures_util::FutureExt;
 use std::collections::{BTreeMap, HashSet};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use tidings_model::{FeedId, HostKey};
+use tidings_model::FeedId;
 use tidings_store::FeedRecord;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -91,9 +93,12 @@ impl Crawler {
         feeds: Vec<FeedRecord>,
         progress: Arc<dyn Progress>,
     ) -> Result<Vec<FeedReport>, CrawlError> {
-        let mut by_host: BTreeMap<HostKey, Vec<FeedRecord>> = BTreeMap::new();
+        let mut by_host: BTreeMap<String, Vec<FeedRecord>> = BTreeMap::new();
         for feed in feeds {
-            by_host.entry(feed.url.host_key()).or_default().push(feed);
+            by_host
+                .entry(crate::gate::host_of(feed.url.as_url()))
+                .or_default()
+                .push(feed);
         }
         let limit = Arc::new(Semaphore::new(self.config.host_concurrency.max(1)));
         let mut tasks = JoinSet::new();
@@ -110,21 +115,44 @@ impl Crawler {
                     } else {
                         Purpose::Scheduled
                     };
-                    let report = crawler.refresh(&feed, purpose).await?;
+                    // One feed's trouble (a store error, a bug) is that feed's failure, not
+                    // the end of the run.
+                    let report = match AssertUnwindSafe(crawler.refresh(&feed, purpose))
+                        .catch_unwind()
+                        .await
+                    {
+                        Ok(Ok(report)) => report,
+                        Ok(Err(e)) => failed(&feed, format!("not stored: {e}")),
+                        Err(_) => failed(&feed, "internal error while reading this feed".into()),
+                    };
                     progress.done(&report);
                     reports.push(report);
                 }
-                Ok::<_, CrawlError>(reports)
+                reports
             });
         }
         let mut all = Vec::new();
         while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok(result) => all.extend(result?),
-                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-                Err(_) => {}
+            if let Ok(reports) = joined {
+                all.extend(reports);
             }
         }
         Ok(all)
+    }
+}
+
+/// The report of a feed whose read could not be completed; it stays due as it was.
+fn failed(feed: &FeedRecord, error: String) -> FeedReport {
+    tracing::error!(feed_id = feed.id.0, feed_url = %feed.url, error = %error, "feed read failed");
+    FeedReport {
+        feed_id: feed.id,
+        url: feed.url.to_string(),
+        outcome: "internal_error".into(),
+        status: None,
+        new_entries: 0,
+        updated_entries: 0,
+        error: Some(error),
+        next_fetch_at: feed.next_fetch_at,
+        next_fetch_reason: feed.next_fetch_reason.clone(),
     }
 }

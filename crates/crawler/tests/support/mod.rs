@@ -1,0 +1,137 @@
+//! A scripted publisher on 127.0.0.1 for crawler tests, and a crawler wired to a fresh store.
+
+#![allow(dead_code)]
+
+use chrono::Utc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tidings_crawler::{Crawler, CrawlerConfig};
+use tidings_fetch::{FetchConfig, Fetcher};
+use tidings_model::FeedUrl;
+use tidings_policy::Profile;
+use tidings_store::Store;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// One scripted answer.
+#[derive(Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn ok(body: &str) -> Answer {
+        Answer {
+            status: 200,
+            headers: vec![("content-type".into(), "application/rss+xml".into())],
+            body: body.into(),
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Answer {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// Answers per path, in order; the last answer repeats. Counts requests per path.
+#[derive(Clone, Default)]
+pub struct Script {
+    answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
+    pub requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl Script {
+    pub fn push(&self, path: &str, answer: Answer) {
+        self.answers
+            .lock()
+            .unwrap()
+            .entry(path.into())
+            .or_default()
+            .push(answer);
+    }
+
+    pub fn count(&self, path: &str) -> usize {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|p| *p == path)
+            .count()
+    }
+
+    fn next(&self, path: &str) -> Option<Answer> {
+        let mut answers = self.answers.lock().unwrap();
+        let queue = answers.get_mut(path)?;
+        if queue.len() > 1 {
+            Some(queue.remove(0))
+        } else {
+            queue.first().cloned()
+        }
+    }
+}
+
+/// Serve `script` on 127.0.0.1, port 0; returns the port.
+pub async fn serve(script: Script) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let script = script.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let n = stream.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+                let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+                script.requests.lock().unwrap().push(path.clone());
+                let answer = script.next(&path).unwrap_or(Answer {
+                    status: 404,
+                    headers: vec![],
+                    body: String::new(),
+                });
+                let mut out = format!("HTTP/1.1 {} X\r\n", answer.status);
+                for (k, v) in &answer.headers {
+                    out.push_str(&format!("{k}: {v}\r\n"));
+                }
+                out.push_str(&format!(
+                    "content-length: {}\r\nconnection: close\r\n\r\n{}",
+                    answer.body.len(),
+                    answer.body
+                ));
+                let _ = stream.write_all(out.as_bytes()).await;
+            });
+        }
+    });
+    port
+}
+
+/// A fresh SQLite store in `dir`, a crawler on it allowed to reach loopback, with a profile
+/// whose host gap is zero.
+pub async fn crawler(dir: &std::path::Path) -> (Crawler, Arc<dyn Store>) {
+    let store = tidings_store::open(dir.join("t.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let mut config = FetchConfig::new("tidings-test/1");
+    config.allow_private_networks = true;
+    let mut profile = Profile::embedded("default").unwrap();
+    profile.pacing.host_gap = 0.0;
+    let crawler = Crawler::new(
+        store.clone(),
+        Arc::new(Fetcher::new(config).unwrap()),
+        Arc::new(profile),
+        CrawlerConfig::default(),
+    );
+    (crawler, store)
+}
+
+/// Subscribe to `url` and return its stored record.
+pub async fn subscribe(store: &Arc<dyn Store>, url: &str) -> tidings_store::FeedRecord {
+    let url = FeedUrl::parse(url).unwrap();
+    let sub = store.subscribe(&url, "tester", Utc::now()).await.unwrap();
+    store.feed(sub.feed_id).await.unwrap().unwrap()
+}
+
+pub const FEED: &str = r#"<rss version="2.0"><channel><title>Known title</title><link>https://site.test/</link>
+<item><guid>one</guid><title>One</title></item><item><guid>two</guid><title>Two</title></item></channel></rss>"#;
