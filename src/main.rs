@@ -9,7 +9,14 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // A bug must still end in one clear line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("error: internal error, please report it: {info}");
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let one_line = payload.split_whitespace().collect::<Vec<_>>().join(" ");
+        eprintln!("error: internal error, please report it: {one_line}");
     }));
     match cli::main() {
         Ok(code) => code,

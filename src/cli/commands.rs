@@ -54,6 +54,9 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             .feed(sub.feed_id)
             .await?
             .context("the feed vanished right after it was added")?;
+        if to_read.iter().any(|f: &FeedRecord| f.id == feed.id) {
+            continue;
+        }
         if feed.last_fetch_at.is_some() || args.no_fetch {
             println!(
                 "feed {}: {} (already known: {})",
@@ -214,7 +217,6 @@ pub async fn export_opml(ctx: &Context, args: ExportOpmlArgs) -> Result<ExitCode
             xml_url: f.url.to_string(),
             title: f.title,
             html_url: f.site_link,
-            folders: Vec::new(),
         })
         .collect();
     let doc = opml::write("tidings subscriptions", &outlines);

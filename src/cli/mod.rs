@@ -22,7 +22,7 @@ pub fn main() -> Result<ExitCode> {
         return parse::run(args);
     }
     let file = settings::load_file(&cli.global)?;
-    init_tracing(&settings::log_filter(&cli.global, &file));
+    init_tracing(&settings::log_filter(&cli.global, &file))?;
     let settings = settings::resolve(&cli.global, file)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -32,9 +32,12 @@ pub fn main() -> Result<ExitCode> {
 }
 
 async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode> {
-    let store = tidings_store::open(&settings.db)
-        .await
-        .with_context(|| format!("cannot open the database {}", settings.db))?;
+    let store = tidings_store::open(&settings.db).await.with_context(|| {
+        format!(
+            "cannot open the database {}",
+            settings::redacted(&settings.db)
+        )
+    })?;
     let ctx = commands::Context {
         store,
         settings: Arc::new(settings),
@@ -50,11 +53,12 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
     }
 }
 
-fn init_tracing(filter: &str) {
+fn init_tracing(filter: &str) -> Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .with_context(|| format!("invalid log filter {filter:?}"))?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+    Ok(())
 }

@@ -87,6 +87,15 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         .iter()
         .map(|s| parse_resolve(s))
         .collect::<Result<Vec<_>>>()?;
+    for (name, value) in [
+        ("connect_timeout_secs", file.connect_timeout_secs),
+        ("timeout_secs", file.timeout_secs),
+        ("max_body_bytes", file.max_body_bytes),
+    ] {
+        if value == Some(0) {
+            bail!("{name} must be at least 1");
+        }
+    }
     let fetch = FetchConfig {
         user_agent: profile.user_agent(env!("CARGO_PKG_VERSION")),
         connect_timeout: file
@@ -128,6 +137,17 @@ fn load_profile(name: &str) -> Result<Profile> {
         return Profile::from_toml(&text).with_context(|| format!("profile {}", path.display()));
     }
     Ok(Profile::embedded(name)?)
+}
+
+/// A database location fit for messages: a URL's password is replaced by `***`.
+pub fn redacted(location: &str) -> String {
+    match url::Url::parse(location) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(Some("***"));
+            url.to_string()
+        }
+        _ => location.to_string(),
+    }
 }
 
 /// `HOST:PORT:ADDR` as curl takes it; ADDR may be a bracketed IPv6 address.
@@ -188,6 +208,24 @@ mod tests {
         let s = resolve(&flag, file(Some("f.db"))).unwrap();
         assert_eq!(s.db, "flag.db");
         assert_eq!(s.fetch.max_body_bytes, 1234);
+    }
+
+    #[test]
+    fn passwords_are_redacted_and_zero_limits_refused() {
+        assert_eq!(
+            redacted("postgres://tidings:s3cret@db.test/tidings"),
+            "postgres://tidings:***@db.test/tidings"
+        );
+        assert_eq!(redacted("./tidings.db"), "./tidings.db");
+        let zero = FileSettings {
+            timeout_secs: Some(0),
+            ..FileSettings::default()
+        };
+        let err = resolve(&GlobalArgs::default(), zero)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("timeout_secs"), "{err}");
     }
 
     #[test]

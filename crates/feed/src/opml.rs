@@ -1,8 +1,9 @@
 //! OPML subscription lists: read the feeds out of one, and write one.
 //!
 //! Reading is lenient: every `outline` with an `xmlUrl` attribute (any case) is a feed, at any
-//! depth; the `text`/`title` of enclosing outlines become its folder path. Writing produces
-//! OPML 2.0 with one flat `outline type="rss"` per feed.
+//! depth (folders are not kept: tidings has none, and copying a deep folder path into every
+//! outline would make a hostile file cost quadratic memory). Writing produces OPML 2.0 with one
+//! flat `outline type="rss"` per feed.
 
 use quick_xml::Reader;
 use quick_xml::escape::escape;
@@ -14,8 +15,6 @@ pub struct Outline {
     pub xml_url: String,
     pub title: Option<String>,
     pub html_url: Option<String>,
-    /// Titles of the enclosing folders, outermost first.
-    pub folders: Vec<String>,
 }
 
 /// The document is not OPML we can read.
@@ -32,7 +31,6 @@ pub fn read(text: &str) -> Result<Vec<Outline>, OpmlError> {
     let mut reader = Reader::from_str(text);
     reader.config_mut().check_end_names = false;
     let mut feeds = Vec::new();
-    let mut folders: Vec<Option<String>> = Vec::new();
     let mut seen_root = false;
     loop {
         let event = reader.read_event().map_err(|e| OpmlError::Malformed {
@@ -45,20 +43,10 @@ pub fn read(text: &str) -> Result<Vec<Outline>, OpmlError> {
             {
                 seen_root = true;
             }
-            Event::Start(e) if is_outline(&e) => {
-                let attrs = attributes(&e);
-                if let Some(feed) = outline(&attrs, &folders) {
+            Event::Start(e) | Event::Empty(e) if is_outline(&e) => {
+                if let Some(feed) = outline(&attributes(&e)) {
                     feeds.push(feed);
                 }
-                folders.push(label(&attrs));
-            }
-            Event::Empty(e) if is_outline(&e) => {
-                if let Some(feed) = outline(&attributes(&e), &folders) {
-                    feeds.push(feed);
-                }
-            }
-            Event::End(e) if e.local_name().into_inner().eq_ignore_ascii_case("outline") => {
-                folders.pop();
             }
             Event::Eof => break,
             _ => {}
@@ -127,12 +115,11 @@ fn label(attrs: &[(String, String)]) -> Option<String> {
         .map(String::from)
 }
 
-fn outline(attrs: &[(String, String)], folders: &[Option<String>]) -> Option<Outline> {
+fn outline(attrs: &[(String, String)]) -> Option<Outline> {
     Some(Outline {
         xml_url: get(attrs, "xmlurl")?.to_string(),
         title: label(attrs),
         html_url: get(attrs, "htmlurl").map(String::from),
-        folders: folders.iter().flatten().cloned().collect(),
     })
 }
 
@@ -141,7 +128,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_nested_outlines_with_their_folders() {
+    fn reads_nested_outlines() {
         let doc = r#"<?xml version="1.0"?>
 <opml version="1.0"><head><title>x</title></head><body>
   <outline text="News">
@@ -161,10 +148,8 @@ mod tests {
                 "http://top.test/atom"
             ]
         );
-        assert_eq!(feeds[0].folders, ["News"]);
         assert_eq!(feeds[0].html_url.as_deref(), Some("https://gazette.test/"));
-        assert_eq!(feeds[1].folders, ["News", "Tech"]);
-        assert_eq!(feeds[2].folders, Vec::<String>::new());
+        assert_eq!(feeds[1].title.as_deref(), Some("Bits"));
     }
 
     #[test]
@@ -181,13 +166,37 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_costs_linear_memory() {
+        let depth = 20_000;
+        let title = "t".repeat(50);
+        let mut doc = String::from("<opml><body>");
+        for _ in 0..depth {
+            doc.push_str(&format!(
+                "<outline text=\"{title}\" xmlUrl=\"http://a.test/\">"
+            ));
+        }
+        doc.push_str(&"</outline>".repeat(depth));
+        doc.push_str("</body></opml>");
+        let feeds = read(&doc).unwrap();
+        assert_eq!(feeds.len(), depth);
+        let held: usize = feeds
+            .iter()
+            .map(|f| f.xml_url.len() + f.title.as_ref().map_or(0, String::len))
+            .sum();
+        assert!(
+            held < 2 * doc.len(),
+            "{held} bytes held for a {} byte file",
+            doc.len()
+        );
+    }
+
+    #[test]
     fn written_opml_reads_back() {
         let feeds = vec![
             Outline {
                 xml_url: "https://a.test/feed?x=1&y=\"2\"".into(),
                 title: Some("A <&> B".into()),
                 html_url: Some("https://a.test/".into()),
-                folders: vec![],
             },
             Outline {
                 xml_url: "https://b.test/rss".into(),

@@ -9,6 +9,9 @@ use serde::Deserialize;
 /// The embedded `default` profile.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
 
+/// The longest gap between two requests to one host a profile may ask for (a day).
+pub const MAX_HOST_GAP: f64 = 86_400.0;
+
 /// The embedded profiles by name.
 pub const EMBEDDED: &[(&str, &str)] = &[("default", DEFAULT_PROFILE)];
 
@@ -139,8 +142,10 @@ impl Profile {
                 "backoff needs 0 < first <= max".into(),
             ));
         }
-        if !self.pacing.host_gap.is_finite() || self.pacing.host_gap < 0.0 {
-            return Err(ProfileError::Invalid("pacing.host_gap must be >= 0".into()));
+        if !(0.0..=MAX_HOST_GAP).contains(&self.pacing.host_gap) {
+            return Err(ProfileError::Invalid(format!(
+                "pacing.host_gap must be between 0 and {MAX_HOST_GAP} seconds"
+            )));
         }
         if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {
             return Err(ProfileError::Invalid(
@@ -188,6 +193,8 @@ mod tests {
             "name='t'\nuser_agent='t'\n[backoff]\nfirst=100000\n",
             "name='t'\nuser_agent=\"a\\nb\"\n",
             "name='t'\nuser_agent='t'\nunknown_key=1\n",
+            "name='t'\nuser_agent='t'\n[pacing]\nhost_gap=1e30\n",
+            "name='t'\nuser_agent='t'\n[pacing]\nhost_gap=nan\n",
         ];
         for text in cases {
             assert!(Profile::from_toml(text).is_err(), "accepted: {text}");
