@@ -216,10 +216,6 @@ fn record(
         ),
         None => (None, Vec::new()),
     };
-    let rule = match purpose {
-        Purpose::FirstAdd => "first add".to_string(),
-        Purpose::Scheduled => format!("due: {}", feed.next_fetch_reason),
-    };
     FetchRecord {
         feed_id: feed.id,
         fetched_at: now,
@@ -239,20 +235,55 @@ fn record(
             meta,
         },
         entries,
-        log: RequestLogRow {
-            at: response.started_at,
-            feed_id: Some(feed.id),
-            host: feed.url.host_key().to_string(),
-            purpose: purpose.as_str().to_string(),
-            url: feed.url.to_string(),
-            egress: None,
-            status: response.outcome.status().map(i32::from),
-            outcome: outcome_label.to_string(),
-            bytes: i64::try_from(response.bytes).unwrap_or(i64::MAX),
-            duration_ms: i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX),
-            rule,
-        },
+        log: request_log(feed, purpose, response, outcome_label),
     }
+}
+
+/// One row per request the read made (C7): each redirect hop, then the final answer.
+fn request_log(
+    feed: &FeedRecord,
+    purpose: Purpose,
+    response: &FetchResponse,
+    outcome_label: &str,
+) -> Vec<RequestLogRow> {
+    let first_rule = match purpose {
+        Purpose::FirstAdd => "first add".to_string(),
+        Purpose::Scheduled => format!("due: {}", feed.next_fetch_reason),
+    };
+    let row = |url: &url::Url, status: Option<i32>, outcome: &str, rule: String| RequestLogRow {
+        at: response.started_at,
+        feed_id: Some(feed.id),
+        host: tidings_model::HostKey::of(url).to_string(),
+        purpose: purpose.as_str().to_string(),
+        url: url.to_string(),
+        egress: None,
+        status,
+        outcome: outcome.to_string(),
+        bytes: 0,
+        duration_ms: 0,
+        rule,
+    };
+    let mut rows = Vec::with_capacity(response.redirects.len() + 1);
+    let mut rule = first_rule;
+    for hop in &response.redirects {
+        rows.push(row(
+            &hop.from,
+            Some(i32::from(hop.status)),
+            "redirect",
+            rule,
+        ));
+        rule = format!("redirect from {}", hop.from);
+    }
+    let mut last = row(
+        &response.final_url,
+        response.outcome.status().map(i32::from),
+        outcome_label,
+        rule,
+    );
+    last.bytes = i64::try_from(response.bytes).unwrap_or(i64::MAX);
+    last.duration_ms = i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX);
+    rows.push(last);
+    rows
 }
 
 #[cfg(test)]

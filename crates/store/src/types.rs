@@ -151,7 +151,8 @@ pub struct FetchRecord {
     pub update: FeedUpdate,
     /// Entries of a parsed body, upserted by stable identity. Empty for 304 and errors.
     pub entries: Vec<Entry>,
-    pub log: RequestLogRow,
+    /// Every request the read made, in order: redirect hops first, the final answer last (C7).
+    pub log: Vec<RequestLogRow>,
 }
 
 /// What [`Store::apply_fetch`](crate::Store::apply_fetch) changed.

@@ -62,7 +62,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
                 ..Entry::default()
             })
             .collect(),
-        log: RequestLogRow {
+        log: vec![RequestLogRow {
             at,
             feed_id: Some(feed),
             host: feed_url(feed.0).host_key().as_str().to_owned(),
@@ -74,7 +74,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
             bytes: 100,
             duration_ms: 5,
             rule: "due".to_owned(),
-        },
+        }],
     }
 }
 

@@ -56,7 +56,7 @@ pub async fn first_fetch_stores_entries_feed_state_and_log(store: Arc<dyn Store>
     assert_eq!(a.content_hash.len(), 64, "a SHA-256 in hex");
 
     let log = store.request_log(&LogQuery::default()).await.unwrap();
-    assert_eq!(log, vec![record.log.clone()]);
+    assert_eq!(log, record.log);
 }
 
 pub async fn same_body_again_changes_no_entry(store: Arc<dyn Store>) {
@@ -206,7 +206,7 @@ pub async fn unknown_feed_is_refused_and_leaves_nothing(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
     let ghost = FeedId(id.0 + 1000);
     let mut record = ok(ghost, t(60), three());
-    record.log.feed_id = None;
+    record.log[0].feed_id = None;
     let err = store.apply_fetch(&record).await.unwrap_err();
     assert!(
         matches!(err, StoreError::NoSuchFeed(f) if f == ghost),
@@ -228,7 +228,7 @@ pub async fn failure_mid_transaction_leaves_nothing(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
     let before = store.feed(id).await.unwrap().unwrap();
     let mut record = ok(id, t(60), three());
-    record.log.feed_id = Some(FeedId(id.0 + 1000));
+    record.log[0].feed_id = Some(FeedId(id.0 + 1000));
     assert!(store.apply_fetch(&record).await.is_err());
 
     assert_eq!(
@@ -245,7 +245,7 @@ pub async fn failure_mid_transaction_leaves_nothing(store: Arc<dyn Store>) {
             .is_empty()
     );
 
-    record.log.feed_id = Some(id);
+    record.log[0].feed_id = Some(id);
     assert_eq!(store.apply_fetch(&record).await.unwrap(), report(3, 0, 0));
 }
 

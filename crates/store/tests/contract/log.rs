@@ -18,9 +18,9 @@ pub async fn request_log_filters_and_orders_newest_first(store: Arc<dyn Store>) 
     .enumerate()
     {
         let mut r = outcome(id, t(60 * i as i64), "ok", Some(200));
-        r.log.host = host.to_owned();
-        r.log.egress = (i == 4).then(|| "192.0.2.7".to_owned());
-        r.log.bytes = i as i64;
+        r.log[0].host = host.to_owned();
+        r.log[0].egress = (i == 4).then(|| "192.0.2.7".to_owned());
+        r.log[0].bytes = i as i64;
         store.apply_fetch(&r).await.unwrap();
     }
 

@@ -156,7 +156,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             meta: None,
         },
         entries: Vec::new(),
-        log: RequestLogRow {
+        log: vec![RequestLogRow {
             at,
             feed_id: Some(feed),
             host: "https://example.org:443".to_owned(),
@@ -168,7 +168,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             bytes: 1234,
             duration_ms: 56,
             rule: "due: interval 1h".to_owned(),
-        },
+        }],
     }
 }
 

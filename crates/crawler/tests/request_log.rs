@@ -1,0 +1,70 @@
+//! C7: every request a read makes is in the request log, redirect hops included, with the rule
+//! that allowed it.
+
+mod support;
+
+use support::{Answer, FEED, Script, crawler, serve, subscribe};
+use tidings_crawler::Purpose;
+use tidings_store::LogQuery;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c7_every_hop_of_a_read_is_logged() {
+    let script = Script::default();
+    let redirect = |to: &str| Answer {
+        status: 301,
+        headers: vec![("location".into(), to.into())],
+        body: String::new(),
+    };
+    script.push("/old.xml", redirect("/middle.xml"));
+    script.push("/middle.xml", redirect("/new.xml"));
+    script.push("/new.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let base = format!("http://127.0.0.1:{port}");
+    let feed = subscribe(&store, &format!("{base}/old.xml")).await;
+    let report = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(report.new_entries, 2);
+
+    let mut log = store
+        .request_log(&LogQuery {
+            feed: Some(feed.id),
+            ..LogQuery::default()
+        })
+        .await
+        .unwrap();
+    log.reverse(); // oldest first
+    let rows: Vec<(String, Option<i32>, &str, String)> = log
+        .iter()
+        .map(|r| (r.url.clone(), r.status, r.outcome.as_str(), r.rule.clone()))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                format!("{base}/old.xml"),
+                Some(301),
+                "redirect",
+                "first add".to_string()
+            ),
+            (
+                format!("{base}/middle.xml"),
+                Some(301),
+                "redirect",
+                format!("redirect from {base}/old.xml")
+            ),
+            (
+                format!("{base}/new.xml"),
+                Some(200),
+                "ok",
+                format!("redirect from {base}/middle.xml")
+            ),
+        ]
+    );
+    assert_eq!(
+        script.requests.lock().unwrap().len(),
+        3,
+        "one row per request sent"
+    );
+    assert!(log[2].bytes > 0);
+}
