@@ -36,7 +36,7 @@ impl Context {
 
 /// `tidings add URL...`: subscribe, then read each new feed once.
 pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
-    let now = Utc::now();
+    let crawler = ctx.crawler()?;
     let mut failed = false;
     let mut to_read = Vec::new();
     for raw in &args.urls {
@@ -48,7 +48,7 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
                 continue;
             }
         };
-        let sub = ctx.store.subscribe(&url, CLI_SUBSCRIBER, now).await?;
+        let sub = crawler.subscribe(&url, CLI_SUBSCRIBER).await?;
         let feed = ctx
             .store
             .feed(sub.feed_id)
@@ -69,10 +69,7 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
         to_read.push(feed);
     }
     if !to_read.is_empty() {
-        let reports = ctx
-            .crawler()?
-            .refresh_feeds(to_read, Arc::new(NoProgress))
-            .await?;
+        let reports = crawler.refresh_feeds(to_read, Arc::new(NoProgress)).await?;
         for r in reports {
             match &r.error {
                 None => println!(
@@ -184,12 +181,12 @@ pub async fn import_opml(ctx: &Context, args: ImportOpmlArgs) -> Result<ExitCode
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let text = String::from_utf8_lossy(&bytes);
     let outlines = opml::read(&text).with_context(|| format!("{}", args.file.display()))?;
-    let now = Utc::now();
+    let crawler = ctx.crawler()?;
     let (mut new, mut known, mut invalid) = (0, 0, 0);
     for outline in outlines {
         match FeedUrl::parse(&outline.xml_url) {
             Ok(url) => {
-                let sub = ctx.store.subscribe(&url, CLI_SUBSCRIBER, now).await?;
+                let sub = crawler.subscribe(&url, CLI_SUBSCRIBER).await?;
                 if sub.new_feed { new += 1 } else { known += 1 }
             }
             Err(e) => {

@@ -71,6 +71,23 @@ impl Crawler {
         }
     }
 
+    /// Subscribe `subscriber` to `url`; a new feed gets the schedule the policy gives a first
+    /// read (C2: an existing feed is shared, not added again).
+    pub async fn subscribe(
+        &self,
+        url: &tidings_model::FeedUrl,
+        subscriber: &str,
+    ) -> Result<tidings_store::Subscribed, CrawlError> {
+        let now = chrono::Utc::now();
+        let first = tidings_policy::first_fetch(now, &self.profile);
+        let new = tidings_store::NewFeed {
+            next_fetch_at: first.next_fetch_at,
+            next_fetch_reason: first.reason,
+            interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
+        };
+        Ok(self.store.subscribe(url, subscriber, now, &new).await?)
+    }
+
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }

@@ -4,7 +4,7 @@ mod support;
 
 use chrono::Utc;
 use std::sync::Arc;
-use support::{Answer, FEED, Script, crawler, serve};
+use support::{Answer, FEED, Script, crawler, new_feed, serve};
 use tidings_crawler::NoProgress;
 use tidings_model::FeedUrl;
 
@@ -18,10 +18,13 @@ async fn c2_one_fetch_serves_every_subscriber() {
     let url = FeedUrl::parse(&format!("http://127.0.0.1:{port}/feed.xml")).unwrap();
     let now = Utc::now();
     for subscriber in ["ana", "bruno", "chloé"] {
-        store.subscribe(&url, subscriber, now).await.unwrap();
+        store
+            .subscribe(&url, subscriber, now, &new_feed())
+            .await
+            .unwrap();
     }
     let summary = crawler
-        .refresh_due(now, Arc::new(NoProgress))
+        .refresh_due(Utc::now(), Arc::new(NoProgress))
         .await
         .unwrap();
     assert_eq!(summary.feeds, 1);

@@ -13,4 +13,6 @@ pub mod profile;
 pub mod schedule;
 
 pub use profile::{Profile, ProfileError};
-pub use schedule::{BodyVerdict, Decision, FeedSchedule, Lifecycle, decide, first_fetch};
+pub use schedule::{
+    BodyVerdict, Decision, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch,
+};

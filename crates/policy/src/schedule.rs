@@ -60,9 +60,21 @@ pub struct Decision {
     pub validators: Option<Validators>,
 }
 
-/// When a newly subscribed feed is read: at once.
-pub fn first_fetch(now: DateTime<Utc>) -> (DateTime<Utc>, &'static str) {
-    (now, "first add")
+/// The schedule of a feed that was just added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirstFetch {
+    pub next_fetch_at: DateTime<Utc>,
+    pub reason: String,
+    pub interval_secs: u64,
+}
+
+/// When a newly added feed is read: at once, with the profile's interval to start from.
+pub fn first_fetch(now: DateTime<Utc>, profile: &Profile) -> FirstFetch {
+    FirstFetch {
+        next_fetch_at: now,
+        reason: "first add".into(),
+        interval_secs: profile.schedule.default_interval,
+    }
 }
 
 /// Decide what follows one read. See the module docs for the rules.
@@ -324,6 +336,21 @@ mod tests {
             limited(RetryAfter::At(at)),
             BodyVerdict::NotApplicable,
             (18_000, "Retry-After 18000s", 1),
+        );
+    }
+
+    #[test]
+    fn a_new_feed_is_read_at_once_from_the_profiles_interval() {
+        let mut p = profile();
+        p.schedule.default_interval = 7200;
+        let first = first_fetch(now(), &p);
+        assert_eq!(
+            (
+                first.next_fetch_at,
+                first.reason.as_str(),
+                first.interval_secs
+            ),
+            (now(), "first add", 7200)
         );
     }
 

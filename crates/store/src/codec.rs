@@ -15,12 +15,6 @@ pub const DEFAULT_LOG_LIMIT: u32 = 100;
 /// The most log rows one listing returns.
 pub const MAX_LOG_LIMIT: u32 = 10_000;
 
-/// The refresh interval a new feed starts with, until the policy sets its own after the
-/// first fetch (the column default in both schemas).
-pub const FIRST_INTERVAL_SECS: i64 = 3600;
-/// `next_fetch_reason` of a feed that has just been subscribed to.
-pub const FIRST_ADD_REASON: &str = "first add";
-
 /// `SELECT` of every [`FeedRecord`](crate::FeedRecord) column from `feeds f`, with the live
 /// subscriber count, followed by the given literal SQL (the same text on both backends).
 macro_rules! select_feeds {

@@ -55,14 +55,16 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 /// What the rest of tidings may ask of the database.
 #[async_trait]
 pub trait Store: Send + Sync {
-    /// Subscribe `subscriber` to the feed at `url`, creating the feed (due now) if it is new.
-    /// Subscribing twice is harmless. One feed row per URL, whoever subscribes (C2); a URL a
-    /// feed was first subscribed at still names that feed after it moved.
+    /// Subscribe `subscriber` to the feed at `url`, creating the feed with the schedule `new`
+    /// (as the policy decided) if it is new. Subscribing twice is harmless. One feed row per
+    /// URL, whoever subscribes (C2); a URL a feed was first subscribed at still names that feed
+    /// after it moved.
     async fn subscribe(
         &self,
         url: &FeedUrl,
         subscriber: &str,
         now: DateTime<Utc>,
+        new: &NewFeed,
     ) -> Result<Subscribed>;
 
     /// Remove a subscription; returns whether one existed. The feed stays (its entries too).

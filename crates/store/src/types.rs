@@ -81,6 +81,14 @@ pub struct FeedRecord {
     pub created_at: DateTime<Utc>,
 }
 
+/// The schedule a new feed starts with, as the policy decided it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFeed {
+    pub next_fetch_at: DateTime<Utc>,
+    pub next_fetch_reason: String,
+    pub interval_secs: i64,
+}
+
 /// Result of [`Store::subscribe`](crate::Store::subscribe).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Subscribed {

@@ -139,7 +139,15 @@ fn sigkill_loses_nothing_committed_and_leaves_nothing_half_written() {
     runtime.block_on(async {
         let store = tidings_store::open(&location).await.unwrap();
         for i in 0..FEEDS {
-            store.subscribe(&feed_url(i), "alice", t0()).await.unwrap();
+            let new = tidings_store::NewFeed {
+                next_fetch_at: t0(),
+                next_fetch_reason: "first add".to_owned(),
+                interval_secs: 3600,
+            };
+            store
+                .subscribe(&feed_url(i), "alice", t0(), &new)
+                .await
+                .unwrap();
         }
     });
 

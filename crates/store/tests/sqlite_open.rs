@@ -44,7 +44,11 @@ async fn a_new_file_is_created_in_wal_mode_and_reopens_with_its_data() {
 
     let store = tidings_store::open(&location).await.unwrap();
     assert!(path.exists(), "the file is created");
-    let id = store.subscribe(&url, "alice", now()).await.unwrap().feed_id;
+    let id = store
+        .subscribe(&url, "alice", now(), &new_feed())
+        .await
+        .unwrap()
+        .feed_id;
     drop(store);
 
     for again in [
@@ -83,6 +87,18 @@ async fn a_new_file_is_created_in_wal_mode_and_reopens_with_its_data() {
 async fn an_in_memory_database_works() {
     let store = tidings_store::open("sqlite::memory:").await.unwrap();
     let url = FeedUrl::parse("https://example.org/feed.xml").unwrap();
-    let id = store.subscribe(&url, "alice", now()).await.unwrap().feed_id;
+    let id = store
+        .subscribe(&url, "alice", now(), &new_feed())
+        .await
+        .unwrap()
+        .feed_id;
     assert_eq!(store.feed(id).await.unwrap().map(|f| f.url), Some(url));
+}
+
+fn new_feed() -> tidings_store::NewFeed {
+    tidings_store::NewFeed {
+        next_fetch_at: now(),
+        next_fetch_reason: "first add".to_owned(),
+        interval_secs: 3600,
+    }
 }

@@ -126,10 +126,22 @@ pub async fn crawler(dir: &std::path::Path) -> (Crawler, Arc<dyn Store>) {
     (crawler, store)
 }
 
+/// The schedule of a feed added now: due at once.
+pub fn new_feed() -> tidings_store::NewFeed {
+    tidings_store::NewFeed {
+        next_fetch_at: Utc::now(),
+        next_fetch_reason: "first add".into(),
+        interval_secs: 3600,
+    }
+}
+
 /// Subscribe to `url` and return its stored record.
 pub async fn subscribe(store: &Arc<dyn Store>, url: &str) -> tidings_store::FeedRecord {
     let url = FeedUrl::parse(url).unwrap();
-    let sub = store.subscribe(&url, "tester", Utc::now()).await.unwrap();
+    let sub = store
+        .subscribe(&url, "tester", Utc::now(), &new_feed())
+        .await
+        .unwrap();
     store.feed(sub.feed_id).await.unwrap().unwrap()
 }
 

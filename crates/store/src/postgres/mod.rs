@@ -10,13 +10,12 @@ mod apply;
 mod rows;
 
 use crate::codec::{
-    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, FIRST_ADD_REASON,
-    FIRST_INTERVAL_SECS, LOG_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT, SearchFilter, select_feeds,
-    without_nul,
+    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
+    MAX_LOG_LIMIT, SearchFilter, select_feeds, without_nul,
 };
 use crate::{
-    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, RequestLogRow, Result, Store,
-    StoreError, StoredEntry, Subscribed, migrations,
+    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewFeed, RequestLogRow, Result,
+    Store, StoreError, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -72,6 +71,7 @@ impl Store for PgStore {
         url: &FeedUrl,
         subscriber: &str,
         now: DateTime<Utc>,
+        new: &NewFeed,
     ) -> Result<Subscribed> {
         let mut tx = self.pool.begin().await?;
         apply::ensure_host(&mut tx, url, now).await?;
@@ -79,15 +79,16 @@ impl Store for PgStore {
         let inserted: Option<i64> = sqlx::query_scalar(
             "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
              interval_secs, created_at) \
-             SELECT $1, $1, $2, $3, $4, $5, $3 \
+             SELECT $1, $1, $2, $6, $4, $5, $3 \
              WHERE NOT EXISTS (SELECT 1 FROM feeds WHERE original_url = $1) \
              ON CONFLICT (url) DO NOTHING RETURNING id",
         )
         .bind(url.as_str())
         .bind(url.host_key().as_str())
         .bind(now)
-        .bind(FIRST_ADD_REASON)
-        .bind(FIRST_INTERVAL_SECS)
+        .bind(&new.next_fetch_reason)
+        .bind(new.interval_secs)
+        .bind(new.next_fetch_at)
         .fetch_optional(&mut *tx)
         .await?;
         let (feed_id, new_feed) = match inserted {

@@ -12,13 +12,12 @@ mod apply;
 mod rows;
 
 use crate::codec::{
-    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, FIRST_ADD_REASON,
-    FIRST_INTERVAL_SECS, LOG_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT, SearchFilter, micros,
-    select_feeds,
+    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
+    MAX_LOG_LIMIT, SearchFilter, micros, select_feeds,
 };
 use crate::{
-    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, RequestLogRow, Result, Store,
-    StoreError, StoredEntry, Subscribed, migrations,
+    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewFeed, RequestLogRow, Result,
+    Store, StoreError, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -106,6 +105,7 @@ impl Store for SqliteStore {
         url: &FeedUrl,
         subscriber: &str,
         now: DateTime<Utc>,
+        new: &NewFeed,
     ) -> Result<Subscribed> {
         let mut tx = self.write().await?;
         let existing: Option<i64> = sqlx::query_scalar(
@@ -121,13 +121,14 @@ impl Store for SqliteStore {
                 apply::ensure_host(&mut tx, url, now).await?;
                 let id: i64 = sqlx::query_scalar(
                     "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
-                     interval_secs, created_at) VALUES (?1, ?1, ?2, ?3, ?4, ?5, ?3) RETURNING id",
+                     interval_secs, created_at) VALUES (?1, ?1, ?2, ?6, ?4, ?5, ?3) RETURNING id",
                 )
                 .bind(url.as_str())
                 .bind(url.host_key().as_str())
                 .bind(micros(now))
-                .bind(FIRST_ADD_REASON)
-                .bind(FIRST_INTERVAL_SECS)
+                .bind(&new.next_fetch_reason)
+                .bind(new.interval_secs)
+                .bind(micros(new.next_fetch_at))
                 .fetch_one(&mut *tx)
                 .await?;
                 (id, true)

@@ -86,7 +86,19 @@ pub async fn subscribe(
     who: &str,
     at: DateTime<Utc>,
 ) -> Subscribed {
-    store.subscribe(&url(u), who, at).await.expect("subscribe")
+    store
+        .subscribe(&url(u), who, at, &new_feed(at))
+        .await
+        .expect("subscribe")
+}
+
+/// The schedule of a feed added at `at`: due at once, an hour to start from.
+pub fn new_feed(at: DateTime<Utc>) -> tidings_store::NewFeed {
+    tidings_store::NewFeed {
+        next_fetch_at: at,
+        next_fetch_reason: "first add".to_owned(),
+        interval_secs: 3600,
+    }
 }
 
 /// A subscribed feed at `u`, due at `t(0)`.
