@@ -60,6 +60,11 @@ const V6_BLOCKED: &[(Ipv6Addr, u8, &str)] = &[
         "discard-only",
     ),
     (
+        Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0),
+        32,
+        "teredo (tunnels to an address we cannot check)",
+    ),
+    (
         Ipv6Addr::new(0x2001, 2, 0, 0, 0, 0, 0, 0),
         48,
         "benchmarking",
@@ -277,6 +282,10 @@ mod tests {
         check("fe80::1", Some("link-local"));
         check("ff02::1", Some("multicast"));
         check("2001:db8::1", Some("documentation"));
+        check(
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            Some("teredo (tunnels to an address we cannot check)"),
+        );
         check("::ffff:127.0.0.1", Some("loopback"));
         check("::ffff:169.254.169.254", Some("link-local"));
         check("64:ff9b::10.0.0.1", Some("private"));

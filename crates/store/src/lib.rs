@@ -88,7 +88,7 @@ pub trait Store: Send + Sync {
     /// log row, all in one transaction. Either all of it is stored or none of it.
     async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport>;
 
-    /// Stored entries, newest first (by published time, else first seen).
+    /// Stored entries, newest first (see `StoredEntry::sort_at`).
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>>;
 
     /// Request log rows, newest first.

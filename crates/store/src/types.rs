@@ -204,7 +204,8 @@ pub struct StoredEntry {
     pub id: i64,
     pub feed_id: FeedId,
     pub entry: Entry,
-    /// `published`, else `first_seen_at`: the listing order.
+    /// The listing order: `published`, else `updated`, else `first_seen_at`, and never later
+    /// than `first_seen_at` (a post dated in the future does not stay on top).
     pub sort_at: DateTime<Utc>,
     pub first_seen_at: DateTime<Utc>,
     /// When its content last changed (equals `first_seen_at` until it does).

@@ -68,7 +68,7 @@ CREATE TABLE entries (
     published     TIMESTAMPTZ,
     updated       TIMESTAMPTZ,
     expires       TIMESTAMPTZ,
-    sort_at       TIMESTAMPTZ NOT NULL,                  -- published, else first_seen_at
+    sort_at       TIMESTAMPTZ NOT NULL,                  -- published, else updated, else first_seen_at; never after first_seen_at
     first_seen_at TIMESTAMPTZ NOT NULL,
     updated_at    TIMESTAMPTZ NOT NULL,
     content_hash  TEXT        NOT NULL,                  -- SHA-256 of `data`

@@ -70,7 +70,7 @@ CREATE TABLE entries (
     published     INTEGER,
     updated       INTEGER,
     expires       INTEGER,
-    sort_at       INTEGER NOT NULL,                     -- published, else first_seen_at
+    sort_at       INTEGER NOT NULL,                     -- published, else updated, else first_seen_at; never after first_seen_at
     first_seen_at INTEGER NOT NULL,
     updated_at    INTEGER NOT NULL,
     content_hash  TEXT    NOT NULL,                     -- SHA-256 of `data`
