@@ -1,4 +1,4 @@
-//! Our thin wrapper around `robotxt`'s pattern matching (RFC 9309, section 2.2.2).
+//! Our thin wrapper around `robotxt`'s pattern matching (RFC 9309, sections 2.2.2 and 2.2.3).
 //!
 //! `robotxt` =0.7.0 does the hard part well: it normalises a pattern and a path the same way
 //! (percent-encoded unreserved characters decoded, other escapes given uppercase hex digits,
@@ -8,10 +8,16 @@
 //! It does not expose a rule constructor, so each rule value is handed to it as a one-rule file
 //! and the single [`robotxt::Rule`] it yields is kept. Before that, this module escapes every
 //! byte that is not printable ASCII (which `robotxt` would encode anyway, so its result is
-//! unchanged) and turns a `%` that does not start an escape into `%25`. The latter is a
-//! deliberate deviation: `robotxt` keeps a stray `%` as is, so `Disallow: /100%` would not
-//! match the path `/100%25` a client sends for it; treating a stray `%` as the literal
-//! character it stands for keeps the comparison consistent.
+//! unchanged), and corrects two points where `robotxt` and RFC 9309 part ways:
+//!
+//! - Section 2.2.3: a rule matches a literal `*` or `$` in a URL by spelling it `%2A` or `%24`
+//!   (`Allow: /path/foo-%24` matches `/path/foo-$`). `robotxt` keeps `*` and `$` of the path
+//!   as they are and `%2A`/`%24` of the rule encoded, so they never meet. Here the path's `*`
+//!   and `$` are encoded, and so is a `$` inside a pattern (only a final `$` is an anchor), so
+//!   a literal `$` written in the middle of a rule still matches the same literal in the path.
+//! - A `%` that does not start an escape is the literal character `%` and becomes `%25`.
+//!   `robotxt` keeps it as is, so `Disallow: /100%` would not match the path `/100%25` a
+//!   client sends for it.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -27,7 +33,7 @@ impl Pattern {
             return None;
         }
         let mut file = b"user-agent: *\nallow: ".to_vec();
-        file.extend_from_slice(&escape(value));
+        file.extend_from_slice(&escape(value, Part::Pattern));
         let robots = robotxt::Robots::parse(&file, robotxt::ANY_AGENT);
         robots.rules().first().cloned().map(Self)
     }
@@ -60,7 +66,7 @@ impl Path {
         let without_fragment = path_and_query
             .split_once('#')
             .map_or(path_and_query, |(path, _)| path);
-        let escaped = escape(without_fragment.as_bytes());
+        let escaped = escape(without_fragment.as_bytes(), Part::Path);
         // `escape` only ever yields printable ASCII.
         Self(String::from_utf8_lossy(&escaped).into_owned())
     }
@@ -77,11 +83,26 @@ impl Path {
 /// `/robots.txt$` as a pattern, normalised like any rule (a constant, built once).
 static ROBOTS_TXT: LazyLock<Option<Pattern>> = LazyLock::new(|| Pattern::new(b"/robots.txt$"));
 
-/// Escapes every byte that is not printable ASCII as `%XX`, and a `%` that does not start a
-/// `%XX` escape as `%25`. The result is printable ASCII.
-fn escape(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let needs_escape =
-        |at: usize, b: u8| !b.is_ascii_graphic() || (b == b'%' && !is_escape(bytes, at));
+/// What is being escaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// A rule value: `*` is a wildcard and a final `$` an anchor; any other `$` is literal.
+    Pattern,
+    /// A URL's path and query: `*` and `$` are literal.
+    Path,
+}
+
+/// Escapes as `%XX` every byte that is not printable ASCII, a `%` that does not start a `%XX`
+/// escape, and the `*` and `$` that stand for themselves (see [`Part`]). The result is
+/// printable ASCII.
+fn escape(bytes: &[u8], part: Part) -> Cow<'_, [u8]> {
+    let last = bytes.len().saturating_sub(1);
+    let needs_escape = |at: usize, b: u8| match b {
+        b'%' => !is_escape(bytes, at),
+        b'*' => part == Part::Path,
+        b'$' => part == Part::Path || at != last,
+        _ => !b.is_ascii_graphic(),
+    };
     if !bytes.iter().enumerate().any(|(at, &b)| needs_escape(at, b)) {
         return Cow::Borrowed(bytes);
     }
@@ -136,6 +157,32 @@ mod tests {
         assert!(pattern("/100%").matches(&Path::new("/100%25")));
         assert!(pattern("/100%25").matches(&Path::new("/100%")));
         assert!(pattern("/%zz").matches(&Path::new("/%25zz")));
+    }
+
+    #[test]
+    fn rfc9309_2_2_3_encoded_special_characters_match_literals() {
+        // robotxt alone: the RFC's own examples do not match.
+        let robots = robotxt::Robots::parse(
+            b"user-agent: *\ndisallow: /path/file-with-a-%2A.html\ndisallow: /path/foo-%24",
+            "bot",
+        );
+        assert!(robots.is_allowed("/path/file-with-a-*.html"));
+        assert!(robots.is_allowed("/path/foo-$"));
+        // Our wrapper: they do.
+        assert!(
+            pattern("/path/file-with-a-%2A.html").matches(&Path::new("/path/file-with-a-*.html"))
+        );
+        assert!(pattern("/path/foo-%24").matches(&Path::new("/path/foo-$")));
+        assert!(pattern("/path/foo-%24").matches(&Path::new("/path/foo-%24")));
+        // A wildcard still matches a literal star, and an anchor is still an anchor.
+        assert!(pattern("/a*c").matches(&Path::new("/a*c")));
+        assert!(pattern("/a$").matches(&Path::new("/a")));
+        assert!(!pattern("/a$").matches(&Path::new("/a$")));
+        // A `$` inside a pattern is a literal.
+        assert_eq!(pattern("/a$b").as_str(), "/a%24b");
+        assert!(pattern("/a$b").matches(&Path::new("/a$b/c")));
+        assert!(pattern("/a$$").matches(&Path::new("/a$")));
+        assert!(!pattern("/a$$").matches(&Path::new("/a$b")));
     }
 
     #[test]

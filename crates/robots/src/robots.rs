@@ -101,7 +101,7 @@ impl Robots {
                     if let (Some(group), Some(pattern)) = (groups.last_mut(), Pattern::new(value)) {
                         group.rules.push(Rule {
                             line: line.number,
-                            text: String::from_utf8_lossy(line.text).into_owned(),
+                            text: rule_text(line.text),
                             allow,
                             pattern,
                         });
@@ -266,6 +266,23 @@ fn best_rule<'a>(groups: impl Iterator<Item = &'a GroupRules>, path: &Path) -> O
     best
 }
 
+/// The longest rule text a verdict quotes, in characters; a longer line is cut and ends with
+/// `…`, so a hostile file cannot blow up the reasons stored with every decision.
+pub const MAX_RULE_TEXT: usize = 200;
+
+/// The text of a rule line for reports: lossy UTF-8, at most [`MAX_RULE_TEXT`] characters.
+fn rule_text(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    match text.char_indices().nth(MAX_RULE_TEXT) {
+        None => text.into_owned(),
+        Some((cut, _)) => {
+            let mut short = text.get(..cut).unwrap_or_default().to_owned();
+            short.push('…');
+            short
+        }
+    }
+}
+
 /// Reads a `Crawl-delay` value in seconds: digits with an optional fraction (`10`, `0.5`,
 /// `.5`). Signs, exponents, units and anything else make it invalid.
 fn parse_delay(value: &[u8]) -> Option<Duration> {
@@ -298,6 +315,22 @@ pub fn path_and_query(url: &Url) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_rule_lines_are_cut_in_reports() {
+        let mut file = b"User-agent: *\nDisallow: /".to_vec();
+        file.extend(std::iter::repeat_n(b'a', 1000));
+        let path = format!("/{}", "a".repeat(1000));
+        let verdict = Robots::parse(&file).check(&ProductToken::new("Bot").unwrap(), &path);
+        let rule = verdict.rule().unwrap();
+        assert_eq!(rule.text.chars().count(), MAX_RULE_TEXT + 1);
+        assert!(rule.text.starts_with("Disallow: /aaa") && rule.text.ends_with('…'));
+        assert_eq!(
+            rule_text("é".repeat(300).as_bytes()).chars().count(),
+            MAX_RULE_TEXT + 1
+        );
+        assert_eq!(rule_text(b"Allow: /x"), "Allow: /x");
+    }
 
     #[test]
     fn delays() {

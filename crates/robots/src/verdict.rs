@@ -66,7 +66,8 @@ pub struct RuleLine {
     /// The 1-based line number, as an editor shows it.
     pub line: usize,
     /// The line as written, without its comment and surrounding spaces (bytes that are not
-    /// UTF-8 are shown as U+FFFD), e.g. `Disallow: /private`.
+    /// UTF-8 are shown as U+FFFD; past [`MAX_RULE_TEXT`](crate::MAX_RULE_TEXT) characters it
+    /// is cut and ends with `…`), e.g. `Disallow: /private`.
     pub text: String,
 }
 

@@ -78,6 +78,28 @@ fn percent_encoding_normalised() {
 
 #[test]
 #[rustfmt::skip]
+fn rfc9309_2_2_2_percent_encoding_examples() {
+    check(&[
+        row("UTF-8 path, encoded rule", b"User-agent: *\nDisallow: /foo/bar/%E3%83%84\n", "Bot", "/foo/bar/\u{30C4}", "disallowed by group * line 2: Disallow: /foo/bar/%E3%83%84"),
+        row("UTF-8 rule, encoded path", "User-agent: *\nDisallow: /foo/bar/\u{30C4}\n".as_bytes(), "Bot", "/foo/bar/%E3%83%84", "disallowed by group * line 2: Disallow: /foo/bar/\u{30C4}"),
+        row("encoded letters are letters", b"User-agent: *\nDisallow: /foo/bar/baz\n", "Bot", "/foo/bar/%62%61%7A", "disallowed by group * line 2: Disallow: /foo/bar/baz"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn rfc9309_2_2_3_special_characters_encoded_in_rules() {
+    check(&[
+        row("%2A is a literal star", b"User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "Bot", "/path/file-with-a-*.html", "disallowed by group * line 2: Disallow: /path/file-with-a-%2A.html"),
+        row("%2A is not a wildcard", b"User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "Bot", "/path/file-with-a-b.html", "allowed by group *: no rule matched"),
+        row("%24 is a literal dollar", b"User-agent: *\nDisallow: /path/foo-%24\n", "Bot", "/path/foo-$", "disallowed by group * line 2: Disallow: /path/foo-%24"),
+        row("%24 is not an anchor", b"User-agent: *\nDisallow: /path/foo-%24\n", "Bot", "/path/foo-", "allowed by group *: no rule matched"),
+        row("a hash starts a comment", b"User-agent: *\nDisallow: /a#b\n", "Bot", "/a", "disallowed by group * line 2: Disallow: /a"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip]
 fn query_and_fragment() {
     let file: &[u8] = b"User-agent: *\nDisallow: /*?sessionid=\n";
     check(&[
