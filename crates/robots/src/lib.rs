@@ -8,13 +8,20 @@
 //! and [`Robots::sitemaps`] read the rest of the file, and [`interpret`] turns the outcome of
 //! fetching the file into a [`RobotsStatus`] under the profile's [`FailurePolicy`].
 //!
-//! Pattern matching is `robotxt`'s (=0.7.0), behind our `matcher` module; grouping, group selection and
-//! line tracking are ours, because `robotxt` neither reports lines nor matches `Token/1.0`.
-//!
 //! This crate does no I/O, is not async and never reads the clock: fetching, caching and the
 //! 24-hour re-read (DFB7) belong to the callers.
+//!
+//! Modules, in reading order:
+//!
+//! - `lexer`: bytes to numbered directive lines (500 KiB limit, BOM, line endings, comments).
+//! - `matcher`: our thin wrapper around `robotxt` (=0.7.0) for pattern normalisation and
+//!   matching, correcting it where it departs from RFC 9309 (encoded `*` and `$`, stray `%`).
+//! - `robots`: grouping, group selection, longest match, crawl-delay, sitemaps; ours, because
+//!   `robotxt` neither reports the deciding group and line nor reads `Token/1.0` as `Token`.
+//! - `token`: the validated [`ProductToken`].
+//! - `verdict`: the answer and its reason.
+//! - `fetch`: what fetching robots.txt means (found, missing, server error, unreachable).
 
-// Reading order: lines, patterns, the file, the answer, the fetch.
 mod fetch;
 mod lexer;
 mod matcher;
