@@ -1,0 +1,207 @@
+//! Our thin wrapper around `robotxt`'s pattern matching (RFC 9309, sections 2.2.2 and 2.2.3).
+//!
+//! `robotxt` =0.7.0 does the hard part well: it normalises a pattern and a path the same way
+//! (percent-encoded unreserved characters decoded, other escapes given uppercase hex digits,
+//! non-ASCII bytes, controls and spaces encoded), matches `*` anywhere and `$` at the end, and
+//! measures a rule's specificity as the length of its normalised pattern.
+//!
+//! It does not expose a rule constructor, so each rule value is handed to it as a one-rule file
+//! and the single [`robotxt::Rule`] it yields is kept. Before that, this module escapes every
+//! byte that is not printable ASCII (which `robotxt` would encode anyway, so its result is
+//! unchanged), and corrects two points where `robotxt` and RFC 9309 part ways:
+//!
+//! - Section 2.2.3: a rule matches a literal `*` or `$` in a URL by spelling it `%2A` or `%24`
+//!   (`Allow: /path/foo-%24` matches `/path/foo-$`). `robotxt` keeps `*` and `$` of the path
+//!   as they are and `%2A`/`%24` of the rule encoded, so they never meet. Here the path's `*`
+//!   and `$` are encoded, and so is a `$` inside a pattern (only a final `$` is an anchor), so
+//!   a literal `$` written in the middle of a rule still matches the same literal in the path.
+//! - A `%` that does not start an escape is the literal character `%` and becomes `%25`.
+//!   `robotxt` keeps it as is, so `Disallow: /100%` would not match the path `/100%25` a
+//!   client sends for it.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+/// One `Allow` or `Disallow` pattern, normalised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Pattern(robotxt::Rule);
+
+impl Pattern {
+    /// The pattern of a rule value, or `None` for an empty value (which matches nothing).
+    pub(crate) fn new(value: &[u8]) -> Option<Self> {
+        if value.is_empty() {
+            return None;
+        }
+        let mut file = b"user-agent: *\nallow: ".to_vec();
+        file.extend_from_slice(&escape(value, Part::Pattern));
+        let robots = robotxt::Robots::parse(&file, robotxt::ANY_AGENT);
+        robots.rules().first().cloned().map(Self)
+    }
+
+    /// Returns true if the pattern matches the path.
+    pub(crate) fn matches(&self, path: &Path) -> bool {
+        self.0.is_match(&path.0)
+    }
+
+    /// The specificity of the pattern: the length of its normalised form. The longest
+    /// matching pattern decides (RFC 9309, section 2.2.2).
+    pub(crate) fn specificity(&self) -> usize {
+        self.0.pattern().len()
+    }
+
+    /// The normalised pattern, for tests.
+    #[cfg(test)]
+    pub(crate) fn as_str(&self) -> &str {
+        self.0.pattern()
+    }
+}
+
+/// A path and query, prepared for matching: the fragment dropped and every byte escaped the
+/// way [`Pattern::new`] escapes rule values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Path(String);
+
+impl Path {
+    pub(crate) fn new(path_and_query: &str) -> Self {
+        let without_fragment = path_and_query
+            .split_once('#')
+            .map_or(path_and_query, |(path, _)| path);
+        let escaped = escape(without_fragment.as_bytes(), Part::Path);
+        // `escape` only ever yields printable ASCII.
+        Self(String::from_utf8_lossy(&escaped).into_owned())
+    }
+
+    /// Returns true if this is the path RFC 9309 always allows, `/robots.txt`, in any of its
+    /// equivalent spellings (such as `/%72obots.txt`).
+    pub(crate) fn is_robots_txt(&self) -> bool {
+        ROBOTS_TXT
+            .as_ref()
+            .map_or(self.0 == "/robots.txt", |robots| robots.matches(self))
+    }
+}
+
+/// `/robots.txt$` as a pattern, normalised like any rule (a constant, built once).
+static ROBOTS_TXT: LazyLock<Option<Pattern>> = LazyLock::new(|| Pattern::new(b"/robots.txt$"));
+
+/// What is being escaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// A rule value: `*` is a wildcard and a final `$` an anchor; any other `$` is literal.
+    Pattern,
+    /// A URL's path and query: `*` and `$` are literal.
+    Path,
+}
+
+/// Escapes as `%XX` every byte that is not printable ASCII, a `%` that does not start a `%XX`
+/// escape, and the `*` and `$` that stand for themselves (see [`Part`]). The result is
+/// printable ASCII.
+fn escape(bytes: &[u8], part: Part) -> Cow<'_, [u8]> {
+    let last = bytes.len().saturating_sub(1);
+    let needs_escape = |at: usize, b: u8| match b {
+        b'%' => !is_escape(bytes, at),
+        b'*' => part == Part::Path,
+        b'$' => part == Part::Path || at != last,
+        _ => !b.is_ascii_graphic(),
+    };
+    if !bytes.iter().enumerate().any(|(at, &b)| needs_escape(at, b)) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 8);
+    for (at, &b) in bytes.iter().enumerate() {
+        if needs_escape(at, b) {
+            out.extend_from_slice(&percent(b));
+        } else {
+            out.push(b);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Returns true if `bytes[at]` starts a `%XX` escape.
+fn is_escape(bytes: &[u8], at: usize) -> bool {
+    matches!(
+        bytes.get(at..at + 3),
+        Some([b'%', high, low]) if high.is_ascii_hexdigit() && low.is_ascii_hexdigit()
+    )
+}
+
+fn percent(b: u8) -> [u8; 3] {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    [b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0x0f)]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(value: &str) -> Pattern {
+        Pattern::new(value.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn empty_value_is_no_pattern() {
+        assert_eq!(Pattern::new(b""), None);
+    }
+
+    #[test]
+    fn normalisation() {
+        assert_eq!(pattern("/%7efoo%2fbar").as_str(), "/~foo%2Fbar");
+        assert_eq!(pattern("/ä b").as_str(), "/%C3%A4%20b");
+        assert_eq!(pattern("*.php$").as_str(), "/*.php$");
+        assert_eq!(pattern("/100%").as_str(), "/100%25");
+        assert_eq!(Pattern::new(b"/\xff\x00").unwrap().as_str(), "/%FF%00");
+    }
+
+    #[test]
+    fn stray_percent_is_a_literal_percent() {
+        assert!(pattern("/100%").matches(&Path::new("/100%25")));
+        assert!(pattern("/100%25").matches(&Path::new("/100%")));
+        assert!(pattern("/%zz").matches(&Path::new("/%25zz")));
+    }
+
+    #[test]
+    fn rfc9309_2_2_3_encoded_special_characters_match_literals() {
+        // robotxt alone: the RFC's own examples do not match.
+        let robots = robotxt::Robots::parse(
+            b"user-agent: *\ndisallow: /path/file-with-a-%2A.html\ndisallow: /path/foo-%24",
+            "bot",
+        );
+        assert!(robots.is_allowed("/path/file-with-a-*.html"));
+        assert!(robots.is_allowed("/path/foo-$"));
+        // Our wrapper: they do.
+        assert!(
+            pattern("/path/file-with-a-%2A.html").matches(&Path::new("/path/file-with-a-*.html"))
+        );
+        assert!(pattern("/path/foo-%24").matches(&Path::new("/path/foo-$")));
+        assert!(pattern("/path/foo-%24").matches(&Path::new("/path/foo-%24")));
+        // A wildcard still matches a literal star, and an anchor is still an anchor.
+        assert!(pattern("/a*c").matches(&Path::new("/a*c")));
+        assert!(pattern("/a$").matches(&Path::new("/a")));
+        assert!(!pattern("/a$").matches(&Path::new("/a$")));
+        // A `$` inside a pattern is a literal.
+        assert_eq!(pattern("/a$b").as_str(), "/a%24b");
+        assert!(pattern("/a$b").matches(&Path::new("/a$b/c")));
+        assert!(pattern("/a$$").matches(&Path::new("/a$")));
+        assert!(!pattern("/a$$").matches(&Path::new("/a$b")));
+    }
+
+    #[test]
+    fn fragment_is_dropped() {
+        assert!(pattern("/a$").matches(&Path::new("/a#b")));
+    }
+
+    #[test]
+    fn robots_txt_spellings() {
+        for path in ["/robots.txt", "/%72obots.txt", "/robots.txt#x"] {
+            assert!(Path::new(path).is_robots_txt(), "{path}");
+        }
+        for path in [
+            "/robots.txt?x=1",
+            "/Robots.txt",
+            "/robots.txt/",
+            "/a/robots.txt",
+        ] {
+            assert!(!Path::new(path).is_robots_txt(), "{path}");
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! A parsed robots.txt file and the checks made against it.
+//!
+//! Owns grouping and group selection (RFC 9309, sections 2.1 and 2.2.1): a group starts at a
+//! `User-agent` line that follows a rule (or begins the file's first group) and collects the
+//! rules until the next such line; rules before the first `User-agent` line apply to no one;
+//! every group naming the crawler is merged, and the merged `*` groups apply only when none
+//! does. Within the chosen group the most specific matching rule decides, `Allow` winning a
+//! tie (section 2.2.2; matching itself is `matcher`'s). `Crawl-delay` and `Sitemap`
+//! are read too; unknown lines are ignored.
+
+use std::time::Duration;
+
+use url::{Position, Url};
+
+use crate::lexer::{self, Directive};
+use crate::matcher::{Path, Pattern};
+use crate::token::{ProductToken, leading_token};
+use crate::verdict::{Access, Basis, Group, RuleLine, StarGroup, Verdict};
+
+/// A parsed robots.txt file. Parsing never fails: anything that is not understood is ignored.
+///
+/// ```
+/// use tidings_robots::{Group, ProductToken, Robots};
+///
+/// let robots = Robots::parse(b"User-agent: SereneReader/1.0\nDisallow: /private\n");
+/// let token = ProductToken::new("SereneReader").unwrap();
+/// let verdict = robots.check(&token, "/private/a");
+/// assert!(!verdict.is_allowed());
+/// assert_eq!(verdict.group, Group::Own("SereneReader".into()));
+/// assert_eq!(verdict.to_string(), "disallowed by group SereneReader line 2: Disallow: /private");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Robots {
+    groups: Vec<GroupRules>,
+    sitemaps: Vec<String>,
+}
+
+/// One group as written in the file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct GroupRules {
+    agents: Vec<Agent>,
+    rules: Vec<Rule>,
+    crawl_delays: Vec<Duration>,
+}
+
+/// A `User-agent` value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Agent {
+    Star,
+    /// The value's leading product-token characters, as written.
+    Token(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rule {
+    line: usize,
+    text: String,
+    allow: bool,
+    pattern: Pattern,
+}
+
+impl Agent {
+    /// Reads a `User-agent` value: `*` (alone or followed by a space), or the leading
+    /// product-token characters (`Token/1.0` is `Token`). Anything else names no crawler.
+    fn parse(value: &[u8]) -> Option<Self> {
+        if matches!(value, [b'*'] | [b'*', b' ' | b'\t', ..]) {
+            return Some(Self::Star);
+        }
+        let token = leading_token(value);
+        (!token.is_empty()).then(|| Self::Token(String::from_utf8_lossy(token).into_owned()))
+    }
+}
+
+impl Robots {
+    /// Parses a robots.txt file.
+    ///
+    /// Only the first [`BYTE_LIMIT`](crate::BYTE_LIMIT) bytes are read (a line crossing the
+    /// limit is dropped); a UTF-8 byte order mark is skipped; CR, LF and CRLF end lines; bytes
+    /// that are not UTF-8 are kept as they are and matched as percent-encoded octets.
+    #[must_use]
+    pub fn parse(file: &[u8]) -> Self {
+        let mut groups: Vec<GroupRules> = Vec::new();
+        let mut sitemaps: Vec<String> = Vec::new();
+        // True while reading the `User-agent` lines that open a group.
+        let mut in_agents = false;
+
+        for line in lexer::lines(file) {
+            match line.directive {
+                Directive::UserAgent(value) => {
+                    if !in_agents {
+                        groups.push(GroupRules::default());
+                        in_agents = true;
+                    }
+                    if let (Some(group), Some(agent)) = (groups.last_mut(), Agent::parse(value)) {
+                        group.agents.push(agent);
+                    }
+                }
+                Directive::Allow(value) | Directive::Disallow(value) => {
+                    in_agents = false;
+                    let allow = matches!(line.directive, Directive::Allow(_));
+                    if let (Some(group), Some(pattern)) = (groups.last_mut(), Pattern::new(value)) {
+                        group.rules.push(Rule {
+                            line: line.number,
+                            text: rule_text(line.text),
+                            allow,
+                            pattern,
+                        });
+                    }
+                }
+                Directive::CrawlDelay(value) => {
+                    in_agents = false;
+                    if let (Some(group), Some(delay)) = (groups.last_mut(), parse_delay(value)) {
+                        group.crawl_delays.push(delay);
+                    }
+                }
+                Directive::Sitemap(value) => {
+                    if let Some(url) = parse_sitemap(value)
+                        && !sitemaps.contains(&url)
+                    {
+                        sitemaps.push(url);
+                    }
+                }
+                Directive::Other => {}
+            }
+        }
+        groups.retain(|group| !group.agents.is_empty());
+        Self { groups, sitemaps }
+    }
+
+    /// Checks a path (with its query; a fragment is ignored) for the crawler, RFC 9309 style:
+    /// its own group, else the `*` group.
+    #[must_use]
+    pub fn check(&self, token: &ProductToken, path_and_query: &str) -> Verdict {
+        self.check_with(token, path_and_query, StarGroup::Apply)
+    }
+
+    /// Checks a path, choosing whether the `*` group may decide (SR8: feeds ignore it, while
+    /// the crawler's own group is always obeyed).
+    ///
+    /// With [`StarGroup::Ignore`] and no group naming the crawler, the path is allowed with
+    /// [`Group::None`] and [`Basis::StarGroupIgnored`].
+    #[must_use]
+    pub fn check_with(
+        &self,
+        token: &ProductToken,
+        path_and_query: &str,
+        star: StarGroup,
+    ) -> Verdict {
+        let path = Path::new(path_and_query);
+        let (group, applies) = match self.own_name(token) {
+            Some(name) => (Group::Own(name.to_owned()), Applies::Own(token)),
+            None if !self.has_star_group() => (Group::None, Applies::Nothing(Basis::NoGroup)),
+            None => match star {
+                StarGroup::Apply => (Group::Star, Applies::Star),
+                StarGroup::Ignore => (Group::None, Applies::Nothing(Basis::StarGroupIgnored)),
+            },
+        };
+        let allowed = |group, basis| Verdict {
+            access: Access::Allowed,
+            group,
+            basis,
+        };
+        if path.is_robots_txt() {
+            return allowed(group, Basis::RobotsTxt);
+        }
+        let best = match applies {
+            Applies::Nothing(basis) => return allowed(group, basis),
+            Applies::Own(token) => best_rule(self.own_groups(token), &path),
+            Applies::Star => best_rule(self.star_groups(), &path),
+        };
+        match best {
+            None => allowed(group, Basis::NoRuleMatched),
+            Some(rule) => Verdict {
+                access: if rule.allow {
+                    Access::Allowed
+                } else {
+                    Access::Disallowed
+                },
+                group,
+                basis: Basis::Rule(RuleLine {
+                    line: rule.line,
+                    text: rule.text.clone(),
+                }),
+            },
+        }
+    }
+
+    /// The crawl delay for the crawler: from its own group(s) if any names it, else from the
+    /// `*` group(s). Fractional seconds are kept; values that are not a plain non-negative
+    /// decimal number are ignored. If the applicable groups give several, the longest wins
+    /// (the courteous reading of a contradiction).
+    #[must_use]
+    pub fn crawl_delay(&self, token: &ProductToken) -> Option<Duration> {
+        if self.own_name(token).is_some() {
+            self.own_groups(token)
+                .flat_map(|g| &g.crawl_delays)
+                .max()
+                .copied()
+        } else {
+            self.star_groups()
+                .flat_map(|g| &g.crawl_delays)
+                .max()
+                .copied()
+        }
+    }
+
+    /// Every valid `Sitemap` URL of the file (absolute http or https), in file order without
+    /// duplicates, whatever group it appears in.
+    #[must_use]
+    pub fn sitemaps(&self) -> &[String] {
+        &self.sitemaps
+    }
+
+    /// The crawler's name as the first group naming it spells it, if any group does.
+    fn own_name(&self, token: &ProductToken) -> Option<&str> {
+        self.groups
+            .iter()
+            .flat_map(|g| &g.agents)
+            .find_map(|agent| match agent {
+                Agent::Token(name) if token.matches_value_bytes(name.as_bytes()) => {
+                    Some(name.as_str())
+                }
+                _ => None,
+            })
+    }
+
+    fn has_star_group(&self) -> bool {
+        self.star_groups().next().is_some()
+    }
+
+    fn own_groups<'a>(&'a self, token: &'a ProductToken) -> impl Iterator<Item = &'a GroupRules> {
+        self.groups.iter().filter(move |g| {
+            g.agents.iter().any(|agent| {
+                matches!(agent, Agent::Token(name) if token.matches_value_bytes(name.as_bytes()))
+            })
+        })
+    }
+
+    fn star_groups(&self) -> impl Iterator<Item = &GroupRules> {
+        self.groups
+            .iter()
+            .filter(|g| g.agents.contains(&Agent::Star))
+    }
+}
+
+/// The group selection of one check.
+enum Applies<'a> {
+    Own(&'a ProductToken),
+    Star,
+    Nothing(Basis),
+}
+
+/// The most specific matching rule of the merged groups; `Allow` wins a tie, and among equal
+/// rules the first in the file is reported.
+fn best_rule<'a>(groups: impl Iterator<Item = &'a GroupRules>, path: &Path) -> Option<&'a Rule> {
+    let mut best: Option<&Rule> = None;
+    for rule in groups.flat_map(|g| &g.rules) {
+        if !rule.pattern.matches(path) {
+            continue;
+        }
+        let key = (rule.pattern.specificity(), rule.allow);
+        if best.is_none_or(|b| key > (b.pattern.specificity(), b.allow)) {
+            best = Some(rule);
+        }
+    }
+    best
+}
+
+/// The longest rule text a verdict quotes, in characters; a longer line is cut and ends with
+/// `…`, so a hostile file cannot blow up the reasons stored with every decision.
+pub const MAX_RULE_TEXT: usize = 200;
+
+/// The text of a rule line for reports: lossy UTF-8, at most [`MAX_RULE_TEXT`] characters.
+fn rule_text(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    match text.char_indices().nth(MAX_RULE_TEXT) {
+        None => text.into_owned(),
+        Some((cut, _)) => {
+            let mut short = text.get(..cut).unwrap_or_default().to_owned();
+            short.push('…');
+            short
+        }
+    }
+}
+
+/// Reads a `Crawl-delay` value in seconds: digits with an optional fraction (`10`, `0.5`,
+/// `.5`). Signs, exponents, units and anything else make it invalid.
+fn parse_delay(value: &[u8]) -> Option<Duration> {
+    let digits = value.iter().filter(|b| b.is_ascii_digit()).count();
+    let dots = value.iter().filter(|&&b| b == b'.').count();
+    if digits == 0 || dots > 1 || digits + dots != value.len() {
+        return None;
+    }
+    let seconds: f64 = std::str::from_utf8(value).ok()?.parse().ok()?;
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// Reads a `Sitemap` value: an absolute http or https URL.
+fn parse_sitemap(value: &[u8]) -> Option<String> {
+    let url = Url::parse(std::str::from_utf8(value).ok()?).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.as_str().to_owned())
+}
+
+/// The path and query of a URL, the part robots.txt rules are matched against.
+///
+/// ```
+/// let url = url::Url::parse("https://example.com/a/b?c=d#e").unwrap();
+/// assert_eq!(tidings_robots::path_and_query(&url), "/a/b?c=d");
+/// ```
+#[must_use]
+pub fn path_and_query(url: &Url) -> &str {
+    &url[Position::BeforePath..Position::AfterQuery]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_rule_lines_are_cut_in_reports() {
+        let mut file = b"User-agent: *\nDisallow: /".to_vec();
+        file.extend(std::iter::repeat_n(b'a', 1000));
+        let path = format!("/{}", "a".repeat(1000));
+        let verdict = Robots::parse(&file).check(&ProductToken::new("Bot").unwrap(), &path);
+        let rule = verdict.rule().unwrap();
+        assert_eq!(rule.text.chars().count(), MAX_RULE_TEXT + 1);
+        assert!(rule.text.starts_with("Disallow: /aaa") && rule.text.ends_with('…'));
+        assert_eq!(
+            rule_text("é".repeat(300).as_bytes()).chars().count(),
+            MAX_RULE_TEXT + 1
+        );
+        assert_eq!(rule_text(b"Allow: /x"), "Allow: /x");
+    }
+
+    #[test]
+    fn delays() {
+        assert_eq!(parse_delay(b"10"), Some(Duration::from_secs(10)));
+        assert_eq!(parse_delay(b"0.5"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_delay(b".25"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_delay(b"3."), Some(Duration::from_secs(3)));
+        for bad in [
+            "", ".", "-1", "-0", "+1", "1e3", "5s", "1.2.3", "inf", "NaN", "1 0", "０",
+        ] {
+            assert_eq!(parse_delay(bad.as_bytes()), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn sitemaps_must_be_absolute_http() {
+        assert_eq!(
+            parse_sitemap(b"https://example.com/s.xml"),
+            Some("https://example.com/s.xml".into())
+        );
+        assert_eq!(parse_sitemap(b"/s.xml"), None);
+        assert_eq!(parse_sitemap(b"ftp://example.com/s.xml"), None);
+        assert_eq!(parse_sitemap(b"\xff"), None);
+    }
+
+    #[test]
+    fn user_agent_values() {
+        assert_eq!(Agent::parse(b"*"), Some(Agent::Star));
+        assert_eq!(Agent::parse(b"* extra"), Some(Agent::Star));
+        assert_eq!(Agent::parse(b"Bot/1.0"), Some(Agent::Token("Bot".into())));
+        assert_eq!(
+            Agent::parse(b"Bot (+https://x)"),
+            Some(Agent::Token("Bot".into()))
+        );
+        assert_eq!(Agent::parse(b"*bot"), None);
+        assert_eq!(Agent::parse(b"/1.0"), None);
+        assert_eq!(Agent::parse(b""), None);
+    }
+}
