@@ -60,6 +60,23 @@ pub enum Command {
     ExportOpml(ExportOpmlArgs),
     /// Parse feed files and print the normalized model as JSON
     Parse(ParseArgs),
+    /// Check a URL against a robots.txt file: prints `allowed` or `disallowed` first, then the
+    /// group and the line that decided; exits 0 when allowed, 1 when not
+    Robots(RobotsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RobotsArgs {
+    /// The robots.txt file
+    pub file: PathBuf,
+    /// The URL (or path) to check
+    pub url: String,
+    /// The product token to check for, e.g. `SereneReader`
+    #[arg(long, value_name = "TOKEN")]
+    pub agent: String,
+    /// Ignore the `*` group, as profiles do for feed URLs when their page says so (SR8)
+    #[arg(long)]
+    pub ignore_star: bool,
 }
 
 #[derive(Debug, Args)]

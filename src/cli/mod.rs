@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod parse;
 mod progress;
+mod robots;
 mod settings;
 mod time;
 
@@ -18,8 +19,10 @@ use std::sync::Arc;
 pub fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
     // Parsing files needs no database, no profile and no runtime.
-    if let Command::Parse(args) = &cli.command {
-        return parse::run(args);
+    match &cli.command {
+        Command::Parse(args) => return parse::run(args),
+        Command::Robots(args) => return robots::run(args),
+        _ => {}
     }
     let file = settings::load_file(&cli.global)?;
     init_tracing(&settings::log_filter(&cli.global, &file))?;
@@ -49,7 +52,9 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
         Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
-        Command::Parse(_) => unreachable!("handled before the runtime starts"),
+        Command::Parse(_) | Command::Robots(_) => {
+            unreachable!("handled before the runtime starts")
+        }
     }
 }
 
