@@ -389,7 +389,7 @@ pub(crate) fn build<'a>(
             Ok(Event::Start(e)) => {
                 if let Some(raw) = anchor(src, &e) {
                     let qname = e.name().into_inner();
-                    b.open(raw, qname.len(), end);
+                    b.open(raw, qname.len(), start, end);
                     // Fast path for a leaf: read its text here in one pass instead of as
                     // one event per entity reference, and let the reader resume at `</`.
                     if let Some(len) = leaf_text_len(src, end, qname) {
@@ -411,7 +411,7 @@ pub(crate) fn build<'a>(
             }
             Ok(Event::Empty(e)) => {
                 if let Some(raw) = anchor(src, &e) {
-                    b.open(raw, e.name().into_inner().len(), end);
+                    b.open(raw, e.name().into_inner().len(), start, end);
                     b.close_top(end);
                 }
             }
@@ -493,9 +493,10 @@ impl<'a> Builder<'a, '_, '_> {
         self.stack.last().map(|&(id, _, _)| id)
     }
 
-    fn open(&mut self, raw: &'a str, name_len: usize, end: usize) {
+    fn open(&mut self, raw: &'a str, name_len: usize, start: usize, end: usize) {
         let qname = raw.get(..name_len).unwrap_or("");
         let attrs = raw.get(name_len..).unwrap_or("");
+        self.close_for_entry(qname, start);
         let ns_mark = self.ns.len();
         let parent = self.top();
         let (mut base, mut lang) = match parent.and_then(|p| self.doc.nodes.get(p)) {
@@ -592,6 +593,83 @@ impl<'a> Builder<'a, '_, '_> {
                 ns
             }
             None => Ns::Other,
+        }
+    }
+
+    /// An RSS `item` or Atom `entry` starts only in its feed's container: when elements are
+    /// still open inside that container (a channel `title` or `description`, or a previous
+    /// item, whose end tag is missing or misspelt), they are closed here, or the unclosed
+    /// element would swallow every entry that follows.
+    fn close_for_entry(&mut self, qname: &str, at: usize) {
+        let local = qname.split_once(':').map_or(qname, |(_, l)| l);
+        let prefix = qname.split_once(':').map_or("", |(p, _)| p);
+        let is_item = local.eq_ignore_ascii_case("item");
+        if !is_item && !local.eq_ignore_ascii_case("entry") {
+            self.close_unclosed_leaf(qname, at);
+            return;
+        }
+        let ns = self.peek_prefix(prefix);
+        let containers: &[&str] = if is_item && ns.is_rss_core() {
+            &["channel", "rss", "RDF"]
+        } else if !is_item && matches!(ns, Ns::Atom10 | Ns::Atom03) {
+            &["feed"]
+        } else {
+            return;
+        };
+        let nodes = &self.doc.nodes;
+        let Some(depth) = self.stack.iter().rposition(|&(id, _, _)| {
+            nodes
+                .get(id)
+                .is_some_and(|n| containers.iter().any(|c| n.local().eq_ignore_ascii_case(c)))
+        }) else {
+            return;
+        };
+        let unclosed = self.stack.len() - depth - 1;
+        if unclosed == 0 {
+            return;
+        }
+        self.sink.warn(
+            WarningKind::MalformedXml,
+            format!("<{qname}> at byte {at} closes {unclosed} unclosed element(s)"),
+        );
+        for _ in 0..unclosed {
+            self.close_top(at);
+        }
+    }
+
+    /// An RSS text element (`<title>`, `<description>`...) whose end tag is missing or
+    /// misspelt ends where the next such element starts: `<title>A<link>` is a title and a
+    /// link, not a title holding a link. Only names HTML does not use are taken as
+    /// siblings, so markup a publisher forgot to escape inside a description stays inside.
+    fn close_unclosed_leaf(&mut self, qname: &str, at: usize) {
+        if qname.contains(':') || !is_rss_leaf(qname) {
+            return;
+        }
+        let Some(top) = self.top().and_then(|id| self.doc.nodes.get(id)) else {
+            return;
+        };
+        if top.first_child != NIL || top.qname.contains(':') || !is_rss_leaf(top.qname) {
+            return;
+        }
+        if !self.peek_prefix("").is_rss_core() {
+            return;
+        }
+        let open = top.qname;
+        self.sink.warn(
+            WarningKind::MalformedXml,
+            format!("<{qname}> at byte {at} ends the unclosed <{open}>"),
+        );
+        self.close_top(at);
+    }
+
+    /// The namespace `prefix` has in the current scope, without resolving it for good (no
+    /// warnings).
+    fn peek_prefix(&self, prefix: &str) -> Ns {
+        match self.ns.iter().rev().find(|(p, _)| text::same(p, prefix)) {
+            Some(&(_, Ns::Other)) if prefix.is_empty() => Ns::None,
+            Some(&(_, ns)) => ns,
+            None if prefix.is_empty() => Ns::None,
+            None => names::by_prefix(prefix).unwrap_or(Ns::Other),
         }
     }
 
@@ -700,6 +778,28 @@ impl<'a> Builder<'a, '_, '_> {
             }
         }
     }
+}
+
+/// RSS elements that hold only text and whose names HTML does not use.
+fn is_rss_leaf(name: &str) -> bool {
+    const LEAVES: [&str; 15] = [
+        "title",
+        "link",
+        "description",
+        "language",
+        "copyright",
+        "pubDate",
+        "lastBuildDate",
+        "guid",
+        "author",
+        "category",
+        "comments",
+        "managingEditor",
+        "webMaster",
+        "generator",
+        "ttl",
+    ];
+    LEAVES.iter().any(|l| l.eq_ignore_ascii_case(name))
 }
 
 /// At most this many entities from a DOCTYPE are remembered (no expansion bombs: values are

@@ -162,6 +162,48 @@ fn mismatched_and_unclosed_tags() {
             "/entries/0/title",
             json!("i"),
         ),
+        (
+            "misspelt channel description end does not swallow the items",
+            rss!("<description>d</desc><item><title>i</title></item>"),
+            "/entries/0/title",
+            json!("i"),
+        ),
+        (
+            "misspelt channel description end keeps the description",
+            rss!("<description>d</desc><item><title>i</title></item>"),
+            "/feed/description",
+            json!("d"),
+        ),
+        (
+            "unclosed item ends where the next item starts",
+            rss!("<item><title>a</title><item><title>b</title></item>"),
+            "/entries/1/title",
+            json!("b"),
+        ),
+        (
+            "unclosed atom entry ends where the next entry starts",
+            atom!("<entry><id>1</id><entry><id>2</id></entry>"),
+            "/entries/1/guid",
+            json!("2"),
+        ),
+        (
+            "unclosed title ends where the next rss element starts",
+            rss!("<title>t<link>http://example.org/</link><language>en</language>"),
+            "/feed/title",
+            json!("t"),
+        ),
+        (
+            "the element after an unclosed title is read",
+            rss!("<title>t<link>http://example.org/</link><language>en</language>"),
+            "/feed/link",
+            json!("http://example.org/"),
+        ),
+        (
+            "html tags inside an unclosed description stay inside",
+            rss!("<item><description><p>a<b>b</description></item>"),
+            "/entries/0/summary",
+            json!("<p>a<b>b"),
+        ),
     ]);
 }
 
