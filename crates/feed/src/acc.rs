@@ -177,6 +177,12 @@ impl EntryAcc {
         }
     }
 
+    /// Start as if a content element had been seen: later summary-like elements replace the
+    /// summary instead of becoming the content (feedparser state carried in from the channel).
+    pub(crate) fn assume_content_seen(&mut self) {
+        self.content_seen = true;
+    }
+
     /// A content element: `content:encoded`, Atom `content`.
     pub(crate) fn add_content(&mut self, value: Option<String>) {
         let Some(v) = value else {

@@ -314,6 +314,50 @@ fn itunes() {
     ]);
 }
 
+/// A podcast channel with `itunes:summary` then `description`: feedparser reads its first item's
+/// summary-like elements as replacing each other, and the later items by the usual rule.
+const PODCAST_ORDER: &str = rss!(
+    r#"<title>p</title><itunes:summary>show</itunes:summary><description>show d</description>
+<item><description>D1</description><itunes:summary>I1</itunes:summary><content:encoded>C1</content:encoded></item>
+<item><description>D2</description><itunes:summary>I2</itunes:summary><content:encoded>C2</content:encoded></item>"#
+);
+
+#[test]
+fn podcast_summary_order_follows_feedparser() {
+    check(&[
+        (
+            "first item: the last summary-like element is the summary",
+            PODCAST_ORDER,
+            "/entries/0/summary",
+            json!("I1"),
+        ),
+        (
+            "first item: content:encoded is the content",
+            PODCAST_ORDER,
+            "/entries/0/content",
+            json!("C1"),
+        ),
+        (
+            "second item: the first summary-like element is the summary",
+            PODCAST_ORDER,
+            "/entries/1/summary",
+            json!("D2"),
+        ),
+        (
+            "second item: the second summary-like element is the content",
+            PODCAST_ORDER,
+            "/entries/1/content",
+            json!("I2"),
+        ),
+        (
+            "without a second channel summary the first item reads as the others",
+            rss!("<itunes:summary>s</itunes:summary><item><description>D</description><itunes:summary>I</itunes:summary></item>"),
+            "/entries/0/content",
+            json!("I"),
+        ),
+    ]);
+}
+
 const LICENCES_AND_SY: &str = rss!(
     r#"
   <creativeCommons:license>http://creativecommons.org/licenses/by-nc/1.0</creativeCommons:license>
