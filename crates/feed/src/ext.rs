@@ -117,6 +117,21 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
             acc.add_content(cx.text(id));
             true
         }
+        // `<xhtml:body>` (or `<body xmlns="http://www.w3.org/1999/xhtml">`): the full post as
+        // XHTML, read as feedparser reads it, like content:encoded.
+        Ns::Xhtml if k == "body" => {
+            let prefix = node.prefix();
+            let markup = cx.doc.inner_markup(id);
+            let markup = if prefix.is_empty() {
+                markup.to_owned()
+            } else {
+                markup
+                    .replace(&format!("<{prefix}:"), "<")
+                    .replace(&format!("</{prefix}:"), "</")
+            };
+            acc.add_content(text::non_empty(&markup));
+            true
+        }
         Ns::Atom10 | Ns::Atom03 => crate::atom::entry_child(cx, id, acc, SECONDARY),
         Ns::Itunes => {
             match k {
