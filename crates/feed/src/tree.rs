@@ -327,7 +327,55 @@ pub(crate) fn build<'a>(
     base: Option<&Url>,
     sink: &mut Sink<'_>,
 ) -> Result<Doc<'a>, ParseError> {
+    match build_from(src, 0, base, sink) {
+        Err(ParseError::NotAFeed(reason)) => {
+            // A prolog the reader could not get past (an XML declaration without its `?>`,
+            // a DOCTYPE or comment never closed) hides a root that is plainly there: read
+            // again from the first feed start tag.
+            let Some((at, name)) = rescue_root(src) else {
+                return Err(ParseError::NotAFeed(reason));
+            };
+            sink.warn(
+                WarningKind::JunkBeforeRoot,
+                format!("unreadable prolog: read from <{name}> at byte {at}"),
+            );
+            build_from(src, at, base, sink).map_err(|_| ParseError::NotAFeed(reason))
+        }
+        other => other,
+    }
+}
+
+/// Where the first start tag of a feed root (`<rss`, `<feed`, `<rdf:RDF`, `<channel`) is,
+/// past the start of the document, and its name.
+fn rescue_root(src: &str) -> Option<(usize, &str)> {
+    let bytes = src.as_bytes();
+    let mut from = 1;
+    while let Some(off) = bytes.get(from..).and_then(|rest| memchr::memchr(b'<', rest)) {
+        let at = from + off;
+        let rest = src.get(at + 1..).unwrap_or("");
+        let name_len = rest
+            .find(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+            .unwrap_or(rest.len());
+        let name = rest.get(..name_len).unwrap_or("");
+        let local = name.split_once(':').map_or(name, |(_, l)| l);
+        if name_len < rest.len() && !local.is_empty() && is_feed_root(local) {
+            return Some((at, name));
+        }
+        from = at + 1;
+    }
+    None
+}
+
+fn build_from<'a>(
+    src: &'a str,
+    at: usize,
+    base: Option<&Url>,
+    sink: &mut Sink<'_>,
+) -> Result<Doc<'a>, ParseError> {
     let mut reader = Reader::from_str(src);
+    if at > 0 {
+        *reader.get_mut() = src.as_bytes().get(at..).unwrap_or_default();
+    }
     let config = reader.config_mut();
     config.allow_dangling_amp = true;
     config.check_end_names = false;

@@ -96,6 +96,36 @@ fn junk_before_the_root() {
             "/warning_kinds/0",
             json!("junk_before_root"),
         ),
+        (
+            "xml declaration without its question mark",
+            "<?xml version=\"1.0\" encoding=\"UTF-8\">\n<rss version=\"2.0\"><channel><title>kept</title></channel></rss>",
+            "/feed/title",
+            json!("kept"),
+        ),
+        (
+            "xml declaration never closed",
+            "<?xml version=\"1.0\"\n<rss version=\"2.0\"><channel><title>kept</title></channel></rss>",
+            "/feed/title",
+            json!("kept"),
+        ),
+        (
+            "doctype internal subset never closed",
+            "<!DOCTYPE rss [ <!ENTITY x \"y\">\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>kept</title></feed>",
+            "/feed/title",
+            json!("kept"),
+        ),
+        (
+            "comment before the root never closed",
+            "<!-- cache\n<rss version=\"2.0\"><channel><title>kept</title></channel></rss>",
+            "/warning_kinds/0",
+            json!("junk_before_root"),
+        ),
+        (
+            "an html page is still not a feed",
+            "<html><head><title>x</title></head><body><p>rss feed here</p></body></html>",
+            "/error",
+            json!("not a feed: the root element is <html>"),
+        ),
     ]);
 }
 
