@@ -144,10 +144,10 @@ impl SummaryOrder {
     fn see(&mut self, ns: Ns, local: &str) {
         let key = Key::new(local);
         let k = key.as_str();
-        let summary_like = matches!((ns, k), (Ns::Itunes, "summary"))
-            || (ns.is_rss_core() && k == "summary");
-        let description_like =
-            matches!((ns, k), (Ns::Dc | Ns::Dcterms, "description")) || (ns.is_rss_core() && k == "description");
+        let summary_like =
+            matches!((ns, k), (Ns::Itunes, "summary")) || (ns.is_rss_core() && k == "summary");
+        let description_like = matches!((ns, k), (Ns::Dc | Ns::Dcterms, "description"))
+            || (ns.is_rss_core() && k == "description");
         if matches!((ns, k), (Ns::Content, "encoded")) {
             self.has_content = true;
         } else if summary_like || description_like {

@@ -350,7 +350,10 @@ pub(crate) fn build<'a>(
 fn rescue_root(src: &str) -> Option<(usize, &str)> {
     let bytes = src.as_bytes();
     let mut from = 1;
-    while let Some(off) = bytes.get(from..).and_then(|rest| memchr::memchr(b'<', rest)) {
+    while let Some(off) = bytes
+        .get(from..)
+        .and_then(|rest| memchr::memchr(b'<', rest))
+    {
         let at = from + off;
         let rest = src.get(at + 1..).unwrap_or("");
         let name_len = rest

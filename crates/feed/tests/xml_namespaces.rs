@@ -351,7 +351,9 @@ fn podcast_summary_order_follows_feedparser() {
         ),
         (
             "without a second channel summary the first item reads as the others",
-            rss!("<itunes:summary>s</itunes:summary><item><description>D</description><itunes:summary>I</itunes:summary></item>"),
+            rss!(
+                "<itunes:summary>s</itunes:summary><item><description>D</description><itunes:summary>I</itunes:summary></item>"
+            ),
             "/entries/0/content",
             json!("I"),
         ),
@@ -363,19 +365,25 @@ fn xhtml_body_is_content() {
     check(&[
         (
             "default-namespace body",
-            rss!(r#"<item><title>i</title><body xmlns="http://www.w3.org/1999/xhtml"><p>Full <b>post</b></p></body></item>"#),
+            rss!(
+                r#"<item><title>i</title><body xmlns="http://www.w3.org/1999/xhtml"><p>Full <b>post</b></p></body></item>"#
+            ),
             "/entries/0/content",
             json!("<p>Full <b>post</b></p>"),
         ),
         (
             "prefixed body loses its prefix",
-            rss!(r#"<item><title>i</title><x:body xmlns:x="http://www.w3.org/1999/xhtml"><x:p>Full</x:p></x:body></item>"#),
+            rss!(
+                r#"<item><title>i</title><x:body xmlns:x="http://www.w3.org/1999/xhtml"><x:p>Full</x:p></x:body></item>"#
+            ),
             "/entries/0/content",
             json!("<p>Full</p>"),
         ),
         (
             "body without a description is the summary too",
-            rss!(r#"<item><title>i</title><body xmlns="http://www.w3.org/1999/xhtml"><p>Full</p></body></item>"#),
+            rss!(
+                r#"<item><title>i</title><body xmlns="http://www.w3.org/1999/xhtml"><p>Full</p></body></item>"#
+            ),
             "/entries/0/summary",
             json!("<p>Full</p>"),
         ),
