@@ -105,6 +105,18 @@ fn detects_the_format_from_the_root() {
             "/error",
             json!("not a feed: no XML element found"),
         ),
+        (
+            "atom entry document",
+            r#"<entry xmlns="http://www.w3.org/2005/Atom"><id>urn:e</id><title>lone</title></entry>"#,
+            "/format",
+            json!("atom10"),
+        ),
+        (
+            "atom entry document is one entry",
+            r#"<entry xmlns="http://www.w3.org/2005/Atom"><id>urn:e</id><title>lone</title></entry>"#,
+            "/entries/0/title",
+            json!("lone"),
+        ),
     ]);
 }
 
