@@ -823,7 +823,13 @@ impl<'a> Builder<'a, '_, '_> {
             let Some(end) = body.find(quote) else {
                 continue;
             };
-            let value = text::unescape(body.get(..end).unwrap_or("")).into_owned();
+            let raw = body.get(..end).unwrap_or("");
+            if refers_to_entities(raw) {
+                // An entity built from other entities is how expansion bombs are made; like
+                // feedparser, such a declaration is not used (its references stay as written).
+                continue;
+            }
+            let value = text::unescape(raw).into_owned();
             if !name.is_empty() && self.doc.declared.len() < MAX_DECLARED_ENTITIES {
                 self.doc.declared.push((name.to_owned(), value));
             }
@@ -853,8 +859,19 @@ fn is_rss_leaf(name: &str) -> bool {
     LEAVES.iter().any(|l| l.eq_ignore_ascii_case(name))
 }
 
+/// Whether an entity value refers to a general entity (`&name;`), not only to characters
+/// (`&#38;`).
+fn refers_to_entities(value: &str) -> bool {
+    value.split('&').skip(1).any(|after| {
+        after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == ':')
+    })
+}
+
 /// At most this many entities from a DOCTYPE are remembered (no expansion bombs: values are
-/// used as written, never expanded again).
+/// used as written, never expanded again, and values made of other entities are not used).
 const MAX_DECLARED_ENTITIES: usize = 256;
 
 /// An entity that is neither XML's nor HTML's: the document's own declaration, else kept as

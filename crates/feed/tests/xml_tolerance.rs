@@ -415,6 +415,12 @@ fn doctype_entities() {
             "/warning_kinds",
             json!(["unknown_entity"]),
         ),
+        (
+            "an entity made of entities is not used",
+            "<!DOCTYPE rss [<!ENTITY a \"aa\"><!ENTITY b \"&a;&a;\">]><rss version=\"2.0\"><channel><title>&a; &b;</title></channel></rss>",
+            "/feed/title",
+            json!("aa &b;"),
+        ),
     ]);
 }
 
