@@ -36,8 +36,10 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
         Ns::Itunes => {
             match k {
                 "image" => {
+                    // The channel's artwork as much as RSS `<image>` is: the later of the two
+                    // wins, as in feedparser.
                     let url = cx.url_attr(id, "href").or_else(|| cx.url_text(id));
-                    acc.image.offer(FALLBACK, url);
+                    acc.image.offer_last(PRIMARY, url);
                 }
                 "author" => acc.c.fallback_authors.extend(cx.text(id).map(named)),
                 "category" => itunes_categories(cx, id, &mut acc.f.categories),
@@ -138,7 +140,7 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
                 "author" => acc.c.fallback_authors.extend(cx.text(id).map(named)),
                 "summary" => acc.add_summary(cx.text(id)),
                 "subtitle" => {}
-                "title" => acc.c.title.offer(FALLBACK, cx.text(id)),
+                "title" => acc.c.title.offer(FALLBACK + 1, cx.text(id)),
                 "duration" => {
                     let raw = cx.doc.text(id);
                     acc.e.duration = text::duration(&raw);
@@ -351,13 +353,16 @@ fn media_entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, k: &str, acc: &mut Ent
                                 acc.e.keywords.extend(text::keywords(&cx.doc.text(child)))
                             }
                             "category" => acc.e.categories.extend(cx.text(child)),
+                            // An item without a title of its own is titled by its media
+                            // (YouTube-like items carry the title only in media:group).
+                            "title" => acc.c.title.offer(FALLBACK, cx.text(child)),
                             _ => {}
                         }
                     }
                 }
             }
         }
-        "title" => acc.c.title.offer(FALLBACK + 1, cx.text(id)),
+        "title" => acc.c.title.offer(FALLBACK, cx.text(id)),
         "keywords" => acc.e.keywords.extend(text::keywords(&cx.doc.text(id))),
         "category" => acc.e.categories.extend(cx.text(id)),
         "license" => acc.c.license.offer(FALLBACK, media_license(cx, id)),

@@ -116,7 +116,7 @@ pub(crate) fn image(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc) {
     for child in doc.children(id) {
         let n = doc.node(child);
         if n.ns.is_rss_core() && Key::new(n.local()).as_str() == "url" {
-            acc.image.offer(PRIMARY, cx.url_text(child));
+            acc.image.offer_last(PRIMARY, cx.url_text(child));
         }
     }
     let resource = cx

@@ -390,6 +390,66 @@ fn xhtml_body_is_content() {
     ]);
 }
 
+#[test]
+fn competing_sources_read_as_feedparser_reads_them() {
+    check(&[
+        (
+            "itunes:image after image wins",
+            rss!(
+                r#"<image><url>http://example.org/rss.png</url></image><itunes:image href="http://example.org/it.png"/>"#
+            ),
+            "/feed/image",
+            json!("http://example.org/it.png"),
+        ),
+        (
+            "image after itunes:image wins",
+            rss!(
+                r#"<itunes:image href="http://example.org/it.png"/><image><url>http://example.org/rss.png</url></image>"#
+            ),
+            "/feed/image",
+            json!("http://example.org/rss.png"),
+        ),
+        (
+            "media:group title titles an item without one",
+            rss!(
+                "<item><media:group><media:title>From the group</media:title></media:group></item>"
+            ),
+            "/entries/0/title",
+            json!("From the group"),
+        ),
+        (
+            "media:title before itunes:title",
+            rss!("<item><itunes:title>it</itunes:title><media:title>media</media:title></item>"),
+            "/entries/0/title",
+            json!("media"),
+        ),
+        (
+            "the item's own title first",
+            rss!("<item><media:title>media</media:title><title>own</title></item>"),
+            "/entries/0/title",
+            json!("own"),
+        ),
+        (
+            "an email-only author takes the name dc:creator gives",
+            rss!("<item><author>a@example.org</author><dc:creator>Ann</dc:creator></item>"),
+            "/entries/0/authors",
+            json!([{"name": "Ann", "email": "a@example.org", "uri": null}]),
+        ),
+        (
+            "an email-only author takes the name itunes:author gives",
+            rss!("<item><itunes:author>Ian</itunes:author><author>i@example.org</author></item>"),
+            "/entries/0/authors",
+            json!([{"name": "Ian", "email": "i@example.org", "uri": null}]),
+        ),
+        (
+            "a named author is not merged",
+            rss!("<item><author>a@example.org (Ann)</author><dc:creator>Bo</dc:creator></item>"),
+            "/entries/0/authors/0/name",
+            json!("Ann"),
+        ),
+    ]);
+}
+
 const LICENCES_AND_SY: &str = rss!(
     r#"
   <creativeCommons:license>http://creativecommons.org/licenses/by-nc/1.0</creativeCommons:license>
