@@ -369,12 +369,8 @@ fn rescue_root(src: &str) -> Option<(usize, &str)> {
     None
 }
 
-fn build_from<'a>(
-    src: &'a str,
-    at: usize,
-    base: Option<&Url>,
-    sink: &mut Sink<'_>,
-) -> Result<Doc<'a>, ParseError> {
+/// A lenient reader over `src`, starting at byte `at`.
+fn reader_at(src: &str, at: usize) -> Reader<&[u8]> {
     let mut reader = Reader::from_str(src);
     if at > 0 {
         *reader.get_mut() = src.as_bytes().get(at..).unwrap_or_default();
@@ -384,6 +380,16 @@ fn build_from<'a>(
     config.check_end_names = false;
     config.allow_unmatched_ends = true;
     config.check_comments = false;
+    reader
+}
+
+fn build_from<'a>(
+    src: &'a str,
+    at: usize,
+    base: Option<&Url>,
+    sink: &mut Sink<'_>,
+) -> Result<Doc<'a>, ParseError> {
+    let mut reader = reader_at(src, at);
 
     let mut b = Builder {
         doc: Doc {
@@ -496,6 +502,33 @@ fn build_from<'a>(
             Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_)) => {}
             Ok(Event::Eof) => break,
             Err(e) => {
+                if in_root
+                    && let Some(rest) = src.get(start..).and_then(|r| r.strip_prefix("<![CDATA["))
+                {
+                    // A CDATA section without its `]]>` ends at its element's end tag when
+                    // one follows; else it runs to the end of the document (which was cut
+                    // inside it) and its text is kept, as a truncated text is kept.
+                    b.sink.warn(
+                        WarningKind::MalformedXml,
+                        format!("CDATA section at byte {start} is never closed"),
+                    );
+                    let close = b
+                        .top()
+                        .map(|id| format!("</{}>", b.doc.nodes[id].qname))
+                        .and_then(|tag| rest.find(&tag));
+                    match close {
+                        Some(len) => {
+                            b.add_text(rest.get(..len).unwrap_or(""));
+                            // The reader gives up after an error: a fresh one reads on.
+                            reader = reader_at(src, start + "<![CDATA[".len() + len);
+                            continue;
+                        }
+                        None => {
+                            b.add_text(rest);
+                            break;
+                        }
+                    }
+                }
                 if in_root {
                     b.sink
                         .warn(WarningKind::MalformedXml, format!("at byte {start}: {e}"));

@@ -193,6 +193,28 @@ fn mismatched_and_unclosed_tags() {
             json!("i"),
         ),
         (
+            "unclosed cdata ends at its element's end tag",
+            rss!(
+                "<item><description><![CDATA[never closed</description></item><item><title>next</title></item>"
+            ),
+            "/entries/0/summary",
+            json!("never closed"),
+        ),
+        (
+            "the item after an unclosed cdata is read",
+            rss!(
+                "<item><description><![CDATA[never closed</description></item><item><title>next</title></item>"
+            ),
+            "/entries/1/title",
+            json!("next"),
+        ),
+        (
+            "a document cut inside cdata keeps the text",
+            "<rss version=\"2.0\"><channel><item><title>t</title><description><![CDATA[<p>cut he",
+            "/entries/0/summary",
+            json!("<p>cut he"),
+        ),
+        (
             "misspelt channel description end does not swallow the items",
             rss!("<description>d</desc><item><title>i</title></item>"),
             "/entries/0/title",
