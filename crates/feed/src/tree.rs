@@ -726,13 +726,15 @@ impl<'a> Builder<'a, '_, '_> {
     /// link, not a title holding a link. Only names HTML does not use are taken as
     /// siblings, so markup a publisher forgot to escape inside a description stays inside.
     fn close_unclosed_leaf(&mut self, qname: &str, at: usize) {
-        if qname.contains(':') || !is_rss_leaf(qname) {
-            return;
-        }
+        // Cheapest test first: a parent that already has a child is a container, which is
+        // what nearly every element opens in.
         let Some(top) = self.top().and_then(|id| self.doc.nodes.get(id)) else {
             return;
         };
-        if top.first_child != NIL || top.qname.contains(':') || !is_rss_leaf(top.qname) {
+        if top.first_child != NIL || top.qname.contains(':') || qname.contains(':') {
+            return;
+        }
+        if !is_rss_leaf(top.qname) || !is_rss_leaf(qname) {
             return;
         }
         if !self.peek_prefix("").is_rss_core() {
