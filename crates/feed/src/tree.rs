@@ -332,17 +332,45 @@ pub(crate) fn build<'a>(
             // A prolog the reader could not get past (an XML declaration without its `?>`,
             // a DOCTYPE or comment never closed) hides a root that is plainly there: read
             // again from the first feed start tag.
-            let Some((at, name)) = rescue_root(src) else {
-                return Err(ParseError::NotAFeed(reason));
-            };
-            sink.warn(
-                WarningKind::JunkBeforeRoot,
-                format!("unreadable prolog: read from <{name}> at byte {at}"),
-            );
-            build_from(src, at, base, sink).map_err(|_| ParseError::NotAFeed(reason))
+            if let Some((at, name)) = rescue_root(src) {
+                let mut own = Vec::new();
+                let mut quiet = Sink::new(&mut own);
+                if build_from(src, at, base, &mut quiet).is_ok() {
+                    sink.warn(
+                        WarningKind::JunkBeforeRoot,
+                        format!("unreadable prolog: read from <{name}> at byte {at}"),
+                    );
+                    return build_from(src, at, base, sink);
+                }
+            }
+            // A document cut inside its root's start tag is a feed with nothing read.
+            cut_in_root_tag(src, base, sink).ok_or(ParseError::NotAFeed(reason))
         }
         other => other,
     }
+}
+
+/// The document when it ends inside the start tag of a feed root (`<rss version="2.0" xml`):
+/// that root alone, unclosed.
+fn cut_in_root_tag<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Option<Doc<'a>> {
+    let at = src.rfind('<')?;
+    let raw = src.get(at + 1..)?;
+    if raw.contains('>') {
+        return None;
+    }
+    let name_len = raw.find(|c: char| c.is_ascii_whitespace())?;
+    let name = raw.get(..name_len)?;
+    let local = name.split_once(':').map_or(name, |(_, l)| l);
+    if !is_feed_root(local) {
+        return None;
+    }
+    let mut b = Builder::new(src, base, sink);
+    b.open(raw, name_len, at, src.len());
+    b.sink.warn(
+        WarningKind::Truncated,
+        format!("the document ended inside the start tag of <{name}>"),
+    );
+    Some(b.doc)
 }
 
 /// Where the first start tag of a feed root (`<rss`, `<feed`, `<rdf:RDF`, `<channel`) is,
@@ -391,20 +419,7 @@ fn build_from<'a>(
 ) -> Result<Doc<'a>, ParseError> {
     let mut reader = reader_at(src, at);
 
-    let mut b = Builder {
-        doc: Doc {
-            src,
-            nodes: Vec::with_capacity(src.len() / 200 + 8),
-            bases: base.cloned().into_iter().collect(),
-            langs: Vec::new(),
-            declared: Vec::new(),
-            unknown: RefCell::new(Vec::new()),
-        },
-        stack: Vec::with_capacity(16),
-        ns: Vec::new(),
-        warned_prefixes: Vec::new(),
-        sink,
-    };
+    let mut b = Builder::new(src, base, sink);
     let mut junk = false;
     let mut first_element: Option<&'a str> = None;
     let mut last_error_at = usize::MAX;
@@ -570,6 +585,25 @@ fn build_from<'a>(
         }
     }
     Ok(b.doc)
+}
+
+impl<'a, 's, 'w> Builder<'a, 's, 'w> {
+    fn new(src: &'a str, base: Option<&Url>, sink: &'s mut Sink<'w>) -> Self {
+        Builder {
+            doc: Doc {
+                src,
+                nodes: Vec::with_capacity(src.len() / 200 + 8),
+                bases: base.cloned().into_iter().collect(),
+                langs: Vec::new(),
+                declared: Vec::new(),
+                unknown: RefCell::new(Vec::new()),
+            },
+            stack: Vec::with_capacity(16),
+            ns: Vec::new(),
+            warned_prefixes: Vec::new(),
+            sink,
+        }
+    }
 }
 
 impl<'a> Builder<'a, '_, '_> {

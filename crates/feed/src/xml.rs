@@ -73,7 +73,7 @@ pub(crate) struct Sink<'w> {
 }
 
 impl<'w> Sink<'w> {
-    fn new(out: &'w mut Vec<Warning>) -> Self {
+    pub(crate) fn new(out: &'w mut Vec<Warning>) -> Self {
         Sink {
             out,
             counts: [0; 16],

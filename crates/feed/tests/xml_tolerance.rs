@@ -209,6 +209,24 @@ fn mismatched_and_unclosed_tags() {
             json!("next"),
         ),
         (
+            "a document cut inside the root's start tag is an empty feed",
+            "<?xml version=\"1.0\"?>\n<rss version=\"2.0\" xmlns:dc=\"http://purl.org/dc/ele",
+            "/format",
+            json!("rss20"),
+        ),
+        (
+            "a document cut inside the root's start tag says so",
+            "<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"e",
+            "/warning_kinds",
+            json!(["truncated"]),
+        ),
+        (
+            "a document cut inside another element's start tag is not a feed",
+            "<?xml version=\"1.0\"?>\n<html lang=\"e",
+            "/error",
+            json!("not a feed: no XML element found"),
+        ),
+        (
             "a document cut inside cdata keeps the text",
             "<rss version=\"2.0\"><channel><item><title>t</title><description><![CDATA[<p>cut he",
             "/entries/0/summary",
