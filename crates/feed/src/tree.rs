@@ -166,10 +166,20 @@ impl<'a> Doc<'a> {
         self.nodes[id].first_child != NIL
     }
 
-    /// An attribute by qualified name (case-insensitive), references unescaped.
+    /// An attribute by qualified name (case-insensitive), references unescaped. An `rdf:`
+    /// name also finds the attribute under another prefix (`r:about`), since RDF documents
+    /// choose their own.
     pub(crate) fn attr(&self, id: NodeId, name: &str) -> Option<Cow<'a, str>> {
-        attributes(self.nodes[id].attrs)
+        let attrs = self.nodes[id].attrs;
+        attributes(attrs)
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .or_else(|| {
+                let local = name.strip_prefix("rdf:")?;
+                attributes(attrs).find(|(n, _)| {
+                    n.split_once(':')
+                        .is_some_and(|(p, l)| p != "xml" && l.eq_ignore_ascii_case(local))
+                })
+            })
             .map(|(_, v)| text::unescape(v))
     }
 
