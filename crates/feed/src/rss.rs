@@ -257,6 +257,12 @@ fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<E
 
 /// The URL of a core `link`: its text, or an `href` attribute when it was written Atom-style.
 fn link_href(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> {
+    if cx.doc.has_children(id)
+        && let Some(href) = cx.doc.children(id).find_map(|c| cx.url_attr(c, "href"))
+    {
+        // HTML in a link (`<link><a href="u">u</a></link>`): the anchor's href.
+        return Some(href);
+    }
     cx.url_text(id).or_else(|| cx.url_attr(id, "href"))
 }
 

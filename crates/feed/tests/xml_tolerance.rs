@@ -269,6 +269,14 @@ fn mismatched_and_unclosed_tags() {
             json!("http://example.org/"),
         ),
         (
+            "an anchor inside a link gives its href",
+            rss!(
+                r#"<item><title>i</title><link><a href="http://example.org/a">http://example.org/a</a></link></item>"#
+            ),
+            "/entries/0/link",
+            json!("http://example.org/a"),
+        ),
+        (
             "html tags inside an unclosed description stay inside",
             rss!("<item><description><p>a<b>b</description></item>"),
             "/entries/0/summary",
