@@ -5,6 +5,11 @@
 //! before the feed root, resolves entity references (XML's, numeric, HTML's, the DOCTYPE's),
 //! keeps a bare `&` or a stray `<` as text, closes mismatched and unclosed tags at the nearest
 //! matching end tag, ignores stray end tags, and keeps what it read of a truncated document.
+//! Feed structure helps where XML alone cannot: an RSS `item` or Atom `entry` closes whatever
+//! is still open inside its container, an unclosed RSS text element (`<title>`,
+//! `<description>`...) ends where the next one starts, a CDATA section without `]]>` ends at
+//! its element's end tag, a prolog the reader cannot get past is skipped to the first feed
+//! start tag, and a document cut inside its root's start tag is that root, empty.
 //! Prefixes resolve to [`Ns`] by the declarations in scope, else by their usual meaning; each
 //! element records the `xml:base` and `xml:lang` in effect.
 //!
