@@ -66,6 +66,14 @@ fn json_after_junk(
         return None;
     }
     let at = text.find('{')?;
+    // An HTML page's scripts hold JSON too; only a short non-page prefix is junk.
+    let junk = text.get(..at)?.to_ascii_lowercase();
+    if ["<html", "<head", "<body", "<script", "<!doctype"]
+        .iter()
+        .any(|tag| junk.contains(tag))
+    {
+        return None;
+    }
     let mut own = Vec::new();
     let parsed = json::parse(text.get(at..)?, base, &mut own).ok()?;
     warnings.push(tidings_model::Warning::new(

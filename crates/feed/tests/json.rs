@@ -326,9 +326,14 @@ fn junk_before_a_json_feed_is_skipped() {
             "{text}"
         );
     }
-    // Without a sign of JSON Feed, an HTML page with braces is still not a feed.
+    // Without a sign of JSON Feed, an HTML page with braces is still not a feed; nor is a
+    // page whose script holds something shaped like one.
     assert!(matches!(
         parse_text("<html><script>var a = {\"b\": 1};</script></html>"),
+        Err(ParseError::NotAFeed(_))
+    ));
+    assert!(matches!(
+        parse_text("<html><script>var s = {\"items\": [{\"id\": \"1\"}]};</script></html>"),
         Err(ParseError::NotAFeed(_))
     ));
 }
