@@ -342,7 +342,7 @@ pub(crate) fn build<'a>(
     base: Option<&Url>,
     sink: &mut Sink<'_>,
 ) -> Result<Doc<'a>, ParseError> {
-    match build_from(src, 0, base, sink) {
+    match build_from(src, 0, base, sink, None) {
         Err(ParseError::NotAFeed(reason)) => {
             // A prolog the reader could not get past (an XML declaration without its `?>`,
             // a DOCTYPE or comment never closed) hides a root that is plainly there: read
@@ -350,49 +350,49 @@ pub(crate) fn build<'a>(
             if let Some((at, name)) = rescue_root(src) {
                 let mut own = Vec::new();
                 let mut quiet = Sink::new(&mut own);
-                if build_from(src, at, base, &mut quiet).is_ok() {
+                if build_from(src, at, base, &mut quiet, None).is_ok() {
                     sink.warn(
                         WarningKind::JunkBeforeRoot,
                         format!("unreadable prolog: read from <{name}> at byte {at}"),
                     );
-                    return build_from(src, at, base, sink);
+                    return build_from(src, at, base, sink, None);
                 }
             }
-            // A document cut inside its root's start tag is a feed with nothing read.
-            cut_in_root_tag(src, base, sink).ok_or(ParseError::NotAFeed(reason))
+            // A feed root whose start tag cannot be read (cut by the end of the document, an
+            // attribute quote never closed): that root, with what follows its tag as content.
+            let (at, name) = first_feed_tag(src, 0).ok_or(ParseError::NotAFeed(reason))?;
+            let after = at + 1 + name.len();
+            let tag_end = src
+                .as_bytes()
+                .get(after..)
+                .and_then(|rest| memchr::memchr(b'<', rest))
+                .map_or(src.len(), |off| after + off);
+            let raw = src
+                .get(at + 1..tag_end)
+                .unwrap_or("")
+                .trim_end_matches(|c: char| c.is_whitespace() || c == '>' || c == '/');
+            if tag_end < src.len() {
+                sink.warn(
+                    WarningKind::MalformedXml,
+                    format!("unreadable start tag of <{name}> at byte {at}"),
+                );
+            }
+            build_from(src, tag_end, base, sink, Some((raw, name.len(), at)))
         }
         other => other,
     }
 }
 
-/// The document when it ends inside the start tag of a feed root (`<rss version="2.0" xml`):
-/// that root alone, unclosed.
-fn cut_in_root_tag<'a>(src: &'a str, base: Option<&Url>, sink: &mut Sink<'_>) -> Option<Doc<'a>> {
-    let at = src.rfind('<')?;
-    let raw = src.get(at + 1..)?;
-    if raw.contains('>') {
-        return None;
-    }
-    let name_len = raw.find(|c: char| c.is_ascii_whitespace())?;
-    let name = raw.get(..name_len)?;
-    let local = name.split_once(':').map_or(name, |(_, l)| l);
-    if !is_feed_root(local) {
-        return None;
-    }
-    let mut b = Builder::new(src, base, sink);
-    b.open(raw, name_len, at, src.len());
-    b.sink.warn(
-        WarningKind::Truncated,
-        format!("the document ended inside the start tag of <{name}>"),
-    );
-    Some(b.doc)
-}
-
 /// Where the first start tag of a feed root (`<rss`, `<feed`, `<rdf:RDF`, `<channel`) is,
 /// past the start of the document, and its name.
 fn rescue_root(src: &str) -> Option<(usize, &str)> {
+    first_feed_tag(src, 1)
+}
+
+/// Where the first start tag of a feed root at or after byte `from` is, and its name.
+fn first_feed_tag(src: &str, from: usize) -> Option<(usize, &str)> {
     let bytes = src.as_bytes();
-    let mut from = 1;
+    let mut from = from;
     while let Some(off) = bytes
         .get(from..)
         .and_then(|rest| memchr::memchr(b'<', rest))
@@ -426,15 +426,21 @@ fn reader_at(src: &str, at: usize) -> Reader<&[u8]> {
     reader
 }
 
+/// Read from byte `at`; `root` is a feed root already found, whose start tag (`raw`, the
+/// length of its name, where it starts) the reader could not read.
 fn build_from<'a>(
     src: &'a str,
     at: usize,
     base: Option<&Url>,
     sink: &mut Sink<'_>,
+    root: Option<(&'a str, usize, usize)>,
 ) -> Result<Doc<'a>, ParseError> {
     let mut reader = reader_at(src, at);
 
     let mut b = Builder::new(src, base, sink);
+    if let Some((raw, name_len, start)) = root {
+        b.open(raw, name_len, start, at);
+    }
     let mut junk = false;
     let mut first_element: Option<&'a str> = None;
     let mut last_error_at = usize::MAX;

@@ -221,6 +221,12 @@ fn mismatched_and_unclosed_tags() {
             json!(["truncated"]),
         ),
         (
+            "a root start tag with a quote never closed keeps what follows",
+            "<rss version=\"2.0 xmlns:dc=\"x\n<channel><title>kept</title><item><title>i</title></item></channel></rss>",
+            "/entries/0/title",
+            json!("i"),
+        ),
+        (
             "a document cut inside another element's start tag is not a feed",
             "<?xml version=\"1.0\"?>\n<html lang=\"e",
             "/error",
