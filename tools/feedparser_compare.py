@@ -152,7 +152,8 @@ def fp_feed_fields(d):
         "updated": struct_to_rfc3339(raw_get(feed, "updated_parsed")),
         "description": norm_text(feed.get("subtitle")),
         "author": fp_person(feed),
-        "image": norm_url(image.get("href") if hasattr(image, "get") else None),
+        # Atom's <logo> is our image; feedparser keeps it apart as feed.logo.
+        "image": norm_url((image.get("href") if hasattr(image, "get") else None) or feed.get("logo")),
     }
 
 
@@ -308,7 +309,7 @@ def json_reference(text):
         entries.append({
             "title": string(item, "title"),
             "link": string(item, "url"),
-            "id": str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else None,
+            "id": str(raw_id) if isinstance(raw_id, (str, int, float)) and not isinstance(raw_id, bool) else None,
             "published_parsed": json_date(item.get("date_published")),
             "updated_parsed": json_date(item.get("date_modified")),
             "summary": string(item, "summary"),

@@ -114,6 +114,35 @@ pub(crate) fn has_data(e: &Entry) -> bool {
         || !e.thumbnails.is_empty()
 }
 
+/// The authors, else the fallback ones (`itunes:author`). An RSS `author` often gives only an
+/// email while another element (`dc:creator`, `itunes:author`) names the person: when the
+/// first author has an email and no name, the first name-only author found after it (or among
+/// the fallbacks) is taken as that person's name, and merged into one author, as feedparser
+/// merges them.
+fn merge_authors(mut authors: Vec<Author>, fallback: Vec<Author>) -> Vec<Author> {
+    if authors.is_empty() {
+        return fallback;
+    }
+    let nameless = authors
+        .first()
+        .is_some_and(|a| a.name.is_none() && a.email.is_some());
+    if !nameless {
+        return authors;
+    }
+    let name_only = |a: &Author| a.name.is_some() && a.email.is_none() && a.uri.is_none();
+    if let Some(at) = authors.iter().skip(1).position(name_only) {
+        let named = authors.remove(at + 1);
+        if let Some(first) = authors.first_mut() {
+            first.name = named.name;
+        }
+    } else if let Some(named) = fallback.into_iter().find(name_only)
+        && let Some(first) = authors.first_mut()
+    {
+        first.name = named.name;
+    }
+    authors
+}
+
 /// Remove repeated values, keeping the first of each.
 fn dedup(list: &mut Vec<String>) {
     if list.len() > 1 {
@@ -152,9 +181,7 @@ impl FeedAcc {
         f.license = c.license.take();
         f.expires = c.expires.take();
         f.image = image.take();
-        if f.authors.is_empty() {
-            f.authors = c.fallback_authors;
-        }
+        f.authors = merge_authors(f.authors, c.fallback_authors);
         dedup(&mut f.categories);
         f.skip_hours.sort_unstable();
         f.skip_hours.dedup();
@@ -175,6 +202,12 @@ impl EntryAcc {
             self.summary_seen = true;
             self.summary = Some(v);
         }
+    }
+
+    /// Start as if a content element had been seen: later summary-like elements replace the
+    /// summary instead of becoming the content (feedparser state carried in from the channel).
+    pub(crate) fn assume_content_seen(&mut self) {
+        self.content_seen = true;
     }
 
     /// A content element: `content:encoded`, Atom `content`.
@@ -223,9 +256,7 @@ impl EntryAcc {
         e.rights = c.rights.take();
         e.license = c.license.take();
         e.expires = c.expires.take();
-        if e.authors.is_empty() {
-            e.authors = c.fallback_authors;
-        }
+        e.authors = merge_authors(e.authors, c.fallback_authors);
         e
     }
 }

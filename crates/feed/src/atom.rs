@@ -44,6 +44,21 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     (format, acc.finish(), entries)
 }
 
+/// An Atom Entry Document (RFC 4287, section 4.1.2: a lone `<entry>` as the root): a feed
+/// with nothing but that entry, as feedparser reads it.
+pub(crate) fn read_entry_document(
+    cx: &mut Cx<'_, '_, '_>,
+    root: NodeId,
+) -> (FeedFormat, Feed, Vec<Entry>) {
+    let node = cx.doc.node(root);
+    let format = if node.ns == Ns::Atom03 {
+        FeedFormat::Atom03
+    } else {
+        FeedFormat::Atom10
+    };
+    (format, FeedAcc::default().finish(), vec![entry(cx, root)])
+}
+
 fn is_core(ns: Ns) -> bool {
     ns.is_atom() || ns == Ns::None
 }

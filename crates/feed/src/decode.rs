@@ -198,7 +198,7 @@ fn legacy_lossy(encoding: &'static Encoding, bytes: &[u8]) -> String {
 /// Rule 7: no label fits and the bytes are not UTF-8.
 fn fallback<'a>(bytes: &'a [u8], claims: &Claims, warnings: &mut Vec<Warning>) -> Cow<'a, str> {
     let profile = repair::Utf8Profile::of(bytes);
-    if profile.mostly_utf8() {
+    if profile.mostly_utf8(claims.utf8_named()) {
         warn(
             warnings,
             format!(
@@ -284,6 +284,14 @@ impl Claims {
         says_utf8(&self.hint)
             || says_utf8(&self.declared)
             || (self.declared.is_none() && hint_ascii_compatible)
+    }
+
+    /// A label (HTTP or XML declaration) names UTF-8.
+    fn utf8_named(&self) -> bool {
+        [&self.hint, &self.declared]
+            .into_iter()
+            .flatten()
+            .any(|c| c.charset == Charset::Utf8)
     }
 
     /// A label naming a legacy encoding, overruled when the bytes prove to be UTF-8.

@@ -36,8 +36,10 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
         Ns::Itunes => {
             match k {
                 "image" => {
+                    // The channel's artwork as much as RSS `<image>` is: the later of the two
+                    // wins, as in feedparser.
                     let url = cx.url_attr(id, "href").or_else(|| cx.url_text(id));
-                    acc.image.offer(FALLBACK, url);
+                    acc.image.offer_last(PRIMARY, url);
                 }
                 "author" => acc.c.fallback_authors.extend(cx.text(id).map(named)),
                 "category" => itunes_categories(cx, id, &mut acc.f.categories),
@@ -117,13 +119,28 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
             acc.add_content(cx.text(id));
             true
         }
+        // `<xhtml:body>` (or `<body xmlns="http://www.w3.org/1999/xhtml">`): the full post as
+        // XHTML, read as feedparser reads it, like content:encoded.
+        Ns::Xhtml if k == "body" => {
+            let prefix = node.prefix();
+            let markup = cx.doc.inner_markup(id);
+            let markup = if prefix.is_empty() {
+                markup.to_owned()
+            } else {
+                markup
+                    .replace(&format!("<{prefix}:"), "<")
+                    .replace(&format!("</{prefix}:"), "</")
+            };
+            acc.add_content(text::non_empty(&markup));
+            true
+        }
         Ns::Atom10 | Ns::Atom03 => crate::atom::entry_child(cx, id, acc, SECONDARY),
         Ns::Itunes => {
             match k {
                 "author" => acc.c.fallback_authors.extend(cx.text(id).map(named)),
                 "summary" => acc.add_summary(cx.text(id)),
                 "subtitle" => {}
-                "title" => acc.c.title.offer(FALLBACK, cx.text(id)),
+                "title" => acc.c.title.offer(FALLBACK + 1, cx.text(id)),
                 "duration" => {
                     let raw = cx.doc.text(id);
                     acc.e.duration = text::duration(&raw);
@@ -336,13 +353,16 @@ fn media_entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, k: &str, acc: &mut Ent
                                 acc.e.keywords.extend(text::keywords(&cx.doc.text(child)))
                             }
                             "category" => acc.e.categories.extend(cx.text(child)),
+                            // An item without a title of its own is titled by its media
+                            // (YouTube-like items carry the title only in media:group).
+                            "title" => acc.c.title.offer(FALLBACK, cx.text(child)),
                             _ => {}
                         }
                     }
                 }
             }
         }
-        "title" => acc.c.title.offer(FALLBACK + 1, cx.text(id)),
+        "title" => acc.c.title.offer(FALLBACK, cx.text(id)),
         "keywords" => acc.e.keywords.extend(text::keywords(&cx.doc.text(id))),
         "category" => acc.e.categories.extend(cx.text(id)),
         "license" => acc.c.license.offer(FALLBACK, media_license(cx, id)),

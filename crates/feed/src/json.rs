@@ -17,9 +17,12 @@
 //! optional field and generators write `null` for that.
 //!
 //! What is and is not an error:
-//! - text that is not JSON: [`ParseError::Json`] with serde's message, except for unpaired
-//!   UTF-16 surrogate escapes (a string cut inside an emoji), which become U+FFFD with an
-//!   [`WarningKind::Encoding`] warning;
+//! - text that is not JSON: [`ParseError::Json`] with serde's message, except for what is
+//!   repaired with a warning: unpaired UTF-16 surrogate escapes (a string cut inside an
+//!   emoji) become U+FFFD ([`WarningKind::Encoding`]); trailing commas are dropped
+//!   ([`WarningKind::InvalidValue`]); a document that ends or breaks early is cut after the
+//!   last complete value before the fault and its open brackets closed
+//!   ([`WarningKind::Truncated`]), so a truncated feed keeps the items read;
 //! - JSON that is not an object, or an object with neither a JSON Feed `version` nor `items`:
 //!   [`ParseError::NotAFeed`];
 //! - an object with `items` but a missing or unknown `version`: read as 1.1, with a warning
@@ -45,6 +48,7 @@
 use crate::ParseError;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use tidings_model::{
     Author, Enclosure, Entry, Feed, FeedFormat, Link, ParsedFeed, Thumbnail, Warning, WarningKind,
 };
@@ -89,16 +93,139 @@ fn read_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, ParseErr
         Ok(value) => return Ok(value),
         Err(error) => error,
     };
-    if let Some(repaired) = replace_lone_surrogates(text)
-        && let Ok(value) = read_first_value(&repaired, warnings)
-    {
+    let first_error = error.to_string();
+    let mut current = Cow::Borrowed(text);
+    let mut last_error = error;
+    if let Some(repaired) = replace_lone_surrogates(&current) {
         warnings.push(Warning::new(
             WarningKind::Encoding,
             "lone UTF-16 surrogate escapes replaced with U+FFFD",
         ));
+        match read_first_value(&repaired, warnings) {
+            Ok(value) => return Ok(value),
+            Err(e) => last_error = e,
+        }
+        current = Cow::Owned(repaired);
+    }
+    // Trailing commas first (dropping them loses nothing), then a cut after the last
+    // complete value before the error, which keeps what was read of a truncated document.
+    if let Some(fixed) = without_trailing_commas(&current) {
+        warnings.push(Warning::new(
+            WarningKind::InvalidValue,
+            "trailing commas in the JSON ignored",
+        ));
+        match read_first_value(&fixed, warnings) {
+            Ok(value) => return Ok(value),
+            Err(e) => last_error = e,
+        }
+        current = Cow::Owned(fixed);
+    }
+    let error = last_error;
+    let text = current.as_ref();
+    if let Some(cut) = cut_at_last_value(text, byte_offset(text, &error))
+        && let Ok(value) = read_first_value(&cut, warnings)
+    {
+        warnings.push(Warning::new(
+            WarningKind::Truncated,
+            format!("the JSON ends or breaks early ({error}): kept what was read before"),
+        ));
         return Ok(value);
     }
-    Err(ParseError::Json(error.to_string()))
+    Err(ParseError::Json(first_error))
+}
+
+/// The byte offset a serde error points at (its line and column), within `text`.
+fn byte_offset(text: &str, error: &serde_json::Error) -> usize {
+    let line_start = text
+        .split_inclusive('\n')
+        .take(error.line().saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    line_start.saturating_add(error.column()).min(text.len())
+}
+
+/// `text` without the commas (outside strings) that only whitespace separates from a `]` or
+/// `}`; `None` when there is none.
+fn without_trailing_commas(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut drop = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b',' => {
+                let next = bytes
+                    .get(i + 1..)
+                    .and_then(|rest| rest.iter().find(|c| !c.is_ascii_whitespace()));
+                if matches!(next, Some(b']' | b'}')) {
+                    drop.push(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    if drop.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for at in drop {
+        out.push_str(text.get(from..at).unwrap_or(""));
+        from = at + 1;
+    }
+    out.push_str(text.get(from..).unwrap_or(""));
+    Some(out)
+}
+
+/// `text` cut after the last complete value before `limit` (one a comma follows, or a closed
+/// object or array), with the brackets still open there closed: `{"items":[{"id":"1"},{"id":"2","ti`
+/// gives `{"items":[{"id":"1"},{"id":"2"}]}`. `None` when no value completes before `limit`.
+fn cut_at_last_value(text: &str, limit: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut stack: Vec<u8> = Vec::new();
+    let mut best: Option<(usize, Vec<u8>)> = None;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, &b) in bytes.iter().enumerate().take(limit) {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => stack.push(b),
+            // A comma follows a complete value: the document can end before it.
+            b',' if !stack.is_empty() => best = Some((i, stack.clone())),
+            b'}' | b']' => {
+                stack.pop();
+                if !stack.is_empty() {
+                    best = Some((i + 1, stack.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let (at, open) = best?;
+    let mut out = text.get(..at)?.to_owned();
+    for &b in open.iter().rev() {
+        out.push(if b == b'{' { '}' } else { ']' });
+    }
+    Some(out)
 }
 
 fn read_first_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, serde_json::Error> {

@@ -55,6 +55,35 @@ pub enum ParseError {
     Json(String),
 }
 
+/// A JSON Feed behind junk (a PHP warning, a JSONP `callback(`): read from its first `{`
+/// when the text names JSON Feed's version or has an `"items"` key.
+fn json_after_junk(
+    text: &str,
+    base: Option<&url::Url>,
+    warnings: &mut Vec<tidings_model::Warning>,
+) -> Option<ParsedFeed> {
+    if !text.contains("jsonfeed.org/version") && !text.contains("\"items\"") {
+        return None;
+    }
+    let at = text.find('{')?;
+    // An HTML page's scripts hold JSON too; only a short non-page prefix is junk.
+    let junk = text.get(..at)?.to_ascii_lowercase();
+    if ["<html", "<head", "<body", "<script", "<!doctype"]
+        .iter()
+        .any(|tag| junk.contains(tag))
+    {
+        return None;
+    }
+    let mut own = Vec::new();
+    let parsed = json::parse(text.get(at..)?, base, &mut own).ok()?;
+    warnings.push(tidings_model::Warning::new(
+        tidings_model::WarningKind::JunkBeforeRoot,
+        format!("skipped {at} byte(s) before the JSON document"),
+    ));
+    warnings.extend(own);
+    Some(parsed)
+}
+
 /// Parse one document. See the crate docs.
 pub fn parse(bytes: &[u8], options: &ParseOptions<'_>) -> Result<ParsedFeed, ParseError> {
     let mut warnings = Vec::new();
@@ -67,7 +96,13 @@ pub fn parse(bytes: &[u8], options: &ParseOptions<'_>) -> Result<ParsedFeed, Par
     let mut parsed = if trimmed.starts_with('{') {
         json::parse(trimmed, base.as_ref(), &mut warnings)?
     } else {
-        xml::parse(&text, base.as_ref(), &mut warnings)?
+        match xml::parse(&text, base.as_ref(), &mut warnings) {
+            Err(ParseError::NotAFeed(reason)) => {
+                json_after_junk(&text, base.as_ref(), &mut warnings)
+                    .ok_or(ParseError::NotAFeed(reason))?
+            }
+            other => other?,
+        }
     };
     identity::assign(&mut parsed.entries, &mut warnings);
     parsed.warnings = warnings;

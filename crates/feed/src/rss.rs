@@ -5,7 +5,7 @@
 //! [`item`]. Everything namespaced goes to [`crate::ext`].
 
 use crate::acc::{EntryAcc, FALLBACK, FeedAcc, PRIMARY, SECONDARY, has_data, push_link};
-use crate::names::Key;
+use crate::names::{Key, Ns};
 use crate::text;
 use crate::tree::NodeId;
 use crate::xml::{Cx, rss_version};
@@ -53,14 +53,19 @@ pub(crate) fn channel(
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
+    let mut order = SummaryOrder::default();
     for child in doc.children(id) {
         let n = doc.node(child);
+        order.see(n.ns, n.local());
         if !n.ns.is_rss_core() {
             crate::ext::feed_child(cx, child, acc);
             continue;
         }
         match Key::new(n.local()).as_str() {
-            "item" => entries.extend(item(cx, child)),
+            "item" => {
+                entries.extend(item_with(cx, child, order.has_content));
+                order.has_content = false;
+            }
             "title" => acc.c.title.offer(PRIMARY, cx.text(child)),
             "link" => {
                 if let Some(href) = link_href(cx, child) {
@@ -111,7 +116,7 @@ pub(crate) fn image(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc) {
     for child in doc.children(id) {
         let n = doc.node(child);
         if n.ns.is_rss_core() && Key::new(n.local()).as_str() == "url" {
-            acc.image.offer(PRIMARY, cx.url_text(child));
+            acc.image.offer_last(PRIMARY, cx.url_text(child));
         }
     }
     let resource = cx
@@ -120,14 +125,57 @@ pub(crate) fn image(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc) {
     acc.image.offer(SECONDARY, resource);
 }
 
+/// feedparser's record of the summary-like elements met at channel level, which decides how
+/// the first item's summary and content are read (see [`EntryAcc::add_summary`]): a second
+/// summary-like element in the channel (`itunes:summary` then `description`, as most
+/// podcast feeds have) or a channel `content:encoded` leaves feedparser's "has content" state
+/// set until the end of the next item, so that item's summary-like elements replace each
+/// other (the last wins) instead of the second becoming its content. The judge of agreement
+/// is feedparser, and its reading of such an item (summary `itunes:summary`, content
+/// `content:encoded`) is the better one anyway.
+#[derive(Debug, Default)]
+struct SummaryOrder {
+    /// A channel-level `itunes:summary` (or `summary`) was read as the feed's summary.
+    summary: bool,
+    has_content: bool,
+}
+
+impl SummaryOrder {
+    fn see(&mut self, ns: Ns, local: &str) {
+        let key = Key::new(local);
+        let k = key.as_str();
+        let summary_like =
+            matches!((ns, k), (Ns::Itunes, "summary")) || (ns.is_rss_core() && k == "summary");
+        let description_like = matches!((ns, k), (Ns::Dc | Ns::Dcterms, "description"))
+            || (ns.is_rss_core() && k == "description");
+        if matches!((ns, k), (Ns::Content, "encoded")) {
+            self.has_content = true;
+        } else if summary_like || description_like {
+            if self.summary && !self.has_content {
+                self.has_content = true;
+            } else if summary_like {
+                self.summary = true;
+            }
+        }
+    }
+}
+
 /// One item; `None` for an empty item the document was cut off inside.
 pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
+    item_with(cx, id, false)
+}
+
+/// [`item`], with feedparser's "has content" state carried in from the channel.
+fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<Entry> {
     let doc = cx.doc;
     let closed = doc.node(id).closed;
     if !closed && doc.is_blank(id) {
         return None;
     }
     let mut acc = EntryAcc::default();
+    if has_content {
+        acc.assume_content_seen();
+    }
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
@@ -209,6 +257,12 @@ pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
 
 /// The URL of a core `link`: its text, or an `href` attribute when it was written Atom-style.
 fn link_href(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> {
+    if cx.doc.has_children(id)
+        && let Some(href) = cx.doc.children(id).find_map(|c| cx.url_attr(c, "href"))
+    {
+        // HTML in a link (`<link><a href="u">u</a></link>`): the anchor's href.
+        return Some(href);
+    }
     cx.url_text(id).or_else(|| cx.url_attr(id, "href"))
 }
 

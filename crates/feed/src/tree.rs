@@ -5,6 +5,11 @@
 //! before the feed root, resolves entity references (XML's, numeric, HTML's, the DOCTYPE's),
 //! keeps a bare `&` or a stray `<` as text, closes mismatched and unclosed tags at the nearest
 //! matching end tag, ignores stray end tags, and keeps what it read of a truncated document.
+//! Feed structure helps where XML alone cannot: an RSS `item` or Atom `entry` closes whatever
+//! is still open inside its container, an unclosed RSS text element (`<title>`,
+//! `<description>`...) ends where the next one starts, a CDATA section without `]]>` ends at
+//! its element's end tag, a prolog the reader cannot get past is skipped to the first feed
+//! start tag, and a document cut inside its root's start tag is that root, empty.
 //! Prefixes resolve to [`Ns`] by the declarations in scope, else by their usual meaning; each
 //! element records the `xml:base` and `xml:lang` in effect.
 //!
@@ -166,10 +171,20 @@ impl<'a> Doc<'a> {
         self.nodes[id].first_child != NIL
     }
 
-    /// An attribute by qualified name (case-insensitive), references unescaped.
+    /// An attribute by qualified name (case-insensitive), references unescaped. An `rdf:`
+    /// name also finds the attribute under another prefix (`r:about`), since RDF documents
+    /// choose their own.
     pub(crate) fn attr(&self, id: NodeId, name: &str) -> Option<Cow<'a, str>> {
-        attributes(self.nodes[id].attrs)
+        let attrs = self.nodes[id].attrs;
+        attributes(attrs)
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .or_else(|| {
+                let local = name.strip_prefix("rdf:")?;
+                attributes(attrs).find(|(n, _)| {
+                    n.split_once(':')
+                        .is_some_and(|(p, l)| p != "xml" && l.eq_ignore_ascii_case(local))
+                })
+            })
             .map(|(_, v)| text::unescape(v))
     }
 
@@ -327,27 +342,105 @@ pub(crate) fn build<'a>(
     base: Option<&Url>,
     sink: &mut Sink<'_>,
 ) -> Result<Doc<'a>, ParseError> {
+    match build_from(src, 0, base, sink, None) {
+        Err(ParseError::NotAFeed(reason)) => {
+            // A prolog the reader could not get past (an XML declaration without its `?>`,
+            // a DOCTYPE or comment never closed) hides a root that is plainly there: read
+            // again from the first feed start tag.
+            if let Some((at, name)) = rescue_root(src) {
+                let mut own = Vec::new();
+                let mut quiet = Sink::new(&mut own);
+                if build_from(src, at, base, &mut quiet, None).is_ok() {
+                    sink.warn(
+                        WarningKind::JunkBeforeRoot,
+                        format!("unreadable prolog: read from <{name}> at byte {at}"),
+                    );
+                    return build_from(src, at, base, sink, None);
+                }
+            }
+            // A feed root whose start tag cannot be read (cut by the end of the document, an
+            // attribute quote never closed): that root, with what follows its tag as content.
+            let (at, name) = first_feed_tag(src, 0).ok_or(ParseError::NotAFeed(reason))?;
+            let after = at + 1 + name.len();
+            let tag_end = src
+                .as_bytes()
+                .get(after..)
+                .and_then(|rest| memchr::memchr(b'<', rest))
+                .map_or(src.len(), |off| after + off);
+            let raw = src
+                .get(at + 1..tag_end)
+                .unwrap_or("")
+                .trim_end_matches(|c: char| c.is_whitespace() || c == '>' || c == '/');
+            if tag_end < src.len() {
+                sink.warn(
+                    WarningKind::MalformedXml,
+                    format!("unreadable start tag of <{name}> at byte {at}"),
+                );
+            }
+            build_from(src, tag_end, base, sink, Some((raw, name.len(), at)))
+        }
+        other => other,
+    }
+}
+
+/// Where the first start tag of a feed root (`<rss`, `<feed`, `<rdf:RDF`, `<channel`) is,
+/// past the start of the document, and its name.
+fn rescue_root(src: &str) -> Option<(usize, &str)> {
+    first_feed_tag(src, 1)
+}
+
+/// Where the first start tag of a feed root at or after byte `from` is, and its name.
+fn first_feed_tag(src: &str, from: usize) -> Option<(usize, &str)> {
+    let bytes = src.as_bytes();
+    let mut from = from;
+    while let Some(off) = bytes
+        .get(from..)
+        .and_then(|rest| memchr::memchr(b'<', rest))
+    {
+        let at = from + off;
+        let rest = src.get(at + 1..).unwrap_or("");
+        let name_len = rest
+            .find(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+            .unwrap_or(rest.len());
+        let name = rest.get(..name_len).unwrap_or("");
+        let local = name.split_once(':').map_or(name, |(_, l)| l);
+        if name_len < rest.len() && !local.is_empty() && is_feed_root(local) {
+            return Some((at, name));
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// A lenient reader over `src`, starting at byte `at`.
+fn reader_at(src: &str, at: usize) -> Reader<&[u8]> {
     let mut reader = Reader::from_str(src);
+    if at > 0 {
+        *reader.get_mut() = src.as_bytes().get(at..).unwrap_or_default();
+    }
     let config = reader.config_mut();
     config.allow_dangling_amp = true;
     config.check_end_names = false;
     config.allow_unmatched_ends = true;
     config.check_comments = false;
+    reader
+}
 
-    let mut b = Builder {
-        doc: Doc {
-            src,
-            nodes: Vec::with_capacity(src.len() / 200 + 8),
-            bases: base.cloned().into_iter().collect(),
-            langs: Vec::new(),
-            declared: Vec::new(),
-            unknown: RefCell::new(Vec::new()),
-        },
-        stack: Vec::with_capacity(16),
-        ns: Vec::new(),
-        warned_prefixes: Vec::new(),
-        sink,
-    };
+/// Read from byte `at`; `root` is a feed root already found, whose start tag (`raw`, the
+/// length of its name, where it starts) the reader could not read.
+fn build_from<'a>(
+    src: &'a str,
+    at: usize,
+    base: Option<&Url>,
+    sink: &mut Sink<'_>,
+    root: Option<(&'a str, usize, usize)>,
+) -> Result<Doc<'a>, ParseError> {
+    let mut reader = reader_at(src, at);
+
+    let mut b = Builder::new(src, base, sink);
+    if let Some((raw, name_len, start)) = root {
+        b.open(raw, name_len, start, at);
+    }
     let mut junk = false;
     let mut first_element: Option<&'a str> = None;
     let mut last_error_at = usize::MAX;
@@ -389,7 +482,7 @@ pub(crate) fn build<'a>(
             Ok(Event::Start(e)) => {
                 if let Some(raw) = anchor(src, &e) {
                     let qname = e.name().into_inner();
-                    b.open(raw, qname.len(), end);
+                    b.open(raw, qname.len(), start, end);
                     // Fast path for a leaf: read its text here in one pass instead of as
                     // one event per entity reference, and let the reader resume at `</`.
                     if let Some(len) = leaf_text_len(src, end, qname) {
@@ -411,7 +504,7 @@ pub(crate) fn build<'a>(
             }
             Ok(Event::Empty(e)) => {
                 if let Some(raw) = anchor(src, &e) {
-                    b.open(raw, e.name().into_inner().len(), end);
+                    b.open(raw, e.name().into_inner().len(), start, end);
                     b.close_top(end);
                 }
             }
@@ -445,6 +538,33 @@ pub(crate) fn build<'a>(
             Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_)) => {}
             Ok(Event::Eof) => break,
             Err(e) => {
+                if in_root
+                    && let Some(rest) = src.get(start..).and_then(|r| r.strip_prefix("<![CDATA["))
+                {
+                    // A CDATA section without its `]]>` ends at its element's end tag when
+                    // one follows; else it runs to the end of the document (which was cut
+                    // inside it) and its text is kept, as a truncated text is kept.
+                    b.sink.warn(
+                        WarningKind::MalformedXml,
+                        format!("CDATA section at byte {start} is never closed"),
+                    );
+                    let close = b
+                        .top()
+                        .map(|id| format!("</{}>", b.doc.nodes[id].qname))
+                        .and_then(|tag| rest.find(&tag));
+                    match close {
+                        Some(len) => {
+                            b.add_text(rest.get(..len).unwrap_or(""));
+                            // The reader gives up after an error: a fresh one reads on.
+                            reader = reader_at(src, start + "<![CDATA[".len() + len);
+                            continue;
+                        }
+                        None => {
+                            b.add_text(rest);
+                            break;
+                        }
+                    }
+                }
                 if in_root {
                     b.sink
                         .warn(WarningKind::MalformedXml, format!("at byte {start}: {e}"));
@@ -488,14 +608,34 @@ pub(crate) fn build<'a>(
     Ok(b.doc)
 }
 
+impl<'a, 's, 'w> Builder<'a, 's, 'w> {
+    fn new(src: &'a str, base: Option<&Url>, sink: &'s mut Sink<'w>) -> Self {
+        Builder {
+            doc: Doc {
+                src,
+                nodes: Vec::with_capacity(src.len() / 200 + 8),
+                bases: base.cloned().into_iter().collect(),
+                langs: Vec::new(),
+                declared: Vec::new(),
+                unknown: RefCell::new(Vec::new()),
+            },
+            stack: Vec::with_capacity(16),
+            ns: Vec::new(),
+            warned_prefixes: Vec::new(),
+            sink,
+        }
+    }
+}
+
 impl<'a> Builder<'a, '_, '_> {
     fn top(&self) -> Option<NodeId> {
         self.stack.last().map(|&(id, _, _)| id)
     }
 
-    fn open(&mut self, raw: &'a str, name_len: usize, end: usize) {
+    fn open(&mut self, raw: &'a str, name_len: usize, start: usize, end: usize) {
         let qname = raw.get(..name_len).unwrap_or("");
         let attrs = raw.get(name_len..).unwrap_or("");
+        self.close_for_entry(qname, start);
         let ns_mark = self.ns.len();
         let parent = self.top();
         let (mut base, mut lang) = match parent.and_then(|p| self.doc.nodes.get(p)) {
@@ -592,6 +732,85 @@ impl<'a> Builder<'a, '_, '_> {
                 ns
             }
             None => Ns::Other,
+        }
+    }
+
+    /// An RSS `item` or Atom `entry` starts only in its feed's container: when elements are
+    /// still open inside that container (a channel `title` or `description`, or a previous
+    /// item, whose end tag is missing or misspelt), they are closed here, or the unclosed
+    /// element would swallow every entry that follows.
+    fn close_for_entry(&mut self, qname: &str, at: usize) {
+        let local = qname.split_once(':').map_or(qname, |(_, l)| l);
+        let prefix = qname.split_once(':').map_or("", |(p, _)| p);
+        let is_item = local.eq_ignore_ascii_case("item");
+        if !is_item && !local.eq_ignore_ascii_case("entry") {
+            self.close_unclosed_leaf(qname, at);
+            return;
+        }
+        let ns = self.peek_prefix(prefix);
+        let containers: &[&str] = if is_item && ns.is_rss_core() {
+            &["channel", "rss", "RDF"]
+        } else if !is_item && matches!(ns, Ns::Atom10 | Ns::Atom03) {
+            &["feed"]
+        } else {
+            return;
+        };
+        let nodes = &self.doc.nodes;
+        let Some(depth) = self.stack.iter().rposition(|&(id, _, _)| {
+            nodes
+                .get(id)
+                .is_some_and(|n| containers.iter().any(|c| n.local().eq_ignore_ascii_case(c)))
+        }) else {
+            return;
+        };
+        let unclosed = self.stack.len() - depth - 1;
+        if unclosed == 0 {
+            return;
+        }
+        self.sink.warn(
+            WarningKind::MalformedXml,
+            format!("<{qname}> at byte {at} closes {unclosed} unclosed element(s)"),
+        );
+        for _ in 0..unclosed {
+            self.close_top(at);
+        }
+    }
+
+    /// An RSS text element (`<title>`, `<description>`...) whose end tag is missing or
+    /// misspelt ends where the next such element starts: `<title>A<link>` is a title and a
+    /// link, not a title holding a link. Only names HTML does not use are taken as
+    /// siblings, so markup a publisher forgot to escape inside a description stays inside.
+    fn close_unclosed_leaf(&mut self, qname: &str, at: usize) {
+        // Cheapest test first: a parent that already has a child is a container, which is
+        // what nearly every element opens in.
+        let Some(top) = self.top().and_then(|id| self.doc.nodes.get(id)) else {
+            return;
+        };
+        if top.first_child != NIL || top.qname.contains(':') || qname.contains(':') {
+            return;
+        }
+        if !is_rss_leaf(top.qname) || !is_rss_leaf(qname) {
+            return;
+        }
+        if !self.peek_prefix("").is_rss_core() {
+            return;
+        }
+        let open = top.qname;
+        self.sink.warn(
+            WarningKind::MalformedXml,
+            format!("<{qname}> at byte {at} ends the unclosed <{open}>"),
+        );
+        self.close_top(at);
+    }
+
+    /// The namespace `prefix` has in the current scope, without resolving it for good (no
+    /// warnings).
+    fn peek_prefix(&self, prefix: &str) -> Ns {
+        match self.ns.iter().rev().find(|(p, _)| text::same(p, prefix)) {
+            Some(&(_, Ns::Other)) if prefix.is_empty() => Ns::None,
+            Some(&(_, ns)) => ns,
+            None if prefix.is_empty() => Ns::None,
+            None => names::by_prefix(prefix).unwrap_or(Ns::Other),
         }
     }
 
@@ -694,7 +913,13 @@ impl<'a> Builder<'a, '_, '_> {
             let Some(end) = body.find(quote) else {
                 continue;
             };
-            let value = text::unescape(body.get(..end).unwrap_or("")).into_owned();
+            let raw = body.get(..end).unwrap_or("");
+            if refers_to_entities(raw) {
+                // An entity built from other entities is how expansion bombs are made; like
+                // feedparser, such a declaration is not used (its references stay as written).
+                continue;
+            }
+            let value = text::unescape(raw).into_owned();
             if !name.is_empty() && self.doc.declared.len() < MAX_DECLARED_ENTITIES {
                 self.doc.declared.push((name.to_owned(), value));
             }
@@ -702,8 +927,41 @@ impl<'a> Builder<'a, '_, '_> {
     }
 }
 
+/// RSS elements that hold only text and whose names HTML does not use.
+fn is_rss_leaf(name: &str) -> bool {
+    const LEAVES: [&str; 15] = [
+        "title",
+        "link",
+        "description",
+        "language",
+        "copyright",
+        "pubDate",
+        "lastBuildDate",
+        "guid",
+        "author",
+        "category",
+        "comments",
+        "managingEditor",
+        "webMaster",
+        "generator",
+        "ttl",
+    ];
+    LEAVES.iter().any(|l| l.eq_ignore_ascii_case(name))
+}
+
+/// Whether an entity value refers to a general entity (`&name;`), not only to characters
+/// (`&#38;`).
+fn refers_to_entities(value: &str) -> bool {
+    value.split('&').skip(1).any(|after| {
+        after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == ':')
+    })
+}
+
 /// At most this many entities from a DOCTYPE are remembered (no expansion bombs: values are
-/// used as written, never expanded again).
+/// used as written, never expanded again, and values made of other entities are not used).
 const MAX_DECLARED_ENTITIES: usize = 256;
 
 /// An entity that is neither XML's nor HTML's: the document's own declaration, else kept as

@@ -34,6 +34,7 @@ pub fn parse(
     let (format, feed, entries) = match key.as_str() {
         "rss" | "channel" => crate::rss::read(&mut cx, root),
         "rdf" => crate::rdf::read(&mut cx, root),
+        "entry" => crate::atom::read_entry_document(&mut cx, root),
         _ => crate::atom::read(&mut cx, root),
     };
     for name in doc.take_unknown_entities() {
@@ -72,7 +73,7 @@ pub(crate) struct Sink<'w> {
 }
 
 impl<'w> Sink<'w> {
-    fn new(out: &'w mut Vec<Warning>) -> Self {
+    pub(crate) fn new(out: &'w mut Vec<Warning>) -> Self {
         Sink {
             out,
             counts: [0; 16],
@@ -153,7 +154,10 @@ impl<'a> Cx<'_, 'a, '_> {
     }
 }
 
-/// Root element names that start a feed.
+/// Root element names that start a feed (`entry`: an Atom Entry Document).
 pub(crate) fn is_feed_root(local: &str) -> bool {
-    matches!(Key::new(local).as_str(), "rss" | "rdf" | "feed" | "channel")
+    matches!(
+        Key::new(local).as_str(),
+        "rss" | "rdf" | "feed" | "channel" | "entry"
+    )
 }

@@ -421,6 +421,17 @@ fn wrong_or_missing_declarations() {
         .position(|w| w == "\u{2019}".as_bytes())
         .expect("the test text has an apostrophe");
     mixed.splice(apostrophe..apostrophe + 3, [0x92]); // windows-1252's ’ pasted into UTF-8
+    // "café" in UTF-8, then "café" with windows-1252's é (0xE9) before ASCII.
+    let one_and_one = rss("utf-8", "café cafXbar")
+        .into_bytes()
+        .into_iter()
+        .map(|b| if b == b'X' { 0xE9 } else { b })
+        .collect::<Vec<u8>>();
+    let one_and_one_undeclared = rss("", "café cafXbar")
+        .into_bytes()
+        .into_iter()
+        .map(|b| if b == b'X' { 0xE9 } else { b })
+        .collect::<Vec<u8>>();
     let long_japanese =
         format!("{JAPANESE}{JAPANESE}今日は雨が降っています。明日は晴れるでしょう。");
     let sjis_undeclared = rss("", &long_japanese);
@@ -448,6 +459,21 @@ fn wrong_or_missing_declarations() {
             "utf-8 with a stray windows-1252 byte",
             mixed,
             rss("utf-8", "Café déjà — it\u{2019}s"),
+        )
+        .warns(),
+        Row::new(
+            "declared utf-8: one good character and one stray byte",
+            one_and_one.clone(),
+            rss("utf-8", "café cafébar"),
+        )
+        .warns(),
+        Row::new(
+            "undeclared: one good character and one stray byte is not enough",
+            one_and_one_undeclared.clone(),
+            WINDOWS_1252
+                .decode_without_bom_handling(&one_and_one_undeclared)
+                .0
+                .into_owned(),
         )
         .warns(),
         Row::new(

@@ -285,6 +285,60 @@ fn invalid_json_is_a_json_error_with_serde_message() {
 }
 
 #[test]
+fn a_truncated_document_keeps_what_was_read() {
+    let text = r#"{"version":"https://jsonfeed.org/version/1.1","title":"Cut","items":[{"id":"1","title":"whole"},{"id":"2","title":"par"#;
+    let p = parse_text(text).unwrap();
+    assert_eq!(p.feed.title.as_deref(), Some("Cut"));
+    assert_eq!(p.entries.len(), 2);
+    assert_eq!(p.entries[0].title.as_deref(), Some("whole"));
+    assert_eq!(p.entries[1].guid.as_deref(), Some("2"));
+    assert_eq!(p.entries[1].title, None);
+    assert_eq!(count(&p.warnings, WarningKind::Truncated), 1);
+}
+
+#[test]
+fn a_document_cut_before_any_item_keeps_the_feed() {
+    let text = r#"{"version":"https://jsonfeed.org/version/1.1","title":"Early","items":[{"id":"#;
+    let p = parse_text(text).unwrap();
+    assert_eq!(p.feed.title.as_deref(), Some("Early"));
+    assert!(p.entries.is_empty());
+}
+
+#[test]
+fn trailing_commas_are_ignored() {
+    let text =
+        r#"{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"a","title":"t,",},],}"#;
+    let p = parse_text(text).unwrap();
+    assert_eq!(p.entries[0].title.as_deref(), Some("t,"));
+    assert_eq!(kinds(&p.warnings), [WarningKind::InvalidValue]);
+}
+
+#[test]
+fn junk_before_a_json_feed_is_skipped() {
+    for text in [
+        "<br />\n<b>Warning</b>: headers sent<br />\n{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":[{\"id\":\"a\"}]}",
+        "callback({\"version\":\"https://jsonfeed.org/version/1\",\"items\":[{\"id\":\"a\"}]});",
+    ] {
+        let p = parse_text(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(p.entries.len(), 1, "{text}");
+        assert!(
+            kinds(&p.warnings).contains(&WarningKind::JunkBeforeRoot),
+            "{text}"
+        );
+    }
+    // Without a sign of JSON Feed, an HTML page with braces is still not a feed; nor is a
+    // page whose script holds something shaped like one.
+    assert!(matches!(
+        parse_text("<html><script>var a = {\"b\": 1};</script></html>"),
+        Err(ParseError::NotAFeed(_))
+    ));
+    assert!(matches!(
+        parse_text("<html><script>var s = {\"items\": [{\"id\": \"1\"}]};</script></html>"),
+        Err(ParseError::NotAFeed(_))
+    ));
+}
+
+#[test]
 fn trailing_text_after_the_document_is_ignored_with_a_warning() {
     let text = r#"{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"a"}]}
 <!-- served by a cache -->"#;
@@ -567,14 +621,21 @@ fn leading_whitespace_does_not_matter() {
 }
 
 #[test]
-fn deeply_nested_json_is_an_error_not_a_crash() {
+fn deeply_nested_json_is_cut_not_a_crash() {
     let depth = 100_000;
     let text = format!(
-        "{{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":{}{}}}",
+        "{{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"t\",\"items\":{}{}}}",
         "[".repeat(depth),
         "]".repeat(depth)
     );
-    assert!(matches!(parse_text(&text), Err(ParseError::Json(_))));
+    // serde stops at its nesting limit; what came before is kept, the nesting is dropped.
+    let p = parse_text(&text).unwrap();
+    assert_eq!(p.feed.title.as_deref(), Some("t"));
+    assert!(p.entries.is_empty());
+    assert!(kinds(&p.warnings).contains(&WarningKind::Truncated));
+    // Nesting alone, with nothing complete before it, stays an error.
+    let bare = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    assert!(parse_text(&format!("{{\"items\":{bare}}}")).is_err());
 }
 
 #[test]
@@ -609,9 +670,16 @@ fn lone_surrogate_escapes_are_replaced_not_fatal() {
     assert_eq!(titles, ["Party \u{fffd}", "\u{fffd}x\u{1f600}", "\\ud800"]);
     assert_eq!(kinds(&p.warnings), [WarningKind::Encoding]);
 
-    // A document with other faults is still an error, reported with serde's message about
-    // the original text (here: the unpaired surrogate, found before the missing brackets).
-    match parse_text(r#"{"items":[{"title":"\ud83d"}"#) {
+    // A document with other faults as well (here: the missing brackets of a truncated
+    // document) gets both repairs, each with its warning.
+    let p = parse_text(r#"{"items":[{"title":"\ud83d"}"#).unwrap();
+    assert_eq!(p.entries[0].title.as_deref(), Some("\u{fffd}"));
+    assert!(kinds(&p.warnings).contains(&WarningKind::Encoding));
+    assert!(kinds(&p.warnings).contains(&WarningKind::Truncated));
+
+    // One that cannot be repaired is an error reported with serde's message about the
+    // original text (the unpaired surrogate, found before the broken object).
+    match parse_text(r#"{"title":"\ud83d" "x"}"#) {
         Err(ParseError::Json(message)) => assert!(message.contains("escape"), "{message}"),
         other => panic!("{other:?}"),
     }

@@ -105,6 +105,18 @@ fn detects_the_format_from_the_root() {
             "/error",
             json!("not a feed: no XML element found"),
         ),
+        (
+            "atom entry document",
+            r#"<entry xmlns="http://www.w3.org/2005/Atom"><id>urn:e</id><title>lone</title></entry>"#,
+            "/format",
+            json!("atom10"),
+        ),
+        (
+            "atom entry document is one entry",
+            r#"<entry xmlns="http://www.w3.org/2005/Atom"><id>urn:e</id><title>lone</title></entry>"#,
+            "/entries/0/title",
+            json!("lone"),
+        ),
     ]);
 }
 
@@ -350,6 +362,12 @@ const RDF: &str = r#"<?xml version="1.0"?>
 fn rdf_layout() {
     check(&[
         ("title", RDF, "/feed/title", json!("RDF site")),
+        (
+            "rdf:about under another prefix names the item",
+            r#"<r:RDF xmlns:r="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><title>t</title></channel><item r:about="http://example.org/i"><title>i</title></item></r:RDF>"#,
+            "/entries/0/guid",
+            json!("http://example.org/i"),
+        ),
         ("dc:language", RDF, "/feed/language", json!("fr")),
         (
             "image url beats rdf:resource",

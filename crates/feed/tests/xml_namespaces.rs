@@ -314,6 +314,142 @@ fn itunes() {
     ]);
 }
 
+/// A podcast channel with `itunes:summary` then `description`: feedparser reads its first item's
+/// summary-like elements as replacing each other, and the later items by the usual rule.
+const PODCAST_ORDER: &str = rss!(
+    r#"<title>p</title><itunes:summary>show</itunes:summary><description>show d</description>
+<item><description>D1</description><itunes:summary>I1</itunes:summary><content:encoded>C1</content:encoded></item>
+<item><description>D2</description><itunes:summary>I2</itunes:summary><content:encoded>C2</content:encoded></item>"#
+);
+
+#[test]
+fn podcast_summary_order_follows_feedparser() {
+    check(&[
+        (
+            "first item: the last summary-like element is the summary",
+            PODCAST_ORDER,
+            "/entries/0/summary",
+            json!("I1"),
+        ),
+        (
+            "first item: content:encoded is the content",
+            PODCAST_ORDER,
+            "/entries/0/content",
+            json!("C1"),
+        ),
+        (
+            "second item: the first summary-like element is the summary",
+            PODCAST_ORDER,
+            "/entries/1/summary",
+            json!("D2"),
+        ),
+        (
+            "second item: the second summary-like element is the content",
+            PODCAST_ORDER,
+            "/entries/1/content",
+            json!("I2"),
+        ),
+        (
+            "without a second channel summary the first item reads as the others",
+            rss!(
+                "<itunes:summary>s</itunes:summary><item><description>D</description><itunes:summary>I</itunes:summary></item>"
+            ),
+            "/entries/0/content",
+            json!("I"),
+        ),
+    ]);
+}
+
+#[test]
+fn xhtml_body_is_content() {
+    check(&[
+        (
+            "default-namespace body",
+            rss!(
+                r#"<item><title>i</title><body xmlns="http://www.w3.org/1999/xhtml"><p>Full <b>post</b></p></body></item>"#
+            ),
+            "/entries/0/content",
+            json!("<p>Full <b>post</b></p>"),
+        ),
+        (
+            "prefixed body loses its prefix",
+            rss!(
+                r#"<item><title>i</title><x:body xmlns:x="http://www.w3.org/1999/xhtml"><x:p>Full</x:p></x:body></item>"#
+            ),
+            "/entries/0/content",
+            json!("<p>Full</p>"),
+        ),
+        (
+            "body without a description is the summary too",
+            rss!(
+                r#"<item><title>i</title><body xmlns="http://www.w3.org/1999/xhtml"><p>Full</p></body></item>"#
+            ),
+            "/entries/0/summary",
+            json!("<p>Full</p>"),
+        ),
+    ]);
+}
+
+#[test]
+fn competing_sources_read_as_feedparser_reads_them() {
+    check(&[
+        (
+            "itunes:image after image wins",
+            rss!(
+                r#"<image><url>http://example.org/rss.png</url></image><itunes:image href="http://example.org/it.png"/>"#
+            ),
+            "/feed/image",
+            json!("http://example.org/it.png"),
+        ),
+        (
+            "image after itunes:image wins",
+            rss!(
+                r#"<itunes:image href="http://example.org/it.png"/><image><url>http://example.org/rss.png</url></image>"#
+            ),
+            "/feed/image",
+            json!("http://example.org/rss.png"),
+        ),
+        (
+            "media:group title titles an item without one",
+            rss!(
+                "<item><media:group><media:title>From the group</media:title></media:group></item>"
+            ),
+            "/entries/0/title",
+            json!("From the group"),
+        ),
+        (
+            "media:title before itunes:title",
+            rss!("<item><itunes:title>it</itunes:title><media:title>media</media:title></item>"),
+            "/entries/0/title",
+            json!("media"),
+        ),
+        (
+            "the item's own title first",
+            rss!("<item><media:title>media</media:title><title>own</title></item>"),
+            "/entries/0/title",
+            json!("own"),
+        ),
+        (
+            "an email-only author takes the name dc:creator gives",
+            rss!("<item><author>a@example.org</author><dc:creator>Ann</dc:creator></item>"),
+            "/entries/0/authors",
+            json!([{"name": "Ann", "email": "a@example.org", "uri": null}]),
+        ),
+        (
+            "an email-only author takes the name itunes:author gives",
+            rss!("<item><itunes:author>Ian</itunes:author><author>i@example.org</author></item>"),
+            "/entries/0/authors",
+            json!([{"name": "Ian", "email": "i@example.org", "uri": null}]),
+        ),
+        (
+            "a named author is not merged",
+            rss!("<item><author>a@example.org (Ann)</author><dc:creator>Bo</dc:creator></item>"),
+            "/entries/0/authors/0/name",
+            json!("Ann"),
+        ),
+    ]);
+}
+
 const LICENCES_AND_SY: &str = rss!(
     r#"
   <creativeCommons:license>http://creativecommons.org/licenses/by-nc/1.0</creativeCommons:license>

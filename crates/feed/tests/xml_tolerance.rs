@@ -96,6 +96,36 @@ fn junk_before_the_root() {
             "/warning_kinds/0",
             json!("junk_before_root"),
         ),
+        (
+            "xml declaration without its question mark",
+            "<?xml version=\"1.0\" encoding=\"UTF-8\">\n<rss version=\"2.0\"><channel><title>kept</title></channel></rss>",
+            "/feed/title",
+            json!("kept"),
+        ),
+        (
+            "xml declaration never closed",
+            "<?xml version=\"1.0\"\n<rss version=\"2.0\"><channel><title>kept</title></channel></rss>",
+            "/feed/title",
+            json!("kept"),
+        ),
+        (
+            "doctype internal subset never closed",
+            "<!DOCTYPE rss [ <!ENTITY x \"y\">\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>kept</title></feed>",
+            "/feed/title",
+            json!("kept"),
+        ),
+        (
+            "comment before the root never closed",
+            "<!-- cache\n<rss version=\"2.0\"><channel><title>kept</title></channel></rss>",
+            "/warning_kinds/0",
+            json!("junk_before_root"),
+        ),
+        (
+            "an html page is still not a feed",
+            "<html><head><title>x</title></head><body><p>rss feed here</p></body></html>",
+            "/error",
+            json!("not a feed: the root element is <html>"),
+        ),
     ]);
 }
 
@@ -161,6 +191,102 @@ fn mismatched_and_unclosed_tags() {
             "<rss version=\"2.0\"><channel><title>t</title><item><title>i</title></item></rss>",
             "/entries/0/title",
             json!("i"),
+        ),
+        (
+            "unclosed cdata ends at its element's end tag",
+            rss!(
+                "<item><description><![CDATA[never closed</description></item><item><title>next</title></item>"
+            ),
+            "/entries/0/summary",
+            json!("never closed"),
+        ),
+        (
+            "the item after an unclosed cdata is read",
+            rss!(
+                "<item><description><![CDATA[never closed</description></item><item><title>next</title></item>"
+            ),
+            "/entries/1/title",
+            json!("next"),
+        ),
+        (
+            "a document cut inside the root's start tag is an empty feed",
+            "<?xml version=\"1.0\"?>\n<rss version=\"2.0\" xmlns:dc=\"http://purl.org/dc/ele",
+            "/format",
+            json!("rss20"),
+        ),
+        (
+            "a document cut inside the root's start tag says so",
+            "<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"e",
+            "/warning_kinds",
+            json!(["truncated"]),
+        ),
+        (
+            "a root start tag with a quote never closed keeps what follows",
+            "<rss version=\"2.0 xmlns:dc=\"x\n<channel><title>kept</title><item><title>i</title></item></channel></rss>",
+            "/entries/0/title",
+            json!("i"),
+        ),
+        (
+            "a document cut inside another element's start tag is not a feed",
+            "<?xml version=\"1.0\"?>\n<html lang=\"e",
+            "/error",
+            json!("not a feed: no XML element found"),
+        ),
+        (
+            "a document cut inside cdata keeps the text",
+            "<rss version=\"2.0\"><channel><item><title>t</title><description><![CDATA[<p>cut he",
+            "/entries/0/summary",
+            json!("<p>cut he"),
+        ),
+        (
+            "misspelt channel description end does not swallow the items",
+            rss!("<description>d</desc><item><title>i</title></item>"),
+            "/entries/0/title",
+            json!("i"),
+        ),
+        (
+            "misspelt channel description end keeps the description",
+            rss!("<description>d</desc><item><title>i</title></item>"),
+            "/feed/description",
+            json!("d"),
+        ),
+        (
+            "unclosed item ends where the next item starts",
+            rss!("<item><title>a</title><item><title>b</title></item>"),
+            "/entries/1/title",
+            json!("b"),
+        ),
+        (
+            "unclosed atom entry ends where the next entry starts",
+            atom!("<entry><id>1</id><entry><id>2</id></entry>"),
+            "/entries/1/guid",
+            json!("2"),
+        ),
+        (
+            "unclosed title ends where the next rss element starts",
+            rss!("<title>t<link>http://example.org/</link><language>en</language>"),
+            "/feed/title",
+            json!("t"),
+        ),
+        (
+            "the element after an unclosed title is read",
+            rss!("<title>t<link>http://example.org/</link><language>en</language>"),
+            "/feed/link",
+            json!("http://example.org/"),
+        ),
+        (
+            "an anchor inside a link gives its href",
+            rss!(
+                r#"<item><title>i</title><link><a href="http://example.org/a">http://example.org/a</a></link></item>"#
+            ),
+            "/entries/0/link",
+            json!("http://example.org/a"),
+        ),
+        (
+            "html tags inside an unclosed description stay inside",
+            rss!("<item><description><p>a<b>b</description></item>"),
+            "/entries/0/summary",
+            json!("<p>a<b>b"),
         ),
     ]);
 }
@@ -342,6 +468,12 @@ fn doctype_entities() {
             DOCTYPE_ENTITIES,
             "/warning_kinds",
             json!(["unknown_entity"]),
+        ),
+        (
+            "an entity made of entities is not used",
+            "<!DOCTYPE rss [<!ENTITY a \"aa\"><!ENTITY b \"&a;&a;\">]><rss version=\"2.0\"><channel><title>&a; &b;</title></channel></rss>",
+            "/feed/title",
+            json!("aa &b;"),
         ),
     ]);
 }

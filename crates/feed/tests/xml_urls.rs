@@ -45,10 +45,10 @@ fn relative_urls_against_the_document_url() {
             json!("http://example.org/feeds/rss.xml"),
         ),
         (
-            "rss image wins",
+            "the later of image and itunes:image wins, resolved",
             RELATIVE_RSS,
             "/feed/image",
-            json!("http://example.org/feeds/img/logo.png"),
+            json!("http://example.org/cover.jpg"),
         ),
         (
             "channel thumbnail",

@@ -88,8 +88,13 @@ impl Utf8Profile {
     }
 
     /// Mostly UTF-8 with a few stray bytes (typically windows-1252 pasted into UTF-8 text).
-    pub(super) fn mostly_utf8(&self) -> bool {
+    /// When a label names UTF-8, well-formed multi-byte sequences (which legacy text almost
+    /// never forms by chance) need only be half as many as the stray runs: a feed that says
+    /// UTF-8 and has one `é` right and one pasted from windows-1252 is UTF-8 with a stray byte,
+    /// not a legacy encoding that would turn its good `é` into mojibake.
+    pub(super) fn mostly_utf8(&self, utf8_named: bool) -> bool {
         self.multibyte > self.invalid
+            || (utf8_named && self.multibyte > 0 && self.multibyte * 2 >= self.invalid)
     }
 }
 
