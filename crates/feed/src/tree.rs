@@ -27,7 +27,7 @@ use crate::xml::{Sink, is_feed_root};
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use tidings_model::WarningKind;
 use url::Url;
 
@@ -94,6 +94,11 @@ pub(crate) struct Doc<'a> {
     langs: Vec<&'a str>,
     /// General entities declared in the DOCTYPE's internal subset.
     declared: Vec<(String, String)>,
+    /// Bytes that declared entities may still add to the document's texts, so a small
+    /// document cannot expand into gigabytes (C8); past it, references stay as written.
+    entity_budget: Cell<usize>,
+    /// A reference was left as written because the budget was spent.
+    entity_budget_spent: Cell<bool>,
     /// Unknown entities met while unescaping leaf texts on demand, for warnings.
     unknown: RefCell<Vec<String>>,
 }
@@ -133,13 +138,17 @@ impl<'a> Doc<'a> {
         if !n.escaped {
             return Cow::Borrowed(n.text.trim());
         }
-        let unescaped = text::unescape_with(&n.text, &mut |out, name| match self
-            .declared
-            .iter()
-            .find(|(d, _)| d == name)
-        {
-            Some((_, value)) => out.push_str(value),
-            None => {
+        let unescaped = text::unescape_with(&n.text, &mut |out, name| match expand(
+            &self.declared,
+            &self.entity_budget,
+            name,
+        ) {
+            Expansion::Value(value) => out.push_str(value),
+            Expansion::OverBudget => {
+                text::push_as_written(out, name);
+                self.entity_budget_spent.set(true);
+            }
+            Expansion::Undeclared => {
                 text::push_as_written(out, name);
                 if let Ok(mut unknown) = self.unknown.try_borrow_mut() {
                     unknown.push(name.to_owned());
@@ -201,6 +210,11 @@ impl<'a> Doc<'a> {
     /// The language in effect for the element (`xml:lang`, inherited).
     pub(crate) fn lang(&self, id: NodeId) -> Option<&'a str> {
         self.langs.get(us(self.nodes[id].lang)).copied()
+    }
+
+    /// Whether a declared entity was left unexpanded because the expansion budget was spent.
+    pub(crate) fn entity_budget_spent(&self) -> bool {
+        self.entity_budget_spent.get()
     }
 
     /// The unknown entities met so far in texts read on demand, each once.
@@ -617,6 +631,8 @@ impl<'a, 's, 'w> Builder<'a, 's, 'w> {
                 bases: base.cloned().into_iter().collect(),
                 langs: Vec::new(),
                 declared: Vec::new(),
+                entity_budget: Cell::new(src.len().saturating_add(ENTITY_BUDGET_FLOOR)),
+                entity_budget_spent: Cell::new(false),
                 unknown: RefCell::new(Vec::new()),
             },
             stack: Vec::with_capacity(16),
@@ -882,15 +898,39 @@ impl<'a> Builder<'a, '_, '_> {
     }
 
     fn add_ref(&mut self, name: &str) {
-        let Some(n) = self.top().and_then(|id| self.doc.nodes.get_mut(id)) else {
+        let Some(id) = self.top() else {
+            return;
+        };
+        let Doc {
+            nodes,
+            declared,
+            entity_budget,
+            entity_budget_spent,
+            ..
+        } = &mut self.doc;
+        let Some(n) = nodes.get_mut(id) else {
             return;
         };
         if n.first_child != NIL {
             return;
         }
         let out = n.text.to_mut();
-        if !text::push_entity(out, name) {
-            unknown_entity(out, name, &self.doc.declared, self.sink);
+        if text::push_entity(out, name) {
+            return;
+        }
+        match expand(declared, entity_budget, name) {
+            Expansion::Value(value) => out.push_str(value),
+            Expansion::OverBudget => {
+                text::push_as_written(out, name);
+                entity_budget_spent.set(true);
+            }
+            Expansion::Undeclared => {
+                text::push_as_written(out, name);
+                self.sink.warn(
+                    WarningKind::UnknownEntity,
+                    format!("unknown entity &{name}; kept as written"),
+                );
+            }
         }
     }
 
@@ -964,21 +1004,29 @@ fn refers_to_entities(value: &str) -> bool {
 /// used as written, never expanded again, and values made of other entities are not used).
 const MAX_DECLARED_ENTITIES: usize = 256;
 
-/// An entity that is neither XML's nor HTML's: the document's own declaration, else kept as
-/// written with a warning.
-fn unknown_entity(
-    out: &mut String,
-    name: &str,
-    declared: &[(String, String)],
-    sink: &mut Sink<'_>,
-) {
-    if let Some((_, value)) = declared.iter().find(|(n, _)| n == name) {
-        out.push_str(value);
-        return;
+/// Declared entities may add this many bytes beyond the document's own length.
+const ENTITY_BUDGET_FLOOR: usize = 64 * 1024;
+
+/// What a reference to an entity that is neither XML's nor HTML's becomes.
+enum Expansion<'v> {
+    /// The document declared it, and the budget allows its value.
+    Value(&'v str),
+    /// Declared, but the expansion budget is spent.
+    OverBudget,
+    /// Nobody declared it.
+    Undeclared,
+}
+
+/// Look `name` up among the declared entities, charging its value to `budget`.
+fn expand<'v>(declared: &'v [(String, String)], budget: &Cell<usize>, name: &str) -> Expansion<'v> {
+    let Some((_, value)) = declared.iter().find(|(d, _)| d == name) else {
+        return Expansion::Undeclared;
+    };
+    match budget.get().checked_sub(value.len()) {
+        Some(left) => {
+            budget.set(left);
+            Expansion::Value(value)
+        }
+        None => Expansion::OverBudget,
     }
-    text::push_as_written(out, name);
-    sink.warn(
-        WarningKind::UnknownEntity,
-        format!("unknown entity &{name}; kept as written"),
-    );
 }

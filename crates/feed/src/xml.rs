@@ -37,6 +37,12 @@ pub fn parse(
         "entry" => crate::atom::read_entry_document(&mut cx, root),
         _ => crate::atom::read(&mut cx, root),
     };
+    if doc.entity_budget_spent() {
+        sink.warn(
+            WarningKind::UnknownEntity,
+            "declared entities would have grown the document past its expansion limit: the rest are kept as written",
+        );
+    }
     for name in doc.take_unknown_entities() {
         sink.warn(
             WarningKind::UnknownEntity,

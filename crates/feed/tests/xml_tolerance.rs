@@ -553,3 +553,55 @@ fn line_ends_read_as_xml_defines_them() {
         ),
     ]);
 }
+
+/// C8: entities declared in a DOCTYPE cannot grow a small document into gigabytes; the
+/// expansion has a budget (the document's length plus 64 KiB), past which references stay as
+/// written and a warning says so.
+#[test]
+fn c8_declared_entities_expand_within_a_budget() {
+    let value = "x".repeat(10_000);
+    let refs = "&big;".repeat(5_000); // 25 KB of references, 50 MB if all expanded
+    let doc = format!(
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [<!ENTITY big \"{value}\">]>\n<rss version=\"2.0\"><channel>\
+         <title>{refs}</title><item><title>{refs}</title><description>{refs}</description></item></channel></rss>"
+    );
+    let parsed =
+        tidings_feed::parse(doc.as_bytes(), &tidings_feed::ParseOptions::default()).unwrap();
+    let held = parsed.feed.title.as_ref().map_or(0, String::len)
+        + parsed
+            .entries
+            .iter()
+            .map(|e| {
+                e.title.as_ref().map_or(0, String::len)
+                    + e.summary.as_ref().map_or(0, String::len)
+                    + e.content.as_ref().map_or(0, String::len)
+            })
+            .sum::<usize>();
+    assert!(
+        held <= 4 * (doc.len() + 64 * 1024),
+        "{held} bytes of text from a {} byte document",
+        doc.len()
+    );
+    assert!(
+        parsed.feed.title.as_deref().unwrap().starts_with(&value),
+        "the first references expand"
+    );
+    assert!(
+        parsed
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("expansion limit")),
+        "{:?}",
+        parsed.warnings
+    );
+    // A modest declared entity still expands everywhere.
+    let small = "<!DOCTYPE rss [<!ENTITY co \"Harbour and Co\">]><rss version=\"2.0\"><channel><title>&co;</title>\
+                 <item><title>&co; news</title></item></channel></rss>";
+    let parsed =
+        tidings_feed::parse(small.as_bytes(), &tidings_feed::ParseOptions::default()).unwrap();
+    assert_eq!(parsed.feed.title.as_deref(), Some("Harbour and Co"));
+    assert_eq!(
+        parsed.entries[0].title.as_deref(),
+        Some("Harbour and Co news")
+    );
+}
