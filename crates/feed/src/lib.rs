@@ -10,6 +10,15 @@
 //! holds no feed at all is an error. It never panics on any input (a property test and a fuzz
 //! target check this). It does no I/O and never reads the clock.
 //!
+//! # Entry identity
+//!
+//! Every entry leaves the parser with a non-empty `id`, unique within its document and stable
+//! across refetches and reordering: the publisher's `guid`/`id` (trimmed) when there is one,
+//! else the entry's link, else `hash:` and a SHA-256 of its title, published date and first
+//! enclosure URL. Entries of one document that share an id are told apart by a short hash of
+//! their content (`X#1a2b3c4d`), and only entries identical in every field by their order
+//! (`X#2`). The exact rule is in [`identity`].
+//!
 //! Reading order: [`decode`] (bytes to text), [`xml`] (a tolerant tree), the format adapters
 //! `rss`, `rdf`, `atom` and [`json`] with the namespace extensions in `ext`, then
 //! [`date`] for every date and [`identity`] for stable entry ids.
