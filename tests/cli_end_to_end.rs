@@ -93,6 +93,31 @@ async fn add_fetch_not_modified_then_new_entries() {
     let out = tidings(&db, &["entries", "--search", "story 4"]).await;
     assert!(stdout(&out).contains("alpha story 4"), "{}", stdout(&out));
 
+    // log: every request, newest first; by feed and by host.
+    let out = tidings(&db, &["log", "--json"]).await;
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 6, "2 first reads, 2 + 2 refreshes");
+    assert_eq!(rows.last().unwrap()["purpose"], "first_add");
+    assert_eq!(rows.last().unwrap()["rule"], "first add");
+    assert!(
+        rows[0]["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("due: interval"),
+        "{}",
+        rows[0]
+    );
+    let out = tidings(&db, &["log", "--feed", "2"]).await;
+    assert_eq!(stdout(&out).lines().count(), 3, "{}", stdout(&out));
+    assert!(stdout(&out).lines().all(|l| l.contains("/beta.xml")));
+    let out = tidings(&db, &["log", "--host", "127.0.0.1"]).await;
+    assert_eq!(stdout(&out).lines().count(), 6);
+    let out = tidings(&db, &["log", "--host", "elsewhere.test"]).await;
+    assert_eq!(stdout(&out), "");
+
     // feeds lists both with their status.
     let out = tidings(&db, &["feeds"]).await;
     assert!(stdout(&out).contains("alpha"), "{}", stdout(&out));

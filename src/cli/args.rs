@@ -54,6 +54,8 @@ pub enum Command {
     Feeds(FeedsArgs),
     /// List stored entries, newest first
     Entries(EntriesArgs),
+    /// Show the request log: every request sent, why, and what came back (C7)
+    Log(LogArgs),
     /// Subscribe to every feed listed in an OPML file (read on the next fetch)
     ImportOpml(ImportOpmlArgs),
     /// Print the subscriptions as OPML
@@ -111,6 +113,22 @@ pub struct EntriesArgs {
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
     /// Print JSON lines (one entry per line) instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Only requests to this host (`example.org`, or a host key like `https://example.org:443`)
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Only requests for this feed id
+    #[arg(long, value_name = "ID")]
+    pub feed: Option<i64>,
+    /// At most this many rows, newest first
+    #[arg(long, default_value_t = 100)]
+    pub limit: u32,
+    /// Print JSON lines instead of a table
     #[arg(long)]
     pub json: bool,
 }

@@ -1,6 +1,6 @@
 //! The commands that use the store: add, fetch, feeds, entries, import-opml, export-opml.
 
-use super::args::{AddArgs, EntriesArgs, ExportOpmlArgs, FeedsArgs, ImportOpmlArgs};
+use super::args::{AddArgs, EntriesArgs, ExportOpmlArgs, FeedsArgs, ImportOpmlArgs, LogArgs};
 use super::progress::Bar;
 use super::settings::{CLI_SUBSCRIBER, Settings};
 use super::time::parse_since;
@@ -14,7 +14,7 @@ use tidings_crawler::{Crawler, NoProgress};
 use tidings_feed::opml::{self, Outline};
 use tidings_fetch::Fetcher;
 use tidings_model::{FeedId, FeedUrl};
-use tidings_store::{EntryQuery, FeedRecord, Store};
+use tidings_store::{EntryQuery, FeedRecord, LogQuery, Store};
 
 /// What every command gets.
 pub struct Context {
@@ -169,6 +169,37 @@ pub async fn entries(ctx: &Context, args: EntriesArgs) -> Result<ExitCode> {
                 stored.feed_id,
                 one_line(e.title.as_deref().unwrap_or("(no title)")),
                 e.link.as_deref().unwrap_or(""),
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tidings log`: the request log, newest first.
+pub async fn log(ctx: &Context, args: LogArgs) -> Result<ExitCode> {
+    let query = LogQuery {
+        host: args.host.clone(),
+        feed: args.feed.map(FeedId),
+        limit: args.limit,
+    };
+    let rows = ctx.store.request_log(&query).await?;
+    let mut out = std::io::stdout().lock();
+    for row in &rows {
+        if args.json {
+            serde_json::to_writer(&mut out, row)?;
+            writeln!(out)?;
+        } else {
+            writeln!(
+                out,
+                "{}  {:<9} {:>4} {:<13} {:>9}B {:>6}ms  {}  [{}]",
+                row.at.format("%Y-%m-%d %H:%M:%S"),
+                row.purpose,
+                row.status.map_or("-".into(), |s| s.to_string()),
+                row.outcome,
+                row.bytes,
+                row.duration_ms,
+                row.url,
+                row.rule,
             )?;
         }
     }

@@ -50,6 +50,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Fetch => commands::fetch(&ctx).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
+        Command::Log(a) => commands::log(&ctx, a).await,
         Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
         Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
         Command::Parse(_) | Command::Robots(_) => {

@@ -53,6 +53,23 @@ pub fn without_nul_opt(text: Option<&str>) -> Option<std::borrow::Cow<'_, str>> 
     text.map(without_nul)
 }
 
+/// For a bare host name (no `://`), the `LIKE` pattern (escape `\`) matching its host keys on
+/// every scheme and port; `None` for a full host key, which is matched exactly.
+pub fn host_name_pattern(host: &str) -> Option<String> {
+    if host.contains("://") {
+        return None;
+    }
+    let mut pattern = String::from("%://");
+    for c in host.trim_end_matches('.').to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push_str(":%");
+    Some(pattern)
+}
+
 /// The longest entry identity stored as it is; longer ones are stored by their hash, so the
 /// unique index stays within every backend's key size limit.
 pub const MAX_ENTRY_KEY_BYTES: usize = 512;

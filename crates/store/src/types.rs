@@ -225,6 +225,8 @@ impl StoredEntry {
 /// Which request log rows to list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogQuery {
+    /// A host key (`https://example.org:443`), matched exactly, or a bare host name
+    /// (`example.org`), matching every scheme and port.
     pub host: Option<String>,
     pub feed: Option<FeedId>,
     /// At most this many (0 means the default, 100).

@@ -261,7 +261,13 @@ impl Store for SqliteStore {
         let mut sql = QueryBuilder::<Sqlite>::new(LOG_COLUMNS);
         sql.push(" WHERE 1 = 1");
         if let Some(host) = &query.host {
-            sql.push(" AND host = ").push_bind(host.as_str());
+            match codec::host_name_pattern(host) {
+                None => sql.push(" AND host = ").push_bind(host.as_str()),
+                Some(pattern) => sql
+                    .push(" AND host LIKE ")
+                    .push_bind(pattern)
+                    .push(" ESCAPE '\\'"),
+            };
         }
         if let Some(feed) = query.feed {
             sql.push(" AND feed_id = ").push_bind(feed.0);

@@ -57,4 +57,23 @@ pub async fn request_log_filters_and_orders_newest_first(store: Arc<dyn Store>) 
         ..Default::default()
     };
     assert!(store.request_log(&nowhere).await.unwrap().is_empty());
+
+    // A bare host name matches its keys on every scheme and port; LIKE's own characters in it
+    // are plain characters.
+    let bytes_for = |host: &str| {
+        let q = LogQuery {
+            host: Some(host.to_owned()),
+            ..Default::default()
+        };
+        let store = store.clone();
+        async move {
+            let rows = store.request_log(&q).await.unwrap();
+            rows.iter().map(|r| r.bytes).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(bytes_for("TWO.example.").await, vec![3, 1]);
+    assert_eq!(bytes_for("one.example").await, vec![4, 2, 0]);
+    assert!(bytes_for("%").await.is_empty());
+    assert!(bytes_for("_ne.example").await.is_empty());
+    assert!(bytes_for("example").await.is_empty());
 }
