@@ -1,0 +1,27 @@
+//! A simulated publisher web for testing tidings' politeness on the wire. Dev-only: no part of
+//! the binary depends on it.
+//!
+//! - [`clock`]: the scenario clock tests move by hand instead of sleeping.
+//! - [`behaviour`]: what a resource answers (feeds that change, validators and 304s, throttles
+//!   with Retry-After, refusals, redirects, robots.txt, huge, endless and bomb bodies, silence).
+//! - [`content`]: the bodies themselves (feeds, malformed feeds, challenge pages, gzip bombs).
+//! - [`web`]: virtual hosts on 127.0.0.2–254, one HTTP/1.1 listener each, reached with
+//!   `--resolve NAME:PORT:ADDR`.
+//! - [`recorder`]: every exchange with its headers byte for byte and its start and end.
+//! - [`auditor`]: a pure check of a recorded run against the politeness rules (C1, C3, C4, C6,
+//!   robots and do-not-crawl), returning the violations.
+//!
+//! It does not speak TLS or HTTP/2, and it is not a general-purpose server.
+
+pub mod auditor;
+pub mod behaviour;
+pub mod clock;
+pub mod content;
+pub mod recorder;
+pub mod web;
+
+pub use behaviour::{Behaviour, EtagStyle, FeedSpec, Resource, RetryAfter, Target, When};
+pub use clock::SimClock;
+pub use content::Malformed;
+pub use recorder::{Exchange, Header, Recorder, Stamp};
+pub use web::{HostSpec, RunningWeb, SimError, Web};
