@@ -20,6 +20,7 @@ pub mod content;
 pub mod recorder;
 pub mod web;
 
+pub use auditor::{Block, Expectations, RobotsRules, Rule, TimeBase, Violation, audit};
 pub use behaviour::{Behaviour, EtagStyle, FeedSpec, Resource, RetryAfter, Target, When};
 pub use clock::SimClock;
 pub use content::Malformed;
