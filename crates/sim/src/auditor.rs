@@ -399,7 +399,8 @@ fn validators(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violat
             Some(200) => {
                 offered.etag = e.response_header("etag").map(<[u8]>::to_vec);
                 offered.last_modified = e.response_header("last-modified").map(<[u8]>::to_vec);
-                offered.from = Some(e.id);
+                let any = offered.etag.is_some() || offered.last_modified.is_some();
+                offered.from = any.then_some(e.id);
             }
             Some(304) => {
                 if let Some(etag) = e.response_header("etag") {
