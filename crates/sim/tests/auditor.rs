@@ -443,8 +443,10 @@ fn ff11_allowed_urls_robots_txt_and_other_hosts_are_clean() {
 
 #[test]
 fn ff11_a_request_before_robots_txt_is_a_violation_when_required() {
-    let mut expect = Expectations::default();
-    expect.robots_first = vec!["a.test".into()];
+    let expect = Expectations {
+        robots_first: vec!["a.test".into()],
+        ..Expectations::default()
+    };
     let early = [
         get(0, "a.test", "/feed", 0.0, 1.0),
         get(1, "a.test", ROBOTS_PATH, 2.0, 3.0),
