@@ -106,13 +106,74 @@ pub enum TimeBase {
 pub struct RobotsRules {
     /// `(allow, pattern)` pairs.
     pub rules: Vec<(bool, String)>,
+    /// The group's crawl-delay, when it has a valid one.
+    pub crawl_delay: Option<Duration>,
 }
 
 impl RobotsRules {
+    /// The rules a robots.txt `text` sets for product token `agent`: every group naming it
+    /// (case-insensitive; `Token/1.0` counts as `Token`) merged, else every `*` group merged,
+    /// else none. A small independent reading for checking the crawler, not the crawler's parser.
+    pub fn from_robots_txt(text: &str, agent: &str) -> RobotsRules {
+        let mut own = RobotsRules::default();
+        let mut star = RobotsRules::default();
+        let (mut found_own, mut found_star) = (false, false);
+        // The current group's agents: (names us, names `*`); a rule after agents closes the list.
+        let mut current = (false, false);
+        let mut in_rules = true;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or_default().trim();
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
+            if key == "user-agent" {
+                if in_rules {
+                    current = (false, false);
+                    in_rules = false;
+                }
+                let token = value.split('/').next().unwrap_or_default().trim();
+                current.0 |= token.eq_ignore_ascii_case(agent);
+                current.1 |= token == "*";
+                found_own |= current.0;
+                found_star |= current.1;
+                continue;
+            }
+            in_rules = true;
+            let rule = match key.as_str() {
+                "allow" => Some((true, value.to_string())),
+                "disallow" => Some((false, value.to_string())),
+                _ => None,
+            };
+            let delay = (key == "crawl-delay")
+                .then(|| value.parse::<f64>().ok())
+                .flatten()
+                .filter(|d| d.is_finite() && *d >= 0.0)
+                .map(Duration::from_secs_f64);
+            for (applies, rules) in [(current.0, &mut own), (current.1, &mut star)] {
+                if !applies {
+                    continue;
+                }
+                if let Some(r) = rule.clone() {
+                    rules.rules.push(r);
+                }
+                if delay.is_some() {
+                    rules.crawl_delay = delay;
+                }
+            }
+        }
+        match (found_own, found_star) {
+            (true, _) => own,
+            (false, true) => star,
+            (false, false) => RobotsRules::default(),
+        }
+    }
+
     /// Rules from `Disallow` patterns only.
     pub fn disallow(patterns: &[&str]) -> RobotsRules {
         RobotsRules {
             rules: patterns.iter().map(|p| (false, (*p).to_string())).collect(),
+            crawl_delay: None,
         }
     }
 
@@ -502,6 +563,29 @@ fn robots_and_blocks(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn robots_txt_own_group_wins_over_star_and_groups_merge() {
+        let text = "# hello\nUser-agent: *\nDisallow: /\n\nUser-agent: Other\nUser-Agent: Tidings/1.0\n\
+                    Disallow: /private # no\nCrawl-delay: 2.5\nSitemap: http://x/s.xml\n\
+                    User-agent: tidings\nAllow: /private/feed\n";
+        let own = RobotsRules::from_robots_txt(text, "tidings");
+        assert_eq!(
+            own.rules,
+            [
+                (false, "/private".to_string()),
+                (true, "/private/feed".to_string())
+            ]
+        );
+        assert_eq!(own.crawl_delay, Some(Duration::from_millis(2500)));
+        let star = RobotsRules::from_robots_txt(text, "someone");
+        assert_eq!(star.disallowing("/feed"), Some("/"));
+        assert_eq!(star.crawl_delay, None);
+        assert_eq!(
+            RobotsRules::from_robots_txt("Disallow: /\n", "x"),
+            RobotsRules::default()
+        );
+    }
 
     #[test]
     fn robots_patterns_follow_rfc_9309_longest_match_and_allow_on_ties() {

@@ -112,4 +112,14 @@ mod tests {
             "Sun, 01 Nov 2026 00:00:00 GMT"
         );
     }
+
+    #[test]
+    fn a_scaled_clock_never_goes_back_and_still_takes_advances() {
+        let clock = SimClock::scaled(SystemTime::UNIX_EPOCH, 1000);
+        let before = clock.elapsed();
+        clock.advance(Duration::from_secs(3600));
+        let after = clock.elapsed();
+        assert!(after >= before + Duration::from_secs(3600));
+        assert!(clock.now() >= SystemTime::UNIX_EPOCH + after);
+    }
 }

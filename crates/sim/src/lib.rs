@@ -12,6 +12,29 @@
 //!   robots and do-not-crawl), returning the violations.
 //!
 //! It does not speak TLS or HTTP/2, and it is not a general-purpose server.
+//!
+//! A test serves a few hosts, points the crawler at them, then audits what was recorded:
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), tidings_sim::SimError> {
+//! use std::time::Duration;
+//! use tidings_sim::{Expectations, FeedSpec, HostSpec, Resource, Web, audit};
+//!
+//! let web = Web::start(vec![
+//!     HostSpec::new("news.test")
+//!         .at("/robots.txt", Resource::robots("User-agent: *\nDisallow: /private\n"))
+//!         .at("/feed.xml", Resource::feed(FeedSpec::changing("news", Duration::from_secs(3600)))),
+//! ])
+//! .await?;
+//! let resolve = web.resolve_args(); // pass each as `--resolve` to `tidings crawl`
+//! let url = web.url("news.test", "/feed.xml");
+//! // ... run the crawler, moving `web.clock()` forward as the scenario needs ...
+//! let violations = audit(&web.recorder().exchanges(), &Expectations::default());
+//! assert!(violations.is_empty(), "{violations:?}");
+//! # let _ = (resolve, url);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod auditor;
 pub mod behaviour;

@@ -247,7 +247,11 @@ async fn accept_loop(listener: TcpListener, host: Arc<HostState>) {
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let Ok((stream, peer)) = accepted else { continue };
+                let Ok((stream, peer)) = accepted else {
+                    // Out of descriptors or similar: let connections finish before retrying.
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    continue;
+                };
                 let host = host.clone();
                 connections.spawn(async move {
                     let service = service_fn(move |req| {
