@@ -5,7 +5,7 @@
 //!   they apply; the first that applies wins;
 //! - **content** (the first of `Feed`, `Body`, `Status`, `Redirect`, `Challenge`, `Huge`,
 //!   `Endless`, `GzipBomb`, `Malformed`, `Silent`) is the normal answer; none means 404;
-//! - **modifiers** (`Validators`, `CacheControl`, `Expires`, `Delay`, `Header`) shape whichever
+//! - **modifiers** (`Validators`, `CacheControl`, `Expires`, `Delay`, `Trickle`, `Header`) shape whichever
 //!   answer is sent. Validators (and so 304s) apply to 200 content only.
 //!
 //! [`plan`] turns a resource and a request into a [`Plan`]; it reads time only through the
@@ -60,6 +60,8 @@ pub enum Behaviour {
     Expires(Duration),
     /// Modifier: wait this long in real time before answering.
     Delay(Duration),
+    /// Modifier: send the body `bytes` at a time, waiting `every` (real time) before each piece.
+    Trickle { bytes: usize, every: Duration },
     /// Modifier: one extra response header.
     Header { name: String, value: String },
 }
@@ -257,6 +259,8 @@ pub struct Plan {
     pub delay: Duration,
     /// What to do then.
     pub answer: Answer,
+    /// Send the body in pieces of this many bytes, each after this wait.
+    pub trickle: Option<(usize, Duration)>,
 }
 
 /// The answer part of a [`Plan`].
@@ -310,7 +314,15 @@ pub fn plan(resource: Option<&Resource>, cx: &Context<'_>) -> Plan {
             }
         }
     };
-    Plan { delay, answer }
+    let trickle = behaviours.iter().find_map(|b| match b {
+        Behaviour::Trickle { bytes, every } => Some(((*bytes).max(1), *every)),
+        _ => None,
+    });
+    Plan {
+        delay,
+        answer,
+        trickle,
+    }
 }
 
 fn gate(behaviours: &[Behaviour], cx: &Context<'_>) -> Option<Answer> {

@@ -8,10 +8,12 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::pin::Pin;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -249,7 +251,7 @@ async fn accept_loop(listener: TcpListener, host: Arc<HostState>) {
             accepted = listener.accept() => {
                 let Ok((stream, peer)) = accepted else {
                     // Out of descriptors or similar: let connections finish before retrying.
-                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 };
                 let host = host.clone();
@@ -373,7 +375,7 @@ async fn handle(
         e.response_headers = recorded;
         e.responded = Some(responded);
     });
-    *response.body_mut() = SimBody::new(body, guard);
+    *response.body_mut() = SimBody::new(body, plan.trickle, guard);
     response
 }
 
@@ -398,7 +400,8 @@ impl Drop for Finish {
     }
 }
 
-/// A response body that streams its plan and records when it was fully handed over.
+/// A response body that streams its plan, optionally trickled, and records when it was fully
+/// handed over.
 #[derive(Debug)]
 pub(crate) struct SimBody {
     head: Option<Bytes>,
@@ -406,6 +409,10 @@ pub(crate) struct SimBody {
     remaining: Option<u64>,
     /// Whether the body is filler (huge, endless) rather than `head` alone.
     filler: bool,
+    /// Taken from the source but not yet sent (trickling).
+    carry: Bytes,
+    trickle: Option<(usize, Duration)>,
+    wait: Option<Pin<Box<tokio::time::Sleep>>>,
     finish: Option<Finish>,
 }
 
@@ -415,11 +422,14 @@ impl SimBody {
             head: None,
             remaining: Some(0),
             filler: false,
+            carry: Bytes::new(),
+            trickle: None,
+            wait: None,
             finish: None,
         }
     }
 
-    fn new(plan: BodyPlan, finish: Finish) -> SimBody {
+    fn new(plan: BodyPlan, trickle: Option<(usize, Duration)>, finish: Finish) -> SimBody {
         let (head, remaining, filler) = match plan {
             BodyPlan::Empty => (None, Some(0), false),
             BodyPlan::Full(b) => (Some(b), Some(0), false),
@@ -439,18 +449,42 @@ impl SimBody {
             head,
             remaining,
             filler,
+            carry: Bytes::new(),
+            trickle,
+            wait: None,
             finish: Some(finish),
         }
     }
 
     fn exhausted(&self) -> bool {
-        self.head.is_none() && self.remaining == Some(0)
+        self.head.is_none() && self.remaining == Some(0) && self.carry.is_empty()
     }
 
-    fn sent(&mut self, n: usize) {
-        if let Some(f) = self.finish.as_mut() {
-            f.bytes = f.bytes.saturating_add(n as u64);
+    /// The next piece of the source, `None` at its end.
+    fn next_piece(&mut self) -> Option<Bytes> {
+        if let Some(head) = self.head.take() {
+            return Some(head);
         }
+        if !self.filler {
+            return None;
+        }
+        let unit = content::filler_unit();
+        match self.remaining {
+            Some(0) => None,
+            Some(rest) => {
+                let n = usize::try_from(rest).unwrap_or(usize::MAX).min(unit.len());
+                self.remaining = Some(rest - n as u64);
+                Some(unit.slice(..n))
+            }
+            None => Some(unit),
+        }
+    }
+
+    fn send(&mut self, piece: Bytes) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Some(f) = self.finish.as_mut() {
+            f.bytes = f.bytes.saturating_add(piece.len() as u64);
+        }
+        Poll::Ready(Some(Ok(Frame::data(piece))))
     }
 }
 
@@ -460,27 +494,28 @@ impl Body for SimBody {
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
-        _cx: &mut TaskContext<'_>,
+        cx: &mut TaskContext<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        if let Some(head) = self.head.take() {
-            self.sent(head.len());
-            return Poll::Ready(Some(Ok(Frame::data(head))));
-        }
-        if !self.filler {
-            return Poll::Ready(None);
-        }
-        let unit = content::filler_unit();
-        let chunk = match self.remaining {
-            Some(0) => return Poll::Ready(None),
-            Some(rest) => {
-                let n = usize::try_from(rest).unwrap_or(usize::MAX).min(unit.len());
-                self.remaining = Some(rest - n as u64);
-                unit.slice(..n)
+        let this = &mut *self;
+        if this.carry.is_empty() {
+            match this.next_piece() {
+                Some(piece) => this.carry = piece,
+                None => return Poll::Ready(None),
             }
-            None => unit,
+        }
+        let Some((bytes, every)) = this.trickle else {
+            let piece = std::mem::take(&mut this.carry);
+            return this.send(piece);
         };
-        self.sent(chunk.len());
-        Poll::Ready(Some(Ok(Frame::data(chunk))))
+        let wait = this
+            .wait
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(every)));
+        if wait.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        this.wait = None;
+        let piece = this.carry.split_to(bytes.min(this.carry.len()));
+        this.send(piece)
     }
 
     fn is_end_stream(&self) -> bool {
@@ -491,7 +526,8 @@ impl Body for SimBody {
         match self.remaining {
             Some(rest) => {
                 let head = self.head.as_ref().map_or(0, |h| h.len() as u64);
-                SizeHint::with_exact(head.saturating_add(rest))
+                let carry = self.carry.len() as u64;
+                SizeHint::with_exact(head.saturating_add(carry).saturating_add(rest))
             }
             None => SizeHint::default(),
         }

@@ -233,3 +233,25 @@ async fn shutdown_closes_the_listeners() {
         tokio::task::yield_now().await;
     }
 }
+
+#[tokio::test]
+async fn a_trickling_server_sends_its_body_in_small_late_pieces() {
+    let every = Duration::from_millis(5);
+    let host = HostSpec::new("a.test").at(
+        "/feed.xml",
+        Resource::feed(FeedSpec::fixed("a")).with(Behaviour::Trickle { bytes: 500, every }),
+    );
+    let web = Web::start(vec![host]).await.unwrap();
+    let r = get(&web, "a.test", "/feed.xml", &[]).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.header("content-length"),
+        Some(r.body.len().to_string().as_str())
+    );
+    assert!(r.text().ends_with("</rss>\n"));
+    let e = ended(web.recorder(), 0).await;
+    assert!(e.completed);
+    let pieces = r.body.len().div_ceil(500) as u32;
+    assert!(pieces >= 3);
+    assert!(e.ended.unwrap().mono - e.responded.unwrap().mono >= every * (pieces - 1));
+}
