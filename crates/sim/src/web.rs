@@ -25,7 +25,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::behaviour::{self, Answer, BodyPlan, Context, Resource};
+use crate::behaviour::{self, Answer, Behaviour, BodyPlan, Context, Resource};
 use crate::clock::SimClock;
 use crate::content;
 use crate::recorder::{Exchange, Header, Recorder};
@@ -57,6 +57,9 @@ pub struct HostSpec {
     pub port: u16,
     /// Resources by path (or path and query, which is tried first).
     pub resources: HashMap<String, Resource>,
+    /// Behaviours put before every resource's own, unknown paths included (a host-wide refusal,
+    /// throttle, delay or silence). Request counts stay per resource.
+    pub everywhere: Vec<Behaviour>,
 }
 
 impl HostSpec {
@@ -67,12 +70,19 @@ impl HostSpec {
             addr: None,
             port: 0,
             resources: HashMap::new(),
+            everywhere: Vec::new(),
         }
     }
 
     /// Serve `resource` at `path`.
     pub fn at(mut self, path: &str, resource: Resource) -> HostSpec {
         self.resources.insert(path.into(), resource);
+        self
+    }
+
+    /// Apply `behaviour` to every path of the host, ahead of each resource's own.
+    pub fn everywhere(mut self, behaviour: Behaviour) -> HostSpec {
+        self.everywhere.push(behaviour);
         self
     }
 
@@ -127,6 +137,7 @@ impl Web {
                         .map(|(path, r)| (path, Served::new(r)))
                         .collect(),
                 ),
+                everywhere: spec.everywhere,
                 clock: clock.clone(),
                 recorder: recorder.clone(),
                 table: table.clone(),
@@ -222,6 +233,7 @@ struct HostState {
     name: String,
     local: SocketAddr,
     resources: RwLock<HashMap<String, Served>>,
+    everywhere: Vec<Behaviour>,
     clock: SimClock,
     recorder: Recorder,
     table: Arc<HashMap<String, SocketAddr>>,
@@ -339,7 +351,18 @@ async fn handle(
             host: &host.name,
             port_of: &port_of,
         };
-        behaviour::plan(served.as_ref().map(|s| s.resource.as_ref()), &cx)
+        let own = served.as_ref().map(|s| s.resource.as_ref());
+        if host.everywhere.is_empty() {
+            behaviour::plan(own, &cx)
+        } else {
+            let mut behaviours = host.everywhere.clone();
+            behaviours.extend(
+                own.map(|r| r.behaviours.iter().cloned())
+                    .into_iter()
+                    .flatten(),
+            );
+            behaviour::plan(Some(&Resource { behaviours }), &cx)
+        }
     };
     if !plan.delay.is_zero() {
         tokio::time::sleep(plan.delay).await;

@@ -255,3 +255,30 @@ async fn a_trickling_server_sends_its_body_in_small_late_pieces() {
     assert!(pieces >= 3);
     assert!(e.ended.unwrap().mono - e.responded.unwrap().mono >= every * (pieces - 1));
 }
+
+#[tokio::test]
+async fn host_wide_behaviours_come_before_every_resource_and_unknown_paths() {
+    let host = feed_host("a.test")
+        .everywhere(Behaviour::Throttle {
+            status: 429,
+            retry_after: Some(tidings_sim::RetryAfter::Seconds(60)),
+            when: tidings_sim::When::Until(Duration::from_secs(60)),
+        })
+        .everywhere(Behaviour::Header {
+            name: "x-host".into(),
+            value: "a".into(),
+        });
+    let web = Web::start(vec![host]).await.unwrap();
+    for path in ["/feed.xml", "/unknown"] {
+        let r = get(&web, "a.test", path, &[]).await;
+        assert_eq!(
+            (r.status, r.header("retry-after"), r.header("x-host")),
+            (429, Some("60"), Some("a"))
+        );
+    }
+    web.clock().advance(Duration::from_secs(60));
+    let r = get(&web, "a.test", "/feed.xml", &[]).await;
+    assert_eq!((r.status, r.header("x-host")), (200, Some("a")));
+    let r = get(&web, "a.test", "/unknown", &[]).await;
+    assert_eq!(r.status, 404, "host-wide modifiers alone are no content");
+}
