@@ -71,7 +71,8 @@ pub struct Exchange {
     pub headers: Vec<Header>,
     /// The status sent, `None` when the server never answered (silent, or the client left first).
     pub status: Option<u16>,
-    /// Response headers as sent.
+    /// Response headers as the script set them (the framing headers `content-length` and
+    /// `transfer-encoding`, written by the HTTP layer, are not listed).
     pub response_headers: Vec<Header>,
     /// Body bytes handed to the connection.
     pub body_bytes: u64,

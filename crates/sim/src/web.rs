@@ -398,6 +398,12 @@ async fn handle(
         e.response_headers = recorded;
         e.responded = Some(responded);
     });
+    // A HEAD answer has no body; sending none lets the exchange count as completed.
+    let body = if req.method() == hyper::Method::HEAD {
+        BodyPlan::Empty
+    } else {
+        body
+    };
     *response.body_mut() = SimBody::new(body, plan.trickle, guard);
     response
 }

@@ -282,3 +282,16 @@ async fn host_wide_behaviours_come_before_every_resource_and_unknown_paths() {
     let r = get(&web, "a.test", "/unknown", &[]).await;
     assert_eq!(r.status, 404, "host-wide modifiers alone are no content");
 }
+
+#[tokio::test]
+async fn a_head_request_gets_the_headers_and_completes() {
+    let web = Web::start(vec![feed_host("a.test")]).await.unwrap();
+    let port = web.addr("a.test").unwrap().port();
+    let raw =
+        format!("HEAD /feed.xml HTTP/1.1\r\nHost: a.test:{port}\r\nConnection: close\r\n\r\n");
+    let r = send(&web, "a.test", None, raw.as_bytes()).await;
+    assert_eq!((r.status, r.header("etag")), (200, Some("\"v0\"")));
+    assert!(r.body.is_empty());
+    let e = ended(web.recorder(), 0).await;
+    assert_eq!((e.method.as_str(), e.completed), ("HEAD", true));
+}
