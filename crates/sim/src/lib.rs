@@ -8,6 +8,7 @@
 //! - [`web`]: virtual hosts on 127.0.0.2–254, one HTTP/1.1 listener each, reached with
 //!   `--resolve NAME:PORT:ADDR`.
 //! - [`recorder`]: every exchange with its headers byte for byte and its start and end.
+//! - [`scenario`]: seeded mixed webs of many hosts and feeds, for soak tests.
 //! - [`auditor`]: a pure check of a recorded run against the politeness rules (C1, C3, C4, C6,
 //!   robots and do-not-crawl), returning the violations.
 //!
@@ -41,6 +42,7 @@ pub mod behaviour;
 pub mod clock;
 pub mod content;
 pub mod recorder;
+pub mod scenario;
 pub mod web;
 
 pub use auditor::{Block, Expectations, RobotsRules, Rule, TimeBase, Violation, audit};
@@ -48,4 +50,5 @@ pub use behaviour::{Behaviour, EtagStyle, FeedSpec, Resource, RetryAfter, Target
 pub use clock::SimClock;
 pub use content::Malformed;
 pub use recorder::{Exchange, Header, Recorder, Stamp};
+pub use scenario::Scenario;
 pub use web::{HostSpec, RunningWeb, SimError, Web};
