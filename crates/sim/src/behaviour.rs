@@ -100,6 +100,23 @@ impl FeedSpec {
         }
     }
 
+    /// When entry `i` was published, for a scenario starting at `start`: entries added by
+    /// version `v` at the moment it appeared (`start + v * every`), the entries present from the
+    /// start one `every` (an hour for a fixed feed) apart before it. Never in the future of the
+    /// version that carries the entry.
+    pub fn published(&self, i: u64, start: SystemTime) -> SystemTime {
+        let per = self.new_per_change.max(1);
+        let every = self.every.unwrap_or(Duration::from_secs(3600));
+        let steps = |n: u64| every.saturating_mul(u32::try_from(n).unwrap_or(u32::MAX));
+        match (i + 1).checked_sub(self.entries) {
+            Some(after) if self.every.is_some() => start + steps(after.div_ceil(per)),
+            Some(_) => start,
+            None => start
+                .checked_sub(steps(self.entries - 1 - i))
+                .unwrap_or(start),
+        }
+    }
+
     /// The version current after `elapsed` scenario time.
     pub fn version(&self, elapsed: Duration) -> u64 {
         match self.every {
@@ -372,11 +389,7 @@ fn content(behaviours: &[Behaviour], cx: &Context<'_>) -> Answer {
         Behaviour::Feed(spec) => {
             let v = spec.version(cx.elapsed);
             let per = spec.new_per_change.max(1);
-            let every = spec.every.unwrap_or_default();
-            let published = |i: u64| {
-                let steps = u32::try_from(i / per).unwrap_or(u32::MAX);
-                cx.start + every.saturating_mul(steps)
-            };
+            let published = |i: u64| spec.published(i, cx.start);
             let body = content::rss(&spec.title, v.saturating_mul(per), spec.entries, published);
             validated(
                 behaviours,

@@ -25,6 +25,9 @@ async fn a_feed_changes_at_its_rate_when_the_clock_is_advanced() {
     assert_eq!(first.header("last-modified"), Some(START));
     assert!(first.text().contains("<guid>news-9</guid>"));
     assert!(!first.text().contains("<guid>news-10</guid>"));
+    // The entries present at the start were published before it, one period apart.
+    assert!(first.text().contains("<guid>news-0</guid><description>Story 0 of news.</description><pubDate>Sat, 31 Oct 2026 15:00:00 GMT</pubDate>"));
+    assert!(first.text().contains("<guid>news-9</guid><description>Story 9 of news.</description><pubDate>Sun, 01 Nov 2026 00:00:00 GMT</pubDate>"));
 
     web.clock().advance(HOUR - Duration::from_secs(1));
     let same = get(&web, "a.test", "/feed.xml", &[]).await;
