@@ -158,6 +158,23 @@ impl Recorder {
         self.lock().clone()
     }
 
+    /// The exchanges with virtual host `host`, in arrival order.
+    pub fn to_host(&self, host: &str) -> Vec<Exchange> {
+        self.lock()
+            .iter()
+            .filter(|e| e.host == host)
+            .cloned()
+            .collect()
+    }
+
+    /// How many requests for `target` (path, or path and query) arrived at `host`.
+    pub fn count(&self, host: &str, target: &str) -> usize {
+        self.lock()
+            .iter()
+            .filter(|e| e.host == host && (e.target == target || e.path() == target))
+            .count()
+    }
+
     /// How many requests arrived so far.
     pub fn len(&self) -> usize {
         self.lock().len()

@@ -200,6 +200,18 @@ impl RunningWeb {
         true
     }
 
+    /// Take host `host` off the network: its listener closes and its open connections drop,
+    /// so new connections are refused. False if there is no such host.
+    pub fn stop_host(&self, host: &str) -> bool {
+        let Some(i) = self.hosts.iter().position(|h| h.name == host) else {
+            return false;
+        };
+        if let Some(task) = self.tasks.get(i) {
+            task.abort();
+        }
+        true
+    }
+
     /// The recorder of this web.
     pub fn recorder(&self) -> &Recorder {
         &self.recorder

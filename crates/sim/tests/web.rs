@@ -221,6 +221,25 @@ async fn resources_can_be_replaced_while_serving() {
 }
 
 #[tokio::test]
+async fn a_stopped_host_refuses_connections_while_the_others_serve() {
+    let web = Web::start(vec![feed_host("a.test"), feed_host("b.test")])
+        .await
+        .unwrap();
+    get(&web, "a.test", "/feed.xml", &[]).await;
+    get(&web, "b.test", "/feed.xml", &[]).await;
+    get(&web, "b.test", "/other", &[]).await;
+    assert_eq!(web.recorder().to_host("b.test").len(), 2);
+    assert_eq!(web.recorder().count("b.test", "/feed.xml"), 1);
+    assert!(web.stop_host("a.test"));
+    assert!(!web.stop_host("nowhere.test"));
+    let addr = web.addr("a.test").unwrap();
+    while tokio::net::TcpStream::connect(addr).await.is_ok() {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(get(&web, "b.test", "/feed.xml", &[]).await.status, 200);
+}
+
+#[tokio::test]
 async fn shutdown_closes_the_listeners() {
     let web = Web::start(vec![feed_host("a.test")]).await.unwrap();
     let addr = web.addr("a.test").unwrap();
