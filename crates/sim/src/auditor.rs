@@ -1,0 +1,608 @@
+//! The auditor: a pure check of a recorded run against the politeness rules of POLICY.md.
+//!
+//! [`audit`] takes the exchanges (from a [`Recorder`](crate::Recorder) or built by hand) and the
+//! run's [`Expectations`], and returns every [`Violation`] found, each naming its rule and the
+//! offending exchanges. It reads no clock: all times come from the exchanges.
+//!
+//! Rules checked:
+//! - **C1** one constant User-Agent on every request ([`Rule::UserAgent`]);
+//! - **C3** never two requests in flight to one virtual host, by name ([`Rule::InFlight`]), and
+//!   never closer than the host's gap, end of one to start of the next ([`Rule::Gap`]);
+//! - **C4** validators echoed byte for byte ([`Rule::ValidatorEcho`]) and no unconditional
+//!   request once validators were offered ([`Rule::Unconditional`]);
+//! - **C6** no request to a resource before the Retry-After it was given ([`Rule::RetryAfter`]);
+//! - **FF11** (WFM9, SR7/SR8, DFB7) no URL the host's robots rules disallow ([`Rule::Robots`]),
+//!   and optionally robots.txt read before anything else ([`Rule::RobotsFirst`]);
+//! - **FF13** (WFM10) no blocked URL ([`Rule::Blocked`]).
+//!
+//! Server-side times are inside the client's: a request is in flight on the server for a subset
+//! of the time it is in flight for the crawler, so overlaps found here are real; gaps measured
+//! here can only be longer than the crawler's, so a gap violation found here is real too.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::IpAddr;
+use std::time::{Duration, SystemTime};
+
+use crate::recorder::{Exchange, Stamp, bytes_to_string};
+
+/// The path exempt from robots rules and from conditional-request rules by default.
+pub const ROBOTS_PATH: &str = "/robots.txt";
+
+/// A politeness rule the auditor checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    /// C1: the same User-Agent on every request.
+    UserAgent,
+    /// C3: at most one request in flight per host.
+    InFlight,
+    /// C3: requests to a host spaced by its minimum gap.
+    Gap,
+    /// C4: If-None-Match / If-Modified-Since equal the last ETag / Last-Modified, byte for byte.
+    ValidatorEcho,
+    /// C4: only the first fetch of a resource is unconditional once validators were offered.
+    Unconditional,
+    /// C6: Retry-After on 429/503 is a floor for the next request to that resource.
+    RetryAfter,
+    /// FF11: no request to a URL the host's robots rules disallow.
+    Robots,
+    /// FF11: robots.txt is requested before any other URL of the host.
+    RobotsFirst,
+    /// FF13: no request to a blocked URL.
+    Blocked,
+}
+
+impl Rule {
+    /// The POLICY.md identifier.
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::UserAgent => "C1",
+            Rule::InFlight | Rule::Gap => "C3",
+            Rule::ValidatorEcho | Rule::Unconditional => "C4",
+            Rule::RetryAfter => "C6",
+            Rule::Robots | Rule::RobotsFirst => "FF11",
+            Rule::Blocked => "FF13",
+        }
+    }
+}
+
+/// One broken rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub rule: Rule,
+    /// Ids of the offending exchanges: the earlier one first when two are involved.
+    pub exchanges: Vec<u64>,
+    /// What was wrong, in words.
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {:?} (exchanges {:?}): {}",
+            self.rule.id(),
+            self.rule,
+            self.exchanges,
+            self.detail
+        )
+    }
+}
+
+/// Which clock gaps are measured on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeBase {
+    /// Scenario time (the crawler runs with `--time-scale` matching a scaled clock).
+    #[default]
+    Scenario,
+    /// Real monotonic time.
+    Monotonic,
+}
+
+/// The robots rules that apply to the crawler on one host: the group it obeys, already chosen.
+/// Matching follows RFC 9309: `*` matches any run, a final `$` anchors, the longest pattern
+/// wins and Allow wins a tie. Patterns are compared as given (no percent-decoding).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RobotsRules {
+    /// `(allow, pattern)` pairs.
+    pub rules: Vec<(bool, String)>,
+    /// The group's crawl-delay, when it has a valid one.
+    pub crawl_delay: Option<Duration>,
+}
+
+impl RobotsRules {
+    /// The rules a robots.txt `text` sets for product token `agent`: every group naming it
+    /// (case-insensitive; `Token/1.0` counts as `Token`) merged, else every `*` group merged,
+    /// else none. A small independent reading for checking the crawler, not the crawler's parser.
+    pub fn from_robots_txt(text: &str, agent: &str) -> RobotsRules {
+        let mut own = RobotsRules::default();
+        let mut star = RobotsRules::default();
+        let (mut found_own, mut found_star) = (false, false);
+        // The current group's agents: (names us, names `*`); a rule after agents closes the list.
+        let mut current = (false, false);
+        let mut in_rules = true;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or_default().trim();
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
+            if key == "user-agent" {
+                if in_rules {
+                    current = (false, false);
+                    in_rules = false;
+                }
+                let token = value.split('/').next().unwrap_or_default().trim();
+                current.0 |= token.eq_ignore_ascii_case(agent);
+                current.1 |= token == "*";
+                found_own |= current.0;
+                found_star |= current.1;
+                continue;
+            }
+            in_rules = true;
+            let rule = match key.as_str() {
+                "allow" => Some((true, value.to_string())),
+                "disallow" => Some((false, value.to_string())),
+                _ => None,
+            };
+            let delay = (key == "crawl-delay")
+                .then(|| value.parse::<f64>().ok())
+                .flatten()
+                .filter(|d| d.is_finite() && *d >= 0.0)
+                .map(Duration::from_secs_f64);
+            for (applies, rules) in [(current.0, &mut own), (current.1, &mut star)] {
+                if !applies {
+                    continue;
+                }
+                if let Some(r) = rule.clone() {
+                    rules.rules.push(r);
+                }
+                if delay.is_some() {
+                    rules.crawl_delay = delay;
+                }
+            }
+        }
+        match (found_own, found_star) {
+            (true, _) => own,
+            (false, true) => star,
+            (false, false) => RobotsRules::default(),
+        }
+    }
+
+    /// Rules from `Disallow` patterns only.
+    pub fn disallow(patterns: &[&str]) -> RobotsRules {
+        RobotsRules {
+            rules: patterns.iter().map(|p| (false, (*p).to_string())).collect(),
+            crawl_delay: None,
+        }
+    }
+
+    /// Add an `Allow` pattern.
+    pub fn allow(mut self, pattern: &str) -> RobotsRules {
+        self.rules.push((true, pattern.into()));
+        self
+    }
+
+    /// The Disallow pattern that forbids `target` (path and query), if one decides.
+    pub fn disallowing(&self, target: &str) -> Option<&str> {
+        let mut best: Option<(usize, bool, &str)> = None;
+        for (allow, pattern) in &self.rules {
+            if pattern.is_empty() || !robots_match(pattern, target) {
+                continue;
+            }
+            let len = pattern.len();
+            let better = match best {
+                None => true,
+                Some((l, a, _)) => len > l || (len == l && *allow && !a),
+            };
+            if better {
+                best = Some((len, *allow, pattern));
+            }
+        }
+        match best {
+            Some((_, false, p)) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Whether robots `pattern` matches the start of `target` (or all of it, with a final `$`).
+fn robots_match(pattern: &str, target: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let Some((first, rest)) = parts.split_first() else {
+        return true;
+    };
+    let Some(mut tail) = target.strip_prefix(first) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return !anchored || tail.is_empty();
+    };
+    for part in middle {
+        match tail.find(part) {
+            Some(i) => tail = tail.get(i + part.len()..).unwrap_or_default(),
+            None => return false,
+        }
+    }
+    if anchored {
+        tail.ends_with(last)
+    } else {
+        tail.contains(last)
+    }
+}
+
+/// A do-not-crawl decision the run was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// One URL: host and path-and-query.
+    Url { host: String, target: String },
+    /// Every path on `host` starting with `prefix`.
+    Prefix { host: String, prefix: String },
+    /// A whole host.
+    Host(String),
+}
+
+impl Block {
+    fn covers(&self, e: &Exchange) -> bool {
+        match self {
+            Block::Url { host, target } => *host == e.host && *target == e.target,
+            Block::Prefix { host, prefix } => *host == e.host && e.target.starts_with(prefix),
+            Block::Host(host) => *host == e.host,
+        }
+    }
+}
+
+/// What a run promised.
+#[derive(Debug, Clone)]
+pub struct Expectations {
+    /// The User-Agent every request must carry; `None` takes the first request's.
+    pub user_agent: Option<Vec<u8>>,
+    /// Minimum gap between requests to a host, unless `gaps` names the host.
+    pub default_gap: Duration,
+    /// Per-host minimum gaps (profile gap or crawl-delay).
+    pub gaps: HashMap<String, Duration>,
+    /// The clock gaps are measured on.
+    pub gap_clock: TimeBase,
+    /// The robots rules in force per host.
+    pub robots: HashMap<String, RobotsRules>,
+    /// Hosts whose robots.txt must be requested before anything else there.
+    pub robots_first: Vec<String>,
+    /// Do-not-crawl decisions.
+    pub blocked: Vec<Block>,
+    /// Paths exempt from the conditional-request rules (robots.txt by default).
+    pub unconditional_ok: Vec<String>,
+    /// Keep validators per client address rather than per run (a crawler's egress addresses
+    /// normally share one store, so off by default).
+    pub validators_per_peer: bool,
+}
+
+impl Default for Expectations {
+    fn default() -> Expectations {
+        Expectations {
+            user_agent: None,
+            default_gap: Duration::ZERO,
+            gaps: HashMap::new(),
+            gap_clock: TimeBase::default(),
+            robots: HashMap::new(),
+            robots_first: Vec::new(),
+            blocked: Vec::new(),
+            unconditional_ok: vec![ROBOTS_PATH.into()],
+            validators_per_peer: false,
+        }
+    }
+}
+
+impl Expectations {
+    fn gap(&self, host: &str) -> Duration {
+        self.gaps.get(host).copied().unwrap_or(self.default_gap)
+    }
+}
+
+/// Every violation in `exchanges` (any order) of the rules in the module docs.
+pub fn audit(exchanges: &[Exchange], expect: &Expectations) -> Vec<Violation> {
+    let mut ordered: Vec<&Exchange> = exchanges.iter().collect();
+    ordered.sort_by_key(|e| (e.started.mono, e.id));
+    let mut out = Vec::new();
+    user_agent(&ordered, expect, &mut out);
+    pacing(&ordered, expect, &mut out);
+    validators(&ordered, expect, &mut out);
+    retry_after(&ordered, &mut out);
+    robots_and_blocks(&ordered, expect, &mut out);
+    out
+}
+
+fn violation(rule: Rule, exchanges: Vec<u64>, detail: String) -> Violation {
+    Violation {
+        rule,
+        exchanges,
+        detail,
+    }
+}
+
+fn user_agent(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    let expected: Option<&[u8]> = match &expect.user_agent {
+        Some(ua) => Some(ua.as_slice()),
+        None => ordered.first().and_then(|e| e.header("user-agent")),
+    };
+    for e in ordered {
+        let sent = e.header("user-agent");
+        if sent != expected {
+            let show = |v: Option<&[u8]>| v.map_or_else(|| "none".to_string(), bytes_to_string);
+            out.push(violation(
+                Rule::UserAgent,
+                vec![e.id],
+                format!("user-agent {:?}, expected {:?}", show(sent), show(expected)),
+            ));
+        }
+    }
+}
+
+fn pacing(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    // Per host: the earlier exchange that ends last (None: never ended).
+    let mut latest: HashMap<&str, &Exchange> = HashMap::new();
+    for e in ordered {
+        if let Some(prev) = latest.get(e.host.as_str()) {
+            let overlaps = prev.ended.is_none_or(|end| e.started.mono < end.mono);
+            if overlaps {
+                out.push(violation(
+                    Rule::InFlight,
+                    vec![prev.id, e.id],
+                    format!(
+                        "{} {} started while {} was in flight on {}",
+                        e.method, e.target, prev.target, e.host
+                    ),
+                ));
+            } else if let Some(end) = prev.ended {
+                let gap = elapsed(end, e.started, expect.gap_clock);
+                let min = expect.gap(&e.host);
+                if gap < min {
+                    out.push(violation(
+                        Rule::Gap,
+                        vec![prev.id, e.id],
+                        format!(
+                            "{} {} came {gap:?} after the previous request to {}, minimum {min:?}",
+                            e.method, e.target, e.host
+                        ),
+                    ));
+                }
+            }
+        }
+        let keep_prev =
+            latest
+                .get(e.host.as_str())
+                .is_some_and(|prev| match (prev.ended, e.ended) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(p), Some(n)) => p.mono >= n.mono,
+                });
+        if !keep_prev {
+            latest.insert(e.host.as_str(), e);
+        }
+    }
+}
+
+/// Time from `from` to `to` on `clock`, zero if negative.
+fn elapsed(from: Stamp, to: Stamp, clock: TimeBase) -> Duration {
+    match clock {
+        TimeBase::Monotonic => to.mono.saturating_sub(from.mono),
+        TimeBase::Scenario => to.sim.duration_since(from.sim).unwrap_or_default(),
+    }
+}
+
+#[derive(Default)]
+struct Offered {
+    etag: Option<Vec<u8>>,
+    last_modified: Option<Vec<u8>>,
+    from: Option<u64>,
+}
+
+fn validators(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    let mut state: HashMap<(&str, &str, Option<IpAddr>), Offered> = HashMap::new();
+    for e in ordered {
+        if expect.unconditional_ok.iter().any(|p| p == e.path()) {
+            continue;
+        }
+        let peer = expect.validators_per_peer.then(|| e.peer.ip());
+        let offered = state
+            .entry((e.host.as_str(), e.target.as_str(), peer))
+            .or_default();
+        let inm = e.header("if-none-match");
+        let ims = e.header("if-modified-since");
+        let mut ids = offered.from.into_iter().collect::<Vec<_>>();
+        ids.push(e.id);
+        if (offered.etag.is_some() || offered.last_modified.is_some())
+            && inm.is_none()
+            && ims.is_none()
+        {
+            out.push(violation(
+                Rule::Unconditional,
+                ids,
+                format!(
+                    "unconditional {} {} on {} after validators were offered",
+                    e.method, e.target, e.host
+                ),
+            ));
+        } else {
+            for (name, sent, known, source) in [
+                ("if-none-match", inm, offered.etag.as_deref(), "etag"),
+                (
+                    "if-modified-since",
+                    ims,
+                    offered.last_modified.as_deref(),
+                    "last-modified",
+                ),
+            ] {
+                if sent != known {
+                    let show =
+                        |v: Option<&[u8]>| v.map_or_else(|| "none".to_string(), bytes_to_string);
+                    out.push(violation(
+                        Rule::ValidatorEcho,
+                        ids.clone(),
+                        format!(
+                            "{name} {:?} on {} {}, last {source} sent was {:?}",
+                            show(sent),
+                            e.host,
+                            e.target,
+                            show(known)
+                        ),
+                    ));
+                }
+            }
+        }
+        if !e.completed {
+            continue;
+        }
+        match e.status {
+            Some(200) => {
+                offered.etag = e.response_header("etag").map(<[u8]>::to_vec);
+                offered.last_modified = e.response_header("last-modified").map(<[u8]>::to_vec);
+                let any = offered.etag.is_some() || offered.last_modified.is_some();
+                offered.from = any.then_some(e.id);
+            }
+            Some(304) => {
+                if let Some(etag) = e.response_header("etag") {
+                    offered.etag = Some(etag.to_vec());
+                    offered.from = Some(e.id);
+                }
+                if let Some(lm) = e.response_header("last-modified") {
+                    offered.last_modified = Some(lm.to_vec());
+                    offered.from = Some(e.id);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn retry_after(ordered: &[&Exchange], out: &mut Vec<Violation>) {
+    let mut floors: HashMap<(&str, &str), (SystemTime, u64)> = HashMap::new();
+    for e in ordered {
+        let key = (e.host.as_str(), e.target.as_str());
+        if let Some((floor, given_by)) = floors.get(&key)
+            && e.started.sim < *floor
+        {
+            let early = floor.duration_since(e.started.sim).unwrap_or_default();
+            out.push(violation(
+                Rule::RetryAfter,
+                vec![*given_by, e.id],
+                format!(
+                    "{} {} on {} came {early:?} before its retry-after",
+                    e.method, e.target, e.host
+                ),
+            ));
+        }
+        if !matches!(e.status, Some(429 | 503)) {
+            continue;
+        }
+        let Some(value) = e.response_header("retry-after") else {
+            continue;
+        };
+        let given_at = e.responded.unwrap_or(e.started).sim;
+        let text = bytes_to_string(value);
+        let text = text.trim();
+        let floor = match text.parse::<u64>() {
+            Ok(secs) => given_at.checked_add(Duration::from_secs(secs)),
+            Err(_) => httpdate::parse_http_date(text).ok(),
+        };
+        if let Some(floor) = floor {
+            floors.insert(key, (floor, e.id));
+        }
+    }
+}
+
+fn robots_and_blocks(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    let mut robots_read: HashMap<&str, bool> = HashMap::new();
+    for e in ordered {
+        if let Some(block) = expect.blocked.iter().find(|b| b.covers(e)) {
+            out.push(violation(
+                Rule::Blocked,
+                vec![e.id],
+                format!(
+                    "{} {} on {} is blocked by {block:?}",
+                    e.method, e.target, e.host
+                ),
+            ));
+        }
+        if e.path() == ROBOTS_PATH {
+            robots_read.insert(e.host.as_str(), true);
+            continue;
+        }
+        if expect.robots_first.contains(&e.host)
+            && !robots_read.get(e.host.as_str()).copied().unwrap_or(false)
+        {
+            out.push(violation(
+                Rule::RobotsFirst,
+                vec![e.id],
+                format!(
+                    "{} {} on {} before its robots.txt was read",
+                    e.method, e.target, e.host
+                ),
+            ));
+        }
+        if let Some(pattern) = expect
+            .robots
+            .get(&e.host)
+            .and_then(|r| r.disallowing(&e.target))
+        {
+            out.push(violation(
+                Rule::Robots,
+                vec![e.id],
+                format!(
+                    "{} {} on {} is disallowed by {pattern:?}",
+                    e.method, e.target, e.host
+                ),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robots_txt_own_group_wins_over_star_and_groups_merge() {
+        let text = "# hello\nUser-agent: *\nDisallow: /\n\nUser-agent: Other\nUser-Agent: Tidings/1.0\n\
+                    Disallow: /private # no\nCrawl-delay: 2.5\nSitemap: http://x/s.xml\n\
+                    User-agent: tidings\nAllow: /private/feed\n";
+        let own = RobotsRules::from_robots_txt(text, "tidings");
+        assert_eq!(
+            own.rules,
+            [
+                (false, "/private".to_string()),
+                (true, "/private/feed".to_string())
+            ]
+        );
+        assert_eq!(own.crawl_delay, Some(Duration::from_millis(2500)));
+        let star = RobotsRules::from_robots_txt(text, "someone");
+        assert_eq!(star.disallowing("/feed"), Some("/"));
+        assert_eq!(star.crawl_delay, None);
+        assert_eq!(
+            RobotsRules::from_robots_txt("Disallow: /\n", "x"),
+            RobotsRules::default()
+        );
+    }
+
+    #[test]
+    fn robots_patterns_follow_rfc_9309_longest_match_and_allow_on_ties() {
+        let r = RobotsRules::disallow(&["/private", "/*.xml$", "/a"])
+            .allow("/private/ok")
+            .allow("/a");
+        assert_eq!(r.disallowing("/private/x"), Some("/private"));
+        assert_eq!(r.disallowing("/private/ok/feed"), None);
+        assert_eq!(r.disallowing("/feeds/all.xml"), Some("/*.xml$"));
+        assert_eq!(r.disallowing("/feeds/all.xml?x=1"), None);
+        assert_eq!(r.disallowing("/a/b"), None, "allow wins a tie");
+        assert_eq!(r.disallowing("/public"), None);
+        assert_eq!(RobotsRules::disallow(&[""]).disallowing("/x"), None);
+        assert_eq!(RobotsRules::disallow(&["/"]).disallowing("/x"), Some("/"));
+        assert_eq!(
+            RobotsRules::disallow(&["/*/feed*rss"]).disallowing("/b/feed/x.rss"),
+            Some("/*/feed*rss")
+        );
+    }
+}
