@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 use tidings_feed::{ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse};
 use tidings_model::{FeedId, FetchOutcome};
+use tidings_policy::retry::second_attempt;
 use tidings_policy::{BodyVerdict, Decision, FeedSchedule, Lifecycle, conditional, decide};
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 
@@ -60,10 +61,39 @@ impl Crawler {
         let request = FetchRequest {
             url: feed.url.as_url().clone(),
             validators: conditional::request_validators(&feed.validators),
+            timeout: None,
         };
-        let response = {
+        let first_rule = match purpose {
+            Purpose::FirstAdd => "first add".to_string(),
+            Purpose::Scheduled => format!("due: {}", feed.next_fetch_reason),
+        };
+        let (response, mut log) = {
             let _permit = self.gate.acquire(feed.url.as_url()).await;
-            self.fetcher.fetch(&request).await
+            let first = self.fetcher.fetch(&request).await;
+            // WFM5: no answer at all gets one more attempt at once, same URL, address and
+            // User-Agent, with more time; nothing else is tried again early (WFM4).
+            match second_attempt(&first.outcome, 1, &self.profile) {
+                None => (first, Vec::new()),
+                Some(patience) => {
+                    let log = request_log(
+                        feed,
+                        purpose,
+                        &first,
+                        first.outcome.label(),
+                        first_rule.clone(),
+                    );
+                    let longer = FetchRequest {
+                        timeout: Some(self.fetcher.config().total_timeout.saturating_mul(patience)),
+                        ..request.clone()
+                    };
+                    (self.fetcher.fetch(&longer).await, log)
+                }
+            }
+        };
+        let final_rule = if log.is_empty() {
+            first_rule
+        } else {
+            "second attempt after no answer (WFM5)".to_string()
         };
         let now = Utc::now();
         let verdict = judge_body(feed, &response);
@@ -88,13 +118,20 @@ impl Crawler {
             BodyVerdict::Unchanged => "unchanged".to_string(),
             _ => response.outcome.label().to_string(),
         };
-        let record = record(
+        log.extend(request_log(
             feed,
             purpose,
+            &response,
+            &outcome_label,
+            final_rule,
+        ));
+        let record = record(
+            feed,
             &response,
             verdict,
             &decision,
             &outcome_label,
+            log,
             now,
         );
         let applied = self.store.apply_fetch(&record).await?;
@@ -195,11 +232,11 @@ fn charset_of(content_type: &str) -> Option<&str> {
 
 fn record(
     feed: &FeedRecord,
-    purpose: Purpose,
     response: &FetchResponse,
     verdict: Verdict,
     decision: &Decision,
     outcome_label: &str,
+    log: Vec<RequestLogRow>,
     now: DateTime<Utc>,
 ) -> FetchRecord {
     let (state, state_reason) = match decision.lifecycle {
@@ -235,21 +272,19 @@ fn record(
             meta,
         },
         entries,
-        log: request_log(feed, purpose, response, outcome_label),
+        log,
     }
 }
 
-/// One row per request the read made (C7): each redirect hop, then the final answer.
+/// One row per request an attempt made (C7): each redirect hop, then the final answer; the
+/// first request was allowed by `first_rule`, each hop by the one before.
 fn request_log(
     feed: &FeedRecord,
     purpose: Purpose,
     response: &FetchResponse,
     outcome_label: &str,
+    first_rule: String,
 ) -> Vec<RequestLogRow> {
-    let first_rule = match purpose {
-        Purpose::FirstAdd => "first add".to_string(),
-        Purpose::Scheduled => format!("due: {}", feed.next_fetch_reason),
-    };
     let row = |url: &url::Url, status: Option<i32>, outcome: &str, rule: String| RequestLogRow {
         at: response.started_at,
         feed_id: Some(feed.id),

@@ -14,7 +14,7 @@ use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{Client, StatusCode};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tidings_model::{FetchOutcome, TransportError, Validators};
+use tidings_model::{FetchOutcome, TransportError};
 use url::Url;
 
 /// One hop of a redirect chain that was followed.
@@ -110,13 +110,11 @@ impl Fetcher {
             redirects: Vec::new(),
             bytes: 0,
         };
-        let outcome =
-            match tokio::time::timeout(self.config.total_timeout, self.follow(request, &mut trace))
-                .await
-            {
-                Ok(outcome) => outcome,
-                Err(_) => FetchOutcome::Transport(TransportError::Timeout),
-            };
+        let limit = request.timeout.unwrap_or(self.config.total_timeout);
+        let outcome = match tokio::time::timeout(limit, self.follow(request, &mut trace)).await {
+            Ok(outcome) => outcome,
+            Err(_) => FetchOutcome::Transport(TransportError::Timeout),
+        };
         let response = FetchResponse {
             outcome,
             final_url: trace.final_url,
@@ -144,7 +142,7 @@ impl Fetcher {
             if let Err(refusal) = check_target(&url, self.config.allow_private_networks) {
                 return FetchOutcome::Blocked { reason: refusal.0 };
             }
-            let response = match self.send(&url, &request.validators).await {
+            let response = match self.send(&url, request).await {
                 Ok(response) => response,
                 Err(e) => return no_answer(&e),
             };
@@ -174,9 +172,13 @@ impl Fetcher {
     async fn send(
         &self,
         url: &Url,
-        validators: &Validators,
+        request: &FetchRequest,
     ) -> Result<reqwest::Response, reqwest::Error> {
+        let validators = &request.validators;
         let mut builder = self.client.get(url.clone());
+        if let Some(timeout) = request.timeout {
+            builder = builder.timeout(timeout);
+        }
         // Byte for byte as stored (C4); a stored value that is not a valid header is not sent.
         if let Some(etag) = validators
             .etag

@@ -69,6 +69,9 @@ pub struct FetchRequest {
     /// Validators to echo byte for byte as If-None-Match / If-Modified-Since (C4); empty for an
     /// unconditional read. They are sent on every redirect hop too.
     pub validators: Validators,
+    /// How long the whole read may take, when it must differ from the configured total
+    /// timeout (the longer second attempt after no answer, WFM5).
+    pub timeout: Option<Duration>,
 }
 
 impl FetchRequest {
@@ -77,6 +80,7 @@ impl FetchRequest {
         FetchRequest {
             url,
             validators: Validators::default(),
+            timeout: None,
         }
     }
 }

@@ -43,6 +43,7 @@ async fn round_trip(etag: &'static [u8], last_modified: &'static [u8]) {
         .fetch(&FetchRequest {
             url: server.url("/feed"),
             validators: stored,
+            timeout: None,
         })
         .await;
     assert!(
@@ -88,6 +89,7 @@ async fn c4_not_modified_carries_the_304s_own_validators_only() {
         .fetch(&FetchRequest {
             url: server.url("/feed"),
             validators: stored,
+            timeout: None,
         })
         .await;
     // Empty: the caller keeps what it stored.
@@ -138,6 +140,7 @@ async fn c4_validators_follow_redirect_hops() {
                 etag: Some("\"n1\"".to_owned()),
                 last_modified: None,
             },
+            timeout: None,
         })
         .await;
     assert!(

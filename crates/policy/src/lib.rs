@@ -10,6 +10,7 @@
 
 pub mod conditional;
 pub mod profile;
+pub mod retry;
 pub mod schedule;
 
 pub use profile::{Profile, ProfileError};

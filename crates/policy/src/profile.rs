@@ -12,6 +12,9 @@ pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml")
 /// The longest gap between two requests to one host a profile may ask for (a day).
 pub const MAX_HOST_GAP: f64 = 86_400.0;
 
+/// The longest a second attempt may wait, in multiples of the usual time.
+pub const MAX_PATIENCE: u32 = 10;
+
 /// The embedded profiles by name.
 pub const EMBEDDED: &[(&str, &str)] = &[("default", DEFAULT_PROFILE)];
 
@@ -39,6 +42,26 @@ pub struct Profile {
     pub backoff: BackoffSettings,
     #[serde(default)]
     pub pacing: PacingSettings,
+    #[serde(default)]
+    pub retry: RetrySettings,
+}
+
+/// The one early second attempt (WFM4, WFM5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetrySettings {
+    /// When a read gets no answer at all (no connection, time-out), try once more at once,
+    /// same URL, same address, same User-Agent, allowing this many times the usual time.
+    /// 0 turns the second attempt off. An answered request is never tried again early.
+    pub no_answer_patience: u32,
+}
+
+impl Default for RetrySettings {
+    fn default() -> Self {
+        RetrySettings {
+            no_answer_patience: 2,
+        }
+    }
 }
 
 /// Refresh intervals of a healthy feed.
@@ -145,6 +168,11 @@ impl Profile {
         if !(0.0..=MAX_HOST_GAP).contains(&self.pacing.host_gap) {
             return Err(ProfileError::Invalid(format!(
                 "pacing.host_gap must be between 0 and {MAX_HOST_GAP} seconds"
+            )));
+        }
+        if self.retry.no_answer_patience > MAX_PATIENCE {
+            return Err(ProfileError::Invalid(format!(
+                "retry.no_answer_patience must be at most {MAX_PATIENCE}"
             )));
         }
         if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {

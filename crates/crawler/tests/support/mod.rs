@@ -30,6 +30,15 @@ impl Answer {
         }
     }
 
+    /// Hang up without answering: no status line at all.
+    pub fn hang_up() -> Answer {
+        Answer {
+            status: 0,
+            headers: vec![],
+            body: String::new(),
+        }
+    }
+
     pub fn header(mut self, name: &str, value: &str) -> Answer {
         self.headers.push((name.into(), value.into()));
         self
@@ -91,6 +100,9 @@ pub async fn serve(script: Script) -> u16 {
                     headers: vec![],
                     body: String::new(),
                 });
+                if answer.status == 0 {
+                    return; // dropping the stream closes it unanswered
+                }
                 let mut out = format!("HTTP/1.1 {} X\r\n", answer.status);
                 for (k, v) in &answer.headers {
                     out.push_str(&format!("{k}: {v}\r\n"));

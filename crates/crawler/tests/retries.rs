@@ -1,0 +1,80 @@
+//! WFM5: a read that got no answer at all is tried once more at once; WFM4: an answered read,
+//! a refusal or a server error included, is never tried again early.
+
+mod support;
+
+use support::{Answer, FEED, Script, crawler, serve, subscribe};
+use tidings_crawler::Purpose;
+use tidings_store::LogQuery;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm5_no_answer_gets_exactly_one_second_attempt() {
+    let script = Script::default();
+    script.push("/f.xml", Answer::hang_up());
+    script.push("/f.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    let report = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    assert_eq!((report.outcome.as_str(), report.new_entries), ("ok", 2));
+    assert_eq!(script.count("/f.xml"), 2);
+    let mut log = store
+        .request_log(&LogQuery {
+            feed: Some(feed.id),
+            ..LogQuery::default()
+        })
+        .await
+        .unwrap();
+    log.reverse();
+    let rows: Vec<(&str, &str)> = log
+        .iter()
+        .map(|r| (r.outcome.as_str(), r.rule.as_str()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("no_answer", "first add"),
+            ("ok", "second attempt after no answer (WFM5)")
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm5_the_second_attempt_is_the_only_one() {
+    let script = Script::default();
+    script.push("/f.xml", Answer::hang_up());
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    let report = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(report.outcome, "no_answer");
+    assert_eq!(
+        script.count("/f.xml"),
+        2,
+        "one attempt and one second attempt, no more"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm4_answered_requests_are_never_retried_early() {
+    for status in [503u16, 500, 429, 403, 404] {
+        let script = Script::default();
+        script.push(
+            "/f.xml",
+            Answer {
+                status,
+                headers: vec![],
+                body: String::new(),
+            },
+        );
+        let port = serve(script.clone()).await;
+        let dir = tempfile::tempdir().unwrap();
+        let (crawler, store) = crawler(dir.path()).await;
+        let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+        let report = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+        assert!(report.error.is_some(), "{status}");
+        assert_eq!(script.count("/f.xml"), 1, "{status} was asked again");
+    }
+}

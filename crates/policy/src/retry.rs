@@ -1,0 +1,83 @@
+//! The one early second attempt: only when there was no answer at all (WFM4, WFM5).
+
+use crate::profile::Profile;
+use tidings_model::FetchOutcome;
+
+/// Whether to try a read once more right away, and with how many times the usual time.
+///
+/// Only after the first attempt, only when no answer came at all (connection failed, timed
+/// out, DNS or TLS failed, the connection broke before a status line), and only if the profile
+/// allows it. Any answer, a refusal or a server error included, waits for the next scheduled
+/// read (WFM4).
+pub fn second_attempt(
+    outcome: &FetchOutcome,
+    attempts_so_far: u32,
+    profile: &Profile,
+) -> Option<u32> {
+    let patience = profile.retry.no_answer_patience;
+    (attempts_so_far == 1 && patience > 0 && outcome.is_no_answer()).then_some(patience)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tidings_model::{RetryAfter, TransportError};
+
+    #[test]
+    fn wfm5_only_no_answer_gets_one_second_attempt_and_wfm4_nothing_else() {
+        let p = Profile::embedded("default").unwrap();
+        let no_answer = FetchOutcome::Transport(TransportError::Timeout);
+        let cases = [
+            (no_answer.clone(), 1, Some(2)),
+            (no_answer.clone(), 2, None),
+            (
+                FetchOutcome::Transport(TransportError::Connect("refused".into())),
+                1,
+                Some(2),
+            ),
+            (
+                FetchOutcome::ServerError {
+                    status: 503,
+                    retry_after: None,
+                },
+                1,
+                None,
+            ),
+            (
+                FetchOutcome::Refused {
+                    status: 429,
+                    retry_after: Some(RetryAfter::Seconds(1)),
+                },
+                1,
+                None,
+            ),
+            (
+                FetchOutcome::Refused {
+                    status: 403,
+                    retry_after: None,
+                },
+                1,
+                None,
+            ),
+            (FetchOutcome::NotFound, 1, None),
+            (
+                FetchOutcome::Blocked {
+                    reason: "loopback".into(),
+                },
+                1,
+                None,
+            ),
+            (FetchOutcome::TooLarge { limit: 1 }, 1, None),
+        ];
+        for (outcome, attempts, want) in cases {
+            assert_eq!(
+                second_attempt(&outcome, attempts, &p),
+                want,
+                "{outcome:?} after {attempts}"
+            );
+        }
+        let mut off = p.clone();
+        off.retry.no_answer_patience = 0;
+        assert_eq!(second_attempt(&no_answer, 1, &off), None);
+    }
+}
