@@ -96,6 +96,18 @@ pub trait Store: Send + Sync {
 
     /// Count of stored entries (for a feed, or all).
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64>;
+
+    /// The cached robots.txt of a host (`scheme://host:port`), if it was ever fetched.
+    async fn robots(&self, host: &str) -> Result<Option<RobotsCache>>;
+
+    /// Store a freshly fetched robots.txt of `host` and the request-log row of its fetch, in
+    /// one transaction.
+    async fn save_robots(
+        &self,
+        host: &str,
+        robots: &RobotsCache,
+        log: &RequestLogRow,
+    ) -> Result<()>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

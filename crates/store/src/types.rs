@@ -222,6 +222,16 @@ impl StoredEntry {
     }
 }
 
+/// A host's robots.txt as last fetched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RobotsCache {
+    pub fetched_at: DateTime<Utc>,
+    /// The HTTP status, or `None` when no answer came.
+    pub status: Option<i32>,
+    /// The body of a 2xx answer (as text; bytes that are not UTF-8 are replaced).
+    pub body: Option<String>,
+}
+
 /// Which request log rows to list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogQuery {

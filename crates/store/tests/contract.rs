@@ -65,4 +65,5 @@ contract! {
     listing::limit_defaults_and_caps,
     listing::sort_time_prefers_published_then_updated_and_never_the_future,
     log::request_log_filters_and_orders_newest_first,
+    log::robots_cache_round_trips_and_logs_its_fetch,
 }

@@ -87,25 +87,34 @@ pub(super) async fn apply(
     }
 
     for log in &fetch.log {
-        sqlx::query(
-            "INSERT INTO request_log (at, feed_id, host, purpose, url, egress, status, outcome, \
-         bytes, duration_ms, rule) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        )
-        .bind(log.at)
-        .bind(log.feed_id.map(|f| f.0))
-        .bind(&log.host)
-        .bind(&log.purpose)
-        .bind(&log.url)
-        .bind(log.egress.as_deref())
-        .bind(log.status)
-        .bind(&log.outcome)
-        .bind(log.bytes)
-        .bind(log.duration_ms)
-        .bind(&log.rule)
-        .execute(&mut **tx)
-        .await?;
+        insert_log(tx, log).await?;
     }
     Ok(report)
+}
+
+/// Append one request-log row (C7).
+pub(super) async fn insert_log(
+    tx: &mut Transaction<'static, Postgres>,
+    log: &crate::RequestLogRow,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO request_log (at, feed_id, host, purpose, url, egress, status, outcome, \
+         bytes, duration_ms, rule) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(log.at)
+    .bind(log.feed_id.map(|f| f.0))
+    .bind(&log.host)
+    .bind(&log.purpose)
+    .bind(&log.url)
+    .bind(log.egress.as_deref())
+    .bind(log.status)
+    .bind(&log.outcome)
+    .bind(log.bytes)
+    .bind(log.duration_ms)
+    .bind(&log.rule)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 /// Make sure a host row exists for `url`'s host.

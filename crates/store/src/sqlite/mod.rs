@@ -17,7 +17,7 @@ use crate::codec::{
 };
 use crate::{
     ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewFeed, RequestLogRow, Result,
-    Store, StoreError, StoredEntry, Subscribed, migrations,
+    RobotsCache, Store, StoreError, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -289,5 +289,46 @@ impl Store for SqliteStore {
                 .fetch_one(&self.pool)
                 .await?;
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
+    }
+
+    async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {
+        let row: Option<(Option<i64>, Option<i32>, Option<String>)> = sqlx::query_as(
+            "SELECT robots_fetched_at, robots_status, robots_body FROM hosts WHERE host = ?1",
+        )
+        .bind(host)
+        .fetch_optional(&self.pool)
+        .await?;
+        match row {
+            Some((Some(at), status, body)) => Ok(Some(RobotsCache {
+                fetched_at: codec::from_micros(at)?,
+                status,
+                body,
+            })),
+            _ => Ok(None),
+        }
+    }
+
+    async fn save_robots(
+        &self,
+        host: &str,
+        robots: &RobotsCache,
+        log: &RequestLogRow,
+    ) -> Result<()> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "INSERT INTO hosts (host, created_at, robots_fetched_at, robots_status, robots_body) \
+             VALUES (?1, ?2, ?2, ?3, ?4) ON CONFLICT (host) DO UPDATE SET \
+             robots_fetched_at = excluded.robots_fetched_at, \
+             robots_status = excluded.robots_status, robots_body = excluded.robots_body",
+        )
+        .bind(host)
+        .bind(micros(robots.fetched_at))
+        .bind(robots.status)
+        .bind(robots.body.as_deref())
+        .execute(&mut *tx)
+        .await?;
+        apply::insert_log(&mut tx, log).await?;
+        tx.commit().await?;
+        Ok(())
     }
 }

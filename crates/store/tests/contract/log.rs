@@ -77,3 +77,56 @@ pub async fn request_log_filters_and_orders_newest_first(store: Arc<dyn Store>) 
     assert!(bytes_for("_ne.example").await.is_empty());
     assert!(bytes_for("example").await.is_empty());
 }
+
+/// A host's robots.txt is cached with its status and body, replaced by the next fetch, and the
+/// fetch itself is in the request log (C7).
+pub async fn robots_cache_round_trips_and_logs_its_fetch(store: Arc<dyn Store>) {
+    let host = "https://robots.example:443";
+    assert_eq!(store.robots(host).await.unwrap(), None);
+    let row = |at: i64, status: Option<i32>| tidings_store::RequestLogRow {
+        at: t(at),
+        feed_id: None,
+        host: host.to_owned(),
+        purpose: "robots".to_owned(),
+        url: format!("{host}/robots.txt"),
+        egress: None,
+        status,
+        outcome: "ok".to_owned(),
+        bytes: 20,
+        duration_ms: 3,
+        rule: "robots.txt before the first request".to_owned(),
+    };
+    let first = tidings_store::RobotsCache {
+        fetched_at: t(10),
+        status: Some(200),
+        body: Some("User-agent: *\nDisallow: /private\n".to_owned()),
+    };
+    store
+        .save_robots(host, &first, &row(10, Some(200)))
+        .await
+        .unwrap();
+    assert_eq!(store.robots(host).await.unwrap(), Some(first));
+    let again = tidings_store::RobotsCache {
+        fetched_at: t(20),
+        status: None,
+        body: None,
+    };
+    store
+        .save_robots(host, &again, &row(20, None))
+        .await
+        .unwrap();
+    assert_eq!(store.robots(host).await.unwrap(), Some(again));
+    let logged = store
+        .request_log(&LogQuery {
+            host: Some(host.to_owned()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(logged.len(), 2);
+    assert!(
+        logged
+            .iter()
+            .all(|r| r.purpose == "robots" && r.feed_id.is_none())
+    );
+}
