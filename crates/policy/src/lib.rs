@@ -11,6 +11,7 @@
 pub mod conditional;
 pub mod profile;
 pub mod retry;
+pub mod robots;
 pub mod schedule;
 
 pub use profile::{Profile, ProfileError};

@@ -12,6 +12,10 @@ pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml")
 /// The longest gap between two requests to one host a profile may ask for (a day).
 pub const MAX_HOST_GAP: f64 = 86_400.0;
 
+/// The oldest a stored robots.txt may be before it is read again, whatever a profile says:
+/// a week (DFB7 asks a day; no profile may keep a block from taking effect for longer).
+pub const MAX_ROBOTS_AGE: u64 = 7 * 86_400;
+
 /// The longest a second attempt may wait, in multiples of the usual time.
 pub const MAX_PATIENCE: u32 = 10;
 
@@ -44,6 +48,48 @@ pub struct Profile {
     pub pacing: PacingSettings,
     #[serde(default)]
     pub retry: RetrySettings,
+    #[serde(default)]
+    pub robots: RobotsSettings,
+}
+
+/// What a robots.txt that cannot be read means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnRobotsFailure {
+    /// Crawl as if there were none (SR10 for 5xx).
+    Allow,
+    /// Stay away (RFC 9309 2.3.1.4; DFB8 for 5xx).
+    Disallow,
+    /// Fetch nothing now and try again later (FF11).
+    Defer,
+}
+
+/// robots.txt for feeds (WFM9, SR8, SR10, DFB7, DFB8, FF11).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RobotsSettings {
+    /// The product token looked for in `User-agent` lines.
+    pub token: String,
+    /// Whether feed URLs obey the `*` group; the own group is always obeyed (SR8).
+    pub star_group_for_feeds: bool,
+    /// What robots.txt answering 429 or 5xx means.
+    pub on_server_error: OnRobotsFailure,
+    /// What no answer at all means.
+    pub on_unreachable: OnRobotsFailure,
+    /// Re-read robots.txt when the stored copy is older than this many seconds (DFB7).
+    pub max_age: u64,
+}
+
+impl Default for RobotsSettings {
+    fn default() -> Self {
+        RobotsSettings {
+            token: "tidings".into(),
+            star_group_for_feeds: true,
+            on_server_error: OnRobotsFailure::Disallow,
+            on_unreachable: OnRobotsFailure::Defer,
+            max_age: 86_400,
+        }
+    }
 }
 
 /// The one early second attempt (WFM4, WFM5).
@@ -168,6 +214,14 @@ impl Profile {
         if !(0.0..=MAX_HOST_GAP).contains(&self.pacing.host_gap) {
             return Err(ProfileError::Invalid(format!(
                 "pacing.host_gap must be between 0 and {MAX_HOST_GAP} seconds"
+            )));
+        }
+        if let Err(e) = tidings_robots::ProductToken::new(&self.robots.token) {
+            return Err(ProfileError::Invalid(format!("robots.token: {e}")));
+        }
+        if self.robots.max_age == 0 || self.robots.max_age > MAX_ROBOTS_AGE {
+            return Err(ProfileError::Invalid(format!(
+                "robots.max_age must be between 1 and {MAX_ROBOTS_AGE} seconds"
             )));
         }
         if self.retry.no_answer_patience > MAX_PATIENCE {

@@ -1,0 +1,233 @@
+//! robots.txt for feed URLs: when to re-read it, and whether it lets a feed be fetched.
+//!
+//! The file itself is parsed and matched by `tidings-robots`; this module applies the
+//! profile: which token, whether the `*` group counts for feeds (SR8), what an unreadable file
+//! means (SR10, DFB8, FF11), and how old a stored copy may get (DFB7).
+
+use crate::profile::{OnRobotsFailure, Profile};
+use chrono::{DateTime, Duration, Utc};
+use tidings_robots::{
+    FailurePolicy, OnFailure, ProductToken, Robots, RobotsFetch, RobotsStatus, StarGroup, interpret,
+};
+
+/// A stored robots.txt fetch: its HTTP status (`None`: no answer) and body.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredRobots<'a> {
+    pub fetched_at: DateTime<Utc>,
+    pub status: Option<u16>,
+    pub body: &'a [u8],
+}
+
+/// Whether a feed may be fetched now, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsGate {
+    Allowed(String),
+    Denied(String),
+    /// robots.txt could not be read and the profile waits.
+    Deferred(String),
+}
+
+/// Whether the stored copy (if any) must be read again before it is used (DFB7).
+pub fn needs_refetch(stored: Option<DateTime<Utc>>, now: DateTime<Utc>, profile: &Profile) -> bool {
+    let max_age =
+        Duration::seconds(i64::try_from(profile.robots.max_age).unwrap_or(i64::MAX / 1000));
+    stored.is_none_or(|at| now - at >= max_age || at > now)
+}
+
+/// Whether `path_and_query` of a feed may be fetched under the stored robots.txt.
+pub fn gate_for_feed(
+    stored: &StoredRobots<'_>,
+    path_and_query: &str,
+    profile: &Profile,
+) -> RobotsGate {
+    let settings = &profile.robots;
+    let failure = FailurePolicy {
+        server_error: on_failure(settings.on_server_error),
+        unreachable: on_failure(settings.on_unreachable),
+    };
+    let fetch = match stored.status {
+        Some(status) => RobotsFetch::from_status(status, stored.body),
+        None => RobotsFetch::Unreachable,
+    };
+    let Ok(token) = ProductToken::new(&settings.token) else {
+        return RobotsGate::Denied(format!("robots: invalid token {:?}", settings.token));
+    };
+    match interpret(fetch, failure) {
+        RobotsStatus::AllowAll => RobotsGate::Allowed(match stored.status {
+            Some(status) => format!("robots: {status}, everything allowed"),
+            None => "robots: unreadable, allowed by the profile".into(),
+        }),
+        RobotsStatus::DisallowAll => RobotsGate::Denied(format!(
+            "robots: {}, the profile stays away",
+            describe(stored.status)
+        )),
+        RobotsStatus::Defer => {
+            RobotsGate::Deferred(format!("robots: {}, deferred", describe(stored.status)))
+        }
+        RobotsStatus::Rules(robots) => check(
+            &robots,
+            &token,
+            path_and_query,
+            settings.star_group_for_feeds,
+        ),
+    }
+}
+
+fn check(robots: &Robots, token: &ProductToken, path: &str, star: bool) -> RobotsGate {
+    let star = if star {
+        StarGroup::Apply
+    } else {
+        StarGroup::Ignore
+    };
+    let verdict = robots.check_with(token, path, star);
+    if verdict.is_allowed() {
+        RobotsGate::Allowed(format!("robots: {verdict}"))
+    } else {
+        RobotsGate::Denied(format!("robots: {verdict}"))
+    }
+}
+
+fn describe(status: Option<u16>) -> String {
+    match status {
+        Some(s) => format!("robots.txt answered {s}"),
+        None => "robots.txt did not answer".into(),
+    }
+}
+
+fn on_failure(choice: OnRobotsFailure) -> OnFailure {
+    match choice {
+        OnRobotsFailure::Allow => OnFailure::Allow,
+        OnRobotsFailure::Disallow => OnFailure::Disallow,
+        OnRobotsFailure::Defer => OnFailure::Defer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &[u8] =
+        b"User-agent: *\nDisallow: /private\n\nUser-agent: SereneReader\nDisallow: /feeds/secret\n";
+
+    fn profile(token: &str, star: bool, server_error: OnRobotsFailure) -> Profile {
+        let mut p = Profile::embedded("default").unwrap();
+        p.robots.token = token.into();
+        p.robots.star_group_for_feeds = star;
+        p.robots.on_server_error = server_error;
+        p
+    }
+
+    fn now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z")
+            .unwrap()
+            .into()
+    }
+
+    fn stored(status: Option<u16>, body: &[u8]) -> StoredRobots<'_> {
+        StoredRobots {
+            fetched_at: now(),
+            status,
+            body,
+        }
+    }
+
+    /// One row: (profile, stored file, path) → the gate, as its kind and reason.
+    fn check_row(p: &Profile, s: &StoredRobots<'_>, path: &str, want: RobotsGate) {
+        assert_eq!(
+            gate_for_feed(s, path, p),
+            want,
+            "{path} with {:?}",
+            s.status
+        );
+    }
+
+    #[test]
+    fn wfm9_own_group_disallow_stops_the_fetch() {
+        let p = profile("SereneReader", true, OnRobotsFailure::Disallow);
+        check_row(
+            &p,
+            &stored(Some(200), FILE),
+            "/feeds/secret/a.xml",
+            RobotsGate::Denied(
+                "robots: disallowed by group SereneReader line 5: Disallow: /feeds/secret".into(),
+            ),
+        );
+    }
+
+    #[test]
+    fn sr8_star_group_does_not_apply_to_feeds_when_the_profile_says_so() {
+        let ignoring = profile("OtherBot", false, OnRobotsFailure::Allow);
+        check_row(
+            &ignoring,
+            &stored(Some(200), FILE),
+            "/private/feed.xml",
+            RobotsGate::Allowed("robots: allowed: no own group, the * group is ignored".into()),
+        );
+        let obeying = profile("OtherBot", true, OnRobotsFailure::Allow);
+        check_row(
+            &obeying,
+            &stored(Some(200), FILE),
+            "/private/feed.xml",
+            RobotsGate::Denied("robots: disallowed by group * line 2: Disallow: /private".into()),
+        );
+    }
+
+    #[test]
+    fn missing_robots_allows_everything() {
+        let p = profile("tidings", true, OnRobotsFailure::Disallow);
+        for status in [404, 410, 403] {
+            check_row(
+                &p,
+                &stored(Some(status), b""),
+                "/feed.xml",
+                RobotsGate::Allowed(format!("robots: {status}, everything allowed")),
+            );
+        }
+    }
+
+    #[test]
+    fn sr10_dfb8_ff11_server_errors_follow_the_profile() {
+        let s = stored(Some(503), b"");
+        check_row(
+            &profile("t", true, OnRobotsFailure::Allow),
+            &s,
+            "/f",
+            RobotsGate::Allowed("robots: 503, everything allowed".into()),
+        );
+        check_row(
+            &profile("t", true, OnRobotsFailure::Disallow),
+            &s,
+            "/f",
+            RobotsGate::Denied("robots: robots.txt answered 503, the profile stays away".into()),
+        );
+        check_row(
+            &profile("t", true, OnRobotsFailure::Defer),
+            &s,
+            "/f",
+            RobotsGate::Deferred("robots: robots.txt answered 503, deferred".into()),
+        );
+        check_row(
+            &profile("t", true, OnRobotsFailure::Allow),
+            &stored(None, b""),
+            "/f",
+            RobotsGate::Deferred("robots: robots.txt did not answer, deferred".into()),
+        );
+    }
+
+    #[test]
+    fn dfb7_robots_is_read_again_when_older_than_the_profile_allows() {
+        let p = Profile::embedded("default").unwrap();
+        let day = Duration::seconds(86_400);
+        assert!(needs_refetch(None, now(), &p));
+        assert!(!needs_refetch(
+            Some(now() - day + Duration::seconds(1)),
+            now(),
+            &p
+        ));
+        assert!(needs_refetch(Some(now() - day), now(), &p));
+        assert!(
+            needs_refetch(Some(now() + Duration::hours(1)), now(), &p),
+            "a copy from the future is not trusted"
+        );
+    }
+}
