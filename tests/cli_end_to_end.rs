@@ -29,8 +29,11 @@ async fn add_fetch_not_modified_then_new_entries() {
         "{}",
         stdout(&out)
     );
+    // robots.txt first (FF11), once for the origin both feeds share, then the two feeds.
     let first = publisher.seen();
-    assert_eq!(first.len(), 2);
+    assert_eq!(first.len(), 3);
+    assert_eq!(first[0].path, "/robots.txt");
+    let first = &first[1..];
     assert!(
         first
             .iter()
@@ -48,7 +51,7 @@ async fn add_fetch_not_modified_then_new_entries() {
         "{}",
         stdout(&out)
     );
-    let second = &publisher.seen()[2..];
+    let second = &publisher.seen()[3..];
     assert_eq!(second.len(), 2);
     for seen in second {
         assert_eq!(seen.status, 304);
@@ -99,9 +102,13 @@ async fn add_fetch_not_modified_then_new_entries() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(rows.len(), 6, "2 first reads, 2 + 2 refreshes");
-    assert_eq!(rows.last().unwrap()["purpose"], "first_add");
-    assert_eq!(rows.last().unwrap()["rule"], "first add");
+    assert_eq!(rows.len(), 7, "robots.txt, 2 first reads, 2 + 2 refreshes");
+    assert_eq!(rows[6]["purpose"], "robots");
+    assert_eq!(rows[5]["purpose"], "first_add");
+    assert_eq!(
+        rows[5]["rule"],
+        "first add; robots: 404, everything allowed"
+    );
     assert!(
         rows[0]["rule"]
             .as_str()
@@ -114,7 +121,7 @@ async fn add_fetch_not_modified_then_new_entries() {
     assert_eq!(stdout(&out).lines().count(), 3, "{}", stdout(&out));
     assert!(stdout(&out).lines().all(|l| l.contains("/beta.xml")));
     let out = tidings(&db, &["log", "--host", "127.0.0.1"]).await;
-    assert_eq!(stdout(&out).lines().count(), 6);
+    assert_eq!(stdout(&out).lines().count(), 7);
     let out = tidings(&db, &["log", "--host", "elsewhere.test"]).await;
     assert_eq!(stdout(&out), "");
 

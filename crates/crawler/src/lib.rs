@@ -9,6 +9,7 @@
 
 pub mod gate;
 pub mod refresh;
+mod robots;
 pub mod run;
 
 pub use refresh::{FeedReport, Purpose};

@@ -7,6 +7,7 @@ use tidings_feed::{ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse};
 use tidings_model::{FeedId, FetchOutcome};
 use tidings_policy::retry::second_attempt;
+use tidings_policy::robots::RobotsGate;
 use tidings_policy::{BodyVerdict, Decision, FeedSchedule, Lifecycle, conditional, decide};
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 
@@ -58,16 +59,22 @@ impl Crawler {
         feed: &FeedRecord,
         purpose: Purpose,
     ) -> Result<FeedReport, CrawlError> {
+        let allowed_by = match self.robots_gate(feed).await? {
+            RobotsGate::Allowed(reason) => reason,
+            RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
+                return self.not_fetched(feed, reason).await;
+            }
+        };
         let request = FetchRequest {
             url: feed.url.as_url().clone(),
             validators: conditional::request_validators(&feed.validators),
             timeout: None,
         };
         let first_rule = match purpose {
-            Purpose::FirstAdd => "first add".to_string(),
-            Purpose::Scheduled => format!("due: {}", feed.next_fetch_reason),
+            Purpose::FirstAdd => format!("first add; {allowed_by}"),
+            Purpose::Scheduled => format!("due: {}; {allowed_by}", feed.next_fetch_reason),
         };
-        let (response, mut log) = {
+        let (response, log) = {
             let _permit = self.gate.acquire(feed.url.as_url()).await;
             let first = self.fetcher.fetch(&request).await;
             // WFM5: no answer at all gets one more attempt at once, same URL, address and
@@ -95,6 +102,39 @@ impl Crawler {
         } else {
             "second attempt after no answer (WFM5)".to_string()
         };
+        self.conclude(feed, purpose, response, log, Some(final_rule))
+            .await
+    }
+
+    /// Store what robots.txt (or the address guard) decided when the feed was not fetched.
+    async fn not_fetched(
+        &self,
+        feed: &FeedRecord,
+        reason: String,
+    ) -> Result<FeedReport, CrawlError> {
+        let response = FetchResponse {
+            outcome: FetchOutcome::Blocked { reason },
+            final_url: feed.url.as_url().clone(),
+            redirects: Vec::new(),
+            bytes: 0,
+            started_at: Utc::now(),
+            duration: std::time::Duration::ZERO,
+        };
+        self.conclude(feed, Purpose::Scheduled, response, Vec::new(), None)
+            .await
+    }
+
+    /// Judge the body, decide, and store everything of one read in one transaction. `log`
+    /// holds the rows of earlier attempts; the final answer gets a row with `final_rule` unless
+    /// no request was sent (`None`).
+    async fn conclude(
+        &self,
+        feed: &FeedRecord,
+        purpose: Purpose,
+        response: FetchResponse,
+        mut log: Vec<RequestLogRow>,
+        final_rule: Option<String>,
+    ) -> Result<FeedReport, CrawlError> {
         let now = Utc::now();
         let verdict = judge_body(feed, &response);
         let state = FeedSchedule {
@@ -118,13 +158,9 @@ impl Crawler {
             BodyVerdict::Unchanged => "unchanged".to_string(),
             _ => response.outcome.label().to_string(),
         };
-        log.extend(request_log(
-            feed,
-            purpose,
-            &response,
-            &outcome_label,
-            final_rule,
-        ));
+        if let Some(rule) = final_rule {
+            log.extend(request_log(feed, purpose, &response, &outcome_label, rule));
+        }
         let record = record(
             feed,
             &response,

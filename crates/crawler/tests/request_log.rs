@@ -45,7 +45,7 @@ async fn c7_every_hop_of_a_read_is_logged() {
                 format!("{base}/old.xml"),
                 Some(301),
                 "redirect",
-                "first add".to_string()
+                "first add; robots: 404, everything allowed".to_string()
             ),
             (
                 format!("{base}/middle.xml"),
@@ -63,8 +63,21 @@ async fn c7_every_hop_of_a_read_is_logged() {
     );
     assert_eq!(
         script.requests.lock().unwrap().len(),
-        3,
-        "one row per request sent"
+        4,
+        "robots.txt and three hops"
     );
+    let robots = store
+        .request_log(&LogQuery {
+            host: Some("127.0.0.1".into()),
+            ..LogQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        robots.len(),
+        4,
+        "one row per request sent, robots.txt included"
+    );
+    assert_eq!(robots[3].purpose, "robots");
     assert!(log[2].bytes > 0);
 }

@@ -34,7 +34,7 @@ async fn wfm5_no_answer_gets_exactly_one_second_attempt() {
     assert_eq!(
         rows,
         [
-            ("no_answer", "first add"),
+            ("no_answer", "first add; robots: 404, everything allowed"),
             ("ok", "second attempt after no answer (WFM5)")
         ]
     );

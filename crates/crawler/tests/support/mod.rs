@@ -122,6 +122,14 @@ pub async fn serve(script: Script) -> u16 {
 /// A fresh SQLite store in `dir`, a crawler on it allowed to reach loopback, with a profile
 /// whose host gap is zero.
 pub async fn crawler(dir: &std::path::Path) -> (Crawler, Arc<dyn Store>) {
+    crawler_with(dir, |_| {}).await
+}
+
+/// Like [`crawler`], with a profile changed by `tune`.
+pub async fn crawler_with(
+    dir: &std::path::Path,
+    tune: impl FnOnce(&mut Profile),
+) -> (Crawler, Arc<dyn Store>) {
     let store = tidings_store::open(dir.join("t.db").to_str().unwrap())
         .await
         .unwrap();
@@ -129,6 +137,7 @@ pub async fn crawler(dir: &std::path::Path) -> (Crawler, Arc<dyn Store>) {
     config.allow_private_networks = true;
     let mut profile = Profile::embedded("default").unwrap();
     profile.pacing.host_gap = 0.0;
+    tune(&mut profile);
     let crawler = Crawler::new(
         store.clone(),
         Arc::new(Fetcher::new(config).unwrap()),

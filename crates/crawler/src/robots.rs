@@ -1,0 +1,76 @@
+//! robots.txt before a feed: read (or re-read) the origin's file through the host gate, store
+//! it with its request-log row, and ask the policy whether the feed may be fetched.
+
+use crate::{CrawlError, Crawler};
+use chrono::Utc;
+use tidings_fetch::FetchRequest;
+use tidings_model::{FetchOutcome, HostKey};
+use tidings_policy::robots::{RobotsGate, StoredRobots, gate_for_feed, needs_refetch};
+use tidings_robots::path_and_query;
+use tidings_store::{FeedRecord, RequestLogRow, RobotsCache};
+
+impl Crawler {
+    /// Whether `feed` may be fetched now under its origin's robots.txt (FF11: checked for every
+    /// origin before fetching), reading the file first when there is no fresh copy (DFB7).
+    pub(crate) async fn robots_gate(&self, feed: &FeedRecord) -> Result<RobotsGate, CrawlError> {
+        let url = feed.url.as_url();
+        let origin = HostKey::of(url);
+        let stored = self.store.robots(origin.as_str()).await?;
+        let cache = match stored {
+            Some(cache) if !needs_refetch(Some(cache.fetched_at), Utc::now(), &self.profile) => {
+                cache
+            }
+            stale => {
+                let mut robots_url = url.clone();
+                robots_url.set_path("/robots.txt");
+                robots_url.set_query(None);
+                let response = {
+                    let _permit = self.gate.acquire(url).await;
+                    self.fetcher
+                        .fetch(&FetchRequest::new(robots_url.clone()))
+                        .await
+                };
+                if let FetchOutcome::Blocked { reason } = &response.outcome {
+                    // Nothing was sent: the target itself is refused.
+                    return Ok(RobotsGate::Denied(format!("not fetched: {reason}")));
+                }
+                let body = match &response.outcome {
+                    FetchOutcome::Fetched(f) => Some(String::from_utf8_lossy(&f.body).into_owned()),
+                    _ => None,
+                };
+                let cache = RobotsCache {
+                    fetched_at: Utc::now(),
+                    status: response.outcome.status().map(i32::from),
+                    body,
+                };
+                let rule = match stale {
+                    None => "robots.txt before the first feed of this origin (FF11)",
+                    Some(_) => "robots.txt older than the profile's max_age (DFB7)",
+                };
+                let row = RequestLogRow {
+                    at: response.started_at,
+                    feed_id: None,
+                    host: origin.to_string(),
+                    purpose: "robots".into(),
+                    url: robots_url.to_string(),
+                    egress: None,
+                    status: cache.status,
+                    outcome: response.outcome.label().into(),
+                    bytes: i64::try_from(response.bytes).unwrap_or(i64::MAX),
+                    duration_ms: i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX),
+                    rule: rule.into(),
+                };
+                self.store
+                    .save_robots(origin.as_str(), &cache, &row)
+                    .await?;
+                cache
+            }
+        };
+        let stored = StoredRobots {
+            fetched_at: cache.fetched_at,
+            status: cache.status.and_then(|s| u16::try_from(s).ok()),
+            body: cache.body.as_deref().unwrap_or_default().as_bytes(),
+        };
+        Ok(gate_for_feed(&stored, path_and_query(url), &self.profile))
+    }
+}

@@ -1,0 +1,117 @@
+//! robots.txt before feeds (FF11): read once per origin, obeyed per the profile (WFM9, SR8,
+//! DFB8), re-read when older than the profile allows (DFB7), and every fetch logged (C7).
+
+mod support;
+
+use support::{Answer, FEED, Script, crawler, serve, subscribe};
+use tidings_crawler::Purpose;
+use tidings_store::LogQuery;
+
+fn robots(body: &str) -> Answer {
+    Answer {
+        status: 200,
+        headers: vec![("content-type".into(), "text/plain".into())],
+        body: body.into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm9_a_disallowed_feed_is_not_requested() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        robots("User-agent: tidings\nDisallow: /private/\n"),
+    );
+    script.push("/private/f.xml", Answer::ok(FEED));
+    script.push("/public/f.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let private = subscribe(&store, &format!("http://127.0.0.1:{port}/private/f.xml")).await;
+    let public = subscribe(&store, &format!("http://127.0.0.1:{port}/public/f.xml")).await;
+
+    let report = crawler.refresh(&private, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(report.outcome, "blocked");
+    assert_eq!(
+        report.error.as_deref(),
+        Some("not fetched: robots: disallowed by group tidings line 2: Disallow: /private/")
+    );
+    assert_eq!(script.count("/private/f.xml"), 0);
+    let stored = store.feed(private.id).await.unwrap().unwrap();
+    assert_eq!(stored.last_outcome.as_deref(), Some("blocked"));
+    assert_eq!(stored.last_status, None, "no request was sent");
+    assert!(
+        stored.next_fetch_reason.starts_with("failure 1 (blocked)"),
+        "{}",
+        stored.next_fetch_reason
+    );
+    assert!(stored.next_fetch_at > report.next_fetch_at - chrono::Duration::seconds(1));
+
+    let report = crawler.refresh(&public, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(report.new_entries, 2);
+    assert_eq!(
+        script.count("/robots.txt"),
+        1,
+        "one robots.txt read for the origin"
+    );
+    let rows = store.request_log(&LogQuery::default()).await.unwrap();
+    assert_eq!(rows.iter().filter(|r| r.purpose == "robots").count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dfb8_robots_answering_5xx_keeps_the_default_profile_away() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        Answer {
+            status: 503,
+            headers: vec![],
+            body: String::new(),
+        },
+    );
+    script.push("/f.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    let report = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    assert!(
+        report
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("robots.txt answered 503"),
+        "{report:?}"
+    );
+    assert_eq!(script.count("/f.xml"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dfb7_robots_is_read_again_once_older_than_max_age() {
+    let script = Script::default();
+    script.push("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    script.push("/f.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = support::crawler_with(dir.path(), |p| p.robots.max_age = 1).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    crawler.refresh(&feed, Purpose::Scheduled).await.unwrap();
+    assert_eq!(script.count("/robots.txt"), 1, "fresh copy reused");
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    crawler.refresh(&feed, Purpose::Scheduled).await.unwrap();
+    assert_eq!(script.count("/robots.txt"), 2, "stale copy read again");
+    let rows = store.request_log(&LogQuery::default()).await.unwrap();
+    let robots_rules: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.purpose == "robots")
+        .map(|r| r.rule.as_str())
+        .collect();
+    assert_eq!(
+        robots_rules,
+        [
+            "robots.txt older than the profile's max_age (DFB7)",
+            "robots.txt before the first feed of this origin (FF11)"
+        ]
+    );
+}
