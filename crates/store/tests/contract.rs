@@ -48,7 +48,7 @@ contract! {
     fetch::same_body_again_changes_no_entry,
     fetch::changed_entry_is_updated_and_keeps_first_seen,
     fetch::not_modified_keeps_validators_and_entries,
-    fetch::entries_that_leave_the_feed_are_kept,
+    fetch::ff5_entries_that_leave_the_feed_are_kept,
     fetch::counters_follow_outcomes,
     fetch::unknown_feed_is_refused_and_leaves_nothing,
     fetch::failure_mid_transaction_leaves_nothing,

@@ -153,7 +153,7 @@ pub async fn not_modified_keeps_validators_and_entries(store: Arc<dyn Store>) {
 }
 
 /// FF5: an entry that leaves the live feed stays stored.
-pub async fn entries_that_leave_the_feed_are_kept(store: Arc<dyn Store>) {
+pub async fn ff5_entries_that_leave_the_feed_are_kept(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
     store.apply_fetch(&ok(id, t(60), three())).await.unwrap();
     let a_before = stored(&store, "a").await;
