@@ -5,10 +5,12 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use tidings_feed::{ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse};
-use tidings_model::{FeedId, FetchOutcome};
+use tidings_model::{FeedId, FetchOutcome, HostKey};
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::RobotsGate;
-use tidings_policy::{BodyVerdict, Decision, FeedSchedule, Lifecycle, conditional, decide};
+use tidings_policy::{
+    BodyVerdict, Decision, FeedSchedule, Lifecycle, conditional, decide, host_floor, postpone,
+};
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 
 /// Why a request is made; written to the request log (C7).
@@ -59,6 +61,14 @@ impl Crawler {
         feed: &FeedRecord,
         purpose: Purpose,
     ) -> Result<FeedReport, CrawlError> {
+        // C6: the host asked everyone to wait; this feed waits too, without a request.
+        let origin = HostKey::of(feed.url.as_url());
+        let now = Utc::now();
+        if let Some(until) = self.store.host_floor(origin.as_str()).await?
+            && until > now
+        {
+            return self.postponed(feed, until, now).await;
+        }
         let allowed_by = match self.robots_gate(feed).await? {
             RobotsGate::Allowed(reason) => reason,
             RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
@@ -106,6 +116,54 @@ impl Crawler {
             .await
     }
 
+    /// Reschedule a feed whose host asked to wait, without a request and without counting a
+    /// failure.
+    async fn postponed(
+        &self,
+        feed: &FeedRecord,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<FeedReport, CrawlError> {
+        let decision = postpone(&schedule_state(feed), until, now);
+        let response = FetchResponse {
+            outcome: FetchOutcome::Blocked {
+                reason: decision.reason.clone(),
+            },
+            final_url: feed.url.as_url().clone(),
+            redirects: Vec::new(),
+            bytes: 0,
+            started_at: now,
+            duration: std::time::Duration::ZERO,
+        };
+        let verdict = Verdict {
+            body: BodyVerdict::NotApplicable,
+            parsed: None,
+            hash: None,
+            error: None,
+        };
+        let record = record(
+            feed,
+            &response,
+            verdict,
+            &decision,
+            "postponed",
+            Vec::new(),
+            now,
+        );
+        self.store.apply_fetch(&record).await?;
+        Ok(FeedReport {
+            feed_id: feed.id,
+            url: feed.url.to_string(),
+            outcome: "postponed".into(),
+            status: None,
+            new_entries: 0,
+            updated_entries: 0,
+            error: None,
+            next_fetch_at: decision.next_fetch_at,
+            next_fetch_reason: decision.reason,
+        })
+    }
+
     /// Store what robots.txt (or the address guard) decided when the feed was not fetched.
     async fn not_fetched(
         &self,
@@ -137,12 +195,13 @@ impl Crawler {
     ) -> Result<FeedReport, CrawlError> {
         let now = Utc::now();
         let verdict = judge_body(feed, &response);
-        let state = FeedSchedule {
-            interval_secs: u64::try_from(feed.interval_secs).unwrap_or(0),
-            consecutive_failures: u32::try_from(feed.consecutive_failures).unwrap_or(0),
-            validators: feed.validators.clone(),
-        };
-        let decision = decide(&state, &response.outcome, &verdict.body, now, &self.profile);
+        let decision = decide(
+            &schedule_state(feed),
+            &response.outcome,
+            &verdict.body,
+            now,
+            &self.profile,
+        );
         tracing::info!(
             feed_id = feed.id.0,
             feed_url = %feed.url,
@@ -161,7 +220,7 @@ impl Crawler {
         if let Some(rule) = final_rule {
             log.extend(request_log(feed, purpose, &response, &outcome_label, rule));
         }
-        let record = record(
+        let mut record = record(
             feed,
             &response,
             verdict,
@@ -170,6 +229,9 @@ impl Crawler {
             log,
             now,
         );
+        // C6: a busy host's Retry-After holds back every feed of that host.
+        record.host_floor = host_floor(&response.outcome, now, &self.profile)
+            .map(|until| (HostKey::of(&response.final_url).to_string(), until));
         let applied = self.store.apply_fetch(&record).await?;
         Ok(FeedReport {
             feed_id: feed.id,
@@ -182,6 +244,15 @@ impl Crawler {
             next_fetch_at: decision.next_fetch_at,
             next_fetch_reason: decision.reason,
         })
+    }
+}
+
+/// What scheduling reads of a stored feed.
+fn schedule_state(feed: &FeedRecord) -> FeedSchedule {
+    FeedSchedule {
+        interval_secs: u64::try_from(feed.interval_secs).unwrap_or(0),
+        consecutive_failures: u32::try_from(feed.consecutive_failures).unwrap_or(0),
+        validators: feed.validators.clone(),
     }
 }
 
@@ -309,6 +380,7 @@ fn record(
         },
         entries,
         log,
+        host_floor: None,
     }
 }
 
@@ -324,7 +396,7 @@ fn request_log(
     let row = |url: &url::Url, status: Option<i32>, outcome: &str, rule: String| RequestLogRow {
         at: response.started_at,
         feed_id: Some(feed.id),
-        host: tidings_model::HostKey::of(url).to_string(),
+        host: HostKey::of(url).to_string(),
         purpose: purpose.as_str().to_string(),
         url: url.to_string(),
         egress: None,

@@ -16,5 +16,6 @@ pub mod schedule;
 
 pub use profile::{Profile, ProfileError};
 pub use schedule::{
-    BodyVerdict, Decision, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch,
+    BodyVerdict, Decision, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch, host_floor,
+    postpone,
 };

@@ -156,6 +156,43 @@ pub fn decide(
     }
 }
 
+/// The floor a 429 or 503 with Retry-After sets for every request to its host (C6): the
+/// server said it is busy, not only this feed.
+pub fn host_floor(
+    outcome: &FetchOutcome,
+    now: DateTime<Utc>,
+    profile: &Profile,
+) -> Option<DateTime<Utc>> {
+    match outcome {
+        FetchOutcome::Refused {
+            status: 429,
+            retry_after: Some(ra),
+        }
+        | FetchOutcome::ServerError {
+            status: 503,
+            retry_after: Some(ra),
+        } => Some(ra.not_before(now, secs(profile.backoff.retry_after_max))),
+        _ => None,
+    }
+}
+
+/// A feed not read because its host asked everyone to wait (C6): it is read at the floor,
+/// and nothing else about it changes (this is not a failure of the feed).
+pub fn postpone(state: &FeedSchedule, until: DateTime<Utc>, now: DateTime<Utc>) -> Decision {
+    Decision {
+        next_fetch_at: until.max(now),
+        reason: format!(
+            "host Retry-After until {}",
+            until.format("%Y-%m-%d %H:%M:%S UTC")
+        ),
+        interval_secs: state.interval_secs,
+        consecutive_failures: state.consecutive_failures,
+        lifecycle: Lifecycle::Active,
+        lifecycle_reason: None,
+        validators: None,
+    }
+}
+
 /// The wait after `failures` consecutive failures: `first * 2^(failures-1)`, capped at `max`.
 fn backoff(profile: &Profile, failures: u32) -> u64 {
     let doublings = failures.saturating_sub(1).min(40);
@@ -352,6 +389,60 @@ mod tests {
             ),
             (now(), "first add", 7200)
         );
+    }
+
+    #[test]
+    fn c6_a_busy_host_sets_a_floor_for_all_its_feeds() {
+        let p = profile();
+        let ra = Some(RetryAfter::Seconds(600));
+        let cases = [
+            (
+                FetchOutcome::Refused {
+                    status: 429,
+                    retry_after: ra,
+                },
+                Some(600),
+            ),
+            (
+                FetchOutcome::ServerError {
+                    status: 503,
+                    retry_after: ra,
+                },
+                Some(600),
+            ),
+            (
+                FetchOutcome::Refused {
+                    status: 403,
+                    retry_after: ra,
+                },
+                None,
+            ),
+            (
+                FetchOutcome::ServerError {
+                    status: 500,
+                    retry_after: ra,
+                },
+                None,
+            ),
+            (
+                FetchOutcome::Refused {
+                    status: 429,
+                    retry_after: None,
+                },
+                None,
+            ),
+        ];
+        for (outcome, want) in cases {
+            let got = host_floor(&outcome, now(), &p).map(|t| (t - now()).num_seconds());
+            assert_eq!(got, want, "{outcome:?}");
+        }
+        let d = postpone(&state(2), now() + Duration::seconds(600), now());
+        assert_eq!(d.next_fetch_at, now() + Duration::seconds(600));
+        assert_eq!(
+            d.consecutive_failures, 2,
+            "waiting for the host is no failure of the feed"
+        );
+        assert_eq!(d.reason, "host Retry-After until 2030-01-01 00:10:00 UTC");
     }
 
     #[test]

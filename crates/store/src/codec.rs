@@ -112,23 +112,26 @@ pub fn decode_entry(data: &str) -> Result<Entry> {
 /// How one fetch moves the per-feed counters, from its outcome label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CounterDelta {
+    /// 0 when no request was sent (`blocked`, `postponed`).
+    pub fetches: i64,
     pub ok: i64,
     pub not_modified: i64,
     pub errors: i64,
 }
 
 impl CounterDelta {
-    /// `fetches` always grows by one; `ok` by its label; `not_modified` for a 304 and for an
-    /// `unchanged` body (C5); every other label is an error except `blocked`, where no request
-    /// was sent.
+    /// `fetches` grows by one for every request sent; `ok` by its label; `not_modified` for a
+    /// 304 and for an `unchanged` body (C5); every other label is an error, except `blocked`
+    /// and `postponed`, where no request was sent and nothing counts.
     pub fn of(outcome: &str) -> CounterDelta {
-        let (ok, not_modified, errors) = match outcome {
-            "ok" => (1, 0, 0),
-            "not_modified" | "unchanged" => (0, 1, 0),
-            "blocked" => (0, 0, 0),
-            _ => (0, 0, 1),
+        let (fetches, ok, not_modified, errors) = match outcome {
+            "ok" => (1, 1, 0, 0),
+            "not_modified" | "unchanged" => (1, 0, 1, 0),
+            "blocked" | "postponed" => (0, 0, 0, 0),
+            _ => (1, 0, 0, 1),
         };
         CounterDelta {
+            fetches,
             ok,
             not_modified,
             errors,
@@ -228,12 +231,14 @@ mod tests {
             ("not_modified", (0, 1, 0)),
             ("unchanged", (0, 1, 0)),
             ("blocked", (0, 0, 0)),
+            ("postponed", (0, 0, 0)),
             ("parse_error", (0, 0, 1)),
             ("server_error", (0, 0, 1)),
             ("no_answer", (0, 0, 1)),
         ];
         for (label, (ok, not_modified, errors)) in cases {
             let want = CounterDelta {
+                fetches: i64::from(label != "blocked" && label != "postponed"),
                 ok,
                 not_modified,
                 errors,

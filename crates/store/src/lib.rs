@@ -97,6 +97,9 @@ pub trait Store: Send + Sync {
     /// Count of stored entries (for a feed, or all).
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64>;
 
+    /// The time before which no request may go to `host` (`scheme://host:port`), if any.
+    async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>>;
+
     /// The cached robots.txt of a host (`scheme://host:port`), if it was ever fetched.
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>>;
 

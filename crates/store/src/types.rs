@@ -161,6 +161,9 @@ pub struct FetchRecord {
     pub entries: Vec<Entry>,
     /// Every request the read made, in order: redirect hops first, the final answer last (C7).
     pub log: Vec<RequestLogRow>,
+    /// A Retry-After the answer gave, as a floor for every request to this host key
+    /// (`scheme://host:port`) until then (C6); a later floor never moves an existing one earlier.
+    pub host_floor: Option<(String, DateTime<Utc>)>,
 }
 
 /// What [`Store::apply_fetch`](crate::Store::apply_fetch) changed.

@@ -58,6 +58,7 @@ contract! {
     fetch::repeated_identity_in_one_fetch,
     fetch::huge_identities_and_texts_are_stored,
     fetch::missing_metadata_keeps_what_was_known,
+    fetch::c6_host_floor_only_moves_later,
     listing::search_finds_title_and_summary_words,
     listing::hostile_search_input_is_just_words,
     listing::since_until_and_feed_filters,

@@ -75,6 +75,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
             duration_ms: 5,
             rule: "due".to_owned(),
         }],
+        host_floor: None,
     }
 }
 

@@ -36,7 +36,7 @@ pub(super) async fn apply(
          state = $11, state_reason = $12, next_fetch_at = $13, next_fetch_reason = $14, \
          interval_secs = $15, consecutive_failures = $16, last_status = $17, \
          last_outcome = $18, last_error = $19, last_fetch_at = $20, \
-         fetches = fetches + 1, ok = ok + $21, not_modified = not_modified + $22, \
+         fetches = fetches + $24, ok = ok + $21, not_modified = not_modified + $22, \
          errors = errors + $23 \
          WHERE id = $1",
     )
@@ -77,6 +77,7 @@ pub(super) async fn apply(
     .bind(delta.ok)
     .bind(delta.not_modified)
     .bind(delta.errors)
+    .bind(delta.fetches)
     .execute(&mut **tx)
     .await?;
 
@@ -88,6 +89,18 @@ pub(super) async fn apply(
 
     for log in &fetch.log {
         insert_log(tx, log).await?;
+    }
+    if let Some((host, until)) = &fetch.host_floor {
+        sqlx::query(
+            "INSERT INTO hosts (host, created_at, retry_after_until) VALUES ($1, $2, $3) \
+             ON CONFLICT (host) DO UPDATE SET retry_after_until = \
+             GREATEST(hosts.retry_after_until, excluded.retry_after_until)",
+        )
+        .bind(host)
+        .bind(fetch.fetched_at)
+        .bind(*until)
+        .execute(&mut **tx)
+        .await?;
     }
     Ok(report)
 }

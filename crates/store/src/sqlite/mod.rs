@@ -291,6 +291,15 @@ impl Store for SqliteStore {
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
     }
 
+    async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>> {
+        let until: Option<Option<i64>> =
+            sqlx::query_scalar("SELECT retry_after_until FROM hosts WHERE host = ?1")
+                .bind(host)
+                .fetch_optional(&self.pool)
+                .await?;
+        until.flatten().map(codec::from_micros).transpose()
+    }
+
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {
         let row: Option<(Option<i64>, Option<i32>, Option<String>)> = sqlx::query_as(
             "SELECT robots_fetched_at, robots_status, robots_body FROM hosts WHERE host = ?1",

@@ -195,7 +195,8 @@ pub async fn counters_follow_outcomes(store: Arc<dyn Store>) {
     }
     let f = store.feed(id).await.unwrap().unwrap();
     let c = f.counters;
-    assert_eq!((c.fetches, c.ok, c.not_modified, c.errors), (6, 1, 1, 3));
+    // "blocked" sent no request, so it is no fetch either.
+    assert_eq!((c.fetches, c.ok, c.not_modified, c.errors), (5, 1, 1, 3));
     assert_eq!(f.last_outcome.as_deref(), Some("refused"));
     assert_eq!(f.last_status, Some(429));
     assert_eq!(f.last_error.as_deref(), Some("refused happened"));
@@ -420,4 +421,26 @@ pub async fn missing_metadata_keeps_what_was_known(store: Arc<dyn Store>) {
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(f.title.as_deref(), Some("A feed"));
     assert_eq!(f.site_link.as_deref(), Some("https://example.org/new-home"));
+}
+
+/// C6: a Retry-After floor for a whole host is kept with the fetch, and a later, earlier floor
+/// never moves it back.
+pub async fn c6_host_floor_only_moves_later(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://busy.example/feed").await;
+    let host = "https://busy.example:443";
+    assert_eq!(store.host_floor(host).await.unwrap(), None);
+    for (at, floor, want) in [(60, 1000, 1000), (120, 500, 1000), (180, 2000, 2000)] {
+        let mut record = outcome(id, t(at), "refused", Some(429));
+        record.host_floor = Some((host.to_owned(), t(floor)));
+        store.apply_fetch(&record).await.unwrap();
+        assert_eq!(
+            store.host_floor(host).await.unwrap(),
+            Some(t(want)),
+            "after floor {floor}"
+        );
+    }
+    assert_eq!(
+        store.host_floor("https://calm.example:443").await.unwrap(),
+        None
+    );
 }

@@ -181,6 +181,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             duration_ms: 56,
             rule: "due: interval 1h".to_owned(),
         }],
+        host_floor: None,
     }
 }
 
