@@ -15,7 +15,6 @@ use url::Url;
 
 /// The gate for all hosts.
 pub struct HostGate {
-    gap: Duration,
     hosts: Mutex<HashMap<String, Arc<AsyncMutex<Option<Instant>>>>>,
 }
 
@@ -30,23 +29,29 @@ impl Drop for Permit {
     }
 }
 
+impl Default for HostGate {
+    fn default() -> Self {
+        HostGate::new()
+    }
+}
+
 impl HostGate {
-    pub fn new(gap: Duration) -> HostGate {
+    pub fn new() -> HostGate {
         HostGate {
-            gap,
             hosts: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Wait for the turn of `url`'s host.
-    pub async fn acquire(&self, url: &Url) -> Permit {
+    /// Wait for the turn of `url`'s host: until no other request to it is in flight and the
+    /// last one ended at least `gap` ago (the profile's gap or the host's crawl-delay).
+    pub async fn acquire(&self, url: &Url, gap: Duration) -> Permit {
         let slot = {
             let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
             hosts.entry(host_of(url)).or_default().clone()
         };
         let guard = slot.lock_owned().await;
         if let Some(last) = *guard {
-            tokio::time::sleep_until(last + self.gap).await;
+            tokio::time::sleep_until(last + gap).await;
         }
         Permit { guard }
     }
@@ -71,17 +76,18 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn c3_one_request_at_a_time_per_host_with_the_gap_between() {
-        let gate = Arc::new(HostGate::new(Duration::from_secs(2)));
+        let gate = Arc::new(HostGate::new());
+        let gap = Duration::from_secs(2);
         let t0 = Instant::now();
-        let first = gate.acquire(&host("http://a.test/")).await;
+        let first = gate.acquire(&host("http://a.test/"), gap).await;
         // Another host is not held up.
-        let other = gate.acquire(&host("http://b.test/")).await;
+        let other = gate.acquire(&host("http://b.test/"), gap).await;
         assert_eq!(Instant::now(), t0);
         drop(other);
         let g = gate.clone();
         let second = tokio::spawn(async move {
             // Another scheme and port of the same name wait for the same gate.
-            let _p = g.acquire(&host("https://A.test.:8443/x")).await;
+            let _p = g.acquire(&host("https://A.test.:8443/x"), gap).await;
             Instant::now()
         });
         tokio::time::sleep(Duration::from_secs(5)).await;

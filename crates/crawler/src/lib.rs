@@ -62,13 +62,12 @@ impl Crawler {
         profile: Arc<Profile>,
         config: CrawlerConfig,
     ) -> Crawler {
-        let gap = std::time::Duration::from_secs_f64(profile.pacing.host_gap);
         Crawler {
             store,
             fetcher,
             profile,
             config,
-            gate: Arc::new(gate::HostGate::new(gap)),
+            gate: Arc::new(gate::HostGate::new()),
         }
     }
 

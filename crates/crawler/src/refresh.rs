@@ -7,7 +7,7 @@ use tidings_feed::{ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse};
 use tidings_model::{FeedId, FetchOutcome, HostKey};
 use tidings_policy::retry::second_attempt;
-use tidings_policy::robots::RobotsGate;
+use tidings_policy::robots::{RobotsGate, host_gap};
 use tidings_policy::{
     BodyVerdict, Decision, FeedSchedule, Lifecycle, conditional, decide, host_floor, postpone,
 };
@@ -69,7 +69,9 @@ impl Crawler {
         {
             return self.postponed(feed, until, now).await;
         }
-        let allowed_by = match self.robots_gate(feed).await? {
+        let (robots, crawl_delay) = self.robots_gate(feed).await?;
+        let gap = host_gap(&self.profile, crawl_delay, purpose == Purpose::FirstAdd);
+        let allowed_by = match robots {
             RobotsGate::Allowed(reason) => reason,
             RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
                 return self.not_fetched(feed, reason).await;
@@ -85,7 +87,7 @@ impl Crawler {
             Purpose::Scheduled => format!("due: {}; {allowed_by}", feed.next_fetch_reason),
         };
         let (response, log) = {
-            let _permit = self.gate.acquire(feed.url.as_url()).await;
+            let _permit = self.gate.acquire(feed.url.as_url(), gap).await;
             let first = self.fetcher.fetch(&request).await;
             // WFM5: no answer at all gets one more attempt at once, same URL, address and
             // User-Agent, with more time; nothing else is tried again early (WFM4).

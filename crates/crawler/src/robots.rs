@@ -3,16 +3,23 @@
 
 use crate::{CrawlError, Crawler};
 use chrono::Utc;
+use std::time::Duration;
 use tidings_fetch::FetchRequest;
 use tidings_model::{FetchOutcome, HostKey};
-use tidings_policy::robots::{RobotsGate, StoredRobots, gate_for_feed, needs_refetch};
+use tidings_policy::robots::{
+    RobotsGate, StoredRobots, crawl_delay, gate_for_feed, host_gap, needs_refetch,
+};
 use tidings_robots::path_and_query;
 use tidings_store::{FeedRecord, RequestLogRow, RobotsCache};
 
 impl Crawler {
     /// Whether `feed` may be fetched now under its origin's robots.txt (FF11: checked for every
     /// origin before fetching), reading the file first when there is no fresh copy (DFB7).
-    pub(crate) async fn robots_gate(&self, feed: &FeedRecord) -> Result<RobotsGate, CrawlError> {
+    /// Also returns the crawl-delay the file asks of this profile's token.
+    pub(crate) async fn robots_gate(
+        &self,
+        feed: &FeedRecord,
+    ) -> Result<(RobotsGate, Option<Duration>), CrawlError> {
         let url = feed.url.as_url();
         let origin = HostKey::of(url);
         let stored = self.store.robots(origin.as_str()).await?;
@@ -25,14 +32,17 @@ impl Crawler {
                 robots_url.set_path("/robots.txt");
                 robots_url.set_query(None);
                 let response = {
-                    let _permit = self.gate.acquire(url).await;
+                    let _permit = self
+                        .gate
+                        .acquire(url, host_gap(&self.profile, None, false))
+                        .await;
                     self.fetcher
                         .fetch(&FetchRequest::new(robots_url.clone()))
                         .await
                 };
                 if let FetchOutcome::Blocked { reason } = &response.outcome {
                     // Nothing was sent: the target itself is refused.
-                    return Ok(RobotsGate::Denied(format!("not fetched: {reason}")));
+                    return Ok((RobotsGate::Denied(format!("not fetched: {reason}")), None));
                 }
                 let body = match &response.outcome {
                     FetchOutcome::Fetched(f) => Some(String::from_utf8_lossy(&f.body).into_owned()),
@@ -71,6 +81,9 @@ impl Crawler {
             status: cache.status.and_then(|s| u16::try_from(s).ok()),
             body: cache.body.as_deref().unwrap_or_default().as_bytes(),
         };
-        Ok(gate_for_feed(&stored, path_and_query(url), &self.profile))
+        Ok((
+            gate_for_feed(&stored, path_and_query(url), &self.profile),
+            crawl_delay(&stored, &self.profile),
+        ))
     }
 }

@@ -115,3 +115,43 @@ async fn dfb7_robots_is_read_again_once_older_than_max_age() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sr9_crawl_delay_spaces_requests_to_a_host_and_first_add_may_skip_it() {
+    let script = Script::default();
+    script.push("/robots.txt", robots("User-agent: *\nCrawl-delay: 1\n"));
+    script.push("/a.xml", Answer::ok(FEED));
+    script.push("/b.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
+    let b = subscribe(&store, &format!("http://127.0.0.1:{port}/b.xml")).await;
+    crawler.refresh(&a, Purpose::Scheduled).await.unwrap();
+    crawler.refresh(&b, Purpose::Scheduled).await.unwrap();
+    let arrivals = script.arrivals.lock().unwrap().clone();
+    let paths: Vec<&str> = arrivals.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["/robots.txt", "/a.xml", "/b.xml"]);
+    let gap = arrivals[2].1 - arrivals[1].1;
+    assert!(
+        gap >= std::time::Duration::from_millis(1000),
+        "crawl-delay 1s, got {gap:?}"
+    );
+
+    // A profile like SereneReader's lets the first read of a new feed skip the crawl-delay.
+    let script = Script::default();
+    script.push("/robots.txt", robots("User-agent: *\nCrawl-delay: 30\n"));
+    script.push("/c.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) =
+        support::crawler_with(dir.path(), |p| p.robots.first_add_skips_crawl_delay = true).await;
+    let c = subscribe(&store, &format!("http://127.0.0.1:{port}/c.xml")).await;
+    let started = std::time::Instant::now();
+    crawler.refresh(&c, Purpose::FirstAdd).await.unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "the first add did not wait"
+    );
+    assert_eq!(script.count("/c.xml"), 1);
+}

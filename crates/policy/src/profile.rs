@@ -16,6 +16,10 @@ pub const MAX_HOST_GAP: f64 = 86_400.0;
 /// a week (DFB7 asks a day; no profile may keep a block from taking effect for longer).
 pub const MAX_ROBOTS_AGE: u64 = 7 * 86_400;
 
+/// The longest crawl-delay a profile may honour (an hour): a longer one would stall a host's
+/// work rather than pace it.
+pub const MAX_CRAWL_DELAY_CAP: u64 = 3600;
+
 /// The longest a second attempt may wait, in multiples of the usual time.
 pub const MAX_PATIENCE: u32 = 10;
 
@@ -78,6 +82,12 @@ pub struct RobotsSettings {
     pub on_unreachable: OnRobotsFailure,
     /// Re-read robots.txt when the stored copy is older than this many seconds (DFB7).
     pub max_age: u64,
+    /// Honour `Crawl-delay` between requests to a host (SR9, DFB4, FF11).
+    pub crawl_delay: bool,
+    /// The longest crawl-delay honoured, in seconds; a longer one counts as this (SR9: 60).
+    pub crawl_delay_cap: u64,
+    /// The one-off read when a feed is first added does not wait for crawl-delay (SR9).
+    pub first_add_skips_crawl_delay: bool,
 }
 
 impl Default for RobotsSettings {
@@ -88,6 +98,9 @@ impl Default for RobotsSettings {
             on_server_error: OnRobotsFailure::Disallow,
             on_unreachable: OnRobotsFailure::Defer,
             max_age: 86_400,
+            crawl_delay: true,
+            crawl_delay_cap: 60,
+            first_add_skips_crawl_delay: false,
         }
     }
 }
@@ -222,6 +235,11 @@ impl Profile {
         if self.robots.max_age == 0 || self.robots.max_age > MAX_ROBOTS_AGE {
             return Err(ProfileError::Invalid(format!(
                 "robots.max_age must be between 1 and {MAX_ROBOTS_AGE} seconds"
+            )));
+        }
+        if self.robots.crawl_delay_cap > MAX_CRAWL_DELAY_CAP {
+            return Err(ProfileError::Invalid(format!(
+                "robots.crawl_delay_cap must be at most {MAX_CRAWL_DELAY_CAP} seconds"
             )));
         }
         if self.retry.no_answer_patience > MAX_PATIENCE {

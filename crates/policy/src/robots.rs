@@ -27,6 +27,35 @@ pub enum RobotsGate {
     Deferred(String),
 }
 
+/// The crawl-delay a stored robots.txt asks of this profile's token, if any.
+pub fn crawl_delay(stored: &StoredRobots<'_>, profile: &Profile) -> Option<std::time::Duration> {
+    let ok = stored.status.is_some_and(|s| (200..300).contains(&s));
+    let token = ProductToken::new(&profile.robots.token).ok()?;
+    ok.then(|| Robots::parse(stored.body).crawl_delay(&token))
+        .flatten()
+}
+
+/// The gap before the next request to a host (C3): the profile's own gap, or the host's
+/// crawl-delay when the profile honours it and it is longer, capped (SR9); the first read of a
+/// new feed skips the crawl-delay when the profile says so (SR9).
+pub fn host_gap(
+    profile: &Profile,
+    crawl_delay: Option<std::time::Duration>,
+    first_add: bool,
+) -> std::time::Duration {
+    let own = std::time::Duration::from_secs_f64(profile.pacing.host_gap);
+    let settings = &profile.robots;
+    let honoured = match crawl_delay {
+        Some(delay)
+            if settings.crawl_delay && !(first_add && settings.first_add_skips_crawl_delay) =>
+        {
+            delay.min(std::time::Duration::from_secs(settings.crawl_delay_cap))
+        }
+        _ => std::time::Duration::ZERO,
+    };
+    own.max(honoured)
+}
+
 /// Whether the stored copy (if any) must be read again before it is used (DFB7).
 pub fn needs_refetch(stored: Option<DateTime<Utc>>, now: DateTime<Utc>, profile: &Profile) -> bool {
     let max_age =
@@ -212,6 +241,36 @@ mod tests {
             "/f",
             RobotsGate::Deferred("robots: robots.txt did not answer, deferred".into()),
         );
+    }
+
+    #[test]
+    fn sr9_crawl_delay_is_honoured_capped_and_skipped_on_first_add_when_the_profile_says() {
+        use std::time::Duration as D;
+        let mut p = Profile::embedded("default").unwrap();
+        p.pacing.host_gap = 1.0;
+        p.robots.crawl_delay_cap = 60;
+        let cases = [
+            (None, false, D::from_secs(1)),
+            (Some(D::from_millis(500)), false, D::from_secs(1)),
+            (Some(D::from_secs(5)), false, D::from_secs(5)),
+            (Some(D::from_secs(600)), false, D::from_secs(60)),
+            (Some(D::from_secs(5)), true, D::from_secs(5)),
+        ];
+        for (delay, first_add, want) in cases {
+            assert_eq!(
+                host_gap(&p, delay, first_add),
+                want,
+                "{delay:?} first_add={first_add}"
+            );
+        }
+        p.robots.first_add_skips_crawl_delay = true;
+        assert_eq!(host_gap(&p, Some(D::from_secs(5)), true), D::from_secs(1));
+        assert_eq!(host_gap(&p, Some(D::from_secs(5)), false), D::from_secs(5));
+        p.robots.crawl_delay = false;
+        assert_eq!(host_gap(&p, Some(D::from_secs(5)), false), D::from_secs(1));
+        let s = stored(Some(200), b"User-agent: *\nCrawl-delay: 2.5\n");
+        assert_eq!(crawl_delay(&s, &p), Some(D::from_millis(2500)));
+        assert_eq!(crawl_delay(&stored(Some(404), b"Crawl-delay: 2"), &p), None);
     }
 
     #[test]

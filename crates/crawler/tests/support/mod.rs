@@ -50,6 +50,8 @@ impl Answer {
 pub struct Script {
     answers: Arc<Mutex<HashMap<String, Vec<Answer>>>>,
     pub requests: Arc<Mutex<Vec<String>>>,
+    /// When each request arrived, by path.
+    pub arrivals: Arc<Mutex<Vec<(String, std::time::Instant)>>>,
 }
 
 impl Script {
@@ -95,6 +97,11 @@ pub async fn serve(script: Script) -> u16 {
                 let head = String::from_utf8_lossy(&buf[..n]).into_owned();
                 let path = head.split(' ').nth(1).unwrap_or("/").to_string();
                 script.requests.lock().unwrap().push(path.clone());
+                script
+                    .arrivals
+                    .lock()
+                    .unwrap()
+                    .push((path.clone(), std::time::Instant::now()));
                 let answer = script.next(&path).unwrap_or(Answer {
                     status: 404,
                     headers: vec![],
