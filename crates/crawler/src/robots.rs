@@ -6,9 +6,7 @@ use chrono::Utc;
 use std::time::Duration;
 use tidings_fetch::FetchRequest;
 use tidings_model::{FetchOutcome, HostKey};
-use tidings_policy::robots::{
-    RobotsGate, StoredRobots, crawl_delay, gate_for_feed, host_gap, needs_refetch,
-};
+use tidings_policy::robots::{RobotsGate, StoredRobots, gate_for_feed, host_gap, needs_refetch};
 use tidings_robots::path_and_query;
 use tidings_store::{FeedRecord, RequestLogRow, RobotsCache};
 
@@ -81,9 +79,7 @@ impl Crawler {
             status: cache.status.and_then(|s| u16::try_from(s).ok()),
             body: cache.body.as_deref().unwrap_or_default().as_bytes(),
         };
-        Ok((
-            gate_for_feed(&stored, path_and_query(url), &self.profile),
-            crawl_delay(&stored, &self.profile),
-        ))
+        let answer = gate_for_feed(&stored, path_and_query(url), &self.profile);
+        Ok((answer.gate, answer.crawl_delay))
     }
 }

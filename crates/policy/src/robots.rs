@@ -27,12 +27,12 @@ pub enum RobotsGate {
     Deferred(String),
 }
 
-/// The crawl-delay a stored robots.txt asks of this profile's token, if any.
-pub fn crawl_delay(stored: &StoredRobots<'_>, profile: &Profile) -> Option<std::time::Duration> {
-    let ok = stored.status.is_some_and(|s| (200..300).contains(&s));
-    let token = ProductToken::new(&profile.robots.token).ok()?;
-    ok.then(|| Robots::parse(stored.body).crawl_delay(&token))
-        .flatten()
+/// What a stored robots.txt says about one feed, read from one parse of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsAnswer {
+    pub gate: RobotsGate,
+    /// The crawl-delay the file asks of this profile's token, if it has rules and asks one.
+    pub crawl_delay: Option<std::time::Duration>,
 }
 
 /// The gap before the next request to a host (C3): the profile's own gap, or the host's
@@ -63,12 +63,17 @@ pub fn needs_refetch(stored: Option<DateTime<Utc>>, now: DateTime<Utc>, profile:
     stored.is_none_or(|at| now - at >= max_age || at > now)
 }
 
-/// Whether `path_and_query` of a feed may be fetched under the stored robots.txt.
+/// Whether `path_and_query` of a feed may be fetched under the stored robots.txt, and the
+/// crawl-delay it asks for.
 pub fn gate_for_feed(
     stored: &StoredRobots<'_>,
     path_and_query: &str,
     profile: &Profile,
-) -> RobotsGate {
+) -> RobotsAnswer {
+    let gate = |gate| RobotsAnswer {
+        gate,
+        crawl_delay: None,
+    };
     let settings = &profile.robots;
     let failure = FailurePolicy {
         server_error: on_failure(settings.on_server_error),
@@ -79,26 +84,33 @@ pub fn gate_for_feed(
         None => RobotsFetch::Unreachable,
     };
     let Ok(token) = ProductToken::new(&settings.token) else {
-        return RobotsGate::Denied(format!("robots: invalid token {:?}", settings.token));
+        return gate(RobotsGate::Denied(format!(
+            "robots: invalid token {:?}",
+            settings.token
+        )));
     };
     match interpret(fetch, failure) {
-        RobotsStatus::AllowAll => RobotsGate::Allowed(match stored.status {
+        RobotsStatus::AllowAll => gate(RobotsGate::Allowed(match stored.status {
             Some(status) => format!("robots: {status}, everything allowed"),
             None => "robots: unreadable, allowed by the profile".into(),
-        }),
-        RobotsStatus::DisallowAll => RobotsGate::Denied(format!(
+        })),
+        RobotsStatus::DisallowAll => gate(RobotsGate::Denied(format!(
             "robots: {}, the profile stays away",
             describe(stored.status)
-        )),
-        RobotsStatus::Defer => {
-            RobotsGate::Deferred(format!("robots: {}, deferred", describe(stored.status)))
-        }
-        RobotsStatus::Rules(robots) => check(
-            &robots,
-            &token,
-            path_and_query,
-            settings.star_group_for_feeds,
-        ),
+        ))),
+        RobotsStatus::Defer => gate(RobotsGate::Deferred(format!(
+            "robots: {}, deferred",
+            describe(stored.status)
+        ))),
+        RobotsStatus::Rules(robots) => RobotsAnswer {
+            gate: check(
+                &robots,
+                &token,
+                path_and_query,
+                settings.star_group_for_feeds,
+            ),
+            crawl_delay: robots.crawl_delay(&token),
+        },
     }
 }
 
@@ -163,7 +175,7 @@ mod tests {
     /// One row: (profile, stored file, path) → the gate, as its kind and reason.
     fn check_row(p: &Profile, s: &StoredRobots<'_>, path: &str, want: RobotsGate) {
         assert_eq!(
-            gate_for_feed(s, path, p),
+            gate_for_feed(s, path, p).gate,
             want,
             "{path} with {:?}",
             s.status
@@ -269,8 +281,12 @@ mod tests {
         p.robots.crawl_delay = false;
         assert_eq!(host_gap(&p, Some(D::from_secs(5)), false), D::from_secs(1));
         let s = stored(Some(200), b"User-agent: *\nCrawl-delay: 2.5\n");
-        assert_eq!(crawl_delay(&s, &p), Some(D::from_millis(2500)));
-        assert_eq!(crawl_delay(&stored(Some(404), b"Crawl-delay: 2"), &p), None);
+        assert_eq!(
+            gate_for_feed(&s, "/f", &p).crawl_delay,
+            Some(D::from_millis(2500))
+        );
+        let missing = stored(Some(404), b"Crawl-delay: 2");
+        assert_eq!(gate_for_feed(&missing, "/f", &p).crawl_delay, None);
     }
 
     #[test]
