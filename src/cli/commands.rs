@@ -97,7 +97,8 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
 pub async fn fetch(ctx: &Context) -> Result<ExitCode> {
     let started = Instant::now();
     let bar = Arc::new(Bar::new());
-    let summary = ctx.crawler()?.refresh_due(Utc::now(), bar.clone()).await?;
+    let crawler = ctx.crawler()?;
+    let summary = crawler.refresh_due(crawler.now(), bar.clone()).await?;
     bar.finish();
     println!(
         "{} feeds: fetched {}, not modified {}, failed {}, new entries {}, updated entries {} ({:.1}s)",

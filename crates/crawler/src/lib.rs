@@ -7,11 +7,13 @@
 //!
 //! Reading order: [`gate`] (per-host spacing), [`refresh`] (one feed), [`run`] (everything due).
 
+pub mod clock;
 pub mod gate;
 pub mod refresh;
 mod robots;
 pub mod run;
 
+pub use clock::Clock;
 pub use refresh::{FeedReport, Purpose};
 pub use run::{NoProgress, Progress, RunSummary};
 
@@ -35,12 +37,15 @@ pub const DEFAULT_HOST_CONCURRENCY: usize = 16;
 pub struct CrawlerConfig {
     /// Hosts worked concurrently; each host still has one request in flight at most.
     pub host_concurrency: usize,
+    /// The time the policy reads (real, or sped up by `--time-scale`).
+    pub clock: Clock,
 }
 
 impl Default for CrawlerConfig {
     fn default() -> Self {
         CrawlerConfig {
             host_concurrency: DEFAULT_HOST_CONCURRENCY,
+            clock: Clock::real(),
         }
     }
 }
@@ -78,7 +83,7 @@ impl Crawler {
         url: &tidings_model::FeedUrl,
         subscriber: &str,
     ) -> Result<tidings_store::Subscribed, CrawlError> {
-        let now = chrono::Utc::now();
+        let now = self.config.clock.now();
         let first = tidings_policy::first_fetch(now, &self.profile);
         let new = tidings_store::NewFeed {
             next_fetch_at: first.next_fetch_at,
@@ -94,5 +99,17 @@ impl Crawler {
 
     pub fn profile(&self) -> &Profile {
         &self.profile
+    }
+
+    /// Crawler time now.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.config.clock.now()
+    }
+
+    /// Wait for `url`'s host under the gap `gap` (crawler time).
+    pub(crate) async fn host_turn(&self, url: &url::Url, gap: std::time::Duration) -> gate::Permit {
+        self.gate
+            .acquire(url, self.config.clock.real_wait(gap))
+            .await
     }
 }

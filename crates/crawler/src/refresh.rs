@@ -63,7 +63,7 @@ impl Crawler {
     ) -> Result<FeedReport, CrawlError> {
         // C6: the host asked everyone to wait; this feed waits too, without a request.
         let origin = HostKey::of(feed.url.as_url());
-        let now = Utc::now();
+        let now = self.now();
         if let Some(until) = self.store.host_floor(origin.as_str()).await?
             && until > now
         {
@@ -87,7 +87,7 @@ impl Crawler {
             Purpose::Scheduled => format!("due: {}; {allowed_by}", feed.next_fetch_reason),
         };
         let (response, log) = {
-            let _permit = self.gate.acquire(feed.url.as_url(), gap).await;
+            let _permit = self.host_turn(feed.url.as_url(), gap).await;
             let first = self.fetcher.fetch(&request).await;
             // WFM5: no answer at all gets one more attempt at once, same URL, address and
             // User-Agent, with more time; nothing else is tried again early (WFM4).
@@ -177,7 +177,7 @@ impl Crawler {
             final_url: feed.url.as_url().clone(),
             redirects: Vec::new(),
             bytes: 0,
-            started_at: Utc::now(),
+            started_at: self.now(),
             duration: std::time::Duration::ZERO,
         };
         self.conclude(feed, Purpose::Scheduled, response, Vec::new(), None)
@@ -195,7 +195,7 @@ impl Crawler {
         mut log: Vec<RequestLogRow>,
         final_rule: Option<String>,
     ) -> Result<FeedReport, CrawlError> {
-        let now = Utc::now();
+        let now = self.now();
         let verdict = judge_body(feed, &response);
         let decision = decide(
             &schedule_state(feed),

@@ -2,7 +2,6 @@
 //! it with its request-log row, and ask the policy whether the feed may be fetched.
 
 use crate::{CrawlError, Crawler};
-use chrono::Utc;
 use std::time::Duration;
 use tidings_fetch::FetchRequest;
 use tidings_model::{FetchOutcome, HostKey};
@@ -22,7 +21,7 @@ impl Crawler {
         let origin = HostKey::of(url);
         let stored = self.store.robots(origin.as_str()).await?;
         let cache = match stored {
-            Some(cache) if !needs_refetch(Some(cache.fetched_at), Utc::now(), &self.profile) => {
+            Some(cache) if !needs_refetch(Some(cache.fetched_at), self.now(), &self.profile) => {
                 cache
             }
             stale => {
@@ -31,8 +30,7 @@ impl Crawler {
                 robots_url.set_query(None);
                 let response = {
                     let _permit = self
-                        .gate
-                        .acquire(url, host_gap(&self.profile, None, false))
+                        .host_turn(url, host_gap(&self.profile, None, false))
                         .await;
                     self.fetcher
                         .fetch(&FetchRequest::new(robots_url.clone()))
@@ -47,7 +45,7 @@ impl Crawler {
                     _ => None,
                 };
                 let cache = RobotsCache {
-                    fetched_at: Utc::now(),
+                    fetched_at: self.now(),
                     status: response.outcome.status().map(i32::from),
                     body,
                 };

@@ -1,0 +1,98 @@
+//! The crawler's clock: real time, or real time sped up for tests and demos (`--time-scale`).
+//!
+//! With a scale of N, one real second is N seconds of crawler time: policy durations (intervals,
+//! back-off, gaps, crawl-delays, Retry-After) are all read in crawler time, so every wait takes
+//! an Nth of its real length. Timestamps stored and logged are crawler time. Network timeouts
+//! are not scaled: a slow server is as slow at any scale.
+
+use chrono::{DateTime, Utc};
+use std::time::{Duration, Instant};
+
+/// A clock; cheap to copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    /// Crawler time at `started`.
+    base: DateTime<Utc>,
+    started: Instant,
+    scale: u32,
+}
+
+impl Clock {
+    /// Real time.
+    pub fn real() -> Clock {
+        Clock::scaled(Utc::now(), 1)
+    }
+
+    /// Crawler time starting at `base` now, running `scale` times faster than real time
+    /// (a scale of 0 counts as 1).
+    pub fn scaled(base: DateTime<Utc>, scale: u32) -> Clock {
+        Clock {
+            base,
+            started: Instant::now(),
+            scale: scale.max(1),
+        }
+    }
+
+    /// How many crawler seconds pass per real second.
+    pub fn scale(&self) -> u32 {
+        self.scale
+    }
+
+    /// Crawler time now.
+    pub fn now(&self) -> DateTime<Utc> {
+        if self.scale == 1 {
+            return Utc::now();
+        }
+        let elapsed = self.started.elapsed().saturating_mul(self.scale);
+        chrono::Duration::from_std(elapsed)
+            .ok()
+            .and_then(|d| self.base.checked_add_signed(d))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    }
+
+    /// The real length of a crawler-time wait.
+    pub fn real_wait(&self, wait: Duration) -> Duration {
+        wait / self.scale
+    }
+
+    /// The real length of the wait from crawler time now until `at` (zero when past).
+    pub fn real_until(&self, at: DateTime<Utc>) -> Duration {
+        (at - self.now())
+            .to_std()
+            .map(|d| self.real_wait(d))
+            .unwrap_or(Duration::ZERO)
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::real()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scaled_clock_runs_faster_and_shortens_waits() {
+        let base: DateTime<Utc> = "2030-01-01T00:00:00Z".parse().unwrap();
+        let clock = Clock::scaled(base, 3600);
+        std::thread::sleep(Duration::from_millis(20));
+        let ahead = clock.now() - base;
+        // 20 ms real is at least 72 s of crawler time.
+        assert!(ahead >= chrono::Duration::seconds(72), "{ahead}");
+        assert_eq!(
+            clock.real_wait(Duration::from_secs(3600)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(clock.real_until(base), Duration::ZERO);
+        let real = Clock::real();
+        assert_eq!(real.scale(), 1);
+        assert_eq!(
+            real.real_wait(Duration::from_secs(5)),
+            Duration::from_secs(5)
+        );
+        assert_eq!(Clock::scaled(base, 0).scale(), 1);
+    }
+}
