@@ -210,6 +210,9 @@ first = 1
 max = 60
 [pacing]
 host_gap = 0
+[hints]
+adaptive = false
+jitter = 0.0
 "#;
 
 /// Write [`FAST_PROFILE`] into `dir` and return its path as a string.

@@ -9,7 +9,8 @@ use tidings_model::{FeedId, FetchOutcome, HostKey};
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{RobotsGate, host_gap};
 use tidings_policy::{
-    BodyVerdict, Decision, FeedSchedule, Lifecycle, conditional, decide, host_floor, postpone,
+    BodyVerdict, Decision, FailureKind, FeedHints, FeedSchedule, Lifecycle, conditional, decide,
+    host_floor, postpone,
 };
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 
@@ -143,6 +144,8 @@ impl Crawler {
             hash: None,
             error: None,
         };
+        // Not a read: the store keeps what the last read said (failure streaks count across
+        // the wait, and a first read stays a first read).
         let record = record(
             feed,
             &response,
@@ -214,9 +217,12 @@ impl Crawler {
             "feed read"
         );
         let error = verdict.error.clone();
-        let outcome_label = match verdict.body {
-            BodyVerdict::Unparseable(_) => "parse_error".to_string(),
-            BodyVerdict::Unchanged => "unchanged".to_string(),
+        let outcome_label = match (&verdict.body, decision.failure) {
+            (BodyVerdict::Unparseable { .. }, Some(FailureKind::Challenge)) => {
+                "challenge".to_string()
+            }
+            (BodyVerdict::Unparseable { .. }, _) => "parse_error".to_string(),
+            (BodyVerdict::Unchanged, _) => "unchanged".to_string(),
             _ => response.outcome.label().to_string(),
         };
         if let Some(rule) = final_rule {
@@ -255,7 +261,20 @@ fn schedule_state(feed: &FeedRecord) -> FeedSchedule {
         interval_secs: u64::try_from(feed.interval_secs).unwrap_or(0),
         consecutive_failures: u32::try_from(feed.consecutive_failures).unwrap_or(0),
         validators: feed.validators.clone(),
+        last_failure: feed.last_outcome.as_deref().and_then(|label| {
+            FailureKind::from_stored(label, feed.last_status.and_then(|s| u16::try_from(s).ok()))
+        }),
+        seed: u64::try_from(feed.id.0).unwrap_or(0),
     }
+}
+
+/// Whether a body that did not parse is an HTML page (a challenge page, after a refusal).
+fn looks_like_html(content_type: Option<&str>, body: &[u8]) -> bool {
+    if content_type.is_some_and(|ct| ct.to_ascii_lowercase().contains("html")) {
+        return true;
+    }
+    let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
+    head.contains("<html") || head.contains("<!doctype html")
 }
 
 /// The body's fate, with what it yielded.
@@ -295,13 +314,16 @@ fn judge_body(feed: &FeedRecord, response: &FetchResponse) -> Verdict {
     };
     match tidings_feed::parse(&fetched.body, &options) {
         Ok(parsed) => Verdict {
-            body: BodyVerdict::Parsed,
+            body: BodyVerdict::Parsed(FeedHints::of(&parsed.feed, &parsed.entries)),
             parsed: Some(parsed),
             hash: Some(hash),
             error: None,
         },
         Err(e) => Verdict {
-            body: BodyVerdict::Unparseable(e.to_string()),
+            body: BodyVerdict::Unparseable {
+                detail: e.to_string(),
+                html: looks_like_html(fetched.content_type.as_deref(), &fetched.body),
+            },
             parsed: None,
             hash: None,
             error: Some(e.to_string()),
@@ -317,6 +339,9 @@ fn failure_text(outcome: &FetchOutcome) -> Option<String> {
             location.as_deref().unwrap_or("nowhere")
         ),
         FetchOutcome::Refused { status, .. } => format!("refused with {status}"),
+        FetchOutcome::Challenge { status, .. } => {
+            format!("refused with a bot challenge page ({status})")
+        }
         FetchOutcome::NotFound => "404 not found".into(),
         FetchOutcome::Gone => "410 gone".into(),
         FetchOutcome::ClientError { status } | FetchOutcome::ServerError { status, .. } => {
@@ -350,6 +375,7 @@ fn record(
 ) -> FetchRecord {
     let (state, state_reason) = match decision.lifecycle {
         Lifecycle::Active => (FeedState::Active, None),
+        Lifecycle::Paused => (FeedState::Paused, decision.lifecycle_reason.clone()),
         Lifecycle::Off => (FeedState::Off, decision.lifecycle_reason.clone()),
     };
     let (meta, entries) = match verdict.parsed {

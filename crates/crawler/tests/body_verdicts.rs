@@ -61,9 +61,7 @@ async fn c8_a_body_that_is_no_feed_keeps_everything_stored() {
     assert_eq!(after.content_hash, good.content_hash);
     assert_eq!(after.consecutive_failures, 1);
     assert!(
-        after
-            .next_fetch_reason
-            .starts_with("failure 1 (parse_error)"),
+        after.next_fetch_reason.starts_with("failure 1 (bad_feed)"),
         "{}",
         after.next_fetch_reason
     );

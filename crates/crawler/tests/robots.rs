@@ -41,7 +41,9 @@ async fn wfm9_a_disallowed_feed_is_not_requested() {
     assert_eq!(stored.last_outcome.as_deref(), Some("blocked"));
     assert_eq!(stored.last_status, None, "no request was sent");
     assert!(
-        stored.next_fetch_reason.starts_with("failure 1 (blocked)"),
+        stored
+            .next_fetch_reason
+            .starts_with("failure 1 (not_allowed)"),
         "{}",
         stored.next_fetch_reason
     );

@@ -63,6 +63,10 @@ pub fn classify(
                 .get(header::LOCATION)
                 .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
         },
+        403 | 429 | 503 if is_challenge(headers) => FetchOutcome::Challenge {
+            status,
+            retry_after: retry_after(headers),
+        },
         401 | 403 | 429 => FetchOutcome::Refused {
             status,
             retry_after: retry_after(headers),
@@ -75,6 +79,14 @@ pub fn classify(
         },
         _ => FetchOutcome::ClientError { status },
     }
+}
+
+/// A bot-challenge page says so in `cf-mitigated: challenge` (the header CDNs send with one).
+fn is_challenge(headers: &HeaderMap) -> bool {
+    headers
+        .get_all("cf-mitigated")
+        .iter()
+        .any(|v| v.as_bytes().eq_ignore_ascii_case(b"challenge"))
 }
 
 /// The first value of `name` when it is non-empty visible ASCII, exactly as received.
@@ -291,6 +303,39 @@ mod tests {
         );
         assert_eq!(hints(&[("expires", b"0")]).expires, None);
         assert_eq!(hints(&[("expires", b"-1")]).expires, None);
+    }
+
+    #[test]
+    fn a_challenge_page_is_a_refusal_not_a_body() {
+        for status in [403, 429, 503] {
+            check(
+                status,
+                &[("cf-mitigated", b"Challenge"), ("retry-after", b"30")],
+                Ok(b"<html>checking your browser</html>".to_vec()),
+                FetchOutcome::Challenge {
+                    status,
+                    retry_after: Some(RetryAfter::Seconds(30)),
+                },
+            );
+        }
+        // A 200 is the resource, whatever the header says; other values are no challenge.
+        assert!(matches!(
+            classify(
+                200,
+                &headers(&[("cf-mitigated", b"challenge")]),
+                Ok(Vec::new())
+            ),
+            FetchOutcome::Fetched(_)
+        ));
+        check(
+            403,
+            &[("cf-mitigated", b"no")],
+            Ok(Vec::new()),
+            FetchOutcome::Refused {
+                status: 403,
+                retry_after: None,
+            },
+        );
     }
 
     #[test]

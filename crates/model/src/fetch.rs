@@ -133,6 +133,12 @@ pub enum FetchOutcome {
         status: u16,
         retry_after: Option<RetryAfter>,
     },
+    /// A bot challenge page instead of the resource: 403, 429 or 503 marked
+    /// `cf-mitigated: challenge`. A refusal, not a parse error.
+    Challenge {
+        status: u16,
+        retry_after: Option<RetryAfter>,
+    },
     /// 404.
     NotFound,
     /// 410: the feed is gone for good.
@@ -162,6 +168,7 @@ impl FetchOutcome {
             FetchOutcome::NotModified { .. } => Some(304),
             FetchOutcome::Redirect { status, .. }
             | FetchOutcome::Refused { status, .. }
+            | FetchOutcome::Challenge { status, .. }
             | FetchOutcome::ClientError { status }
             | FetchOutcome::ServerError { status, .. }
             | FetchOutcome::BadBody { status, .. } => Some(*status),
@@ -185,6 +192,7 @@ impl FetchOutcome {
             FetchOutcome::NotModified { .. } => "not_modified",
             FetchOutcome::Redirect { .. } => "redirect",
             FetchOutcome::Refused { .. } => "refused",
+            FetchOutcome::Challenge { .. } => "challenge",
             FetchOutcome::NotFound => "not_found",
             FetchOutcome::Gone => "gone",
             FetchOutcome::ClientError { .. } => "client_error",
@@ -200,6 +208,7 @@ impl FetchOutcome {
     pub fn retry_after(&self) -> Option<RetryAfter> {
         match self {
             FetchOutcome::Refused { retry_after, .. }
+            | FetchOutcome::Challenge { retry_after, .. }
             | FetchOutcome::ServerError { retry_after, .. } => *retry_after,
             _ => None,
         }

@@ -14,8 +14,8 @@ pub mod retry;
 pub mod robots;
 pub mod schedule;
 
-pub use profile::{Profile, ProfileError};
+pub use profile::{FailureKind, Profile, ProfileError};
 pub use schedule::{
-    BodyVerdict, Decision, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch, host_floor,
-    postpone,
+    BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch,
+    host_floor, postpone,
 };

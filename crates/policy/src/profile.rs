@@ -23,8 +23,39 @@ pub const MAX_CRAWL_DELAY_CAP: u64 = 3600;
 /// The longest a second attempt may wait, in multiples of the usual time.
 pub const MAX_PATIENCE: u32 = 10;
 
-/// The embedded profiles by name.
-pub const EMBEDDED: &[(&str, &str)] = &[("default", DEFAULT_PROFILE)];
+/// The embedded profiles by name: the default and one per seed bot page.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    ("default", DEFAULT_PROFILE),
+    (
+        "worldfeedmonitor",
+        include_str!("../../../profiles/worldfeedmonitor.toml"),
+    ),
+    (
+        "serenereader",
+        include_str!("../../../profiles/serenereader.toml"),
+    ),
+    (
+        "dailyfootballbot",
+        include_str!("../../../profiles/dailyfootballbot.toml"),
+    ),
+    ("ffbot", include_str!("../../../profiles/ffbot.toml")),
+    (
+        "plainfeeder",
+        include_str!("../../../profiles/plainfeeder.toml"),
+    ),
+];
+
+/// Short names of the embedded profiles, after the rule prefixes of POLICY.md.
+pub const ALIASES: &[(&str, &str)] = &[
+    ("wfm", "worldfeedmonitor"),
+    ("sr", "serenereader"),
+    ("dfb", "dailyfootballbot"),
+    ("ff", "ffbot"),
+    ("pf", "plainfeeder"),
+];
+
+/// The longest single step a ladder may name (30 days).
+pub const MAX_LADDER_STEP: u64 = 30 * 86_400;
 
 /// Why a profile could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +85,135 @@ pub struct Profile {
     pub retry: RetrySettings,
     #[serde(default)]
     pub robots: RobotsSettings,
+    /// Failure ladders, tried in order; a failure no ladder names waits on `backoff`.
+    #[serde(default)]
+    pub ladders: Vec<Ladder>,
+    #[serde(default)]
+    pub hints: HintSettings,
+    #[serde(default)]
+    pub redirects: RedirectSettings,
+}
+
+/// The kinds of failed reads a [`Ladder`] can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// 401 or 403.
+    Forbidden,
+    /// 429.
+    TooManyRequests,
+    /// A bot challenge page: 403/429/503 marked `cf-mitigated: challenge`, or HTML where a
+    /// feed was expected right after a refusal.
+    Challenge,
+    /// 404.
+    NotFound,
+    /// Any other 4xx but 410 (which switches the feed off).
+    ClientError,
+    /// 5xx.
+    ServerError,
+    /// No answer at all: connection failed, timed out.
+    NoAnswer,
+    /// An answer that is no readable feed: not a feed, too large, broken body, redirect loop.
+    BadFeed,
+    /// Not requested: robots.txt, the address guard or a do-not-crawl rule said no.
+    NotAllowed,
+}
+
+impl FailureKind {
+    /// The name used in profiles and reasons.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Forbidden => "forbidden",
+            FailureKind::TooManyRequests => "too_many_requests",
+            FailureKind::Challenge => "challenge",
+            FailureKind::NotFound => "not_found",
+            FailureKind::ClientError => "client_error",
+            FailureKind::ServerError => "server_error",
+            FailureKind::NoAnswer => "no_answer",
+            FailureKind::BadFeed => "bad_feed",
+            FailureKind::NotAllowed => "not_allowed",
+        }
+    }
+}
+
+/// How a ladder's steps are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepUnit {
+    /// Seconds.
+    #[default]
+    Seconds,
+    /// Multiples of the feed's current refresh interval.
+    Interval,
+}
+
+/// The waits after consecutive failures of some kinds (WFM6, SR5, DFB6, PF4–PF7).
+///
+/// The n-th failure in a row on this ladder waits `steps[n-1]` (the last step repeats), never
+/// less than the feed's interval and never more than `backoff.max`; with `pause_after` set,
+/// that many failures in a row pause the feed until an operator resumes it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ladder {
+    /// The POLICY rule this ladder keeps, quoted in reasons ("PF6").
+    pub rule: String,
+    /// The failures it applies to.
+    pub on: Vec<FailureKind>,
+    pub steps: Vec<u64>,
+    #[serde(default)]
+    pub unit: StepUnit,
+    /// Pause the feed after this many failures in a row (0: never).
+    #[serde(default)]
+    pub pause_after: u32,
+}
+
+/// What a feed says about its own rhythm, each a switch (lower bounds, never shortening).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HintSettings {
+    /// RSS `ttl` (minutes) is a lower bound of the interval.
+    pub ttl: bool,
+    /// RSS `skipHours` / `skipDays`: no read is scheduled in those hours (GMT) or days.
+    pub skip_hours: bool,
+    /// `sy:updatePeriod` / `sy:updateFrequency` give a lower bound of the interval.
+    pub syndication: bool,
+    /// `Cache-Control: max-age` and `Expires` lengthen the wait, never shorten it (PF3).
+    pub cache_control: bool,
+    /// The interval follows the feed's publishing rhythm, within the schedule's bounds (PF8).
+    pub adaptive: bool,
+    /// Each wait is lengthened by up to this fraction, spread per feed, so feeds added together
+    /// do not stay in step (0 turns it off).
+    pub jitter: f64,
+}
+
+impl Default for HintSettings {
+    fn default() -> Self {
+        HintSettings {
+            ttl: true,
+            skip_hours: true,
+            syndication: true,
+            cache_control: true,
+            adaptive: true,
+            jitter: 0.1,
+        }
+    }
+}
+
+/// Permanent redirects (PF9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RedirectSettings {
+    /// A 301/308 to the same target for this many seconds of successful reads moves the feed's
+    /// stored URL there (0: at the first successful read). 302/307 never move it.
+    pub persist_permanent_after: u64,
+}
+
+impl Default for RedirectSettings {
+    fn default() -> Self {
+        RedirectSettings {
+            persist_permanent_after: 7 * 86_400,
+        }
+    }
 }
 
 /// What a robots.txt that cannot be read means.
@@ -88,6 +248,17 @@ pub struct RobotsSettings {
     pub crawl_delay_cap: u64,
     /// The one-off read when a feed is first added does not wait for crawl-delay (SR9).
     pub first_add_skips_crawl_delay: bool,
+    /// A crawl-delay longer than the cap: `cap` paces the host at the cap (SR9), `pause`
+    /// keeps the full delay by setting the host's work aside until it has passed (FF11).
+    pub long_crawl_delay: LongCrawlDelay,
+}
+
+/// What a crawl-delay longer than `crawl_delay_cap` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LongCrawlDelay {
+    Cap,
+    Pause,
 }
 
 impl Default for RobotsSettings {
@@ -101,6 +272,7 @@ impl Default for RobotsSettings {
             crawl_delay: true,
             crawl_delay_cap: 60,
             first_add_skips_crawl_delay: false,
+            long_crawl_delay: LongCrawlDelay::Cap,
         }
     }
 }
@@ -189,6 +361,11 @@ impl Profile {
 
     /// An embedded profile by name.
     pub fn embedded(name: &str) -> Result<Profile, ProfileError> {
+        let lower = name.to_ascii_lowercase();
+        let name = ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == lower)
+            .map_or(lower.as_str(), |(_, full)| full);
         match EMBEDDED.iter().find(|(n, _)| *n == name) {
             Some((_, text)) => Profile::from_toml(text),
             None => Err(ProfileError::Unknown(
@@ -200,6 +377,11 @@ impl Profile {
                     .join(", "),
             )),
         }
+    }
+
+    /// The ladder a failure kind climbs, if any names it.
+    pub fn ladder_for(&self, kind: FailureKind) -> Option<&Ladder> {
+        self.ladders.iter().find(|l| l.on.contains(&kind))
     }
 
     /// The User-Agent with `{version}` filled in.
@@ -245,6 +427,37 @@ impl Profile {
         if self.retry.no_answer_patience > MAX_PATIENCE {
             return Err(ProfileError::Invalid(format!(
                 "retry.no_answer_patience must be at most {MAX_PATIENCE}"
+            )));
+        }
+        for ladder in &self.ladders {
+            let bad = |what: &str| {
+                Err(ProfileError::Invalid(format!(
+                    "ladder {}: {what}",
+                    ladder.rule
+                )))
+            };
+            if ladder.on.is_empty() {
+                return bad("`on` names no failure kind");
+            }
+            if ladder.steps.is_empty() {
+                return bad("`steps` is empty");
+            }
+            let limit = match ladder.unit {
+                StepUnit::Seconds => MAX_LADDER_STEP,
+                StepUnit::Interval => 1000,
+            };
+            if ladder.steps.iter().any(|&s| s == 0 || s > limit) {
+                return bad(&format!("every step must be between 1 and {limit}"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.hints.jitter) {
+            return Err(ProfileError::Invalid(
+                "hints.jitter must be between 0 and 1".into(),
+            ));
+        }
+        if self.redirects.persist_permanent_after > MAX_LADDER_STEP {
+            return Err(ProfileError::Invalid(format!(
+                "redirects.persist_permanent_after must be at most {MAX_LADDER_STEP} seconds"
             )));
         }
         if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {

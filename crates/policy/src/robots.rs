@@ -4,7 +4,7 @@
 //! profile: which token, whether the `*` group counts for feeds (SR8), what an unreadable file
 //! means (SR10, DFB8, FF11), and how old a stored copy may get (DFB7).
 
-use crate::profile::{OnRobotsFailure, Profile};
+use crate::profile::{LongCrawlDelay, OnRobotsFailure, Profile};
 use chrono::{DateTime, Duration, Utc};
 use tidings_robots::{
     FailurePolicy, OnFailure, ProductToken, Robots, RobotsFetch, RobotsStatus, StarGroup, interpret,
@@ -54,6 +54,31 @@ pub fn host_gap(
         _ => std::time::Duration::ZERO,
     };
     own.max(honoured)
+}
+
+/// FF11: when the host's crawl-delay is longer than the profile's cap and the profile pauses
+/// rather than shortening it, how much longer the host's work must be set aside, given how long
+/// the host has been quiet (`None`: go now; the gate's gap covers the rest).
+pub fn crawl_delay_pause(
+    profile: &Profile,
+    crawl_delay: Option<std::time::Duration>,
+    quiet_for: Option<std::time::Duration>,
+) -> Option<std::time::Duration> {
+    let settings = &profile.robots;
+    let delay = crawl_delay?;
+    let cap = std::time::Duration::from_secs(settings.crawl_delay_cap);
+    if !settings.crawl_delay || settings.long_crawl_delay != LongCrawlDelay::Pause || delay <= cap {
+        return None;
+    }
+    let delay = delay.min(std::time::Duration::from_secs(
+        crate::profile::MAX_CRAWL_DELAY_CAP,
+    ));
+    match quiet_for {
+        // Nothing sent to this host yet (in this run): nothing to space from.
+        None => None,
+        Some(quiet) if quiet >= delay => None,
+        Some(quiet) => Some(delay - quiet),
+    }
 }
 
 /// Whether the stored copy (if any) must be read again before it is used (DFB7).
@@ -303,6 +328,68 @@ mod tests {
         assert!(
             needs_refetch(Some(now() + Duration::hours(1)), now(), &p),
             "a copy from the future is not trusted"
+        );
+    }
+
+    /// FF11: a crawl-delay longer than the request window pauses the host's work until the
+    /// full delay has passed, instead of shortening it; SR9 caps it instead.
+    #[test]
+    fn ff11_a_long_crawl_delay_pauses_rather_than_shortens() {
+        use std::time::Duration as D;
+        let ff = Profile::embedded("ffbot").unwrap();
+        let delay = Some(D::from_secs(300));
+        assert_eq!(
+            crawl_delay_pause(&ff, delay, Some(D::from_secs(10))),
+            Some(D::from_secs(290))
+        );
+        assert_eq!(crawl_delay_pause(&ff, delay, Some(D::from_secs(300))), None);
+        assert_eq!(
+            crawl_delay_pause(&ff, delay, None),
+            None,
+            "nothing sent yet"
+        );
+        assert_eq!(
+            crawl_delay_pause(&ff, Some(D::from_secs(30)), Some(D::ZERO)),
+            None,
+            "within the window the gate paces it"
+        );
+        assert_eq!(
+            host_gap(&ff, Some(D::from_secs(30)), false),
+            D::from_secs(30)
+        );
+        let sr = Profile::embedded("serenereader").unwrap();
+        assert_eq!(crawl_delay_pause(&sr, delay, Some(D::ZERO)), None);
+        assert_eq!(host_gap(&sr, delay, false), D::from_secs(60), "SR9 cap");
+        assert_eq!(
+            host_gap(&sr, delay, true),
+            D::from_secs(1),
+            "SR9 first add: the own gap only"
+        );
+    }
+
+    /// The seed profiles' robots settings are the pages' (WFM9, SR8, SR10, DFB7, DFB8, FF11).
+    #[test]
+    fn seed_profiles_read_robots_as_their_pages_say() {
+        let get = |n: &str| Profile::embedded(n).unwrap().robots;
+        assert_eq!(get("wfm").token, "WorldFeedMonitor");
+        let sr = get("sr");
+        assert_eq!(
+            (
+                sr.token.as_str(),
+                sr.star_group_for_feeds,
+                sr.on_server_error
+            ),
+            ("SereneReader", false, OnRobotsFailure::Allow)
+        );
+        let dfb = get("dfb");
+        assert_eq!(
+            (dfb.star_group_for_feeds, dfb.on_server_error, dfb.max_age),
+            (true, OnRobotsFailure::Disallow, 86_400)
+        );
+        let ff = get("ff");
+        assert_eq!(
+            (ff.on_server_error, ff.on_unreachable),
+            (OnRobotsFailure::Defer, OnRobotsFailure::Defer)
         );
     }
 }

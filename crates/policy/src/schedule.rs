@@ -4,25 +4,82 @@
 //! [`Decision`]. Its rules, in order:
 //! - 410 switches the feed off.
 //! - A success (200 with a feed, 304, unchanged body) resets the failure count and schedules the
-//!   profile's interval.
-//! - Anything else is a failure: the wait doubles per consecutive failure from
-//!   `backoff.first` up to `backoff.max`, and is never shorter than the normal interval, so a
-//!   refusal never brings a read forward.
+//!   feed's interval: after a parsed body the interval is learned again from the feed (PF8's
+//!   publishing rhythm, RSS `ttl`, `sy:updatePeriod`), `Cache-Control`/`Expires` may lengthen
+//!   the wait (PF3), jitter spreads it, and `skipHours`/`skipDays` move it out of skipped hours.
+//! - Anything else is a failure of some [`FailureKind`]. The profile's first ladder naming the
+//!   kind gives the wait for the n-th failure in a row on that ladder (WFM6, SR5, DFB6, PF4–PF7)
+//!   and may pause the feed (PF5–PF7); a kind no ladder names doubles from `backoff.first` up to
+//!   `backoff.max`. A failure never waits less than the feed's interval, so a refusal never
+//!   brings a read forward.
 //! - Retry-After (C6) is a floor under whatever was decided.
-//!
-//! The politeness issue extends this with the profiles' ladders, pauses and hints.
 
 use crate::conditional;
-use crate::profile::Profile;
-use chrono::{DateTime, Duration, Utc};
-use tidings_model::{FetchOutcome, Validators};
+use crate::profile::{FailureKind, Ladder, Profile, StepUnit};
+use chrono::{DateTime, Datelike, Duration, Timelike, Utc, Weekday};
+use tidings_model::{CacheHints, Entry, Feed, FetchOutcome, Validators};
 
 /// The part of a feed's stored state that scheduling reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FeedSchedule {
+    /// The current refresh interval (0: not known yet, the profile's default is used).
     pub interval_secs: u64,
+    /// Failures in a row on the current ladder.
     pub consecutive_failures: u32,
     pub validators: Validators,
+    /// What the last read's failure was, when it failed (see [`FailureKind::from_stored`]).
+    pub last_failure: Option<FailureKind>,
+    /// Spreads jitter per feed; the feed id does.
+    pub seed: u64,
+}
+
+/// What a feed says about its own rhythm (RSS `ttl`, `skipHours`, `skipDays`, `sy:*`) and
+/// when its entries were published (PF8).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeedHints {
+    pub ttl_minutes: Option<u32>,
+    pub skip_hours: Vec<u8>,
+    pub skip_days: Vec<Weekday>,
+    /// `sy:updatePeriod` divided by `sy:updateFrequency`, in seconds.
+    pub update_every_secs: Option<u64>,
+    /// Publication (or update) times of the entries.
+    pub published: Vec<DateTime<Utc>>,
+}
+
+impl FeedHints {
+    /// The hints of a parsed feed.
+    pub fn of(feed: &Feed, entries: &[Entry]) -> FeedHints {
+        let period = feed.update_period.as_deref().and_then(|p| {
+            match p.trim().to_ascii_lowercase().as_str() {
+                "hourly" => Some(3600u64),
+                "daily" => Some(86_400),
+                "weekly" => Some(7 * 86_400),
+                "monthly" => Some(30 * 86_400),
+                "yearly" => Some(365 * 86_400),
+                _ => None,
+            }
+        });
+        let frequency = u64::from(feed.update_frequency.unwrap_or(1).max(1));
+        FeedHints {
+            ttl_minutes: feed.ttl,
+            skip_hours: feed
+                .skip_hours
+                .iter()
+                .copied()
+                .filter(|h| *h < 24)
+                .collect(),
+            skip_days: feed
+                .skip_days
+                .iter()
+                .filter_map(|d| d.parse::<Weekday>().ok())
+                .collect(),
+            update_every_secs: period.map(|p| p / frequency),
+            published: entries
+                .iter()
+                .filter_map(|e| e.published.or(e.updated))
+                .collect(),
+        }
+    }
 }
 
 /// What became of a 200's body.
@@ -30,18 +87,20 @@ pub struct FeedSchedule {
 pub enum BodyVerdict {
     /// No body to judge (not a 200).
     NotApplicable,
-    /// Parsed as a feed.
-    Parsed,
+    /// Parsed as a feed, with what it says about its rhythm.
+    Parsed(FeedHints),
     /// Same bytes as last time: nothing parsed (C5).
     Unchanged,
-    /// Not a feed we can read.
-    Unparseable(String),
+    /// Not a feed we can read; `html` when it is an HTML page (after a refusal, a challenge).
+    Unparseable { detail: String, html: bool },
 }
 
 /// Whether the feed keeps being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lifecycle {
     Active,
+    /// Not read until an operator resumes it (PF5–PF7).
+    Paused,
     /// Switched off until an operator acts.
     Off,
 }
@@ -50,10 +109,12 @@ pub enum Lifecycle {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     pub next_fetch_at: DateTime<Utc>,
-    /// Human-readable: "interval 1h", "failure 3: backoff 1h", "Retry-After 120s".
+    /// Human-readable: "interval 1h", "PF6 429 #2: 1d", "Retry-After 120s".
     pub reason: String,
     pub interval_secs: u64,
     pub consecutive_failures: u32,
+    /// What kind of failure the read was, if it failed.
+    pub failure: Option<FailureKind>,
     pub lifecycle: Lifecycle,
     pub lifecycle_reason: Option<String>,
     /// Validators to store; `None` keeps the stored ones.
@@ -77,6 +138,65 @@ pub fn first_fetch(now: DateTime<Utc>, profile: &Profile) -> FirstFetch {
     }
 }
 
+impl FailureKind {
+    /// The kind of failure a read was, or `None` for a success. `last` is the previous read's
+    /// failure: an HTML page where a feed was expected right after a refusal is a challenge.
+    pub fn of(
+        outcome: &FetchOutcome,
+        body: &BodyVerdict,
+        last: Option<FailureKind>,
+    ) -> Option<FailureKind> {
+        Some(match outcome {
+            FetchOutcome::Fetched(_) => match body {
+                BodyVerdict::Unparseable { html: true, .. }
+                    if matches!(
+                        last,
+                        Some(
+                            FailureKind::Forbidden
+                                | FailureKind::TooManyRequests
+                                | FailureKind::Challenge
+                        )
+                    ) =>
+                {
+                    FailureKind::Challenge
+                }
+                BodyVerdict::Unparseable { .. } => FailureKind::BadFeed,
+                _ => return None,
+            },
+            FetchOutcome::NotModified { .. } => return None,
+            FetchOutcome::Refused { status: 429, .. } => FailureKind::TooManyRequests,
+            FetchOutcome::Refused { .. } => FailureKind::Forbidden,
+            FetchOutcome::Challenge { .. } => FailureKind::Challenge,
+            FetchOutcome::NotFound => FailureKind::NotFound,
+            // 410 switches the feed off before kinds matter; as a kind it is a client error.
+            FetchOutcome::Gone | FetchOutcome::ClientError { .. } => FailureKind::ClientError,
+            FetchOutcome::ServerError { .. } => FailureKind::ServerError,
+            FetchOutcome::Transport(_) => FailureKind::NoAnswer,
+            FetchOutcome::Redirect { .. }
+            | FetchOutcome::TooLarge { .. }
+            | FetchOutcome::BadBody { .. } => FailureKind::BadFeed,
+            FetchOutcome::Blocked { .. } => FailureKind::NotAllowed,
+        })
+    }
+
+    /// The kind of a stored read, from its outcome label and status (as the crawler stores
+    /// them: [`FetchOutcome::label`], `parse_error`, `challenge`).
+    pub fn from_stored(label: &str, status: Option<u16>) -> Option<FailureKind> {
+        Some(match label {
+            "refused" if status == Some(429) => FailureKind::TooManyRequests,
+            "refused" => FailureKind::Forbidden,
+            "challenge" => FailureKind::Challenge,
+            "not_found" => FailureKind::NotFound,
+            "client_error" | "gone" => FailureKind::ClientError,
+            "server_error" => FailureKind::ServerError,
+            "no_answer" => FailureKind::NoAnswer,
+            "parse_error" | "too_large" | "bad_body" | "redirect" => FailureKind::BadFeed,
+            "blocked" => FailureKind::NotAllowed,
+            _ => return None,
+        })
+    }
+}
+
 /// Decide what follows one read. See the module docs for the rules.
 pub fn decide(
     state: &FeedSchedule,
@@ -85,14 +205,17 @@ pub fn decide(
     now: DateTime<Utc>,
     profile: &Profile,
 ) -> Decision {
-    let interval = profile
-        .schedule
-        .default_interval
-        .clamp(profile.schedule.min_interval, profile.schedule.max_interval);
-    let unparseable = matches!(body, BodyVerdict::Unparseable(_));
+    let bounds = &profile.schedule;
+    let current = if state.interval_secs == 0 {
+        bounds.default_interval
+    } else {
+        state.interval_secs
+    }
+    .clamp(bounds.min_interval, bounds.max_interval);
+    let failure = FailureKind::of(outcome, body, state.last_failure);
     let validators = match outcome {
         // A body that is no feed must not be validated: its 304s would pass for success.
-        FetchOutcome::Fetched(_) if unparseable => None,
+        FetchOutcome::Fetched(_) if failure.is_some() => None,
         FetchOutcome::Fetched(f) => Some(f.validators.clone()),
         FetchOutcome::NotModified { validators, .. } => Some(conditional::after_not_modified(
             &state.validators,
@@ -100,60 +223,260 @@ pub fn decide(
         )),
         _ => None,
     };
-    let success = match outcome {
-        FetchOutcome::Fetched(_) => !unparseable,
-        FetchOutcome::NotModified { .. } => true,
-        _ => false,
-    };
 
     if matches!(outcome, FetchOutcome::Gone) {
         return Decision {
-            next_fetch_at: now + secs(profile.schedule.max_interval),
+            next_fetch_at: now + secs(bounds.max_interval),
             reason: "off: 410 gone".into(),
-            interval_secs: interval,
+            interval_secs: current,
             consecutive_failures: state.consecutive_failures.saturating_add(1),
+            failure,
             lifecycle: Lifecycle::Off,
             lifecycle_reason: Some("the server answered 410 Gone".into()),
             validators,
         };
     }
 
-    let (mut next, mut reason, failures) = if success {
-        (
-            now + secs(interval),
-            format!("interval {}", human(interval)),
-            0,
-        )
-    } else {
-        let failures = state.consecutive_failures.saturating_add(1);
-        let label = if unparseable {
-            "parse_error"
-        } else {
-            outcome.label()
-        };
-        let wait = backoff(profile, failures).max(interval);
-        (
-            now + secs(wait),
-            format!("failure {failures} ({label}): backoff {}", human(wait)),
-            failures,
-        )
+    let mut decision = match failure {
+        None => success(state, outcome, body, current, now, profile),
+        Some(kind) => failed(state, outcome, kind, current, now, profile),
     };
+    decision.validators = validators;
     if let Some(retry_after) = outcome.retry_after() {
         let floor = retry_after.not_before(now, secs(profile.backoff.retry_after_max));
-        if floor > next {
-            next = floor;
-            reason = format!("Retry-After {}s", (floor - now).num_seconds());
+        if floor > decision.next_fetch_at {
+            decision.next_fetch_at = floor;
+            decision.reason = format!("Retry-After {}s", (floor - now).num_seconds());
         }
+    }
+    decision
+}
+
+/// A success: the interval (learned again from a parsed body), lengthened by cache headers and
+/// jitter, moved out of skipped hours.
+fn success(
+    state: &FeedSchedule,
+    outcome: &FetchOutcome,
+    body: &BodyVerdict,
+    current: u64,
+    now: DateTime<Utc>,
+    profile: &Profile,
+) -> Decision {
+    let hints = &profile.hints;
+    let (interval, mut reason) = match body {
+        BodyVerdict::Parsed(feed) => learned_interval(feed, now, profile),
+        _ => (current, format!("interval {}", human(current))),
+    };
+    let mut wait = interval;
+    if hints.cache_control
+        && let Some(fresh) = freshness(outcome, now)
+        && fresh > wait
+    {
+        wait = fresh.min(profile.schedule.max_interval);
+        reason = format!("Cache-Control/Expires {} (PF3)", human(wait));
+    }
+    let jittered = wait.saturating_add(jitter(wait, hints.jitter, state.seed, now));
+    let mut next = now + secs(jittered);
+    if hints.skip_hours
+        && let BodyVerdict::Parsed(feed) = body
+        && let Some(moved) = outside_skipped(next, &feed.skip_hours, &feed.skip_days)
+        && moved != next
+    {
+        next = moved;
+        reason = format!("{reason}; skipHours/skipDays until {}", hour(next));
     }
     Decision {
         next_fetch_at: next,
         reason,
         interval_secs: interval,
-        consecutive_failures: failures,
+        consecutive_failures: 0,
+        failure: None,
         lifecycle: Lifecycle::Active,
         lifecycle_reason: None,
-        validators,
+        validators: None,
     }
+}
+
+/// The interval a parsed feed asks for: its publishing rhythm (PF8) or the profile's default,
+/// raised by `ttl` and `sy:updatePeriod`, within the schedule's bounds.
+fn learned_interval(feed: &FeedHints, now: DateTime<Utc>, profile: &Profile) -> (u64, String) {
+    let bounds = &profile.schedule;
+    let hints = &profile.hints;
+    let clamp = |s: u64| s.clamp(bounds.min_interval, bounds.max_interval);
+    let mut interval = bounds.default_interval;
+    let mut why = String::new();
+    if hints.adaptive
+        && let Some(rhythm) = rhythm(&feed.published, now)
+    {
+        interval = clamp(rhythm);
+        why = format!(" (PF8: publishes about every {})", human(rhythm));
+    }
+    if hints.ttl
+        && let Some(ttl) = feed.ttl_minutes
+        && u64::from(ttl) * 60 > interval
+    {
+        interval = clamp(u64::from(ttl) * 60);
+        why = format!(" (ttl {ttl} min)");
+    }
+    if hints.syndication
+        && let Some(every) = feed.update_every_secs
+        && every > interval
+    {
+        interval = clamp(every);
+        why = format!(" (sy:updatePeriod {})", human(every));
+    }
+    let interval = clamp(interval);
+    (interval, format!("interval {}{why}", human(interval)))
+}
+
+/// How often a feed publishes: the median gap between its latest entries, or half the time
+/// since its newest entry when that is longer (a feed that fell silent is read less).
+/// Needs three dates; dates in the future are ignored.
+fn rhythm(published: &[DateTime<Utc>], now: DateTime<Utc>) -> Option<u64> {
+    let mut dates: Vec<DateTime<Utc>> = published.iter().copied().filter(|d| *d <= now).collect();
+    if dates.len() < 3 {
+        return None;
+    }
+    dates.sort_unstable_by(|a, b| b.cmp(a));
+    dates.truncate(20);
+    let mut gaps: Vec<u64> = dates
+        .windows(2)
+        .map(|w| u64::try_from((w[0] - w[1]).num_seconds()).unwrap_or(0))
+        .collect();
+    gaps.sort_unstable();
+    let median = gaps[gaps.len() / 2];
+    let silent = u64::try_from((now - dates[0]).num_seconds()).unwrap_or(0) / 2;
+    Some(median.max(silent).max(1))
+}
+
+/// How long the answer says it stays fresh (PF3).
+fn freshness(outcome: &FetchOutcome, now: DateTime<Utc>) -> Option<u64> {
+    let cache: &CacheHints = match outcome {
+        FetchOutcome::Fetched(f) => &f.cache,
+        FetchOutcome::NotModified { cache, .. } => cache,
+        _ => return None,
+    };
+    let expires = cache
+        .expires
+        .and_then(|at| u64::try_from((at - now).num_seconds()).ok());
+    cache.max_age.or(expires)
+}
+
+/// Up to `fraction` of `wait`, spread by `seed` and `now` (never shortening anything).
+fn jitter(wait: u64, fraction: f64, seed: u64, now: DateTime<Utc>) -> u64 {
+    if fraction <= 0.0 {
+        return 0;
+    }
+    // splitmix64 of the feed and the minute: different feeds spread, one feed varies.
+    let mut z = seed ^ (now.timestamp() as u64 / 60).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    let unit = (z >> 11) as f64 / (1u64 << 53) as f64;
+    (wait as f64 * fraction * unit) as u64
+}
+
+/// The first time at or after `at` that is in neither a skipped hour (GMT) nor a skipped day;
+/// `None` when every hour is skipped (then the hints are ignored).
+fn outside_skipped(at: DateTime<Utc>, hours: &[u8], days: &[Weekday]) -> Option<DateTime<Utc>> {
+    let skipped = |t: DateTime<Utc>| {
+        hours.contains(&u8::try_from(t.hour()).unwrap_or(0)) || days.contains(&t.weekday())
+    };
+    let mut t = at;
+    for _ in 0..=(24 * 8) {
+        if !skipped(t) {
+            return Some(t);
+        }
+        // The start of the next hour.
+        let into = Duration::seconds(i64::from(t.minute() * 60 + t.second()));
+        t = t - into - Duration::nanoseconds(i64::from(t.nanosecond())) + Duration::hours(1);
+    }
+    None
+}
+
+/// A failure: the ladder's step (or the doubling back-off), never under the interval; a ladder
+/// may pause the feed.
+fn failed(
+    state: &FeedSchedule,
+    outcome: &FetchOutcome,
+    kind: FailureKind,
+    current: u64,
+    now: DateTime<Utc>,
+    profile: &Profile,
+) -> Decision {
+    let ladder = profile.ladder_for(kind);
+    let same_ladder = state
+        .last_failure
+        .is_some_and(|last| same(profile.ladder_for(last), ladder));
+    let streak = if same_ladder {
+        state.consecutive_failures.saturating_add(1)
+    } else {
+        1
+    };
+    let what = match outcome.status() {
+        Some(status) if status >= 300 && kind != FailureKind::BadFeed => status.to_string(),
+        _ => kind.as_str().to_string(),
+    };
+    let (wait, reason, paused) = match ladder {
+        Some(ladder) => {
+            let index = usize::try_from(streak)
+                .unwrap_or(usize::MAX)
+                .min(ladder.steps.len())
+                - 1;
+            let step = ladder.steps[index];
+            let wait = match ladder.unit {
+                StepUnit::Seconds => step,
+                StepUnit::Interval => step.saturating_mul(current),
+            }
+            .min(profile.backoff.max)
+            .max(current);
+            let paused = (ladder.pause_after > 0 && streak >= ladder.pause_after).then(|| {
+                format!(
+                    "{}: paused after {streak} {what} answers in a row",
+                    ladder.rule
+                )
+            });
+            (
+                wait,
+                format!("{} {what} #{streak}: {}", ladder.rule, human(wait)),
+                paused,
+            )
+        }
+        None => {
+            let wait = backoff(profile, streak).max(current);
+            (
+                wait,
+                format!("failure {streak} ({what}): backoff {}", human(wait)),
+                None,
+            )
+        }
+    };
+    let (lifecycle, reason) = match &paused {
+        Some(why) => (Lifecycle::Paused, format!("paused: {why}")),
+        None => (Lifecycle::Active, reason),
+    };
+    Decision {
+        next_fetch_at: now + secs(wait),
+        reason,
+        interval_secs: current,
+        consecutive_failures: streak,
+        failure: Some(kind),
+        lifecycle,
+        lifecycle_reason: paused,
+        validators: None,
+    }
+}
+
+fn same(a: Option<&Ladder>, b: Option<&Ladder>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => std::ptr::eq(a, b),
+        _ => false,
+    }
+}
+
+fn hour(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// The floor a 429 or 503 with Retry-After sets for every request to its host (C6): the
@@ -166,6 +489,10 @@ pub fn host_floor(
     match outcome {
         FetchOutcome::Refused {
             status: 429,
+            retry_after: Some(ra),
+        }
+        | FetchOutcome::Challenge {
+            status: 429 | 503,
             retry_after: Some(ra),
         }
         | FetchOutcome::ServerError {
@@ -187,6 +514,7 @@ pub fn postpone(state: &FeedSchedule, until: DateTime<Utc>, now: DateTime<Utc>) 
         ),
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
+        failure: state.last_failure,
         lifecycle: Lifecycle::Active,
         lifecycle_reason: None,
         validators: None,
@@ -228,8 +556,15 @@ mod tests {
     use super::*;
     use tidings_model::{CacheHints, Fetched, RetryAfter, TransportError};
 
+    /// The default profile without jitter, so waits are exact.
     fn profile() -> Profile {
-        Profile::embedded("default").unwrap()
+        named("default")
+    }
+
+    fn named(name: &str) -> Profile {
+        let mut p = Profile::embedded(name).unwrap();
+        p.hints.jitter = 0.0;
+        p
     }
 
     fn now() -> DateTime<Utc> {
@@ -259,12 +594,30 @@ mod tests {
                 etag: Some("\"old\"".into()),
                 last_modified: Some("Mon, 31 Dec 2029 00:00:00 GMT".into()),
             },
+            last_failure: None,
+            seed: 7,
+        }
+    }
+
+    /// A state after `failures` failures in a row of the same kind as `outcome`.
+    fn after(failures: u32, outcome: &FetchOutcome, body: &BodyVerdict) -> FeedSchedule {
+        FeedSchedule {
+            last_failure: (failures > 0)
+                .then(|| FailureKind::of(outcome, body, None))
+                .flatten(),
+            ..state(failures)
         }
     }
 
     /// One row: state's failure count, outcome, body verdict → (seconds until next, reason, failures).
     fn check(failures: u32, outcome: FetchOutcome, body: BodyVerdict, want: (i64, &str, u32)) {
-        let d = decide(&state(failures), &outcome, &body, now(), &profile());
+        let d = decide(
+            &after(failures, &outcome, &body),
+            &outcome,
+            &body,
+            now(),
+            &profile(),
+        );
         assert_eq!(
             (
                 (d.next_fetch_at - now()).num_seconds(),
@@ -281,7 +634,7 @@ mod tests {
         check(
             3,
             ok("\"e\""),
-            BodyVerdict::Parsed,
+            BodyVerdict::Parsed(FeedHints::default()),
             (3600, "interval 1h", 0),
         );
         check(
@@ -312,32 +665,35 @@ mod tests {
             0,
             refused(),
             BodyVerdict::NotApplicable,
-            (3600, "failure 1 (refused): backoff 1h", 1),
+            (3600, "failure 1 (403): backoff 1h", 1),
         );
         check(
             2,
             refused(),
             BodyVerdict::NotApplicable,
-            (3600, "failure 3 (refused): backoff 1h", 3),
+            (3600, "failure 3 (403): backoff 1h", 3),
         );
         check(
             3,
             refused(),
             BodyVerdict::NotApplicable,
-            (7200, "failure 4 (refused): backoff 2h", 4),
+            (7200, "failure 4 (403): backoff 2h", 4),
         );
         check(
             30,
             refused(),
             BodyVerdict::NotApplicable,
-            (86_400, "failure 31 (refused): backoff 1d", 31),
+            (86_400, "failure 31 (403): backoff 1d", 31),
         );
-        let unparseable = BodyVerdict::Unparseable("not a feed".into());
+        let unparseable = BodyVerdict::Unparseable {
+            detail: "not a feed".into(),
+            html: false,
+        };
         check(
             0,
             ok("\"e\""),
             unparseable,
-            (3600, "failure 1 (parse_error): backoff 1h", 1),
+            (3600, "failure 1 (bad_feed): backoff 1h", 1),
         );
         let timeout = FetchOutcome::Transport(TransportError::Timeout);
         check(
@@ -365,7 +721,7 @@ mod tests {
             0,
             limited(RetryAfter::Seconds(60)),
             BodyVerdict::NotApplicable,
-            (3600, "failure 1 (refused): backoff 1h", 1),
+            (3600, "failure 1 (429): backoff 1h", 1),
         );
         let at = now() + Duration::hours(5);
         check(
@@ -463,7 +819,7 @@ mod tests {
         let d = decide(
             &state(0),
             &ok("\"new\""),
-            &BodyVerdict::Parsed,
+            &BodyVerdict::Parsed(FeedHints::default()),
             now(),
             &profile(),
         );
@@ -476,7 +832,10 @@ mod tests {
             &profile(),
         );
         assert_eq!(d.validators, None, "errors keep the stored validators");
-        let html = BodyVerdict::Unparseable("not a feed".into());
+        let html = BodyVerdict::Unparseable {
+            detail: "not a feed".into(),
+            html: false,
+        };
         let d = decide(&state(0), &ok("\"page\""), &html, now(), &profile());
         assert_eq!(
             d.validators, None,
@@ -519,7 +878,7 @@ mod tests {
         #[test]
         fn refusal_never_shortens_the_wait(failures in 0u32..200, status in 400u16..600) {
             let p = profile();
-            let good = decide(&state(failures), &ok("\"x\""), &BodyVerdict::Parsed, now(), &p);
+            let good = decide(&state(failures), &ok("\"x\""), &BodyVerdict::Parsed(FeedHints::default()), now(), &p);
             let bad = FetchOutcome::ServerError { status, retry_after: None };
             let d = decide(&state(failures), &bad, &BodyVerdict::NotApplicable, now(), &p);
             proptest::prop_assert!(d.next_fetch_at >= good.next_fetch_at);

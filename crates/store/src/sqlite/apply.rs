@@ -34,8 +34,11 @@ pub(super) async fn apply(
          title = CASE WHEN ?8 THEN COALESCE(?9, title) ELSE title END, \
          site_link = CASE WHEN ?8 THEN COALESCE(?10, site_link) ELSE site_link END, \
          state = ?11, state_reason = ?12, next_fetch_at = ?13, next_fetch_reason = ?14, \
-         interval_secs = ?15, consecutive_failures = ?16, last_status = ?17, \
-         last_outcome = ?18, last_error = ?19, last_fetch_at = ?20, \
+         interval_secs = ?15, consecutive_failures = ?16, \
+         last_status = CASE WHEN ?25 THEN last_status ELSE ?17 END, \
+         last_outcome = CASE WHEN ?25 THEN last_outcome ELSE ?18 END, \
+         last_error = CASE WHEN ?25 THEN last_error ELSE ?19 END, \
+         last_fetch_at = CASE WHEN ?25 THEN last_fetch_at ELSE ?20 END, \
          fetches = fetches + ?24, ok = ok + ?21, not_modified = not_modified + ?22, \
          errors = errors + ?23 \
          WHERE id = ?1",
@@ -74,6 +77,8 @@ pub(super) async fn apply(
     .bind(delta.not_modified)
     .bind(delta.errors)
     .bind(delta.fetches)
+    // A postponed read sent nothing: what the last read said stays.
+    .bind(update.last_outcome == "postponed")
     .execute(&mut **tx)
     .await?;
 

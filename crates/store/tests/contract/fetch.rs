@@ -201,6 +201,18 @@ pub async fn counters_follow_outcomes(store: Arc<dyn Store>) {
     assert_eq!(f.last_status, Some(429));
     assert_eq!(f.last_error.as_deref(), Some("refused happened"));
     assert_eq!(f.consecutive_failures, 1);
+
+    // C6: a read postponed for the host's Retry-After sent nothing; the last read stays.
+    let mut held = outcome(id, t(3600), "postponed", None);
+    held.update.consecutive_failures = 1;
+    store.apply_fetch(&held).await.unwrap();
+    let g = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(g.counters, f.counters);
+    assert_eq!(
+        (g.last_outcome, g.last_status, g.last_error, g.last_fetch_at),
+        (f.last_outcome, f.last_status, f.last_error, f.last_fetch_at)
+    );
+    assert_eq!(g.next_fetch_at, held.update.next_fetch_at);
 }
 
 pub async fn unknown_feed_is_refused_and_leaves_nothing(store: Arc<dyn Store>) {
