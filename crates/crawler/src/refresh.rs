@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use tidings_feed::{ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse};
-use tidings_model::{FeedId, FetchOutcome, HostKey};
+use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
+use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{RobotsGate, host_gap};
 use tidings_policy::{
@@ -237,6 +238,8 @@ impl Crawler {
             log,
             now,
         );
+        self.follow_permanent_redirect(feed, &response, &decision, &mut record, now)
+            .await?;
         // C6: a busy host's Retry-After holds back every feed of that host.
         record.host_floor = host_floor(&response.outcome, now, &self.profile)
             .map(|until| (HostKey::of(&response.final_url).to_string(), until));
@@ -252,6 +255,56 @@ impl Crawler {
             next_fetch_at: decision.next_fetch_at,
             next_fetch_reason: decision.reason,
         })
+    }
+}
+
+impl Crawler {
+    /// PF9: move the feed's stored URL after permanent redirects, as the profile says.
+    async fn follow_permanent_redirect(
+        &self,
+        feed: &FeedRecord,
+        response: &FetchResponse,
+        decision: &Decision,
+        record: &mut FetchRecord,
+        now: DateTime<Utc>,
+    ) -> Result<(), CrawlError> {
+        let hops: Vec<(u16, String)> = response
+            .redirects
+            .iter()
+            .map(|hop| (hop.status, hop.to.to_string()))
+            .collect();
+        let read_ok =
+            decision.failure.is_none() && !matches!(response.outcome, FetchOutcome::Blocked { .. });
+        let verdict = url_move(
+            feed.pending_move.as_ref(),
+            &hops,
+            read_ok,
+            now,
+            &self.profile,
+        );
+        record.update.pending_move = verdict.pending;
+        let Some(target) = verdict.move_to else {
+            return Ok(());
+        };
+        let Ok(url) = FeedUrl::parse(&target) else {
+            return Ok(());
+        };
+        match self.store.feed_by_url(&url).await? {
+            // Another feed already lives there: the two stay apart (an operator may merge).
+            Some(other) if other.id != feed.id => {
+                tracing::warn!(
+                    feed_id = feed.id.0,
+                    target = %url,
+                    other = other.id.0,
+                    "permanent redirect onto another feed's URL; not moved"
+                );
+            }
+            _ => {
+                tracing::info!(feed_id = feed.id.0, from = %feed.url, to = %url, "feed moved (PF9)");
+                record.update.url = Some(url);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -395,6 +448,7 @@ fn record(
             validators: decision.validators.clone(),
             content_hash: verdict.hash,
             url: None,
+            pending_move: feed.pending_move.clone(),
             state,
             state_reason,
             next_fetch_at: decision.next_fetch_at,

@@ -10,6 +10,7 @@
 
 pub mod conditional;
 pub mod profile;
+pub mod redirect;
 pub mod retry;
 pub mod robots;
 pub mod schedule;

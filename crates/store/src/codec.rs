@@ -24,6 +24,7 @@ macro_rules! select_feeds {
             "f.etag, f.last_modified, f.content_hash, f.next_fetch_at, f.next_fetch_reason, ",
             "f.interval_secs, f.last_fetch_at, f.last_status, f.last_outcome, f.last_error, ",
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
+            "f.moved_to, f.moved_since, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest

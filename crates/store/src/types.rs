@@ -79,6 +79,8 @@ pub struct FeedRecord {
     pub counters: FeedCounters,
     pub subscribers: i64,
     pub created_at: DateTime<Utc>,
+    /// A permanent redirect seen on every successful read since `.1`, not yet persisted (PF9).
+    pub pending_move: Option<(String, DateTime<Utc>)>,
 }
 
 /// The schedule a new feed starts with, as the policy decided it.
@@ -115,6 +117,8 @@ pub struct FeedUpdate {
     pub content_hash: Option<String>,
     /// New URL after a persisted permanent redirect.
     pub url: Option<FeedUrl>,
+    /// The permanent redirect under observation after this read (`None` clears it).
+    pub pending_move: Option<(String, DateTime<Utc>)>,
     pub state: FeedState,
     pub state_reason: Option<String>,
     pub next_fetch_at: DateTime<Utc>,

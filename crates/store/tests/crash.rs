@@ -35,6 +35,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
         feed_id: feed,
         fetched_at: at,
         update: FeedUpdate {
+            pending_move: None,
             validators: Some(Validators {
                 etag: Some(format!("\"{feed}\"")),
                 last_modified: None,

@@ -36,6 +36,13 @@ pub(super) fn feed_from_row(row: &PgRow) -> Result<FeedRecord> {
         },
         subscribers: row.try_get("subscribers")?,
         created_at: row.try_get("created_at")?,
+        pending_move: match (
+            row.try_get::<Option<String>, _>("moved_to")?,
+            row.try_get::<Option<chrono::DateTime<chrono::Utc>>, _>("moved_since")?,
+        ) {
+            (Some(to), Some(since)) => Some((to, since)),
+            _ => None,
+        },
     })
 }
 

@@ -40,7 +40,7 @@ pub(super) async fn apply(
          last_error = CASE WHEN ?25 THEN last_error ELSE ?19 END, \
          last_fetch_at = CASE WHEN ?25 THEN last_fetch_at ELSE ?20 END, \
          fetches = fetches + ?24, ok = ok + ?21, not_modified = not_modified + ?22, \
-         errors = errors + ?23 \
+         errors = errors + ?23, moved_to = ?26, moved_since = ?27 \
          WHERE id = ?1",
     )
     .bind(fetch.feed_id.0)
@@ -79,6 +79,13 @@ pub(super) async fn apply(
     .bind(delta.fetches)
     // A postponed read sent nothing: what the last read said stays.
     .bind(update.last_outcome == "postponed")
+    .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
+    .bind(
+        update
+            .pending_move
+            .as_ref()
+            .map(|(_, since)| micros(*since)),
+    )
     .execute(&mut **tx)
     .await?;
 

@@ -36,6 +36,13 @@ pub(super) fn feed_from_row(row: &SqliteRow) -> Result<FeedRecord> {
         },
         subscribers: row.try_get("subscribers")?,
         created_at: from_micros(row.try_get("created_at")?)?,
+        pending_move: match (
+            row.try_get::<Option<String>, _>("moved_to")?,
+            from_micros_opt(row.try_get("moved_since")?)?,
+        ) {
+            (Some(to), Some(since)) => Some((to, since)),
+            _ => None,
+        },
     })
 }
 

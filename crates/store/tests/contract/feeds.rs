@@ -163,6 +163,22 @@ pub async fn redirect_moves_the_url_and_the_old_url_still_finds_the_feed(store: 
     assert_eq!(store.feeds().await.unwrap().len(), 1);
 }
 
+/// PF9: a permanent redirect under observation is kept until a read clears or persists it.
+pub async fn pending_move_round_trips(store: Arc<dyn Store>) {
+    let id = feed(&store, "http://old.example/feed").await;
+    let mut r = ok(id, t(10), Vec::new());
+    r.update.pending_move = Some(("https://new.example/feed".into(), t(10)));
+    store.apply_fetch(&r).await.unwrap();
+    let f = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(
+        f.pending_move,
+        Some(("https://new.example/feed".to_string(), t(10)))
+    );
+    let r = ok(id, t(20), Vec::new());
+    store.apply_fetch(&r).await.unwrap();
+    assert_eq!(store.feed(id).await.unwrap().unwrap().pending_move, None);
+}
+
 /// A move onto a URL another feed already has is refused whole: the unique URL is kept and
 /// nothing of the fetch is stored.
 pub async fn moving_onto_another_feeds_url_fails_whole(store: Arc<dyn Store>) {

@@ -153,6 +153,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
         feed_id: feed,
         fetched_at: at,
         update: FeedUpdate {
+            pending_move: None,
             validators: None,
             content_hash: None,
             url: None,

@@ -1,0 +1,212 @@
+//! The profiles' ladders, pauses and URL moves as the crawler stores them: PF5 (paused after
+//! four 404s, never due again), WFM6 and challenge pages (an HTML page after a refusal is a
+//! refusal), PF9 (a 301 moves the stored URL; 302 does not; the default waits its window).
+
+mod support;
+
+use support::{Answer, FEED, Script, crawler_with, serve};
+use tidings_crawler::Crawler;
+use tidings_crawler::Purpose;
+use tidings_model::FeedUrl;
+use tidings_policy::Profile;
+use tidings_store::FeedRecord;
+use tidings_store::FeedState;
+
+/// Subscribe as the product does: the profile's interval from the start.
+async fn subscribe(crawler: &Crawler, url: &str) -> FeedRecord {
+    let sub = crawler
+        .subscribe(&FeedUrl::parse(url).unwrap(), "tester")
+        .await
+        .unwrap();
+    crawler.store().feed(sub.feed_id).await.unwrap().unwrap()
+}
+
+fn as_profile(name: &str) -> impl FnOnce(&mut Profile) {
+    let name = name.to_string();
+    move |p: &mut Profile| {
+        *p = Profile::embedded(&name).unwrap();
+        p.pacing.host_gap = 0.0;
+        p.hints.jitter = 0.0;
+    }
+}
+
+/// PF5: four 404s in a row pause the feed; a paused feed is never due.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pf5_four_404s_pause_the_feed_and_it_is_not_read_again() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        Answer::ok("").header("content-type", "text/plain"),
+    );
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("plainfeeder")).await;
+    let feed = subscribe(&crawler, &format!("http://127.0.0.1:{port}/gone.xml")).await;
+    let mut reasons = Vec::new();
+    for i in 0..4 {
+        let current = store.feed(feed.id).await.unwrap().unwrap();
+        let purpose = if i == 0 {
+            Purpose::FirstAdd
+        } else {
+            Purpose::Scheduled
+        };
+        let report = crawler.refresh(&current, purpose).await.unwrap();
+        assert_eq!(report.outcome, "not_found");
+        reasons.push(report.next_fetch_reason);
+    }
+    assert_eq!(
+        &reasons[..3],
+        ["PF5 404 #1: 6h", "PF5 404 #2: 6h", "PF5 404 #3: 6h"]
+    );
+    let paused = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(paused.state, FeedState::Paused);
+    assert_eq!(
+        paused.state_reason.as_deref(),
+        Some("PF5: paused after 4 404 answers in a row")
+    );
+    let far = chrono::Utc::now() + chrono::Duration::days(365);
+    assert!(
+        store.due_feeds(far, 10).await.unwrap().is_empty(),
+        "a paused feed is never due"
+    );
+    assert_eq!(script.count("/gone.xml"), 4);
+}
+
+/// WFM6: an HTML page where the feed was after a 403 is a challenge: a refusal on the ladder,
+/// not a parse error; a page marked `cf-mitigated: challenge` is one at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm6_challenge_pages_climb_the_refusal_ladder() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        Answer::ok("").header("content-type", "text/plain"),
+    );
+    script.push(
+        "/f.xml",
+        Answer {
+            status: 403,
+            headers: vec![],
+            body: String::new(),
+        },
+    );
+    script.push(
+        "/f.xml",
+        Answer::ok("<!DOCTYPE html><html><body>Just a moment...</body></html>")
+            .header("content-type", "text/html"),
+    );
+    script.push(
+        "/f.xml",
+        Answer {
+            status: 503,
+            headers: vec![("cf-mitigated".into(), "challenge".into())],
+            body: "<html></html>".into(),
+        },
+    );
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("worldfeedmonitor")).await;
+    let feed = subscribe(&crawler, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    let mut seen = Vec::new();
+    for i in 0..3 {
+        let current = store.feed(feed.id).await.unwrap().unwrap();
+        let purpose = if i == 0 {
+            Purpose::FirstAdd
+        } else {
+            Purpose::Scheduled
+        };
+        let report = crawler.refresh(&current, purpose).await.unwrap();
+        seen.push((report.outcome, report.next_fetch_reason));
+    }
+    assert_eq!(
+        seen,
+        [
+            ("refused".to_string(), "WFM6 403 #1: 15m".to_string()),
+            (
+                "challenge".to_string(),
+                "WFM6 challenge #2: 15m".to_string()
+            ),
+            ("challenge".to_string(), "WFM6 503 #3: 1h".to_string()),
+        ]
+    );
+}
+
+/// PF9: with PlainFeeder's profile a 301 moves the stored URL at once; a 302 never does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pf9_a_301_updates_the_stored_feed_url() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        Answer::ok("").header("content-type", "text/plain"),
+    );
+    let port = serve(script.clone()).await;
+    let base = format!("http://127.0.0.1:{port}");
+    script.push(
+        "/old.xml",
+        Answer {
+            status: 301,
+            headers: vec![("location".into(), format!("{base}/new.xml"))],
+            body: String::new(),
+        },
+    );
+    script.push(
+        "/temp.xml",
+        Answer {
+            status: 302,
+            headers: vec![("location".into(), format!("{base}/new2.xml"))],
+            body: String::new(),
+        },
+    );
+    script.push("/new.xml", Answer::ok(FEED));
+    script.push("/new2.xml", Answer::ok(FEED));
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("plainfeeder")).await;
+    let moved = subscribe(&crawler, &format!("{base}/old.xml")).await;
+    let temporary = subscribe(&crawler, &format!("{base}/temp.xml")).await;
+    crawler.refresh(&moved, Purpose::FirstAdd).await.unwrap();
+    crawler
+        .refresh(&temporary, Purpose::FirstAdd)
+        .await
+        .unwrap();
+    let moved = store.feed(moved.id).await.unwrap().unwrap();
+    assert_eq!(moved.url.as_str(), format!("{base}/new.xml"));
+    assert_eq!(moved.pending_move, None);
+    let temporary = store.feed(temporary.id).await.unwrap().unwrap();
+    assert_eq!(temporary.url.as_str(), format!("{base}/temp.xml"));
+    // The next read goes straight to the new URL.
+    crawler.refresh(&moved, Purpose::Scheduled).await.unwrap();
+    assert_eq!(script.count("/old.xml"), 1);
+    assert_eq!(script.count("/new.xml"), 2);
+}
+
+/// The default profile watches a permanent redirect for a week before moving the feed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permanent_redirect_is_observed_before_the_default_moves_the_feed() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        Answer::ok("").header("content-type", "text/plain"),
+    );
+    let port = serve(script.clone()).await;
+    let base = format!("http://127.0.0.1:{port}");
+    script.push(
+        "/old.xml",
+        Answer {
+            status: 308,
+            headers: vec![("location".into(), format!("{base}/new.xml"))],
+            body: String::new(),
+        },
+    );
+    script.push("/new.xml", Answer::ok(FEED));
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("default")).await;
+    let feed = subscribe(&crawler, &format!("{base}/old.xml")).await;
+    crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    let feed = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(
+        feed.url.as_str(),
+        format!("{base}/old.xml"),
+        "not moved yet"
+    );
+    let (to, _since) = feed.pending_move.clone().expect("under observation");
+    assert_eq!(to, format!("{base}/new.xml"));
+}
