@@ -57,6 +57,21 @@ impl HostGate {
     }
 }
 
+impl HostGate {
+    /// How long `url`'s host has been quiet: since its last request ended (zero while one is
+    /// in flight; `None` when nothing was sent to it by this gate).
+    pub fn quiet_for(&self, url: &Url) -> Option<Duration> {
+        let slot = {
+            let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+            hosts.get(&host_of(url))?.clone()
+        };
+        match slot.try_lock() {
+            Ok(last) => last.map(|t| t.elapsed()),
+            Err(_) => Some(Duration::ZERO),
+        }
+    }
+}
+
 /// The gate key of a URL: its host name, lower-cased, without a trailing dot.
 pub fn host_of(url: &Url) -> String {
     url.host_str()

@@ -8,10 +8,10 @@ use tidings_fetch::{FetchRequest, FetchResponse};
 use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
-use tidings_policy::robots::{RobotsGate, host_gap};
+use tidings_policy::robots::{RobotsGate, crawl_delay_pause, host_gap};
 use tidings_policy::{
     BodyVerdict, Decision, FailureKind, FeedHints, FeedSchedule, Lifecycle, conditional, decide,
-    host_floor, postpone,
+    host_floor, postpone, set_aside,
 };
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 
@@ -73,6 +73,21 @@ impl Crawler {
         }
         let (robots, crawl_delay) = self.robots_gate(feed).await?;
         let gap = host_gap(&self.profile, crawl_delay, purpose == Purpose::FirstAdd);
+        // FF11: a crawl-delay longer than the request window sets the host's work aside until
+        // it has passed, rather than shortening it.
+        let quiet = self
+            .gate
+            .quiet_for(feed.url.as_url())
+            .map(|real| real.saturating_mul(self.config.clock.scale()));
+        if let Some(rest) = crawl_delay_pause(&self.profile, crawl_delay, quiet) {
+            let until = now + chrono::Duration::from_std(rest).unwrap_or(chrono::Duration::zero());
+            let reason = format!(
+                "FF11 crawl-delay {}s is longer than the request window {}s: host set aside",
+                crawl_delay.map_or(0, |d| d.as_secs()),
+                self.profile.robots.crawl_delay_cap
+            );
+            return self.set_aside(feed, until, now, reason).await;
+        }
         let allowed_by = match robots {
             RobotsGate::Allowed(reason) => reason,
             RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
@@ -129,6 +144,27 @@ impl Crawler {
         now: DateTime<Utc>,
     ) -> Result<FeedReport, CrawlError> {
         let decision = postpone(&schedule_state(feed), until, now);
+        self.store_set_aside(feed, decision, now).await
+    }
+
+    /// Reschedule a feed for a reason of its host's (FF11), without a request or a failure.
+    async fn set_aside(
+        &self,
+        feed: &FeedRecord,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        reason: String,
+    ) -> Result<FeedReport, CrawlError> {
+        let decision = set_aside(&schedule_state(feed), until, now, reason);
+        self.store_set_aside(feed, decision, now).await
+    }
+
+    async fn store_set_aside(
+        &self,
+        feed: &FeedRecord,
+        decision: Decision,
+        now: DateTime<Utc>,
+    ) -> Result<FeedReport, CrawlError> {
         let response = FetchResponse {
             outcome: FetchOutcome::Blocked {
                 reason: decision.reason.clone(),

@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{Answer, FEED, Script, crawler, serve, subscribe};
+use support::{Answer, FEED, Script, crawler, crawler_with, serve, subscribe};
 use tidings_crawler::Purpose;
 use tidings_store::LogQuery;
 
@@ -156,4 +156,55 @@ async fn sr9_crawl_delay_spaces_requests_to_a_host_and_first_add_may_skip_it() {
         "the first add did not wait"
     );
     assert_eq!(script.count("/c.xml"), 1);
+}
+
+/// FF11: a crawl-delay longer than the request window (FFBot's 60 s) sets the host's work
+/// aside, without a request or a failure, instead of shortening the delay; the robots.txt
+/// request itself counts against the host's pacing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        Answer::ok("User-agent: *\nCrawl-delay: 300\n").header("content-type", "text/plain"),
+    );
+    script.push("/a.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), |p| {
+        *p = tidings_policy::Profile::embedded("ffbot").unwrap();
+        p.pacing.host_gap = 0.0;
+    })
+    .await;
+    let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
+    let before = chrono::Utc::now();
+    let held = crawler.refresh(&a, Purpose::Scheduled).await.unwrap();
+    assert_eq!(held.outcome, "postponed");
+    assert_eq!(script.count("/robots.txt"), 1);
+    assert_eq!(
+        script.count("/a.xml"),
+        0,
+        "no request inside the crawl-delay"
+    );
+    assert!(
+        held.next_fetch_reason.starts_with("FF11 crawl-delay 300s"),
+        "{}",
+        held.next_fetch_reason
+    );
+    let wait = (held.next_fetch_at - before).num_seconds();
+    assert!((290..=300).contains(&wait), "{wait}");
+    let a = store.feed(a.id).await.unwrap().unwrap();
+    assert_eq!((a.consecutive_failures, a.counters.fetches), (0, 0));
+    assert_eq!(a.last_fetch_at, None, "still never read");
+
+    // SereneReader caps the same delay at 60 s instead (SR9): no pause.
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), |p| {
+        *p = tidings_policy::Profile::embedded("serenereader").unwrap();
+        p.robots.crawl_delay_cap = 0;
+    })
+    .await;
+    let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
+    let read = crawler.refresh(&a, Purpose::Scheduled).await.unwrap();
+    assert_eq!(read.outcome, "ok");
 }

@@ -18,5 +18,5 @@ pub mod schedule;
 pub use profile::{FailureKind, Profile, ProfileError};
 pub use schedule::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch,
-    host_floor, postpone,
+    host_floor, postpone, set_aside,
 };

@@ -506,12 +506,28 @@ pub fn host_floor(
 /// A feed not read because its host asked everyone to wait (C6): it is read at the floor,
 /// and nothing else about it changes (this is not a failure of the feed).
 pub fn postpone(state: &FeedSchedule, until: DateTime<Utc>, now: DateTime<Utc>) -> Decision {
-    Decision {
-        next_fetch_at: until.max(now),
-        reason: format!(
+    set_aside(
+        state,
+        until,
+        now,
+        format!(
             "host Retry-After until {}",
             until.format("%Y-%m-%d %H:%M:%S UTC")
         ),
+    )
+}
+
+/// A feed not read now for a reason of its host's, not its own (C6's floor, FF11's long
+/// crawl-delay): read at `until`, no failure counted, nothing else changed.
+pub fn set_aside(
+    state: &FeedSchedule,
+    until: DateTime<Utc>,
+    now: DateTime<Utc>,
+    reason: String,
+) -> Decision {
+    Decision {
+        next_fetch_at: until.max(now),
+        reason,
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
         failure: state.last_failure,
