@@ -125,10 +125,16 @@ async fn add_fetch_not_modified_then_new_entries() {
     let out = tidings(&db, &["log", "--host", "elsewhere.test"]).await;
     assert_eq!(stdout(&out), "");
 
-    // feeds lists both with their status.
+    // feeds lists both with their status, each with the reason for its next read.
     let out = tidings(&db, &["feeds"]).await;
     assert!(stdout(&out).contains("alpha"), "{}", stdout(&out));
-    assert_eq!(stdout(&out).lines().count(), 3);
+    assert_eq!(stdout(&out).lines().count(), 5);
+    assert_eq!(
+        stdout(&out).matches("why: interval 1s").count(),
+        2,
+        "{}",
+        stdout(&out)
+    );
 
     // OPML out, and into a fresh database.
     let opml = dir.path().join("subs.opml");

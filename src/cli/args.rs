@@ -60,6 +60,8 @@ pub enum Command {
     ImportOpml(ImportOpmlArgs),
     /// Print the subscriptions as OPML
     ExportOpml(ExportOpmlArgs),
+    /// Resume a paused or switched-off feed: read it again at the next fetch
+    Resume(ResumeArgs),
     /// Parse feed files and print the normalized model as JSON
     Parse(ParseArgs),
     /// Check a URL against a robots.txt file: prints `allowed` or `disallowed` first, then the
@@ -115,6 +117,12 @@ pub struct EntriesArgs {
     /// Print JSON lines (one entry per line) instead of a table
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The feed id (see `tidings feeds`)
+    pub feed: i64,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,8 @@
 //! The commands that use the store: add, fetch, feeds, entries, import-opml, export-opml.
 
-use super::args::{AddArgs, EntriesArgs, ExportOpmlArgs, FeedsArgs, ImportOpmlArgs, LogArgs};
+use super::args::{
+    AddArgs, EntriesArgs, ExportOpmlArgs, FeedsArgs, ImportOpmlArgs, LogArgs, ResumeArgs,
+};
 use super::progress::Bar;
 use super::settings::{CLI_SUBSCRIBER, Settings};
 use super::time::parse_since;
@@ -14,7 +16,7 @@ use tidings_crawler::{Crawler, NoProgress};
 use tidings_feed::opml::{self, Outline};
 use tidings_fetch::Fetcher;
 use tidings_model::{FeedId, FeedUrl};
-use tidings_store::{EntryQuery, FeedRecord, LogQuery, Store};
+use tidings_store::{EntryQuery, FeedRecord, FeedState, LogQuery, Store};
 
 /// What every command gets.
 pub struct Context {
@@ -127,14 +129,27 @@ pub async fn feeds(ctx: &Context, args: FeedsArgs) -> Result<ExitCode> {
     writeln!(out, "   ID  STATE   STATUS  NEXT FETCH           FEED")?;
     let now = Utc::now();
     for feed in &feeds {
+        // A feed that is not active is not scheduled: say why instead of when.
+        let (next, why) = match feed.state {
+            FeedState::Active => (
+                relative(feed.next_fetch_at, now),
+                feed.next_fetch_reason.as_str(),
+            ),
+            _ => (
+                "-".to_string(),
+                feed.state_reason.as_deref().unwrap_or("by an operator"),
+            ),
+        };
         writeln!(
             out,
-            "{:>5}  {:<7} {:>6}  {:<20} {}",
+            "{:>5}  {:<7} {:>6}  {:<20} {}\n{:>21} {}",
             feed.id,
             feed.state.as_str(),
             feed.last_status.map_or("-".into(), |s| s.to_string()),
-            relative(feed.next_fetch_at, now),
+            next,
             describe(feed),
+            "why:",
+            one_line(why),
         )?;
     }
     Ok(ExitCode::SUCCESS)
@@ -254,6 +269,32 @@ pub async fn export_opml(ctx: &Context, args: ExportOpmlArgs) -> Result<ExitCode
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => std::io::stdout().lock().write_all(doc.as_bytes())?,
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tidings resume FEED`: an operator lifts a pause (PF5–PF7) or an off state.
+pub async fn resume(ctx: &Context, args: ResumeArgs) -> Result<ExitCode> {
+    let id = FeedId(args.feed);
+    let Some(feed) = ctx.store.feed(id).await? else {
+        anyhow::bail!("no feed {id}");
+    };
+    let now = ctx.crawler()?.now();
+    if !ctx
+        .store
+        .resume_feed(id, now, "resumed by an operator")
+        .await?
+    {
+        anyhow::bail!(
+            "feed {id} is {}, not paused or off: nothing to resume",
+            feed.state.as_str()
+        );
+    }
+    println!(
+        "feed {id}: {} resumed (was {}: {}); read at the next fetch",
+        describe(&feed),
+        feed.state.as_str(),
+        feed.state_reason.as_deref().unwrap_or("no reason stored")
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -53,6 +53,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Log(a) => commands::log(&ctx, a).await,
         Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
         Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
+        Command::Resume(a) => commands::resume(&ctx, a).await,
         Command::Parse(_) | Command::Robots(_) => {
             unreachable!("handled before the runtime starts")
         }

@@ -111,6 +111,11 @@ pub trait Store: Send + Sync {
         robots: &RobotsCache,
         log: &RequestLogRow,
     ) -> Result<()>;
+
+    /// An operator resumes a paused or switched-off feed: active again, failures forgotten,
+    /// read at `at` for `reason`. False when there is no such feed or it is neither paused
+    /// nor off (a removed feed stays removed).
+    async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

@@ -340,4 +340,18 @@ impl Store for SqliteStore {
         tx.commit().await?;
         Ok(())
     }
+
+    async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE feeds SET state = 'active', state_reason = NULL, consecutive_failures = 0, \
+             next_fetch_at = ?2, next_fetch_reason = ?3 \
+             WHERE id = ?1 AND state IN ('paused', 'off')",
+        )
+        .bind(id.0)
+        .bind(micros(at))
+        .bind(reason)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
 }

@@ -193,3 +193,45 @@ pub async fn moving_onto_another_feeds_url_fails_whole(store: Arc<dyn Store>) {
     let log = store.request_log(&Default::default()).await.unwrap();
     assert!(log.is_empty());
 }
+
+/// PF5–PF7, WFM8: a paused or switched-off feed is never due until an operator resumes it;
+/// resuming makes it due at the given time with its failures forgotten.
+pub async fn paused_feeds_wait_for_an_operator(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let mut r = outcome(id, t(10), "not_found", Some(404));
+    r.update.state = FeedState::Paused;
+    r.update.state_reason = Some("PF5: paused after 4 404 answers in a row".into());
+    r.update.consecutive_failures = 4;
+    r.update.next_fetch_at = t(20);
+    store.apply_fetch(&r).await.unwrap();
+    assert!(store.due_feeds(t(1_000_000), 10).await.unwrap().is_empty());
+
+    assert!(
+        store
+            .resume_feed(id, t(30), "resumed by an operator")
+            .await
+            .unwrap()
+    );
+    let f = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(
+        (f.state, f.state_reason, f.consecutive_failures),
+        (FeedState::Active, None, 0)
+    );
+    assert_eq!(
+        (f.next_fetch_at, f.next_fetch_reason.as_str()),
+        (t(30), "resumed by an operator")
+    );
+    let due = store.due_feeds(t(30), 10).await.unwrap();
+    assert_eq!(due.iter().map(|f| f.id).collect::<Vec<_>>(), [id]);
+
+    assert!(
+        !store.resume_feed(id, t(40), "again").await.unwrap(),
+        "an active feed"
+    );
+    assert!(
+        !store
+            .resume_feed(FeedId(id.0 + 99), t(40), "ghost")
+            .await
+            .unwrap()
+    );
+}
