@@ -12,6 +12,40 @@ use tidings_policy::Profile;
 use tidings_store::FeedRecord;
 use tidings_store::FeedState;
 
+/// Read `feed` `n` times in a row (the first as its first add), each from its stored state;
+/// (outcome, reason for the next read) of each.
+async fn read_times(crawler: &Crawler, feed: &FeedRecord, n: usize) -> Vec<(String, String)> {
+    let mut seen = Vec::new();
+    for i in 0..n {
+        let current = crawler.store().feed(feed.id).await.unwrap().unwrap();
+        let purpose = if i == 0 {
+            Purpose::FirstAdd
+        } else {
+            Purpose::Scheduled
+        };
+        let report = crawler.refresh(&current, purpose).await.unwrap();
+        seen.push((report.outcome, report.next_fetch_reason));
+    }
+    seen
+}
+
+/// Serve `script` with an empty robots.txt.
+async fn publisher(script: &Script) -> u16 {
+    script.push(
+        "/robots.txt",
+        Answer::ok("").header("content-type", "text/plain"),
+    );
+    serve(script.clone()).await
+}
+
+fn redirect(status: u16, location: String) -> Answer {
+    Answer {
+        status,
+        headers: vec![("location".into(), location)],
+        body: String::new(),
+    }
+}
+
 /// Subscribe as the product does: the profile's interval from the start.
 async fn subscribe(crawler: &Crawler, url: &str) -> FeedRecord {
     let sub = crawler
@@ -34,26 +68,13 @@ fn as_profile(name: &str) -> impl FnOnce(&mut Profile) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pf5_four_404s_pause_the_feed_and_it_is_not_read_again() {
     let script = Script::default();
-    script.push(
-        "/robots.txt",
-        Answer::ok("").header("content-type", "text/plain"),
-    );
-    let port = serve(script.clone()).await;
+    let port = publisher(&script).await;
     let dir = tempfile::tempdir().unwrap();
     let (crawler, store) = crawler_with(dir.path(), as_profile("plainfeeder")).await;
     let feed = subscribe(&crawler, &format!("http://127.0.0.1:{port}/gone.xml")).await;
-    let mut reasons = Vec::new();
-    for i in 0..4 {
-        let current = store.feed(feed.id).await.unwrap().unwrap();
-        let purpose = if i == 0 {
-            Purpose::FirstAdd
-        } else {
-            Purpose::Scheduled
-        };
-        let report = crawler.refresh(&current, purpose).await.unwrap();
-        assert_eq!(report.outcome, "not_found");
-        reasons.push(report.next_fetch_reason);
-    }
+    let reads = read_times(&crawler, &feed, 4).await;
+    assert!(reads.iter().all(|(outcome, _)| outcome == "not_found"));
+    let reasons: Vec<&str> = reads.iter().map(|(_, reason)| reason.as_str()).collect();
     assert_eq!(
         &reasons[..3],
         ["PF5 404 #1: 6h", "PF5 404 #2: 6h", "PF5 404 #3: 6h"]
@@ -106,17 +127,7 @@ async fn wfm6_challenge_pages_climb_the_refusal_ladder() {
     let dir = tempfile::tempdir().unwrap();
     let (crawler, store) = crawler_with(dir.path(), as_profile("worldfeedmonitor")).await;
     let feed = subscribe(&crawler, &format!("http://127.0.0.1:{port}/f.xml")).await;
-    let mut seen = Vec::new();
-    for i in 0..3 {
-        let current = store.feed(feed.id).await.unwrap().unwrap();
-        let purpose = if i == 0 {
-            Purpose::FirstAdd
-        } else {
-            Purpose::Scheduled
-        };
-        let report = crawler.refresh(&current, purpose).await.unwrap();
-        seen.push((report.outcome, report.next_fetch_reason));
-    }
+    let seen = read_times(&crawler, &feed, 3).await;
     assert_eq!(
         seen,
         [
@@ -134,28 +145,10 @@ async fn wfm6_challenge_pages_climb_the_refusal_ladder() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pf9_a_301_updates_the_stored_feed_url() {
     let script = Script::default();
-    script.push(
-        "/robots.txt",
-        Answer::ok("").header("content-type", "text/plain"),
-    );
-    let port = serve(script.clone()).await;
+    let port = publisher(&script).await;
     let base = format!("http://127.0.0.1:{port}");
-    script.push(
-        "/old.xml",
-        Answer {
-            status: 301,
-            headers: vec![("location".into(), format!("{base}/new.xml"))],
-            body: String::new(),
-        },
-    );
-    script.push(
-        "/temp.xml",
-        Answer {
-            status: 302,
-            headers: vec![("location".into(), format!("{base}/new2.xml"))],
-            body: String::new(),
-        },
-    );
+    script.push("/old.xml", redirect(301, format!("{base}/new.xml")));
+    script.push("/temp.xml", redirect(302, format!("{base}/new2.xml")));
     script.push("/new.xml", Answer::ok(FEED));
     script.push("/new2.xml", Answer::ok(FEED));
     let dir = tempfile::tempdir().unwrap();
@@ -182,20 +175,9 @@ async fn pf9_a_301_updates_the_stored_feed_url() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_permanent_redirect_is_observed_before_the_default_moves_the_feed() {
     let script = Script::default();
-    script.push(
-        "/robots.txt",
-        Answer::ok("").header("content-type", "text/plain"),
-    );
-    let port = serve(script.clone()).await;
+    let port = publisher(&script).await;
     let base = format!("http://127.0.0.1:{port}");
-    script.push(
-        "/old.xml",
-        Answer {
-            status: 308,
-            headers: vec![("location".into(), format!("{base}/new.xml"))],
-            body: String::new(),
-        },
-    );
+    script.push("/old.xml", redirect(308, format!("{base}/new.xml")));
     script.push("/new.xml", Answer::ok(FEED));
     let dir = tempfile::tempdir().unwrap();
     let (crawler, store) = crawler_with(dir.path(), as_profile("default")).await;
