@@ -125,7 +125,7 @@ async fn wfm6_challenge_pages_climb_the_refusal_ladder() {
     );
     let port = serve(script.clone()).await;
     let dir = tempfile::tempdir().unwrap();
-    let (crawler, store) = crawler_with(dir.path(), as_profile("worldfeedmonitor")).await;
+    let (crawler, _store) = crawler_with(dir.path(), as_profile("worldfeedmonitor")).await;
     let feed = subscribe(&crawler, &format!("http://127.0.0.1:{port}/f.xml")).await;
     let seen = read_times(&crawler, &feed, 3).await;
     assert_eq!(
