@@ -114,7 +114,7 @@ async fn c3_one_request_in_flight_per_host_and_the_gap_between() {
         .collect();
     on_a.sort_by_key(|e| e.started.mono);
     // robots.txt, then six feeds read at least twice each.
-    assert!(on_a.len() >= 1 + 6 * 2, "{}", on_a.len());
+    assert!(on_a.len() > 6 * 2, "{}", on_a.len());
     for pair in on_a.windows(2) {
         let (prev, next) = (&pair[0], &pair[1]);
         assert!(

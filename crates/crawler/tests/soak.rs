@@ -30,7 +30,10 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
     for (host, path) in &scenario.feeds {
         sim.subscribe(host, path).await;
     }
+    println!("subscribed in {:.1}s", wall.elapsed().as_secs_f64());
+    let crawl = Instant::now();
     let summary = sim.crawl_hours(hours).await;
+    println!("crawled in {:.1}s", crawl.elapsed().as_secs_f64());
     let all = sim.exchanges().await;
     let mut expect = sim.expectations();
     expect.robots = scenario.robots_rules("tidings");
