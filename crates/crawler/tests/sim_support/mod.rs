@@ -43,6 +43,8 @@ pub struct Setup {
     /// Network timeout of one read (real time: not scaled).
     pub timeout: Duration,
     pub host_concurrency: usize,
+    /// The fetcher's body cap.
+    pub max_body_bytes: u64,
 }
 
 impl Default for Setup {
@@ -51,6 +53,7 @@ impl Default for Setup {
             scale: SCALE,
             timeout: Duration::from_secs(5),
             host_concurrency: 16,
+            max_body_bytes: tidings_fetch::DEFAULT_MAX_BODY_BYTES,
         }
     }
 }
@@ -99,6 +102,7 @@ pub async fn start_with(
     let mut fetch = FetchConfig::new(UA);
     fetch.connect_timeout = setup.timeout;
     fetch.total_timeout = setup.timeout;
+    fetch.max_body_bytes = setup.max_body_bytes;
     for name in web.host_names() {
         let addr = web.addr(&name).unwrap();
         fetch.resolve.push((name, addr.port(), addr));
@@ -212,18 +216,37 @@ pub fn gap(a: &Exchange, b: &Exchange) -> Duration {
 
 /// Known finding, not yet fixed (refresh.rs's request loop is being changed elsewhere): the
 /// WFM5 second attempt after no answer goes out at once under the same host permit, with no
-/// C3 gap after the abandoned first attempt (whose end the server sees only a moment later).
-/// True for a C3 violation between a request that got no answer and the same URL right after.
+/// C3 gap after the abandoned first attempt. True for a C3 violation between a request that
+/// got no answer and the same URL right after.
 pub fn is_wfm5_retry_gap(v: &Violation, exchanges: &[Exchange]) -> bool {
+    after_abandoned(v, exchanges).is_some_and(|(a, b)| a.target == b.target)
+}
+
+/// A C3 violation measured from a request the crawler abandoned (no answer: it timed out and
+/// hung up) to a request for another URL. The server stamps the end of such an exchange when
+/// it notices the hang-up, a moment after the crawler's own end, from which the crawler
+/// measures its gap; at a time scale of 600 a millisecond of noticing is 0.6 s of scenario
+/// time. Not a breach: the auditor's "server times are inside the client's" does not hold
+/// for exchanges the client abandons.
+pub fn is_late_noticed_hang_up(v: &Violation, exchanges: &[Exchange]) -> bool {
+    after_abandoned(v, exchanges).is_some_and(|(a, b)| a.target != b.target)
+}
+
+fn after_abandoned<'a>(
+    v: &Violation,
+    exchanges: &'a [Exchange],
+) -> Option<(&'a Exchange, &'a Exchange)> {
     let find = |id: u64| exchanges.iter().find(|e| e.id == id);
-    matches!(v.rule, tidings_sim::Rule::InFlight | tidings_sim::Rule::Gap)
-        && match v.exchanges[..] {
-            [a, b] => match (find(a), find(b)) {
-                (Some(a), Some(b)) => a.status.is_none() && a.target == b.target,
-                _ => false,
-            },
-            _ => false,
-        }
+    if !matches!(v.rule, tidings_sim::Rule::InFlight | tidings_sim::Rule::Gap) {
+        return None;
+    }
+    match v.exchanges[..] {
+        [a, b] => match (find(a), find(b)) {
+            (Some(a), Some(b)) if a.status.is_none() => Some((a, b)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Assert zero violations, printing them otherwise.
