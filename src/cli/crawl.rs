@@ -44,6 +44,16 @@ pub async fn run(ctx: &Context, args: CrawlArgs) -> Result<ExitCode> {
     let (stop, stopped) = watch::channel(false);
     tokio::spawn(signals(stop));
     let status = Arc::new(Status::new(crawler.clone()));
+    // Keep "next due in" current while the crawler sleeps.
+    let ticker = status.bar.is_some().then(|| {
+        let status = status.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                status.refresh();
+            }
+        })
+    });
     let summary = crawler
         .crawl(
             CrawlUntil {
@@ -53,6 +63,9 @@ pub async fn run(ctx: &Context, args: CrawlArgs) -> Result<ExitCode> {
             status.clone(),
         )
         .await?;
+    if let Some(ticker) = ticker {
+        ticker.abort();
+    }
     status.finish();
     let counts = status.counts();
     println!(
@@ -184,6 +197,12 @@ impl Status {
             c.state.hosts_busy,
             c.state.hosts_waiting
         )
+    }
+
+    fn refresh(&self) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(self.line(&self.counts()));
+        }
     }
 
     fn finish(&self) {
