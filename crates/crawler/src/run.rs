@@ -42,8 +42,7 @@ pub struct CrawlState {
     pub hosts_busy: usize,
     /// Hosts with due feeds waiting for a free slot (`host_concurrency`).
     pub hosts_waiting: usize,
-    /// The earliest `next_fetch_at` of any active subscribed feed (crawler time); in the past
-    /// while due feeds wait for their host.
+    /// When the next feed falls due that is not due yet (crawler time).
     pub next_due: Option<DateTime<Utc>>,
 }
 
@@ -237,7 +236,9 @@ impl Crawler {
                 hosts_of.insert(worker.id(), host);
             }
             progress.found(found);
-            let next_due = match self.store.next_due().await {
+            // Every feed due by `now` was taken, or waits for its busy host (whose worker's
+            // end wakes us), or is held; sleep until the next one falls due after that.
+            let next_due = match self.store.next_due_after(now).await {
                 Ok(next) => next,
                 Err(e) => break Err(e.into()),
             };
@@ -246,18 +247,10 @@ impl Crawler {
                 hosts_waiting: waiting,
                 next_due,
             });
-            // Sleep until the next feed is due, a worker ends, the deadline, or stop.
-            let now = self.now();
-            let mut wake = match next_due {
-                Some(at) if at > now => Some(at),
-                // Due feeds wait for their host's worker, or are held after an error.
-                Some(_) if !workers.is_empty() => None,
-                Some(_) => match held.values().min() {
-                    Some(at) => Some(*at),
-                    None => continue,
-                },
-                None => None,
-            };
+            let mut wake = next_due;
+            if let Some(at) = held.values().min() {
+                wake = Some(wake.map_or(*at, |w| w.min(*at)));
+            }
             if let Some(deadline) = until.deadline {
                 wake = Some(wake.map_or(deadline, |at| at.min(deadline)));
             }

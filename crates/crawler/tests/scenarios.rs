@@ -611,3 +611,31 @@ async fn a_stopped_crawl_finishes_the_read_in_flight_and_starts_no_other() {
         "nothing new after stop"
     );
 }
+
+/// C3 is per host: a host whose reads take long holds up only itself; another host's feed is
+/// read at its own interval meanwhile (no rounds that wait for the slowest host).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c3_a_slow_host_holds_up_only_itself() {
+    // Each read of /slow.xml takes 1.5 s of real time: an hour and a half of crawler time.
+    let slow =
+        Resource::feed(FeedSpec::fixed("s")).with(Behaviour::Delay(Duration::from_millis(1500)));
+    let sim = start(
+        vec![
+            host("slow.test", vec![("/slow.xml", slow)]),
+            host(
+                "quick.test",
+                vec![("/feed.xml", Resource::feed(FeedSpec::fixed("q")))],
+            ),
+        ],
+        |_| {},
+    )
+    .await;
+    sim.subscribe("slow.test", "/slow.xml").await;
+    sim.subscribe("quick.test", "/feed.xml").await;
+    sim.crawl_hours(3.5).await;
+
+    // Hourly at 0h, 1h, 2h and 3h, not only when the slow host is done.
+    assert_eq!(sim.requests("quick.test", "/feed.xml").await.len(), 4);
+    assert!(sim.requests("slow.test", "/slow.xml").await.len() <= 3);
+    assert_clean(&sim.audit(&sim.expectations()).await);
+}

@@ -161,6 +161,13 @@ pub async fn next_due_is_the_earliest_active_subscribed_feed(store: Arc<dyn Stor
     }
     store.unsubscribe(orphan, "alice").await.unwrap();
     assert_eq!(store.next_due().await.unwrap(), Some(t(300)));
+    assert_eq!(store.next_due_after(t(0)).await.unwrap(), Some(t(300)));
+    assert_eq!(
+        store.next_due_after(t(300)).await.unwrap(),
+        Some(t(900)),
+        "strictly after"
+    );
+    assert_eq!(store.next_due_after(t(900)).await.unwrap(), None);
     store.unsubscribe(soon, "alice").await.unwrap();
     assert_eq!(store.next_due().await.unwrap(), Some(t(900)));
     store.unsubscribe(later, "alice").await.unwrap();
