@@ -39,6 +39,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "HOST:PORT:ADDR")]
     pub resolve: Vec<String>,
 
+    /// Run crawler time N times faster than real time (tests, demos) [default: 1]
+    #[arg(long, global = true, env = "TIDINGS_TIME_SCALE", value_name = "N")]
+    pub time_scale: Option<u32>,
+
     /// Log filter, e.g. `info` or `tidings_crawler=debug` [default: warn]
     #[arg(long, global = true, env = "TIDINGS_LOG", value_name = "FILTER")]
     pub log: Option<String>,
@@ -50,6 +54,8 @@ pub enum Command {
     Add(AddArgs),
     /// Read every feed that is due, once
     Fetch,
+    /// Read feeds as they fall due until stopped (Ctrl-C, SIGTERM) or for a while
+    Crawl(super::crawl::CrawlArgs),
     /// List feeds with their state and schedule
     Feeds(FeedsArgs),
     /// List stored entries, newest first

@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod crawl;
 mod parse;
 mod progress;
 mod robots;
@@ -48,6 +49,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
     match command {
         Command::Add(a) => commands::add(&ctx, a).await,
         Command::Fetch => commands::fetch(&ctx).await,
+        Command::Crawl(a) => crawl::run(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::Log(a) => commands::log(&ctx, a).await,

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tidings_crawler::CrawlerConfig;
+use tidings_crawler::{Clock, CrawlerConfig};
 use tidings_fetch::FetchConfig;
 use tidings_policy::Profile;
 
@@ -119,6 +119,11 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         }
         crawler.host_concurrency = n;
     }
+    match global.time_scale {
+        Some(0) => bail!("--time-scale must be at least 1 (1 is real time)"),
+        Some(n) => crawler.clock = Clock::scaled(chrono::Utc::now(), n),
+        None => {}
+    }
     Ok(Settings {
         db,
         profile,
@@ -226,6 +231,21 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(err.contains("timeout_secs"), "{err}");
+        let zero_scale = GlobalArgs {
+            time_scale: Some(0),
+            ..GlobalArgs::default()
+        };
+        let err = resolve(&zero_scale, FileSettings::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("--time-scale"), "{err}");
+        let fast = GlobalArgs {
+            time_scale: Some(60),
+            ..GlobalArgs::default()
+        };
+        let s = resolve(&fast, FileSettings::default()).unwrap();
+        assert_eq!(s.crawler.clock.scale(), 60);
     }
 
     #[test]

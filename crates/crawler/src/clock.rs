@@ -14,6 +14,8 @@ pub struct Clock {
     /// Crawler time at `started`.
     base: DateTime<Utc>,
     started: Instant,
+    /// Real wall time at `started`.
+    wall: DateTime<Utc>,
     scale: u32,
 }
 
@@ -29,6 +31,7 @@ impl Clock {
         Clock {
             base,
             started: Instant::now(),
+            wall: Utc::now(),
             scale: scale.max(1),
         }
     }
@@ -48,6 +51,17 @@ impl Clock {
             .ok()
             .and_then(|d| self.base.checked_add_signed(d))
             .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    }
+
+    /// The crawler time of a real wall-clock instant (such as a fetch's `started_at`).
+    pub fn crawler_time_of(&self, real: DateTime<Utc>) -> DateTime<Utc> {
+        if self.scale == 1 {
+            return real;
+        }
+        (real - self.wall)
+            .checked_mul(i32::try_from(self.scale).unwrap_or(i32::MAX))
+            .and_then(|d| self.base.checked_add_signed(d))
+            .unwrap_or(self.base)
     }
 
     /// The real length of a crawler-time wait.
@@ -94,5 +108,13 @@ mod tests {
             Duration::from_secs(5)
         );
         assert_eq!(Clock::scaled(base, 0).scale(), 1);
+        let real_start = clock.wall;
+        assert_eq!(clock.crawler_time_of(real_start), base);
+        assert_eq!(
+            clock.crawler_time_of(real_start + chrono::Duration::seconds(2)),
+            base + chrono::Duration::hours(2)
+        );
+        let t = Utc::now();
+        assert_eq!(real.crawler_time_of(t), t);
     }
 }

@@ -5,7 +5,7 @@
 //! between two: C3), parses a changed body, asks `tidings-policy` what follows, and hands the
 //! whole result to the store in one transaction. It holds no policy numbers of its own.
 //!
-//! Reading order: [`gate`] (per-host spacing), [`refresh`] (one feed), [`run`] (everything due).
+//! Reading order: [`gate`] (per-host spacing), [`refresh`] (one feed), [`run`] (everything due, once or continuously).
 
 pub mod clock;
 pub mod gate;
@@ -15,7 +15,7 @@ pub mod run;
 
 pub use clock::Clock;
 pub use refresh::{FeedReport, Purpose};
-pub use run::{NoProgress, Progress, RunSummary};
+pub use run::{CrawlState, CrawlUntil, NoProgress, Progress, RunSummary};
 
 use std::sync::Arc;
 use tidings_fetch::Fetcher;

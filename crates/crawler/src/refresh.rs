@@ -265,6 +265,10 @@ impl Crawler {
         if let Some(rule) = final_rule {
             log.extend(request_log(feed, purpose, &response, &outcome_label, rule));
         }
+        // Rows carry the fetcher's real start time; the log is kept in crawler time.
+        for row in &mut log {
+            row.at = self.config.clock.crawler_time_of(row.at);
+        }
         let mut record = record(
             feed,
             &response,

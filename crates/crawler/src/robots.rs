@@ -54,7 +54,7 @@ impl Crawler {
                     Some(_) => "robots.txt older than the profile's max_age (DFB7)",
                 };
                 let row = RequestLogRow {
-                    at: response.started_at,
+                    at: self.config.clock.crawler_time_of(response.started_at),
                     feed_id: None,
                     host: origin.to_string(),
                     purpose: "robots".into(),

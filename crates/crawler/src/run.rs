@@ -1,19 +1,29 @@
-//! Everything due, once: hosts in parallel, each host's feeds one after another.
+//! Due work: everything due once ([`Crawler::refresh_due`]), or continuously until stopped
+//! ([`Crawler::crawl`]). Hosts in parallel, each host's feeds one after another.
 
 use crate::refresh::{FeedReport, Purpose};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use futures_util::FutureExt;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Duration;
 use tidings_model::FeedId;
 use tidings_store::FeedRecord;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 /// How many due feeds are taken from the store at a time.
 const BATCH: u32 = 1000;
+
+/// The longest real time a crawl sleeps without looking at the store again, so feeds
+/// subscribed by another process while it sleeps are not left waiting for hours.
+const MAX_SLEEP: Duration = Duration::from_secs(30);
+
+/// How long (crawler time) a feed whose read could not be completed (a store error, a bug) is
+/// left alone by a crawl before it is tried again.
+const HOLD_AFTER_INTERNAL_ERROR: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
 
 /// Receives progress while a run goes on (a progress bar, logs).
 pub trait Progress: Send + Sync {
@@ -21,6 +31,34 @@ pub trait Progress: Send + Sync {
     fn found(&self, total: usize);
     /// One feed is done.
     fn done(&self, report: &FeedReport);
+    /// A continuous crawl looked at its work (after every change of it).
+    fn state(&self, _state: &CrawlState) {}
+}
+
+/// Where a continuous crawl stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CrawlState {
+    /// Hosts whose feeds are being read now.
+    pub hosts_busy: usize,
+    /// Hosts with due feeds waiting for a free slot (`host_concurrency`).
+    pub hosts_waiting: usize,
+    /// When the next feed falls due that is not due yet (crawler time).
+    pub next_due: Option<DateTime<Utc>>,
+}
+
+/// When a continuous crawl ends.
+#[derive(Debug, Clone)]
+pub struct CrawlUntil {
+    /// Set to `true` to stop: no new feed read starts after it, reads in flight finish.
+    pub stop: watch::Receiver<bool>,
+    /// Stop at this crawler time, if set (same rule: reads in flight finish).
+    pub deadline: Option<DateTime<Utc>>,
+}
+
+impl CrawlUntil {
+    fn reached(&self, now: DateTime<Utc>) -> bool {
+        *self.stop.borrow() || self.deadline.is_some_and(|d| now >= d)
+    }
 }
 
 /// Progress that goes nowhere.
@@ -110,21 +148,7 @@ impl Crawler {
                 let _slot = limit.acquire_owned().await;
                 let mut reports = Vec::with_capacity(feeds.len());
                 for feed in feeds {
-                    let purpose = if feed.last_fetch_at.is_none() {
-                        Purpose::FirstAdd
-                    } else {
-                        Purpose::Scheduled
-                    };
-                    // One feed's trouble (a store error, a bug) is that feed's failure, not
-                    // the end of the run.
-                    let report = match AssertUnwindSafe(crawler.refresh(&feed, purpose))
-                        .catch_unwind()
-                        .await
-                    {
-                        Ok(Ok(report)) => report,
-                        Ok(Err(e)) => failed(&feed, format!("not stored: {e}")),
-                        Err(_) => failed(&feed, "internal error while reading this feed".into()),
-                    };
+                    let report = crawler.read_one(&feed).await;
                     progress.done(&report);
                     reports.push(report);
                 }
@@ -138,6 +162,173 @@ impl Crawler {
             }
         }
         Ok(all)
+    }
+}
+
+impl Crawler {
+    /// Read due feeds until `until` says stop: each host's due feeds one after another through
+    /// the host gate, at most `host_concurrency` hosts at once, hosts independent of each other
+    /// (a host that is done takes its next due feeds at once, without waiting for the others).
+    /// Between reads it sleeps until the next feed is due (in crawler time, so an Nth of it
+    /// under a clock N times faster), waking early on stop.
+    ///
+    /// On stop or at the deadline no new feed read starts; reads in flight finish and are
+    /// stored. Each read is stored in one transaction, so even an abrupt end loses nothing, and
+    /// the schedule lives in the store: a crawl started again reads nothing before its time.
+    pub async fn crawl(
+        &self,
+        mut until: CrawlUntil,
+        progress: Arc<dyn Progress>,
+    ) -> Result<RunSummary, CrawlError> {
+        let mut summary = RunSummary::default();
+        let mut found = 0usize;
+        // Host → feeds its worker holds; due feeds of a busy host wait for its worker to end.
+        let mut busy: HashMap<String, usize> = HashMap::new();
+        // Feeds whose read could not be completed, left alone until then.
+        let mut held: HashMap<FeedId, DateTime<Utc>> = HashMap::new();
+        let mut workers: JoinSet<(String, Vec<FeedReport>)> = JoinSet::new();
+        let mut hosts_of: HashMap<tokio::task::Id, String> = HashMap::new();
+        let slots = self.config.host_concurrency.max(1);
+        let mut stop_open = true;
+        let outcome = loop {
+            let now = self.now();
+            if until.reached(now) {
+                break Ok(());
+            }
+            held.retain(|_, at| *at > now);
+            let taken: usize = busy.values().sum();
+            let limit = BATCH.saturating_add(u32::try_from(taken).unwrap_or(u32::MAX));
+            let due = match self.store.due_feeds(now, limit).await {
+                Ok(due) => due,
+                Err(e) => break Err(e.into()),
+            };
+            // Free hosts with due work, most overdue first.
+            let mut order: Vec<String> = Vec::new();
+            let mut by_host: HashMap<String, Vec<FeedRecord>> = HashMap::new();
+            for feed in due {
+                let host = crate::gate::host_of(feed.url.as_url());
+                if busy.contains_key(&host) || held.contains_key(&feed.id) {
+                    continue;
+                }
+                let feeds = by_host.entry(host.clone()).or_default();
+                if feeds.is_empty() {
+                    order.push(host);
+                }
+                feeds.push(feed);
+            }
+            let mut waiting = 0;
+            for host in order {
+                let Some(feeds) = by_host.remove(&host) else {
+                    continue;
+                };
+                if workers.len() >= slots {
+                    waiting += 1;
+                    continue;
+                }
+                found += feeds.len();
+                busy.insert(host.clone(), feeds.len());
+                let worker = workers.spawn(self.clone().host_worker(
+                    host.clone(),
+                    feeds,
+                    until.clone(),
+                    progress.clone(),
+                ));
+                hosts_of.insert(worker.id(), host);
+            }
+            progress.found(found);
+            // Every feed due by `now` was taken, or waits for its busy host (whose worker's
+            // end wakes us), or is held; sleep until the next one falls due after that.
+            let next_due = match self.store.next_due_after(now).await {
+                Ok(next) => next,
+                Err(e) => break Err(e.into()),
+            };
+            progress.state(&CrawlState {
+                hosts_busy: workers.len(),
+                hosts_waiting: waiting,
+                next_due,
+            });
+            let mut wake = next_due;
+            if let Some(at) = held.values().min() {
+                wake = Some(wake.map_or(*at, |w| w.min(*at)));
+            }
+            if let Some(deadline) = until.deadline {
+                wake = Some(wake.map_or(deadline, |at| at.min(deadline)));
+            }
+            let sleep = wake.map_or(MAX_SLEEP, |at| {
+                self.config.clock.real_until(at).min(MAX_SLEEP)
+            });
+            tokio::select! {
+                Some(joined) = workers.join_next_with_id(), if !workers.is_empty() => {
+                    let id = match &joined {
+                        Ok((id, _)) => *id,
+                        Err(e) => e.id(),
+                    };
+                    if let Some(host) = hosts_of.remove(&id) {
+                        busy.remove(&host);
+                    }
+                    if let Ok((_, (_, reports))) = joined {
+                        for report in reports {
+                            if report.outcome == "internal_error" {
+                                held.insert(report.feed_id, self.now() + HOLD_AFTER_INTERNAL_ERROR);
+                            }
+                            summary.add(&report);
+                        }
+                    }
+                }
+                changed = until.stop.changed(), if stop_open => {
+                    // A dropped sender can no longer stop us; only the deadline can.
+                    stop_open = changed.is_ok();
+                }
+                () = tokio::time::sleep(sleep) => {}
+            }
+        };
+        // Reads in flight finish; their workers start nothing new.
+        while let Some(joined) = workers.join_next().await {
+            if let Ok((_, reports)) = joined {
+                for report in &reports {
+                    summary.add(report);
+                }
+            }
+        }
+        outcome.map(|()| summary)
+    }
+
+    /// One host's due feeds, one after another, until done or told to stop.
+    async fn host_worker(
+        self,
+        host: String,
+        feeds: Vec<FeedRecord>,
+        until: CrawlUntil,
+        progress: Arc<dyn Progress>,
+    ) -> (String, Vec<FeedReport>) {
+        let mut reports = Vec::with_capacity(feeds.len());
+        for feed in feeds {
+            if until.reached(self.now()) {
+                break;
+            }
+            let report = self.read_one(&feed).await;
+            progress.done(&report);
+            reports.push(report);
+        }
+        (host, reports)
+    }
+
+    /// Read one feed; its trouble (a store error, a bug) is that feed's failure, not the end
+    /// of the run.
+    async fn read_one(&self, feed: &FeedRecord) -> FeedReport {
+        let purpose = if feed.last_fetch_at.is_none() {
+            Purpose::FirstAdd
+        } else {
+            Purpose::Scheduled
+        };
+        match AssertUnwindSafe(self.refresh(feed, purpose))
+            .catch_unwind()
+            .await
+        {
+            Ok(Ok(report)) => report,
+            Ok(Err(e)) => failed(feed, format!("not stored: {e}")),
+            Err(_) => failed(feed, "internal error while reading this feed".into()),
+        }
     }
 }
 

@@ -84,6 +84,14 @@ pub trait Store: Send + Sync {
     /// first, at most `limit`.
     async fn due_feeds(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<FeedRecord>>;
 
+    /// The earliest `next_fetch_at` among the feeds [`Store::due_feeds`] would return at some
+    /// time (active, at least one subscriber); `None` when there are none.
+    async fn next_due(&self) -> Result<Option<DateTime<Utc>>>;
+
+    /// Like [`Store::next_due`], among the feeds due strictly later than `after` (a crawler
+    /// whose due feeds are all being read sleeps until this).
+    async fn next_due_after(&self, after: DateTime<Utc>) -> Result<Option<DateTime<Utc>>>;
+
     /// Apply one fetch: feed state, validators, schedule, counters, entries and the request
     /// log row, all in one transaction. Either all of it is stored or none of it.
     async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport>;

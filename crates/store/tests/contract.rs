@@ -42,6 +42,7 @@ contract! {
     feeds::subscribe_is_idempotent_and_one_feed_per_url,
     feeds::unsubscribe_keeps_the_feed_and_its_entries,
     feeds::due_feeds_are_active_subscribed_and_most_overdue_first,
+    feeds::next_due_is_the_earliest_active_subscribed_feed,
     feeds::redirect_moves_the_url_and_the_old_url_still_finds_the_feed,
     feeds::moving_onto_another_feeds_url_fails_whole,
     feeds::pending_move_round_trips,

@@ -208,6 +208,28 @@ impl Store for SqliteStore {
         .collect()
     }
 
+    async fn next_due(&self) -> Result<Option<DateTime<Utc>>> {
+        let at: Option<i64> = sqlx::query_scalar(
+            "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        at.map(codec::from_micros).transpose()
+    }
+
+    async fn next_due_after(&self, after: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
+        let at: Option<i64> = sqlx::query_scalar(
+            "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \
+             AND f.next_fetch_at > ?1 \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
+        )
+        .bind(micros(after))
+        .fetch_one(&self.pool)
+        .await?;
+        at.map(codec::from_micros).transpose()
+    }
+
     async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
         let mut tx = self.write().await?;
         let report = apply::apply(&mut tx, fetch).await?;

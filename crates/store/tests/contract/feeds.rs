@@ -135,6 +135,49 @@ pub async fn due_feeds_are_active_subscribed_and_most_overdue_first(store: Arc<d
     assert!(store.due_feeds(t(99), 10).await.unwrap().is_empty());
 }
 
+pub async fn next_due_is_the_earliest_active_subscribed_feed(store: Arc<dyn Store>) {
+    assert_eq!(store.next_due().await.unwrap(), None, "no feeds");
+    let mut ids = Vec::new();
+    for name in ["soon", "later", "paused", "orphan"] {
+        ids.push(feed(&store, &format!("https://{name}.example/feed")).await);
+    }
+    let [soon, later, paused, orphan] = ids[..] else {
+        unreachable!()
+    };
+    let schedule = |id, next, state| {
+        let mut r = outcome(id, t(0), "ok", Some(200));
+        r.update.next_fetch_at = next;
+        r.update.state = state;
+        r
+    };
+    let active = FeedState::Active;
+    for r in [
+        schedule(soon, t(300), active),
+        schedule(later, t(900), active),
+        schedule(paused, t(50), FeedState::Paused),
+        schedule(orphan, t(10), active),
+    ] {
+        store.apply_fetch(&r).await.unwrap();
+    }
+    store.unsubscribe(orphan, "alice").await.unwrap();
+    assert_eq!(store.next_due().await.unwrap(), Some(t(300)));
+    assert_eq!(store.next_due_after(t(0)).await.unwrap(), Some(t(300)));
+    assert_eq!(
+        store.next_due_after(t(300)).await.unwrap(),
+        Some(t(900)),
+        "strictly after"
+    );
+    assert_eq!(store.next_due_after(t(900)).await.unwrap(), None);
+    store.unsubscribe(soon, "alice").await.unwrap();
+    assert_eq!(store.next_due().await.unwrap(), Some(t(900)));
+    store.unsubscribe(later, "alice").await.unwrap();
+    assert_eq!(
+        store.next_due().await.unwrap(),
+        None,
+        "only a paused feed is left"
+    );
+}
+
 pub async fn redirect_moves_the_url_and_the_old_url_still_finds_the_feed(store: Arc<dyn Store>) {
     let id = feed(&store, "http://old.example/feed").await;
     let mut r = ok(id, t(10), Vec::new());

@@ -1,0 +1,124 @@
+//! Soak: the real crawler (`Crawler::crawl` with a deadline) on a seeded mixed web
+//! (`tidings_sim::Scenario::mixed`: robots.txt variants, crawl-delays, validators or none,
+//! throttles with Retry-After, refusals, errors, malformed, huge, bomb and silent bodies) for
+//! hours of crawler time; the auditor must find nothing (C1, C3, C4, C6, FF11).
+//!
+//! The small soak runs with `cargo test`; the big one (200 hosts, 2,000 feeds, 6 hours) is
+//! ignored by default:
+//! `cargo test -p tidings-crawler --test soak -- --ignored --nocapture`.
+
+mod sim_support;
+
+use sim_support::{Setup, assert_clean, is_late_noticed_hang_up, is_wfm5_retry_gap, start_with};
+use std::time::{Duration, Instant};
+use tidings_sim::Scenario;
+
+async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
+    let wall = Instant::now();
+    let scenario = Scenario::mixed(seed, hosts, feeds_per_host, "tidings");
+    let sim = start_with(
+        scenario.hosts.clone(),
+        |_| {},
+        Setup {
+            // Ten minutes of crawler time per real second: six hours in 36 s.
+            scale: 600,
+            timeout: Duration::from_secs(1),
+            host_concurrency: 64,
+            // A 2 MiB body of 40,000 items takes ~25 s to parse and store in a debug build
+            // (a release build is far faster); the cap makes it `too_large` instead.
+            max_body_bytes: 1024 * 1024,
+        },
+    )
+    .await;
+    for (host, path) in &scenario.feeds {
+        sim.subscribe(host, path).await;
+    }
+    println!("subscribed in {:.1}s", wall.elapsed().as_secs_f64());
+    let crawl = Instant::now();
+    let summary = sim.crawl_hours(hours).await;
+    println!("crawled in {:.1}s", crawl.elapsed().as_secs_f64());
+    let all = sim.exchanges().await;
+    let mut expect = sim.expectations();
+    expect.robots = scenario.robots_rules("tidings");
+    let cap = Duration::from_secs(sim.profile.robots.crawl_delay_cap);
+    for (host, rules) in &expect.robots {
+        if let Some(delay) = rules.crawl_delay {
+            expect
+                .gaps
+                .insert(host.clone(), delay.min(cap).max(expect.default_gap));
+        }
+    }
+    // Hosts whose robots.txt fails are not required to be read first (it is, but answers 503).
+    let violations = tidings_sim::audit(&all, &expect);
+    let (known, other): (Vec<_>, Vec<_>) = violations
+        .into_iter()
+        .partition(|v| is_wfm5_retry_gap(v, &all));
+    let (late, other): (Vec<_>, Vec<_>) = other
+        .into_iter()
+        .partition(|v| is_late_noticed_hang_up(v, &all));
+    println!(
+        "soak seed {seed}: {hosts} hosts, {} feeds, {hours} h crawler time: {} requests, \
+         {} feed reads (ok {}, not modified {}, failed {}), {} violations \
+         (+{} known WFM5 retry gaps, +{} hang-ups noticed late), {:.1}s wall",
+        scenario.feeds.len(),
+        all.len(),
+        summary.feeds,
+        summary.fetched,
+        summary.not_modified,
+        summary.failed,
+        other.len(),
+        known.len(),
+        late.len(),
+        wall.elapsed().as_secs_f64()
+    );
+    for v in &other {
+        println!("{v}");
+        for id in &v.exchanges {
+            if let Some(e) = all.iter().find(|e| e.id == *id) {
+                println!(
+                    "  #{id} {} {} status {:?} started {:?} ended {:?} robots {:?}",
+                    e.host,
+                    e.target,
+                    e.status,
+                    e.started.sim,
+                    e.ended.map(|s| s.sim),
+                    scenario.robots.get(&e.host)
+                );
+            }
+        }
+    }
+    if std::env::var_os("SOAK_TIMELINE").is_some() {
+        let mut per_sec = std::collections::BTreeMap::<u64, (usize, u128)>::new();
+        for e in &all {
+            let slot = per_sec.entry(e.started.mono.as_secs()).or_default();
+            slot.0 += 1;
+            if let Some(end) = e.ended {
+                slot.1 += (end.mono - e.started.mono).as_millis();
+            }
+        }
+        println!("second: requests started, total ms in flight: {per_sec:?}");
+    }
+    // Liveness: every feed was dealt with (read, or held back by robots.txt or a host's
+    // Retry-After) at least once.
+    let seen: std::collections::HashSet<String> = sim
+        .reports
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.url.clone())
+        .collect();
+    assert_eq!(seen.len(), scenario.feeds.len(), "{summary:?}");
+    assert_clean(&other);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn soak_small_40_hosts_400_feeds_2_hours() {
+    soak(11, 40, 10, 2.0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "about a minute of real time; run with --ignored"]
+async fn soak_200_hosts_2000_feeds_6_hours() {
+    soak(7, 200, 10, 6.0).await;
+}
