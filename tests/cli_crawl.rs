@@ -18,9 +18,16 @@ async fn feed_requests(publisher: &Publisher) -> usize {
         .count()
 }
 
-/// A publisher with one feed, subscribed without a read.
+/// The default profile reading exactly hourly: without the feed's own rhythm (PF8) and
+/// jitter, which would move the reads these tests count.
+const HOURLY: &str = "name = \"hourly\"\nuser_agent = \"tidings-test/{version}\"\n\
+                      [hints]\nadaptive = false\njitter = 0.0\n";
+
+/// A publisher with one feed, subscribed without a read; the database is next to an
+/// `hourly.toml` profile, passed with `--profile`.
 async fn setup(dir: &std::path::Path) -> (Publisher, std::path::PathBuf) {
     let db = dir.join("t.db");
+    std::fs::write(dir.join("hourly.toml"), HOURLY).unwrap();
     let publisher = Publisher::start().await;
     publisher.set("/feed.xml", Resource::feed(rss("alpha", 1, 3), "\"a1\""));
     let out = tidings(
@@ -41,13 +48,21 @@ async fn setup(dir: &std::path::Path) -> (Publisher, std::path::PathBuf) {
 async fn crawl_for_reads_at_the_interval_then_exits_and_a_restart_keeps_the_schedule() {
     let dir = tempfile::tempdir().unwrap();
     let (publisher, db) = setup(dir.path()).await;
+    let profile = dir
+        .path()
+        .join("hourly.toml")
+        .to_string_lossy()
+        .into_owned();
     let crawl = |span: &'static str| {
         let db = db.clone();
+        let profile = profile.clone();
         async move {
             tidings(
                 &db,
                 &[
                     "--allow-private-networks",
+                    "--profile",
+                    &profile,
                     "--time-scale",
                     SCALE,
                     "crawl",
@@ -93,6 +108,8 @@ async fn sigterm_stops_gracefully_with_a_summary() {
     let (publisher, db) = setup(dir.path()).await;
     let child = command(&db)
         .args(["--allow-private-networks", "--time-scale", SCALE, "crawl"])
+        .arg("--profile")
+        .arg(dir.path().join("hourly.toml"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
