@@ -11,17 +11,31 @@ use std::borrow::Cow;
 /// (version, description, SQL) of one migration file.
 type Source = (i64, &'static str, &'static str);
 
-const SQLITE: &[Source] = &[(
-    1,
-    "init",
-    include_str!("../migrations/sqlite/0001_init.sql"),
-)];
+const SQLITE: &[Source] = &[
+    (
+        1,
+        "init",
+        include_str!("../migrations/sqlite/0001_init.sql"),
+    ),
+    (
+        3,
+        "blocks",
+        include_str!("../migrations/sqlite/0003_blocks.sql"),
+    ),
+];
 
-const POSTGRES: &[Source] = &[(
-    1,
-    "init",
-    include_str!("../migrations/postgres/0001_init.sql"),
-)];
+const POSTGRES: &[Source] = &[
+    (
+        1,
+        "init",
+        include_str!("../migrations/postgres/0001_init.sql"),
+    ),
+    (
+        3,
+        "blocks",
+        include_str!("../migrations/postgres/0003_blocks.sql"),
+    ),
+];
 
 pub fn sqlite() -> Migrator {
     migrator(SQLITE)
