@@ -2,6 +2,7 @@
 //! per group of commands.
 
 mod args;
+mod blocks;
 mod commands;
 mod parse;
 mod progress;
@@ -53,6 +54,10 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Log(a) => commands::log(&ctx, a).await,
         Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
         Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
+        Command::Block(a) => blocks::block(&ctx, a).await,
+        Command::Unblock(a) => blocks::unblock(&ctx, a).await,
+        Command::Blocks(a) => blocks::blocks(&ctx, a).await,
+        Command::Remove(a) => blocks::remove(&ctx, a).await,
         Command::Parse(_) | Command::Robots(_) => {
             unreachable!("handled before the runtime starts")
         }
