@@ -73,6 +73,14 @@ pub enum Command {
     /// Check a URL against a robots.txt file: prints `allowed` or `disallowed` first, then the
     /// group and the line that decided; exits 0 when allowed, 1 when not
     Robots(RobotsArgs),
+    /// Never request what a rule names (FF13): KIND is url, feed, path, origin, host or domain
+    Block(super::blocks::BlockArgs),
+    /// Remove a do-not-crawl rule
+    Unblock(super::blocks::UnblockArgs),
+    /// List the do-not-crawl rules
+    Blocks(super::blocks::BlocksArgs),
+    /// Remove a feed at once, on request (WFM10); --block keeps its URL from being added again
+    Remove(super::blocks::RemoveArgs),
 }
 
 #[derive(Debug, Args)]

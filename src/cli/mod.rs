@@ -2,6 +2,7 @@
 //! per group of commands.
 
 mod args;
+mod blocks;
 mod commands;
 mod crawl;
 mod parse;
@@ -56,6 +57,10 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
         Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
         Command::Resume(a) => commands::resume(&ctx, a).await,
+        Command::Block(a) => blocks::block(&ctx, a).await,
+        Command::Unblock(a) => blocks::unblock(&ctx, a).await,
+        Command::Blocks(a) => blocks::blocks(&ctx, a).await,
+        Command::Remove(a) => blocks::remove(&ctx, a).await,
         Command::Parse(_) | Command::Robots(_) => {
             unreachable!("handled before the runtime starts")
         }

@@ -5,8 +5,11 @@
 //! between two: C3), parses a changed body, asks `tidings-policy` what follows, and hands the
 //! whole result to the store in one transaction. It holds no policy numbers of its own.
 //!
-//! Reading order: [`gate`] (per-host spacing), [`refresh`] (one feed), [`run`] (everything due, once or continuously).
+//! Reading order: [`gate`] (per-host spacing), [`blocks`] (do-not-crawl rules before every
+//! request, FF13), [`refresh`] (one feed, its redirects followed hop by hop), [`run`]
+//! (everything due, once or continuously).
 
+pub mod blocks;
 pub mod clock;
 pub mod gate;
 pub mod refresh;
@@ -27,6 +30,9 @@ use tidings_store::Store;
 pub enum CrawlError {
     #[error(transparent)]
     Store(#[from] tidings_store::StoreError),
+    /// A do-not-crawl rule forbids the URL (FF13, WFM10).
+    #[error("{url} cannot be added: {reason}")]
+    Blocked { url: String, reason: String },
 }
 
 /// How many hosts are worked at once, by default.
@@ -58,6 +64,8 @@ pub struct Crawler {
     profile: Arc<Profile>,
     config: CrawlerConfig,
     gate: Arc<gate::HostGate>,
+    /// The do-not-crawl rules, read on first use (`blocks`).
+    blocks: Arc<std::sync::Mutex<Option<Arc<tidings_policy::BlockList>>>>,
 }
 
 impl Crawler {
@@ -73,16 +81,33 @@ impl Crawler {
             profile,
             config,
             gate: Arc::new(gate::HostGate::new()),
+            blocks: Arc::default(),
         }
     }
 
     /// Subscribe `subscriber` to `url`; a new feed gets the schedule the policy gives a first
-    /// read (C2: an existing feed is shared, not added again).
+    /// read (C2: an existing feed is shared, not added again). A URL a do-not-crawl rule
+    /// forbids is refused (FF13), and so is a feed removed on request (WFM10, by the store).
     pub async fn subscribe(
         &self,
         url: &tidings_model::FeedUrl,
         subscriber: &str,
     ) -> Result<tidings_store::Subscribed, CrawlError> {
+        if let Some(reason) = self.blocked(url.as_url(), None).await? {
+            return Err(CrawlError::Blocked {
+                url: url.to_string(),
+                reason,
+            });
+        }
+        let known = self.store.feed_by_url(url).await?;
+        if let Some(feed) = known
+            && let Some(reason) = self.blocked(url.as_url(), Some(feed.id)).await?
+        {
+            return Err(CrawlError::Blocked {
+                url: url.to_string(),
+                reason,
+            });
+        }
         let now = self.config.clock.now();
         let first = tidings_policy::first_fetch(now, &self.profile);
         let new = tidings_store::NewFeed {

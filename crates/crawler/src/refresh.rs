@@ -4,7 +4,7 @@ use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use tidings_feed::{ParseOptions, ParsedFeed};
-use tidings_fetch::{FetchRequest, FetchResponse};
+use tidings_fetch::{FetchRequest, FetchResponse, Hop};
 use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
@@ -58,11 +58,24 @@ impl FeedReport {
 
 impl Crawler {
     /// Read one feed now, waiting for its host's turn, and store the result.
+    ///
+    /// Redirects are followed here, hop by hop, each hop a request of its own: before each
+    /// one the do-not-crawl rules (FF13), robots.txt of its origin (FF11, redirect
+    /// destinations included) and its host's gate (C3); each is logged with the rule that
+    /// allowed it (C7). Up to the fetcher's `max_redirects` hops are followed, a URL seen
+    /// before in the chain is not followed again (C8), and each hop has the fetcher's whole
+    /// time limit.
     pub async fn refresh(
         &self,
         feed: &FeedRecord,
         purpose: Purpose,
     ) -> Result<FeedReport, CrawlError> {
+        // FF13, WFM10: a blocked feed sends nothing, not even robots.txt.
+        if let Some(reason) = self.blocked(feed.url.as_url(), Some(feed.id)).await? {
+            return self
+                .not_fetched(feed, purpose, reason, Read::start(feed))
+                .await;
+        }
         // C6: the host asked everyone to wait; this feed waits too, without a request.
         let origin = HostKey::of(feed.url.as_url());
         let now = self.now();
@@ -71,68 +84,107 @@ impl Crawler {
         {
             return self.postponed(feed, until, now).await;
         }
-        let (robots, crawl_delay) = self.robots_gate(feed).await?;
-        let gap = host_gap(&self.profile, crawl_delay, purpose == Purpose::FirstAdd);
-        // FF11: a crawl-delay longer than the request window sets the host's work aside until
-        // it has passed, rather than shortening it.
-        let quiet = self
-            .gate
-            .quiet_for(feed.url.as_url())
-            .map(|real| real.saturating_mul(self.config.clock.scale()));
-        if let Some(rest) = crawl_delay_pause(&self.profile, crawl_delay, quiet) {
-            let until = now + chrono::Duration::from_std(rest).unwrap_or(chrono::Duration::zero());
-            let reason = format!(
-                "FF11 crawl-delay {}s is longer than the request window {}s: host set aside",
-                crawl_delay.map_or(0, |d| d.as_secs()),
-                self.profile.robots.crawl_delay_cap
-            );
-            return self.set_aside(feed, until, now, reason).await;
-        }
-        let allowed_by = match robots {
-            RobotsGate::Allowed(reason) => reason,
-            RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
-                return self.not_fetched(feed, reason).await;
+        let validators = conditional::request_validators(&feed.validators);
+        let max_hops = usize::from(self.fetcher.config().max_redirects);
+        let mut read = Read::start(feed);
+        // WFM5: one early second attempt per read, after no answer at all.
+        let mut attempts = 1;
+        loop {
+            let url = read.url.clone();
+            if !read.hops.is_empty()
+                && let Some(reason) = self.blocked(&url, Some(feed.id)).await?
+            {
+                return self.not_fetched(feed, purpose, reason, read).await;
             }
-        };
-        let request = FetchRequest {
-            url: feed.url.as_url().clone(),
-            validators: conditional::request_validators(&feed.validators),
-            timeout: None,
-        };
-        let first_rule = match purpose {
-            Purpose::FirstAdd => format!("first add; {allowed_by}"),
-            Purpose::Scheduled => format!("due: {}; {allowed_by}", feed.next_fetch_reason),
-        };
-        let (response, log) = {
-            let _permit = self.host_turn(feed.url.as_url(), gap).await;
-            let first = self.fetcher.fetch(&request).await;
-            // WFM5: no answer at all gets one more attempt at once, same URL, address and
-            // User-Agent, with more time; nothing else is tried again early (WFM4).
-            match second_attempt(&first.outcome, 1, &self.profile) {
-                None => (first, Vec::new()),
-                Some(patience) => {
-                    let log = request_log(
-                        feed,
-                        purpose,
-                        &first,
-                        first.outcome.label(),
-                        first_rule.clone(),
-                    );
-                    let longer = FetchRequest {
-                        timeout: Some(self.fetcher.config().total_timeout.saturating_mul(patience)),
-                        ..request.clone()
-                    };
-                    (self.fetcher.fetch(&longer).await, log)
+            let (robots, crawl_delay) = self.robots_gate(&url, Some(feed.id)).await?;
+            // FF11: a crawl-delay longer than the request window sets the host's work aside
+            // until it has passed, rather than shortening it (before a read's first request;
+            // a redirect hop already under way is paced by the capped gap).
+            let quiet = self
+                .gate
+                .quiet_for(&url)
+                .map(|real| real.saturating_mul(self.config.clock.scale()));
+            if read.hops.is_empty()
+                && let Some(rest) = crawl_delay_pause(&self.profile, crawl_delay, quiet)
+            {
+                let until = now + chrono::Duration::from_std(rest).unwrap_or_default();
+                let reason = format!(
+                    "FF11 crawl-delay {}s is longer than the request window {}s: host set aside",
+                    crawl_delay.map_or(0, |d| d.as_secs()),
+                    self.profile.robots.crawl_delay_cap
+                );
+                return self.set_aside(feed, until, now, reason).await;
+            }
+            let allowed_by = match robots {
+                RobotsGate::Allowed(reason) => reason,
+                RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
+                    return self.not_fetched(feed, purpose, reason, read).await;
+                }
+            };
+            let mut rule = match read.hops.last() {
+                None => match purpose {
+                    Purpose::FirstAdd => format!("first add; {allowed_by}"),
+                    Purpose::Scheduled => format!("due: {}; {allowed_by}", feed.next_fetch_reason),
+                },
+                Some(hop) if HostKey::of(&hop.from) == HostKey::of(&url) => {
+                    format!("redirect from {}", hop.from)
+                }
+                Some(hop) => format!("redirect from {}; {allowed_by}", hop.from),
+            };
+            let gap = host_gap(&self.profile, crawl_delay, purpose == Purpose::FirstAdd);
+            let request = FetchRequest {
+                validators: validators.clone(),
+                follow_redirects: false,
+                ..FetchRequest::new(url.clone())
+            };
+            let response = {
+                let first = {
+                    let _permit = self.host_turn(&url, gap).await;
+                    self.fetcher.fetch(&request).await
+                };
+                // WFM5: no answer at all gets one more attempt at once, same URL, address and
+                // User-Agent, with more time; nothing else is tried again early (WFM4).
+                match second_attempt(&first.outcome, attempts, &self.profile) {
+                    None => first,
+                    Some(patience) => {
+                        attempts += 1;
+                        read.log
+                            .push(log_row(feed, purpose, &first, first.outcome.label(), rule));
+                        rule = "second attempt after no answer (WFM5)".to_string();
+                        let longer = FetchRequest {
+                            timeout: Some(
+                                self.fetcher.config().total_timeout.saturating_mul(patience),
+                            ),
+                            ..request.clone()
+                        };
+                        // A new turn: the gap follows the unanswered request too (C3).
+                        let _permit = self.host_turn(&url, gap).await;
+                        self.fetcher.fetch(&longer).await
+                    }
+                }
+            };
+            if let Some(next) = response.redirect_target() {
+                let seen = next == *feed.url.as_url() || read.hops.iter().any(|h| h.to == next);
+                if !seen && read.hops.len() < max_hops {
+                    read.log
+                        .push(log_row(feed, purpose, &response, "redirect", rule));
+                    read.hops.push(Hop {
+                        status: response.outcome.status().unwrap_or(0),
+                        from: url,
+                        to: next.clone(),
+                    });
+                    read.url = next;
+                    continue;
                 }
             }
-        };
-        let final_rule = if log.is_empty() {
-            first_rule
-        } else {
-            "second attempt after no answer (WFM5)".to_string()
-        };
-        self.conclude(feed, purpose, response, log, Some(final_rule))
-            .await
+            let response = FetchResponse {
+                redirects: std::mem::take(&mut read.hops),
+                ..response
+            };
+            return self
+                .conclude(feed, purpose, response, read.log, Some(rule))
+                .await;
+        }
     }
 
     /// Reschedule a feed whose host asked to wait, without a request and without counting a
@@ -206,27 +258,30 @@ impl Crawler {
         })
     }
 
-    /// Store what robots.txt (or the address guard) decided when the feed was not fetched.
+    /// Store what a do-not-crawl rule, robots.txt or the address guard decided when the next
+    /// request of `read` was not sent; the hops sent before it are logged.
     async fn not_fetched(
         &self,
         feed: &FeedRecord,
+        purpose: Purpose,
         reason: String,
+        read: Read,
     ) -> Result<FeedReport, CrawlError> {
+        tracing::info!(feed_id = feed.id.0, url = %read.url, %reason, "request not sent");
         let response = FetchResponse {
             outcome: FetchOutcome::Blocked { reason },
-            final_url: feed.url.as_url().clone(),
-            redirects: Vec::new(),
+            final_url: read.url,
+            redirects: read.hops,
             bytes: 0,
             started_at: self.now(),
             duration: std::time::Duration::ZERO,
         };
-        self.conclude(feed, Purpose::Scheduled, response, Vec::new(), None)
-            .await
+        self.conclude(feed, purpose, response, read.log, None).await
     }
 
     /// Judge the body, decide, and store everything of one read in one transaction. `log`
-    /// holds the rows of earlier attempts; the final answer gets a row with `final_rule` unless
-    /// no request was sent (`None`).
+    /// holds the rows of earlier requests (hops, attempts); the final answer gets a row with
+    /// `final_rule` unless no request was sent (`None`).
     async fn conclude(
         &self,
         feed: &FeedRecord,
@@ -263,7 +318,7 @@ impl Crawler {
             _ => response.outcome.label().to_string(),
         };
         if let Some(rule) = final_rule {
-            log.extend(request_log(feed, purpose, &response, &outcome_label, rule));
+            log.push(log_row(feed, purpose, &response, &outcome_label, rule));
         }
         // Rows carry the fetcher's real start time; the log is kept in crawler time.
         for row in &mut log {
@@ -506,49 +561,45 @@ fn record(
     }
 }
 
-/// One row per request an attempt made (C7): each redirect hop, then the final answer; the
-/// first request was allowed by `first_rule`, each hop by the one before.
-fn request_log(
+/// Where a read has got to: the URL to request next, the hops followed, the rows of the
+/// requests sent so far.
+struct Read {
+    url: url::Url,
+    hops: Vec<Hop>,
+    log: Vec<RequestLogRow>,
+}
+
+impl Read {
+    fn start(feed: &FeedRecord) -> Read {
+        Read {
+            url: feed.url.as_url().clone(),
+            hops: Vec::new(),
+            log: Vec::new(),
+        }
+    }
+}
+
+/// The request-log row of one request sent (C7), allowed by `rule`.
+fn log_row(
     feed: &FeedRecord,
     purpose: Purpose,
     response: &FetchResponse,
     outcome_label: &str,
-    first_rule: String,
-) -> Vec<RequestLogRow> {
-    let row = |url: &url::Url, status: Option<i32>, outcome: &str, rule: String| RequestLogRow {
+    rule: String,
+) -> RequestLogRow {
+    RequestLogRow {
         at: response.started_at,
         feed_id: Some(feed.id),
-        host: HostKey::of(url).to_string(),
+        host: HostKey::of(&response.final_url).to_string(),
         purpose: purpose.as_str().to_string(),
-        url: url.to_string(),
+        url: response.final_url.to_string(),
         egress: None,
-        status,
-        outcome: outcome.to_string(),
-        bytes: 0,
-        duration_ms: 0,
+        status: response.outcome.status().map(i32::from),
+        outcome: outcome_label.to_string(),
+        bytes: i64::try_from(response.bytes).unwrap_or(i64::MAX),
+        duration_ms: i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX),
         rule,
-    };
-    let mut rows = Vec::with_capacity(response.redirects.len() + 1);
-    let mut rule = first_rule;
-    for hop in &response.redirects {
-        rows.push(row(
-            &hop.from,
-            Some(i32::from(hop.status)),
-            "redirect",
-            rule,
-        ));
-        rule = format!("redirect from {}", hop.from);
     }
-    let mut last = row(
-        &response.final_url,
-        response.outcome.status().map(i32::from),
-        outcome_label,
-        rule,
-    );
-    last.bytes = i64::try_from(response.bytes).unwrap_or(i64::MAX);
-    last.duration_ms = i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX);
-    rows.push(last);
-    rows
 }
 
 #[cfg(test)]

@@ -1,23 +1,28 @@
-//! robots.txt before a feed: read (or re-read) the origin's file through the host gate, store
-//! it with its request-log row, and ask the policy whether the feed may be fetched.
+//! robots.txt before every feed request, redirect hops included (FF11): read (or re-read) the
+//! origin's file through the host gate, store it with its request-log row, and ask the policy
+//! whether the URL may be fetched. The robots.txt request itself is checked against the
+//! do-not-crawl rules first, each of its redirect hops too (FF13).
 
 use crate::{CrawlError, Crawler};
 use std::time::Duration;
 use tidings_fetch::FetchRequest;
-use tidings_model::{FetchOutcome, HostKey};
+use tidings_model::{FeedId, FetchOutcome, HostKey};
 use tidings_policy::robots::{RobotsGate, StoredRobots, gate_for_feed, host_gap, needs_refetch};
 use tidings_robots::path_and_query;
-use tidings_store::{FeedRecord, RequestLogRow, RobotsCache};
+use tidings_store::{RequestLogRow, RobotsCache};
+use url::Url;
 
 impl Crawler {
-    /// Whether `feed` may be fetched now under its origin's robots.txt (FF11: checked for every
-    /// origin before fetching), reading the file first when there is no fresh copy (DFB7).
-    /// Also returns the crawl-delay the file asks of this profile's token.
+    /// Whether `url` (a feed, or a redirect hop of one) may be fetched now under its origin's
+    /// robots.txt (FF11: checked for every origin before fetching, redirect destinations
+    /// included), reading the file first when there is no fresh copy (DFB7). Also returns the
+    /// crawl-delay the file asks of this profile's token. `feed` is the feed the request is
+    /// for, for its do-not-crawl rules.
     pub(crate) async fn robots_gate(
         &self,
-        feed: &FeedRecord,
+        url: &Url,
+        feed: Option<FeedId>,
     ) -> Result<(RobotsGate, Option<Duration>), CrawlError> {
-        let url = feed.url.as_url();
         let origin = HostKey::of(url);
         let stored = self.store.robots(origin.as_str()).await?;
         let cache = match stored {
@@ -28,17 +33,23 @@ impl Crawler {
                 let mut robots_url = url.clone();
                 robots_url.set_path("/robots.txt");
                 robots_url.set_query(None);
+                robots_url.set_fragment(None);
+                let request = FetchRequest {
+                    check: Some(self.hop_check(feed).await?),
+                    ..FetchRequest::new(robots_url.clone())
+                };
                 let response = {
                     let _permit = self
                         .host_turn(url, host_gap(&self.profile, None, false))
                         .await;
-                    self.fetcher
-                        .fetch(&FetchRequest::new(robots_url.clone()))
-                        .await
+                    self.fetcher.fetch(&request).await
                 };
                 if let FetchOutcome::Blocked { reason } = &response.outcome {
-                    // Nothing was sent: the target itself is refused.
-                    return Ok((RobotsGate::Denied(format!("not fetched: {reason}")), None));
+                    // The file (or a hop of it) was not requested: the target is refused by the
+                    // address guard or a do-not-crawl rule, and without the file no feed of
+                    // this origin is fetched (FF11).
+                    let gate = RobotsGate::Denied(format!("robots.txt not fetched: {reason}"));
+                    return Ok((gate, None));
                 }
                 let body = match &response.outcome {
                     FetchOutcome::Fetched(f) => Some(String::from_utf8_lossy(&f.body).into_owned()),

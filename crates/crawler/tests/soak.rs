@@ -9,7 +9,7 @@
 
 mod sim_support;
 
-use sim_support::{Setup, assert_clean, is_late_noticed_hang_up, is_wfm5_retry_gap, start_with};
+use sim_support::{Setup, assert_clean, is_late_noticed_hang_up, start_with};
 use std::time::{Duration, Instant};
 use tidings_sim::Scenario;
 
@@ -50,16 +50,13 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
     }
     // Hosts whose robots.txt fails are not required to be read first (it is, but answers 503).
     let violations = tidings_sim::audit(&all, &expect);
-    let (known, other): (Vec<_>, Vec<_>) = violations
-        .into_iter()
-        .partition(|v| is_wfm5_retry_gap(v, &all));
-    let (late, other): (Vec<_>, Vec<_>) = other
+    let (late, other): (Vec<_>, Vec<_>) = violations
         .into_iter()
         .partition(|v| is_late_noticed_hang_up(v, &all));
     println!(
         "soak seed {seed}: {hosts} hosts, {} feeds, {hours} h crawler time: {} requests, \
          {} feed reads (ok {}, not modified {}, failed {}), {} violations \
-         (+{} known WFM5 retry gaps, +{} hang-ups noticed late), {:.1}s wall",
+         (+{} hang-ups noticed late), {:.1}s wall",
         scenario.feeds.len(),
         all.len(),
         summary.feeds,
@@ -67,7 +64,6 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
         summary.not_modified,
         summary.failed,
         other.len(),
-        known.len(),
         late.len(),
         wall.elapsed().as_secs_f64()
     );

@@ -139,6 +139,11 @@ impl Fetcher {
         let mut url = request.url.clone();
         loop {
             trace.final_url = url.clone();
+            if let Some(check) = &request.check
+                && let Err(reason) = check(&url)
+            {
+                return FetchOutcome::Blocked { reason };
+            }
             if let Err(refusal) = check_target(&url, self.config.allow_private_networks) {
                 return FetchOutcome::Blocked { reason: refusal.0 };
             }
@@ -147,7 +152,9 @@ impl Fetcher {
                 Err(e) => return no_answer(&e),
             };
             let status = response.status();
-            if let Some(next) = redirect_target(status, response.headers(), &url) {
+            if request.follow_redirects
+                && let Some(next) = redirect_target(status, response.headers(), &url)
+            {
                 let seen = next == request.url || trace.redirects.iter().any(|hop| hop.to == next);
                 if !seen && trace.redirects.len() < usize::from(self.config.max_redirects) {
                     trace.redirects.push(Hop {
@@ -198,13 +205,34 @@ impl Fetcher {
     }
 }
 
+impl FetchResponse {
+    /// Where this answer redirects to, when it is a followable redirect (301, 302, 303, 307,
+    /// 308 with a usable Location) that was not followed: for a caller that follows redirects
+    /// itself (`FetchRequest::follow_redirects` off).
+    pub fn redirect_target(&self) -> Option<Url> {
+        match &self.outcome {
+            // `classify` keeps the header lossily: a replacement character means it was not
+            // UTF-8, which is no usable Location.
+            FetchOutcome::Redirect {
+                status,
+                location: Some(location),
+            } if !location.contains('\u{fffd}') => resolve(*status, location, &self.final_url),
+            _ => None,
+        }
+    }
+}
+
 /// The URL a followable redirect (301, 302, 303, 307, 308 with a usable Location) points to.
 fn redirect_target(status: StatusCode, headers: &HeaderMap, current: &Url) -> Option<Url> {
-    if !matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
-        return None;
-    }
     let location = headers.get(header::LOCATION)?;
     let location = std::str::from_utf8(location.as_bytes()).ok()?;
+    resolve(status.as_u16(), location, current)
+}
+
+fn resolve(status: u16, location: &str, current: &Url) -> Option<Url> {
+    if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
     let mut next = current.join(location.trim()).ok()?;
     next.set_fragment(None);
     Some(next)

@@ -4,6 +4,7 @@
 //! from resolved settings; nothing here reads the environment.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::Validators;
 use url::Url;
@@ -61,8 +62,12 @@ impl FetchConfig {
     }
 }
 
+/// A check run on every URL just before it is requested (the first and each redirect hop):
+/// `Err(reason)` stops the read as `Blocked { reason }` and nothing is sent (FF13).
+pub type HopCheck = Arc<dyn Fn(&Url) -> Result<(), String> + Send + Sync>;
+
 /// One read of one URL.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FetchRequest {
     /// The URL to read; only `http` and `https` are fetched.
     pub url: Url,
@@ -72,15 +77,35 @@ pub struct FetchRequest {
     /// How long the whole read may take, when it must differ from the configured total
     /// timeout (the longer second attempt after no answer, WFM5).
     pub timeout: Option<Duration>,
+    /// Follow redirects here, hop by hop up to the configured limit (`true`), or return the
+    /// first 3xx as the outcome so that the caller follows it itself, checking each hop as a
+    /// request of its own (`false`; see [`FetchResponse::redirect_target`](crate::FetchResponse::redirect_target)).
+    pub follow_redirects: bool,
+    /// Run before every request this read sends, redirect hops included.
+    pub check: Option<HopCheck>,
+}
+
+impl std::fmt::Debug for FetchRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FetchRequest")
+            .field("url", &self.url.as_str())
+            .field("validators", &self.validators)
+            .field("timeout", &self.timeout)
+            .field("follow_redirects", &self.follow_redirects)
+            .field("check", &self.check.is_some())
+            .finish()
+    }
 }
 
 impl FetchRequest {
-    /// An unconditional read of `url`.
+    /// An unconditional read of `url` that follows redirects, with no check of its own.
     pub fn new(url: Url) -> FetchRequest {
         FetchRequest {
             url,
             validators: Validators::default(),
             timeout: None,
+            follow_redirects: true,
+            check: None,
         }
     }
 }

@@ -27,7 +27,7 @@ pub use classify::{BodyError, classify};
 pub use client::{FetchError, FetchResponse, Fetcher, Hop};
 pub use config::{
     ACCEPT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REDIRECTS,
-    DEFAULT_TOTAL_TIMEOUT, FetchConfig, FetchRequest,
+    DEFAULT_TOTAL_TIMEOUT, FetchConfig, FetchRequest, HopCheck,
 };
 pub use guard::non_public_reason;
 pub use tidings_model::{FetchOutcome, Validators};

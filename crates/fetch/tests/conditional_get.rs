@@ -44,6 +44,8 @@ async fn round_trip(etag: &'static [u8], last_modified: &'static [u8]) {
             url: server.url("/feed"),
             validators: stored,
             timeout: None,
+            follow_redirects: true,
+            check: None,
         })
         .await;
     assert!(
@@ -90,6 +92,8 @@ async fn c4_not_modified_carries_the_304s_own_validators_only() {
             url: server.url("/feed"),
             validators: stored,
             timeout: None,
+            follow_redirects: true,
+            check: None,
         })
         .await;
     // Empty: the caller keeps what it stored.
@@ -141,6 +145,8 @@ async fn c4_validators_follow_redirect_hops() {
                 last_modified: None,
             },
             timeout: None,
+            follow_redirects: true,
+            check: None,
         })
         .await;
     assert!(

@@ -207,3 +207,66 @@ async fn non_http_redirect_targets_are_blocked() {
         assert_eq!(server.requests().len(), 1);
     }
 }
+
+/// FF13: a check refusing a redirect hop stops the read before that hop is sent.
+#[tokio::test]
+async fn ff13_a_hop_check_refuses_a_hop_before_it_is_sent() {
+    let server = Server::start(|req, _| match req.path() {
+        "/a" => redirect(301, "/blocked/feed"),
+        _ => Reply::Raw(response(200, &[], FEED)),
+    })
+    .await;
+    let check: tidings_fetch::HopCheck = std::sync::Arc::new(|url: &url::Url| {
+        if url.path().starts_with("/blocked/") {
+            Err(format!("do-not-crawl: {}", url.path()))
+        } else {
+            Ok(())
+        }
+    });
+    let mut request = tidings_fetch::FetchRequest::new(server.url("/a"));
+    request.check = Some(check.clone());
+    let got = fetcher(config()).fetch(&request).await;
+    assert_eq!(
+        got.outcome,
+        FetchOutcome::Blocked {
+            reason: "do-not-crawl: /blocked/feed".into()
+        }
+    );
+    assert_eq!(got.final_url, server.url("/blocked/feed"));
+    let requests = server.requests();
+    let paths: Vec<&str> = requests.iter().map(|r| r.path()).collect();
+    assert_eq!(paths, ["/a"], "the refused hop was never sent");
+
+    let mut first = tidings_fetch::FetchRequest::new(server.url("/blocked/x"));
+    first.check = Some(check);
+    let got = fetcher(config()).fetch(&first).await;
+    assert!(matches!(got.outcome, FetchOutcome::Blocked { .. }));
+    assert_eq!(server.requests().len(), 1, "the first URL is checked too");
+}
+
+/// With `follow_redirects` off the first 3xx is the outcome, and its target is resolved for
+/// the caller, who follows it as a request of its own.
+#[tokio::test]
+async fn a_caller_can_follow_redirects_itself() {
+    let server = Server::start(|req, _| match req.path() {
+        "/a" => redirect(302, "b#frag"),
+        "/300" => redirect(300, "/b"),
+        _ => Reply::Raw(response(200, &[], FEED)),
+    })
+    .await;
+    let mut request = tidings_fetch::FetchRequest::new(server.url("/a"));
+    request.follow_redirects = false;
+    let got = fetcher(config()).fetch(&request).await;
+    assert_eq!(got.outcome.status(), Some(302));
+    assert!(got.redirects.is_empty());
+    assert_eq!(got.final_url, server.url("/a"));
+    assert_eq!(got.redirect_target(), Some(server.url("/b")));
+    assert_eq!(server.requests().len(), 1);
+
+    request.url = server.url("/300");
+    let got = fetcher(config()).fetch(&request).await;
+    assert_eq!(got.redirect_target(), None, "300 is not followed");
+    request.url = server.url("/b");
+    let got = fetcher(config()).fetch(&request).await;
+    assert_eq!(got.redirect_target(), None);
+}

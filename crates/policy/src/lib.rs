@@ -6,8 +6,10 @@
 //! the network or the disk; every number comes from the [`Profile`].
 //!
 //! Reading order: [`profile`] (the settings a bot page promises), [`conditional`] (what a
-//! request sends), [`schedule`] (what happens after an answer).
+//! request sends), [`schedule`] (what happens after an answer), [`blocklist`] (the operator's
+//! do-not-crawl rules, FF13).
 
+pub mod blocklist;
 pub mod conditional;
 pub mod profile;
 pub mod redirect;
@@ -15,6 +17,7 @@ pub mod retry;
 pub mod robots;
 pub mod schedule;
 
+pub use blocklist::{Block, BlockKind, BlockList, RuleError, parse_rule};
 pub use profile::{FailureKind, Profile, ProfileError};
 pub use schedule::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch,

@@ -6,6 +6,9 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use tidings_model::{Entry, FeedUrl};
 
+/// The state reason and schedule reason of a feed removed on request (WFM10).
+pub const REMOVED_REASON: &str = "removed by an operator on request (WFM10)";
+
 /// Entries listed when [`EntryQuery::limit`](crate::EntryQuery::limit) is 0.
 pub const DEFAULT_ENTRY_LIMIT: u32 = 50;
 /// The most entries one listing returns.

@@ -48,6 +48,8 @@ pub enum StoreError {
     Location(String, String),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    #[error("the feed {0} was removed on request and cannot be subscribed to again (WFM10)")]
+    FeedRemoved(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -58,7 +60,7 @@ pub trait Store: Send + Sync {
     /// Subscribe `subscriber` to the feed at `url`, creating the feed with the schedule `new`
     /// (as the policy decided) if it is new. Subscribing twice is harmless. One feed row per
     /// URL, whoever subscribes (C2); a URL a feed was first subscribed at still names that feed
-    /// after it moved.
+    /// after it moved. A feed removed on request is [`StoreError::FeedRemoved`] (WFM10).
     async fn subscribe(
         &self,
         url: &FeedUrl,
@@ -69,6 +71,11 @@ pub trait Store: Send + Sync {
 
     /// Remove a subscription; returns whether one existed. The feed stays (its entries too).
     async fn unsubscribe(&self, feed: FeedId, subscriber: &str) -> Result<bool>;
+
+    /// Remove a feed on request, at once (WFM10): its state becomes `removed`, every
+    /// subscription goes, it is never due again, and subscribing to it again fails. Its entries
+    /// and request log stay. Returns whether the feed exists; removing twice is harmless.
+    async fn remove_feed(&self, feed: FeedId) -> Result<bool>;
 
     /// One feed by id.
     async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>>;
@@ -124,6 +131,14 @@ pub trait Store: Send + Sync {
     /// read at `at` for `reason`. False when there is no such feed or it is neither paused
     /// nor off (a removed feed stays removed).
     async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool>;
+    /// Add a do-not-crawl rule (FF13); adding one that exists keeps the first (and says so).
+    async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded>;
+
+    /// Remove the rule of `kind` and `value`; returns whether it existed.
+    async fn remove_block(&self, kind: &str, value: &str) -> Result<bool>;
+
+    /// Every do-not-crawl rule, by id.
+    async fn blocks(&self) -> Result<Vec<StoredBlock>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

@@ -22,6 +22,11 @@ const SQLITE: &[Source] = &[
         "moves",
         include_str!("../migrations/sqlite/0002_moves.sql"),
     ),
+    (
+        3,
+        "blocks",
+        include_str!("../migrations/sqlite/0003_blocks.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -34,6 +39,11 @@ const POSTGRES: &[Source] = &[
         2,
         "moves",
         include_str!("../migrations/postgres/0002_moves.sql"),
+    ),
+    (
+        3,
+        "blocks",
+        include_str!("../migrations/postgres/0003_blocks.sql"),
     ),
 ];
 

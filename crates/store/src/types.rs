@@ -249,3 +249,35 @@ pub struct LogQuery {
     /// At most this many (0 means the default, 100).
     pub limit: u32,
 }
+
+/// A do-not-crawl rule as stored (FF13, WFM10). The store keeps `kind` and `value` as given;
+/// `tidings-policy` (`parse_rule`) makes the normal form before a rule is added, and the
+/// crawler reads rules back through it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredBlock {
+    pub id: i64,
+    /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    pub kind: String,
+    pub value: String,
+    /// Why the operator added it.
+    pub reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A rule to add.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewBlock {
+    pub kind: String,
+    pub value: String,
+    pub reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What [`Store::add_block`](crate::Store::add_block) did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockAdded {
+    /// The stored rule: the new one, or the one that already existed (with its own reason).
+    pub block: StoredBlock,
+    /// False when the same kind and value was already blocked.
+    pub new: bool,
+}

@@ -8,6 +8,8 @@
 #[path = "contract/support.rs"]
 mod support;
 
+#[path = "contract/blocks.rs"]
+mod blocks;
 #[path = "contract/feeds.rs"]
 mod feeds;
 #[path = "contract/fetch.rs"]
@@ -39,6 +41,8 @@ macro_rules! contract {
 }
 
 contract! {
+    blocks::ff13_blocks_are_added_once_listed_and_removed,
+    blocks::wfm10_a_removed_feed_is_never_due_and_cannot_come_back,
     feeds::subscribe_is_idempotent_and_one_feed_per_url,
     feeds::unsubscribe_keeps_the_feed_and_its_entries,
     feeds::due_feeds_are_active_subscribed_and_most_overdue_first,

@@ -11,11 +11,12 @@ mod rows;
 
 use crate::codec::{
     self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
-    MAX_LOG_LIMIT, SearchFilter, select_feeds, without_nul,
+    MAX_LOG_LIMIT, SearchFilter, select_feeds, without_nul, without_nul_opt,
 };
 use crate::{
-    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewFeed, RequestLogRow, Result,
-    RobotsCache, Store, StoreError, StoredEntry, Subscribed, migrations,
+    ApplyReport, BlockAdded, EntryQuery, FeedRecord, FeedState, FetchRecord, LogQuery, NewBlock,
+    NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError, StoredBlock, StoredEntry,
+    Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -94,13 +95,16 @@ impl Store for PgStore {
         let (feed_id, new_feed) = match inserted {
             Some(id) => (id, true),
             None => {
-                let id: i64 = sqlx::query_scalar(
-                    "SELECT id FROM feeds WHERE url = $1 OR original_url = $1 \
+                let (id, state): (i64, String) = sqlx::query_as(
+                    "SELECT id, state FROM feeds WHERE url = $1 OR original_url = $1 \
                      ORDER BY url = $1 DESC, id LIMIT 1",
                 )
                 .bind(url.as_str())
                 .fetch_one(&mut *tx)
                 .await?;
+                if state == FeedState::Removed.as_str() {
+                    return Err(StoreError::FeedRemoved(url.to_string()));
+                }
                 (id, false)
             }
         };
@@ -130,6 +134,26 @@ impl Store for PgStore {
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() > 0)
+    }
+
+    async fn remove_feed(&self, feed: FeedId) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        let found = sqlx::query(
+            "UPDATE feeds SET state = 'removed', state_reason = $2, next_fetch_reason = $2 \
+             WHERE id = $1",
+        )
+        .bind(feed.0)
+        .bind(codec::REMOVED_REASON)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        sqlx::query("DELETE FROM subscriptions WHERE feed_id = $1")
+            .bind(feed.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(found)
     }
 
     async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>> {
@@ -346,5 +370,62 @@ impl Store for PgStore {
         .execute(&self.pool)
         .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded> {
+        let mut tx = self.pool.begin().await?;
+        let new = sqlx::query(
+            "INSERT INTO blocks (kind, value, reason, created_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (kind, value) DO NOTHING",
+        )
+        .bind(without_nul(&block.kind).as_ref())
+        .bind(without_nul(&block.value).as_ref())
+        .bind(without_nul_opt(block.reason.as_deref()))
+        .bind(block.created_at)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        let row: BlockTuple = sqlx::query_as(
+            "SELECT id, kind, value, reason, created_at FROM blocks WHERE kind = $1 AND value = $2",
+        )
+        .bind(without_nul(&block.kind).as_ref())
+        .bind(without_nul(&block.value).as_ref())
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(BlockAdded {
+            block: block_from_row(row),
+            new,
+        })
+    }
+
+    async fn remove_block(&self, kind: &str, value: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM blocks WHERE kind = $1 AND value = $2")
+            .bind(without_nul(kind).as_ref())
+            .bind(without_nul(value).as_ref())
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn blocks(&self) -> Result<Vec<StoredBlock>> {
+        let rows: Vec<BlockTuple> =
+            sqlx::query_as("SELECT id, kind, value, reason, created_at FROM blocks ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(block_from_row).collect())
+    }
+}
+
+type BlockTuple = (i64, String, String, Option<String>, DateTime<Utc>);
+
+fn block_from_row((id, kind, value, reason, created_at): BlockTuple) -> StoredBlock {
+    StoredBlock {
+        id,
+        kind,
+        value,
+        reason,
+        created_at,
     }
 }

@@ -33,7 +33,10 @@ pub(super) async fn apply(
          content_hash = COALESCE(?7, content_hash), \
          title = CASE WHEN ?8 THEN COALESCE(?9, title) ELSE title END, \
          site_link = CASE WHEN ?8 THEN COALESCE(?10, site_link) ELSE site_link END, \
-         state = ?11, state_reason = ?12, next_fetch_at = ?13, next_fetch_reason = ?14, \
+         state = CASE WHEN state = 'removed' THEN state ELSE ?11 END, \
+         state_reason = CASE WHEN state = 'removed' THEN state_reason ELSE ?12 END, \
+         next_fetch_at = ?13, \
+         next_fetch_reason = CASE WHEN state = 'removed' THEN next_fetch_reason ELSE ?14 END, \
          interval_secs = ?15, consecutive_failures = ?16, \
          last_status = CASE WHEN ?25 THEN last_status ELSE ?17 END, \
          last_outcome = CASE WHEN ?25 THEN last_outcome ELSE ?18 END, \

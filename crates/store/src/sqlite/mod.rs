@@ -16,8 +16,9 @@ use crate::codec::{
     MAX_LOG_LIMIT, SearchFilter, micros, select_feeds,
 };
 use crate::{
-    ApplyReport, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewFeed, RequestLogRow, Result,
-    RobotsCache, Store, StoreError, StoredEntry, Subscribed, migrations,
+    ApplyReport, BlockAdded, EntryQuery, FeedRecord, FeedState, FetchRecord, LogQuery, NewBlock,
+    NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError, StoredBlock, StoredEntry,
+    Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -108,15 +109,18 @@ impl Store for SqliteStore {
         new: &NewFeed,
     ) -> Result<Subscribed> {
         let mut tx = self.write().await?;
-        let existing: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM feeds WHERE url = ?1 OR original_url = ?1 \
+        let existing: Option<(i64, String)> = sqlx::query_as(
+            "SELECT id, state FROM feeds WHERE url = ?1 OR original_url = ?1 \
              ORDER BY url = ?1 DESC, id LIMIT 1",
         )
         .bind(url.as_str())
         .fetch_optional(&mut *tx)
         .await?;
         let (feed_id, new_feed) = match existing {
-            Some(id) => (id, false),
+            Some((_, state)) if state == FeedState::Removed.as_str() => {
+                return Err(StoreError::FeedRemoved(url.to_string()));
+            }
+            Some((id, _)) => (id, false),
             None => {
                 apply::ensure_host(&mut tx, url, now).await?;
                 let id: i64 = sqlx::query_scalar(
@@ -160,6 +164,26 @@ impl Store for SqliteStore {
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() > 0)
+    }
+
+    async fn remove_feed(&self, feed: FeedId) -> Result<bool> {
+        let mut tx = self.write().await?;
+        let found = sqlx::query(
+            "UPDATE feeds SET state = 'removed', state_reason = ?2, next_fetch_reason = ?2 \
+             WHERE id = ?1",
+        )
+        .bind(feed.0)
+        .bind(codec::REMOVED_REASON)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        sqlx::query("DELETE FROM subscriptions WHERE feed_id = ?1")
+            .bind(feed.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(found)
     }
 
     async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>> {
@@ -376,4 +400,61 @@ impl Store for SqliteStore {
         .await?;
         Ok(done.rows_affected() == 1)
     }
+
+    async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded> {
+        let mut tx = self.write().await?;
+        let new = sqlx::query(
+            "INSERT INTO blocks (kind, value, reason, created_at) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (kind, value) DO NOTHING",
+        )
+        .bind(&block.kind)
+        .bind(&block.value)
+        .bind(block.reason.as_deref())
+        .bind(micros(block.created_at))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        let row: (i64, String, String, Option<String>, i64) = sqlx::query_as(
+            "SELECT id, kind, value, reason, created_at FROM blocks WHERE kind = ?1 AND value = ?2",
+        )
+        .bind(&block.kind)
+        .bind(&block.value)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(BlockAdded {
+            block: block_from_row(row)?,
+            new,
+        })
+    }
+
+    async fn remove_block(&self, kind: &str, value: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM blocks WHERE kind = ?1 AND value = ?2")
+            .bind(kind)
+            .bind(value)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn blocks(&self) -> Result<Vec<StoredBlock>> {
+        let rows: Vec<(i64, String, String, Option<String>, i64)> =
+            sqlx::query_as("SELECT id, kind, value, reason, created_at FROM blocks ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter().map(block_from_row).collect()
+    }
+}
+
+fn block_from_row(
+    (id, kind, value, reason, created_at): (i64, String, String, Option<String>, i64),
+) -> Result<StoredBlock> {
+    Ok(StoredBlock {
+        id,
+        kind,
+        value,
+        reason,
+        created_at: codec::from_micros(created_at)?,
+    })
 }
