@@ -28,8 +28,10 @@ use sqlx::sqlite::{
 use sqlx::{QueryBuilder, Sqlite, Transaction};
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{FeedId, FeedUrl};
+use tokio::sync::OwnedMutexGuard;
 
 /// How long a writer waits for another writer before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -40,6 +42,12 @@ const MAX_CONNECTIONS: u32 = 4;
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// Writers take turns here before `BEGIN IMMEDIATE`. SQLite lets one writer in at a time;
+    /// the others would wait in its busy handler, which sleeps (1, 2, 5 ... 100 ms) while
+    /// holding a pooled connection, so under many concurrent writes the lock sat free while
+    /// writers slept and readers found no connection. Queueing here wakes the next writer as
+    /// soon as the previous one commits.
+    writer: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl SqliteStore {
@@ -54,12 +62,17 @@ impl SqliteStore {
             .connect_with(options)
             .await?;
         migrations::sqlite().run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqliteStore {
+            pool,
+            writer: Arc::default(),
+        })
     }
 
-    /// Start a write transaction, taking the write lock up front.
-    async fn write(&self) -> Result<Transaction<'static, Sqlite>> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    /// Start a write transaction, taking the write lock up front. Hold the returned turn until
+    /// the transaction ends (declare it first, so it is dropped after the transaction).
+    async fn write(&self) -> Result<(OwnedMutexGuard<()>, Transaction<'static, Sqlite>)> {
+        let turn = self.writer.clone().lock_owned().await;
+        Ok((turn, self.pool.begin_with("BEGIN IMMEDIATE").await?))
     }
 }
 
@@ -108,7 +121,7 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         new: &NewFeed,
     ) -> Result<Subscribed> {
-        let mut tx = self.write().await?;
+        let (_turn, mut tx) = self.write().await?;
         let existing: Option<(i64, String)> = sqlx::query_as(
             "SELECT id, state FROM feeds WHERE url = ?1 OR original_url = ?1 \
              ORDER BY url = ?1 DESC, id LIMIT 1",
@@ -167,7 +180,7 @@ impl Store for SqliteStore {
     }
 
     async fn remove_feed(&self, feed: FeedId) -> Result<bool> {
-        let mut tx = self.write().await?;
+        let (_turn, mut tx) = self.write().await?;
         let found = sqlx::query(
             "UPDATE feeds SET state = 'removed', state_reason = ?2, next_fetch_reason = ?2 \
              WHERE id = ?1",
@@ -255,7 +268,7 @@ impl Store for SqliteStore {
     }
 
     async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
-        let mut tx = self.write().await?;
+        let (_turn, mut tx) = self.write().await?;
         let report = apply::apply(&mut tx, fetch).await?;
         tx.commit().await?;
         Ok(report)
@@ -369,7 +382,7 @@ impl Store for SqliteStore {
         robots: &RobotsCache,
         log: &RequestLogRow,
     ) -> Result<()> {
-        let mut tx = self.write().await?;
+        let (_turn, mut tx) = self.write().await?;
         sqlx::query(
             "INSERT INTO hosts (host, created_at, robots_fetched_at, robots_status, robots_body) \
              VALUES (?1, ?2, ?2, ?3, ?4) ON CONFLICT (host) DO UPDATE SET \
@@ -402,7 +415,7 @@ impl Store for SqliteStore {
     }
 
     async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded> {
-        let mut tx = self.write().await?;
+        let (_turn, mut tx) = self.write().await?;
         let new = sqlx::query(
             "INSERT INTO blocks (kind, value, reason, created_at) VALUES (?1, ?2, ?3, ?4) \
              ON CONFLICT (kind, value) DO NOTHING",
