@@ -7,6 +7,7 @@ mod parse;
 mod progress;
 mod robots;
 mod settings;
+mod simulate;
 mod time;
 
 use anyhow::{Context, Result};
@@ -22,6 +23,8 @@ pub fn main() -> Result<ExitCode> {
     match &cli.command {
         Command::Parse(args) => return parse::run(args),
         Command::Robots(args) => return robots::run(args),
+        // Virtual time against a modelled web: no database, no runtime.
+        Command::Simulate(args) => return simulate::run(&cli.global, args),
         _ => {}
     }
     let file = settings::load_file(&cli.global)?;
@@ -53,7 +56,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Log(a) => commands::log(&ctx, a).await,
         Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
         Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
-        Command::Parse(_) | Command::Robots(_) => {
+        Command::Parse(_) | Command::Robots(_) | Command::Simulate(_) => {
             unreachable!("handled before the runtime starts")
         }
     }
