@@ -18,7 +18,7 @@
 
 use crate::audit::{self, Auditor};
 use crate::report::{Counts, Outcome};
-use crate::web::{FeedKind, FeedModel, ValidatorKind, Web};
+use crate::web::{FeedKind, FeedModel, Web};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
@@ -72,6 +72,8 @@ pub struct Shard<'w> {
     web: &'w Web,
     profile: &'w Profile,
     shards: u32,
+    /// The shortest gap any request to a host waits for: the profile's own.
+    own_gap_ms: i64,
     end_ms: i64,
     models: Vec<FeedModel>,
     feeds: Vec<FeedState>,
@@ -90,12 +92,13 @@ impl<'w> Shard<'w> {
         let host_ids: Vec<u32> = (0..web.shape.hosts)
             .filter(|h| h % shards == index)
             .collect();
-        let mut feed_ids = Vec::new();
-        for i in 0..web.shape.feeds {
-            if web.feed_host(i) % shards == index {
-                feed_ids.push(i);
-            }
-        }
+        // A host's feeds side by side in memory: a host is worked feed after feed.
+        let mut by_host: Vec<(u32, u32)> = (0..web.shape.feeds)
+            .map(|i| (web.feed_host(i), i))
+            .filter(|(h, _)| h % shards == index)
+            .collect();
+        by_host.sort_unstable();
+        let feed_ids: Vec<u32> = by_host.into_iter().map(|(_, i)| i).collect();
         let auditor = Auditor::new(profile, web, &host_ids, &feed_ids);
         let mut hosts: Vec<HostState> = host_ids
             .iter()
@@ -147,6 +150,7 @@ impl<'w> Shard<'w> {
             web,
             profile,
             shards,
+            own_gap_ms: gap_ms(host_gap(profile, None, false)),
             end_ms: i64::from(days) * crate::web::DAY_MS,
             models,
             feeds,
@@ -209,7 +213,8 @@ impl<'w> Shard<'w> {
                 if start > t {
                     return Some(start);
                 }
-                return Some(self.read_robots(h, t));
+                // Nothing is sent to the host before its gap has passed again.
+                return Some(self.read_robots(h, t) + self.own_gap_ms);
             }
             let gate = self.gate(h, fi);
             if gate != Gate::Allowed {
@@ -236,7 +241,9 @@ impl<'w> Shard<'w> {
                 return Some(start);
             }
             // 4. the request, and the one second attempt after no answer (WFM5).
-            return Some(self.read_feed(h, fi, t));
+            let end = self.read_feed(h, fi, t);
+            let next_due = self.hosts[h].feeds.peek()?.0.0;
+            return Some(next_due.max(end + self.own_gap_ms));
         }
     }
 
@@ -343,11 +350,9 @@ impl<'w> Shard<'w> {
             FetchOutcome::Fetched(_) => {
                 let same = self.feeds[fi].content == answer.version;
                 self.feeds[fi].content = answer.version;
-                if same && model.validators == ValidatorKind::None {
-                    BodyVerdict::Unchanged
-                } else if same {
-                    // A server with validators answering 200 for the same version is a
-                    // modelling slip; treat it as the crawler would (same hash).
+                // C5: the same bytes as last time (the content-hash path; feeds without
+                // validators, or whose validators were not sent).
+                if same {
                     BodyVerdict::Unchanged
                 } else {
                     BodyVerdict::Parsed
@@ -383,7 +388,7 @@ impl<'w> Shard<'w> {
     ) -> Decision {
         self.counts.decide_calls += 1;
         let now = self.web.at(t);
-        if self.counts.decide_calls % TIME_EVERY == 0 {
+        if self.counts.decide_calls.is_multiple_of(TIME_EVERY) {
             let started = Instant::now();
             let d = decide(&self.feeds[fi].sched, outcome, verdict, now, self.profile);
             self.timed_decide += started.elapsed();

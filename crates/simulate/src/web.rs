@@ -229,7 +229,6 @@ impl Web {
 
     /// The answer to a robots.txt request sent at `t`.
     pub fn robots(&self, host: u32, t: i64) -> RobotsAnswer {
-        let m = &self.hosts[host as usize];
         let kind = self.robots_kind(host, t);
         let latency = self.latency(host, u64::MAX, t);
         if self.no_answer(host, u64::MAX, t) {
@@ -268,7 +267,6 @@ impl Web {
                 )),
             ),
         };
-        let _ = m;
         RobotsAnswer {
             status: Some(status),
             kind,
