@@ -81,6 +81,32 @@ pub enum Command {
     Blocks(super::blocks::BlocksArgs),
     /// Remove a feed at once, on request (WFM10); --block keeps its URL from being added again
     Remove(super::blocks::RemoveArgs),
+    /// Run the real scheduling policy in virtual time against a modelled web (no database, no
+    /// network) and report requests, 304s, the busiest host and politeness violations; exits
+    /// non-zero when there is any violation
+    Simulate(SimulateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// Feeds in the modelled web
+    #[arg(long, default_value_t = 1_000_000)]
+    pub feeds: u32,
+    /// Hosts they live on
+    #[arg(long, default_value_t = 50_000)]
+    pub hosts: u32,
+    /// Virtual days to run
+    #[arg(long, default_value_t = 7)]
+    pub days: u32,
+    /// Seed of the modelled web
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<u32>,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

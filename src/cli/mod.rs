@@ -9,6 +9,7 @@ mod parse;
 mod progress;
 mod robots;
 mod settings;
+mod simulate;
 mod time;
 
 use anyhow::{Context, Result};
@@ -24,6 +25,8 @@ pub fn main() -> Result<ExitCode> {
     match &cli.command {
         Command::Parse(args) => return parse::run(args),
         Command::Robots(args) => return robots::run(args),
+        // Virtual time against a modelled web: no database, no runtime.
+        Command::Simulate(args) => return simulate::run(&cli.global, args),
         _ => {}
     }
     let file = settings::load_file(&cli.global)?;
@@ -61,7 +64,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Unblock(a) => blocks::unblock(&ctx, a).await,
         Command::Blocks(a) => blocks::blocks(&ctx, a).await,
         Command::Remove(a) => blocks::remove(&ctx, a).await,
-        Command::Parse(_) | Command::Robots(_) => {
+        Command::Parse(_) | Command::Robots(_) | Command::Simulate(_) => {
             unreachable!("handled before the runtime starts")
         }
     }

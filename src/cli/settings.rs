@@ -67,17 +67,12 @@ pub fn load_file(global: &GlobalArgs) -> Result<FileSettings> {
 
 /// Resolve flags and environment (already merged by clap) over the file over the defaults.
 pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
+    let profile = resolve_profile(global, &file)?;
     let db = global
         .db
         .clone()
         .or(file.db)
         .unwrap_or_else(|| DEFAULT_DB.into());
-    let profile_name = global
-        .profile
-        .clone()
-        .or(file.profile)
-        .unwrap_or_else(|| "default".into());
-    let profile = load_profile(&profile_name)?;
     let resolve_specs = if global.resolve.is_empty() {
         file.resolve
     } else {
@@ -130,6 +125,16 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         fetch,
         crawler,
     })
+}
+
+/// The profile alone: `--profile`, then `TIDINGS_PROFILE`, then the file, then `default`.
+pub fn resolve_profile(global: &GlobalArgs, file: &FileSettings) -> Result<Profile> {
+    let name = global
+        .profile
+        .clone()
+        .or_else(|| file.profile.clone())
+        .unwrap_or_else(|| "default".into());
+    load_profile(&name)
 }
 
 /// An embedded profile by name, or a TOML file when the name looks like a path.

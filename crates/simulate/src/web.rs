@@ -1,0 +1,498 @@
+//! The modelled web: hosts and feeds with a behaviour mix drawn from the seed, answering
+//! requests in virtual time. No sockets: an answer is a [`FetchOutcome`] and a duration.
+//!
+//! The mix (per host unless said otherwise), chosen so every path of the policy is taken:
+//! - robots.txt: most allow everything; some disallow `/private/` in the crawler's own group
+//!   or in `*`; some answer 404, some 503; some ask a crawl-delay; a few start disallowing
+//!   everything to the crawler's token on day two (DFB7);
+//! - trouble: most hosts answer; some answer 429 with Retry-After in seconds for two hours a
+//!   day, some 503 with Retry-After as an HTTP-date for an hour twice a day, some have 5xx
+//!   bursts, some stop answering for an hour every six hours (each attempt then times out with
+//!   probability 0.7), a few never answer;
+//! - per feed: most are healthy and change every 5 minutes to 14 days; ETag, Last-Modified,
+//!   both, or no validators (the content-hash path); some answer 403 for good, some 404, some
+//!   410, some serve a page that is no feed.
+
+use crate::rng::{hash, log_range, range, unit};
+use chrono::{DateTime, Duration, Utc};
+use std::fmt::Write;
+use tidings_model::{CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators};
+
+/// Milliseconds in a day.
+pub const DAY_MS: i64 = 86_400_000;
+/// How long a request that gets no answer takes: tidings-fetch's default total timeout (30 s).
+pub const TIMEOUT_MS: i64 = 30_000;
+/// Where virtual time starts.
+pub const EPOCH: &str = "2030-01-01T00:00:00Z";
+
+const TAG_HOST: u64 = 1;
+const TAG_FEED_HOST: u64 = 2;
+const TAG_FEED: u64 = 3;
+const TAG_REQ: u64 = 4;
+
+/// What a host's robots.txt is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobotsKind {
+    /// 200, rules that do not touch feeds.
+    AllowAll,
+    /// 404: everything allowed.
+    Missing,
+    /// 200, `Disallow: /private/` in the crawler's own group.
+    OwnDisallowsPrivate,
+    /// 200, `Disallow: /private/` in the `*` group.
+    StarDisallowsPrivate,
+    /// 200, a crawl-delay in the crawler's own group (seconds).
+    CrawlDelay(u16),
+    /// 503.
+    ServerError,
+    /// 200, the crawler's own group disallows everything.
+    DisallowAll,
+}
+
+/// How a host misbehaves (for feed requests; `Flaky` and `Dead` hosts do not answer robots.txt
+/// either).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trouble {
+    None,
+    /// 429 with `Retry-After: <seconds>` two hours a day.
+    RateLimited,
+    /// 503 with `Retry-After: <HTTP-date>` for an hour twice a day.
+    Busy,
+    /// 500/502 for half an hour every eight hours.
+    Bursts,
+    /// No answer (time-out, probability 0.7 per attempt) for an hour every six hours.
+    Flaky,
+    /// Never answers.
+    Dead,
+}
+
+/// One modelled host.
+#[derive(Debug, Clone, Copy)]
+pub struct HostModel {
+    pub robots: RobotsKind,
+    /// From this virtual time (ms) robots.txt is [`RobotsKind::DisallowAll`].
+    pub robots_change_at: i64,
+    pub trouble: Trouble,
+    pub phase_ms: i64,
+    /// Typical answer time.
+    pub latency_ms: u32,
+}
+
+/// What a feed URL serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedKind {
+    Healthy,
+    Forbidden,
+    Missing,
+    Gone,
+    NotAFeed,
+}
+
+/// Which validators a feed's server sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidatorKind {
+    ETag,
+    LastModified,
+    Both,
+    None,
+}
+
+/// One modelled feed.
+#[derive(Debug, Clone, Copy)]
+pub struct FeedModel {
+    pub id: u32,
+    pub host: u32,
+    /// Lives under `/private/` (which some robots.txt files disallow).
+    pub private: bool,
+    pub kind: FeedKind,
+    pub validators: ValidatorKind,
+    /// The feed changes every `period_s` seconds.
+    pub period_s: u32,
+    pub phase_s: u32,
+    /// When it is added (virtual ms).
+    pub added_ms: i64,
+}
+
+impl FeedModel {
+    /// The feed's path and query, as robots.txt rules see it.
+    pub fn path(&self) -> String {
+        let dir = if self.private { "private" } else { "feeds" };
+        format!("/{dir}/{}.xml", self.id)
+    }
+}
+
+/// The size of the web and its seed.
+#[derive(Debug, Clone, Copy)]
+pub struct WebShape {
+    pub feeds: u32,
+    pub hosts: u32,
+    pub seed: u64,
+}
+
+/// The whole modelled web: every host, and a rule for every feed.
+pub struct Web {
+    pub shape: WebShape,
+    pub hosts: Vec<HostModel>,
+    /// The crawler's product token, named in robots.txt groups.
+    token: String,
+    epoch: DateTime<Utc>,
+}
+
+/// A robots.txt answer: status (`None`: no answer) and body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsAnswer {
+    pub status: Option<u16>,
+    pub kind: RobotsKind,
+    pub body: Option<String>,
+    pub duration_ms: i64,
+}
+
+/// A feed answer.
+#[derive(Debug)]
+pub struct FeedAnswer {
+    pub outcome: FetchOutcome,
+    pub duration_ms: i64,
+    /// The body's version (for a 200): equal versions are equal bytes.
+    pub version: u64,
+}
+
+impl Web {
+    pub fn new(shape: WebShape, token: &str) -> Web {
+        let hosts = (0..shape.hosts)
+            .map(|h| host_model(shape.seed, h))
+            .collect();
+        Web {
+            shape,
+            hosts,
+            token: token.to_string(),
+            epoch: epoch(),
+        }
+    }
+
+    /// The host of feed `i`: the first `hosts` feeds one per host, the rest Zipf-like (s = 0.9),
+    /// so a few hosts carry thousands of feeds and most a handful.
+    pub fn feed_host(&self, i: u32) -> u32 {
+        let n = self.shape.hosts.max(1);
+        if i < n {
+            return i;
+        }
+        let u = unit(hash(self.shape.seed, TAG_FEED_HOST, u64::from(i), 0));
+        let s1 = 0.1f64;
+        let r = (1.0 + u * (f64::from(n).powf(s1) - 1.0)).powf(1.0 / s1);
+        (r as u32).saturating_sub(1).min(n - 1)
+    }
+
+    /// Feed `i`'s model.
+    pub fn feed(&self, i: u32) -> FeedModel {
+        let seed = self.shape.seed;
+        let h = |k: u64| hash(seed, TAG_FEED, u64::from(i), k);
+        let host = self.feed_host(i);
+        let kind = match unit(h(1)) {
+            x if x < 0.010 => FeedKind::Forbidden,
+            x if x < 0.020 => FeedKind::Missing,
+            x if x < 0.025 => FeedKind::Gone,
+            x if x < 0.030 => FeedKind::NotAFeed,
+            _ => FeedKind::Healthy,
+        };
+        let validators = match unit(h(2)) {
+            x if x < 0.70 => ValidatorKind::ETag,
+            x if x < 0.80 => ValidatorKind::LastModified,
+            x if x < 0.90 => ValidatorKind::Both,
+            _ => ValidatorKind::None,
+        };
+        let private = match self.hosts[host as usize].robots {
+            RobotsKind::OwnDisallowsPrivate | RobotsKind::StarDisallowsPrivate => unit(h(3)) < 0.5,
+            _ => unit(h(3)) < 0.05,
+        };
+        let period_s = log_range(h(4), 300.0, 14.0 * 86_400.0) as u32;
+        FeedModel {
+            id: i,
+            host,
+            private,
+            kind,
+            validators,
+            period_s: period_s.max(1),
+            phase_s: range(h(5), 0, u64::from(period_s.max(1))) as u32,
+            added_ms: range(h(6), 0, 3_600_000) as i64,
+        }
+    }
+
+    /// What robots.txt `host` serves at `t` (kind only).
+    pub fn robots_kind(&self, host: u32, t: i64) -> RobotsKind {
+        let m = &self.hosts[host as usize];
+        if t >= m.robots_change_at {
+            RobotsKind::DisallowAll
+        } else {
+            m.robots
+        }
+    }
+
+    /// The answer to a robots.txt request sent at `t`.
+    pub fn robots(&self, host: u32, t: i64) -> RobotsAnswer {
+        let kind = self.robots_kind(host, t);
+        let latency = self.latency(host, u64::MAX, t);
+        if self.no_answer(host, u64::MAX, t) {
+            return RobotsAnswer {
+                status: None,
+                kind,
+                body: None,
+                duration_ms: TIMEOUT_MS,
+            };
+        }
+        let token = &self.token;
+        let (status, body) = match kind {
+            RobotsKind::AllowAll => (200, Some("User-agent: *\nDisallow: /admin/\n".to_string())),
+            RobotsKind::Missing => (404, None),
+            RobotsKind::OwnDisallowsPrivate => (
+                200,
+                Some(format!(
+                    "User-agent: *\nDisallow: /admin/\n\nUser-agent: {token}\nDisallow: /private/\n"
+                )),
+            ),
+            RobotsKind::StarDisallowsPrivate => (
+                200,
+                Some("User-agent: *\nDisallow: /private/\n".to_string()),
+            ),
+            RobotsKind::CrawlDelay(s) => (
+                200,
+                Some(format!(
+                    "User-agent: {token}\nCrawl-delay: {s}\nDisallow: /admin/\n\nUser-agent: *\nDisallow: /admin/\n"
+                )),
+            ),
+            RobotsKind::ServerError => (503, None),
+            RobotsKind::DisallowAll => (
+                200,
+                Some(format!(
+                    "User-agent: *\nDisallow: /admin/\n\nUser-agent: {token}\nDisallow: /\n"
+                )),
+            ),
+        };
+        RobotsAnswer {
+            status: Some(status),
+            kind,
+            body,
+            duration_ms: latency,
+        }
+    }
+
+    /// The answer to a feed request sent at `t` with validators `sent`; `attempt` is 1 or 2,
+    /// `timeout_ms` how long the crawler waits for it.
+    pub fn answer(
+        &self,
+        feed: &FeedModel,
+        sent: &Validators,
+        t: i64,
+        attempt: u64,
+        timeout_ms: i64,
+    ) -> FeedAnswer {
+        let host = feed.host;
+        let key = (u64::from(feed.id) << 2) | attempt;
+        let m = &self.hosts[host as usize];
+        let answered = |outcome| FeedAnswer {
+            outcome,
+            duration_ms: self.latency(host, key, t),
+            version: 0,
+        };
+        if self.no_answer(host, key, t) {
+            return FeedAnswer {
+                outcome: FetchOutcome::Transport(TransportError::Timeout),
+                duration_ms: timeout_ms,
+                version: 0,
+            };
+        }
+        let (in_window, window_end) = match m.trouble {
+            Trouble::RateLimited => window(t, m.phase_ms, DAY_MS, 2 * 3_600_000),
+            Trouble::Busy => window(t, m.phase_ms, DAY_MS / 2, 3_600_000),
+            Trouble::Bursts => window(t, m.phase_ms, DAY_MS / 3, 1_800_000),
+            _ => (false, 0),
+        };
+        if in_window {
+            let outcome = match m.trouble {
+                Trouble::RateLimited => FetchOutcome::Refused {
+                    status: 429,
+                    retry_after: Some(
+                        RetryAfter::Seconds(((window_end - t) / 1000).max(60) as u64),
+                    ),
+                },
+                Trouble::Busy => FetchOutcome::ServerError {
+                    status: 503,
+                    retry_after: Some(RetryAfter::At(self.at((window_end + 999) / 1000 * 1000))),
+                },
+                _ => FetchOutcome::ServerError {
+                    status: if t % 2 == 0 { 500 } else { 502 },
+                    retry_after: None,
+                },
+            };
+            return answered(outcome);
+        }
+        match feed.kind {
+            FeedKind::Forbidden => {
+                return answered(FetchOutcome::Refused {
+                    status: 403,
+                    retry_after: None,
+                });
+            }
+            FeedKind::Missing => return answered(FetchOutcome::NotFound),
+            FeedKind::Gone => return answered(FetchOutcome::Gone),
+            FeedKind::Healthy | FeedKind::NotAFeed => {}
+        }
+        let period = i64::from(feed.period_s);
+        let secs = t.div_euclid(1000) + i64::from(feed.phase_s);
+        let version = secs.div_euclid(period) as u64;
+        let changed_at = version as i64 * period - i64::from(feed.phase_s);
+        let mut etag = Buf::new();
+        let mut lm = Buf::new();
+        let (send_etag, send_lm) = match feed.validators {
+            ValidatorKind::ETag => (true, false),
+            ValidatorKind::LastModified => (false, true),
+            ValidatorKind::Both => (true, true),
+            ValidatorKind::None => (false, false),
+        };
+        if send_etag {
+            let _ = write!(etag, "\"{:x}-{version}\"", feed.id);
+        }
+        if send_lm {
+            let at = self.at(changed_at * 1000);
+            let _ = write!(lm, "{}", at.format("%a, %d %b %Y %H:%M:%S GMT"));
+        }
+        // RFC 9110 13.2.2: If-None-Match decides when present; else If-Modified-Since.
+        let not_modified = match (&sent.etag, &sent.last_modified) {
+            (Some(e), _) if send_etag => e.as_str() == etag.as_str(),
+            (None, Some(l)) if send_lm => l.as_str() == lm.as_str(),
+            _ => false,
+        };
+        let validators = Validators {
+            etag: send_etag.then(|| etag.as_str().to_string()),
+            last_modified: send_lm.then(|| lm.as_str().to_string()),
+        };
+        let outcome = if not_modified {
+            FetchOutcome::NotModified {
+                validators,
+                cache: CacheHints::default(),
+            }
+        } else {
+            FetchOutcome::Fetched(Fetched {
+                status: 200,
+                body: Vec::new(),
+                content_type: None,
+                validators,
+                cache: CacheHints::default(),
+            })
+        };
+        FeedAnswer {
+            outcome,
+            duration_ms: self.latency(host, key, t),
+            version,
+        }
+    }
+
+    /// Virtual ms as a time.
+    pub fn at(&self, ms: i64) -> DateTime<Utc> {
+        self.epoch + Duration::milliseconds(ms)
+    }
+
+    /// A time as virtual ms.
+    pub fn ms(&self, at: DateTime<Utc>) -> i64 {
+        (at - self.epoch).num_milliseconds()
+    }
+
+    fn latency(&self, host: u32, key: u64, t: i64) -> i64 {
+        let base = i64::from(self.hosts[host as usize].latency_ms);
+        let jitter = hash(self.shape.seed, TAG_REQ, key ^ u64::from(host), t as u64);
+        base / 2 + (jitter % base.max(1) as u64) as i64
+    }
+
+    fn no_answer(&self, host: u32, key: u64, t: i64) -> bool {
+        let m = &self.hosts[host as usize];
+        match m.trouble {
+            Trouble::Dead => true,
+            Trouble::Flaky => {
+                window(t, m.phase_ms, DAY_MS / 4, 3_600_000).0
+                    && unit(hash(
+                        self.shape.seed,
+                        TAG_REQ + 1,
+                        key ^ u64::from(host),
+                        t as u64,
+                    )) < 0.7
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The virtual epoch.
+pub fn epoch() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(EPOCH)
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_default()
+}
+
+/// Whether `t` falls in the window `[phase + k*period, phase + k*period + len)`, and the
+/// window's end.
+fn window(t: i64, phase: i64, period: i64, len: i64) -> (bool, i64) {
+    let into = (t - phase).rem_euclid(period);
+    (into < len, t - into + len)
+}
+
+fn host_model(seed: u64, h: u32) -> HostModel {
+    let r = |k: u64| hash(seed, TAG_HOST, u64::from(h), k);
+    let robots = match unit(r(1)) {
+        x if x < 0.05 => RobotsKind::Missing,
+        x if x < 0.08 => RobotsKind::OwnDisallowsPrivate,
+        x if x < 0.11 => RobotsKind::StarDisallowsPrivate,
+        x if x < 0.14 => RobotsKind::ServerError,
+        x if x < 0.19 => RobotsKind::CrawlDelay([2, 5, 10, 30, 120][(r(2) % 5) as usize]),
+        _ => RobotsKind::AllowAll,
+    };
+    let robots_change_at = if unit(r(3)) < 0.01 {
+        DAY_MS + range(r(4), 0, DAY_MS as u64) as i64
+    } else {
+        i64::MAX
+    };
+    let trouble = match unit(r(5)) {
+        x if x < 0.02 => Trouble::RateLimited,
+        x if x < 0.03 => Trouble::Busy,
+        x if x < 0.04 => Trouble::Bursts,
+        x if x < 0.05 => Trouble::Flaky,
+        x if x < 0.053 => Trouble::Dead,
+        _ => Trouble::None,
+    };
+    HostModel {
+        robots,
+        robots_change_at,
+        trouble,
+        phase_ms: range(r(6), 0, DAY_MS as u64) as i64,
+        latency_ms: range(r(7), 50, 500) as u32,
+    }
+}
+
+/// A small stack buffer for formatting validators without allocating.
+struct Buf {
+    bytes: [u8; 48],
+    len: usize,
+}
+
+impl Buf {
+    fn new() -> Buf {
+        Buf {
+            bytes: [0; 48],
+            len: 0,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl Write for Buf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.bytes.len() {
+            return Err(std::fmt::Error);
+        }
+        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
