@@ -33,6 +33,9 @@ fn feed_requests(sim_exchanges: &[tidings_sim::Exchange]) -> usize {
         .count()
 }
 
+/// C1: one User-Agent on every request, redirect hops included. WFM1, DFB1: nothing but
+/// robots.txt and the subscribed feed URLs (and their redirects) is ever requested: no article
+/// pages, images or icons, though the feeds link to them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c1_every_request_carries_the_one_user_agent() {
     let sim = start(
@@ -58,6 +61,11 @@ async fn c1_every_request_carries_the_one_user_agent() {
     assert!(feed_requests(&all) >= 6, "{} requests", all.len());
     for e in &all {
         assert_eq!(e.header("user-agent"), Some(UA.as_bytes()), "{}", e.target);
+        assert!(
+            ["/robots.txt", "/feed.xml", "/moved.xml"].contains(&e.path()),
+            "WFM1: {}",
+            e.target
+        );
     }
     assert_clean(&sim.audit(&sim.expectations()).await);
 }
@@ -148,6 +156,8 @@ async fn c3_one_request_in_flight_per_host_and_the_gap_between() {
     assert_clean(&sim.audit(&sim.expectations()).await);
 }
 
+/// C4 (SR3, PF2, DFB5, FF12's validators): ETag and Last-Modified echoed byte for byte, weak
+/// ETags included; only a feed's first read is unconditional.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c4_validators_are_echoed_and_only_the_first_read_is_unconditional() {
     let sim = start(

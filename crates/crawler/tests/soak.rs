@@ -108,6 +108,8 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
     assert_clean(&other);
 }
 
+/// FF12 as a whole on a mixed web: requests to an origin spaced, Retry-After honoured, back-off
+/// on failures, validators used, bodies and redirects bounded; C8: no input stops the crawler.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_small_40_hosts_400_feeds_2_hours() {
     soak(11, 40, 10, 2.0).await;
