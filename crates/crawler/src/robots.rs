@@ -7,7 +7,9 @@ use crate::{CrawlError, Crawler};
 use std::time::Duration;
 use tidings_fetch::FetchRequest;
 use tidings_model::{FeedId, FetchOutcome, HostKey};
-use tidings_policy::robots::{RobotsGate, StoredRobots, gate_for_feed, host_gap, needs_refetch};
+use tidings_policy::robots::{
+    RobotsGate, StoredRobots, deferred_copy_is_due, gate_for_feed, host_gap, needs_refetch,
+};
 use tidings_robots::path_and_query;
 use tidings_store::{RequestLogRow, RobotsCache};
 use url::Url;
@@ -26,7 +28,15 @@ impl Crawler {
         let origin = HostKey::of(url);
         let stored = self.store.robots(origin.as_str()).await?;
         let cache = match stored {
-            Some(cache) if !needs_refetch(Some(cache.fetched_at), self.now(), &self.profile) => {
+            Some(cache)
+                if !needs_refetch(Some(cache.fetched_at), self.now(), &self.profile)
+                    && !deferred_copy_is_due(
+                        cache.status.and_then(|s| u16::try_from(s).ok()),
+                        cache.fetched_at,
+                        self.now(),
+                        &self.profile,
+                    ) =>
+            {
                 cache
             }
             stale => {
@@ -62,7 +72,10 @@ impl Crawler {
                 };
                 let rule = match stale {
                     None => "robots.txt before the first feed of this origin (FF11)",
-                    Some(_) => "robots.txt older than the profile's max_age (DFB7)",
+                    Some(old) if needs_refetch(Some(old.fetched_at), self.now(), &self.profile) => {
+                        "robots.txt older than the profile's max_age (DFB7)"
+                    }
+                    Some(_) => "robots.txt asked again after a deferring failure (FF11)",
                 };
                 let row = RequestLogRow {
                     at: self.config.clock.crawler_time_of(response.started_at),

@@ -517,10 +517,8 @@ async fn robots_5xx(on: OnRobotsFailure) -> (Sim, usize, usize) {
                 .at("/robots.txt", Resource::status(503))
                 .at("/feed.xml", Resource::feed(FeedSpec::fixed("f"))),
         ],
-        |p| {
-            p.robots.on_server_error = on;
-            p.robots.max_age = 3600;
-        },
+        // The default max_age (a day): a deferred file is asked again long before (FF11).
+        |p| p.robots.on_server_error = on,
     )
     .await;
     sim.subscribe("a.test", "/feed.xml").await;
@@ -546,6 +544,8 @@ async fn dfb8_robots_5xx_stays_away() {
     assert_clean(&sim.audit(&sim.expectations()).await);
 }
 
+/// FF11: robots.txt answering 5xx defers the feed and is asked again after `backoff.first`,
+/// not after `max_age`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ff11_robots_5xx_defers_and_asks_again_later() {
     let (sim, feeds, robots) = robots_5xx(OnRobotsFailure::Defer).await;

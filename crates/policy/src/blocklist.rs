@@ -170,7 +170,7 @@ pub fn parse_rule(kind: BlockKind, value: &str) -> Result<String, RuleError> {
         BlockKind::Host => host_rule(kind, value),
         BlockKind::Domain => {
             let host = host_rule(kind, value)?;
-            if host.starts_with('[') || host.parse::<std::net::Ipv4Addr>().is_ok() {
+            if host.starts_with('[') || host.parse::<core::net::Ipv4Addr>().is_ok() {
                 return Err(RuleError::DomainIsAddress(host));
             }
             match registrable(&host) {

@@ -81,6 +81,25 @@ pub fn crawl_delay_pause(
     }
 }
 
+/// FF11: a stored robots.txt that could not be read (429 or 5xx, or no answer) and made the
+/// profile defer is read again once older than `backoff.first`, not `max_age`: deferring is
+/// waiting for the file, not staying away for a day.
+pub fn deferred_copy_is_due(
+    status: Option<u16>,
+    fetched_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+    profile: &Profile,
+) -> bool {
+    let settings = &profile.robots;
+    let deferred = match status {
+        None => settings.on_unreachable == OnRobotsFailure::Defer,
+        Some(s) if s == 429 || s >= 500 => settings.on_server_error == OnRobotsFailure::Defer,
+        Some(_) => false,
+    };
+    let retry = Duration::seconds(i64::try_from(profile.backoff.first).unwrap_or(i64::MAX / 1000));
+    deferred && now - fetched_at >= retry
+}
+
 /// Whether the stored copy (if any) must be read again before it is used (DFB7).
 pub fn needs_refetch(stored: Option<DateTime<Utc>>, now: DateTime<Utc>, profile: &Profile) -> bool {
     let max_age =
@@ -390,6 +409,29 @@ mod tests {
         assert_eq!(
             (ff.on_server_error, ff.on_unreachable),
             (OnRobotsFailure::Defer, OnRobotsFailure::Defer)
+        );
+    }
+
+    /// FF11: a robots.txt the profile deferred on is asked again after `backoff.first`; one
+    /// that allowed, or a failure the profile reads otherwise, waits `max_age` (DFB7).
+    #[test]
+    fn ff11_a_deferred_robots_txt_is_asked_again_soon() {
+        let ff = Profile::embedded("ffbot").unwrap();
+        let at = now() - Duration::minutes(20);
+        assert!(deferred_copy_is_due(Some(503), at, now(), &ff));
+        assert!(deferred_copy_is_due(None, at, now(), &ff));
+        assert!(!deferred_copy_is_due(
+            Some(503),
+            now() - Duration::minutes(5),
+            now(),
+            &ff
+        ));
+        assert!(!deferred_copy_is_due(Some(200), at, now(), &ff));
+        assert!(!deferred_copy_is_due(Some(404), at, now(), &ff));
+        let dfb = Profile::embedded("dailyfootballbot").unwrap();
+        assert!(
+            !deferred_copy_is_due(Some(503), at, now(), &dfb),
+            "DFB8 stays away"
         );
     }
 }
