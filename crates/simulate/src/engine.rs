@@ -24,7 +24,9 @@ use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 use tidings_model::FetchOutcome;
 use tidings_policy::retry::second_attempt;
-use tidings_policy::robots::{RobotsGate, StoredRobots, gate_for_feed, host_gap, needs_refetch};
+use tidings_policy::robots::{
+    RobotsGate, StoredRobots, deferred_copy_is_due, gate_for_feed, host_gap, needs_refetch,
+};
 use tidings_policy::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, Lifecycle, Profile, decide, first_fetch,
     host_floor, postpone,
@@ -209,7 +211,14 @@ impl<'w> Shard<'w> {
                 self.hosts[h].robots_at.map(|at| self.web.at(at)),
                 self.web.at(t),
                 self.profile,
-            );
+            ) || self.hosts[h].robots_at.is_some_and(|at| {
+                deferred_copy_is_due(
+                    self.hosts[h].robots_status,
+                    self.web.at(at),
+                    self.web.at(t),
+                    self.profile,
+                )
+            });
             if stale {
                 let start = self.hosts[h].last_end + gap_ms(host_gap(self.profile, None, false));
                 if start > t {
