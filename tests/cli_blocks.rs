@@ -71,6 +71,18 @@ async fn ff13_a_blocked_host_is_not_fetched_and_rules_are_listed_and_removed() {
         "{}",
         stdout(&out)
     );
+    // The feed it covers is paused at once, without a request, and shown as blocked.
+    assert!(
+        stdout(&out).contains("paused: blocked: do-not-crawl: host feeds.test (FF13)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&db, &common, &["feeds"]).await;
+    assert!(
+        stdout(&out).contains("    1  blocked"),
+        "{}",
+        stdout(&out)
+    );
     let out = run(&db, &common, &["block", "domain", "co.uk"]).await;
     assert!(!out.status.success(), "a public suffix is refused");
     assert!(stderr(&out).contains("public suffix"), "{}", stderr(&out));
@@ -85,8 +97,8 @@ async fn ff13_a_blocked_host_is_not_fetched_and_rules_are_listed_and_removed() {
     let out = run(&db, &common, &["fetch"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("1 feeds: fetched 0"),
-        "{}",
+        stdout(&out).contains("0 feeds: fetched 0"),
+        "a blocked feed is not due: {}",
         stdout(&out)
     );
     assert!(
@@ -99,16 +111,47 @@ async fn ff13_a_blocked_host_is_not_fetched_and_rules_are_listed_and_removed() {
         "{}",
         stdout(&out)
     );
-    let out = run(&db, &common, &["add", "http://feeds.test/other.xml"]).await;
+    // A blocked URL is refused; the other URLs of the same command are still added.
+    let elsewhere = format!("http://127.0.0.1:{}/f.xml", publisher.port);
+    let out = run(
+        &db,
+        &common,
+        &["add", "--no-fetch", "http://feeds.test/other.xml", &elsewhere],
+    )
+    .await;
     assert!(!out.status.success(), "a blocked URL is not added");
     assert!(
         stderr(&out).contains("do-not-crawl: host feeds.test (FF13)"),
         "{}",
         stderr(&out)
     );
+    assert!(
+        stdout(&out).contains(&format!("feed 2: {elsewhere}")),
+        "the next URL is added: {}",
+        stdout(&out)
+    );
+    let out = run(&db, &common, &["remove", "2"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
 
+    // Without the rule the feed is resumed and read again.
     let out = run(&db, &common, &["unblock", "host", "FEEDS.test"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("feed 1: ") && stdout(&out).contains(" resumed"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&db, &common, &["fetch"]).await;
+    assert!(
+        stdout(&out).contains("1 feeds: fetched 1"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        publisher.seen().iter().any(|p| p.path == "/f.xml"),
+        "{:?}",
+        publisher.seen()
+    );
     let out = run(&db, &common, &["unblock", "host", "feeds.test"]).await;
     assert!(!out.status.success(), "already gone");
     let out = run(&db, &common, &["blocks", "--json"]).await;

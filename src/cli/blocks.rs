@@ -4,14 +4,15 @@
 //! Rules are checked by the crawler before every request; each command is its own process, so
 //! a rule added here holds from the next `fetch`, `add` or `crawl` on.
 
-use super::commands::Context;
+use super::commands::{Context, describe};
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;
+use tidings_crawler::Purpose;
 use tidings_model::{FeedId, FeedUrl};
-use tidings_policy::{BlockKind, parse_rule};
-use tidings_store::{FeedRecord, NewBlock};
+use tidings_policy::{BlockKind, is_block_hold, parse_rule};
+use tidings_store::{FeedRecord, FeedState, NewBlock};
 
 #[derive(Debug, Args)]
 pub struct BlockArgs {
@@ -58,7 +59,55 @@ pub async fn block(ctx: &Context, args: BlockArgs) -> Result<ExitCode> {
     let kind = BlockKind::parse(&args.kind)?;
     let value = parse_rule(kind, &args.value)?;
     add(ctx, kind, value, args.reason).await?;
+    hold_covered_feeds(ctx).await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Pause at once every active feed a rule now covers, so `feeds` shows it blocked before its
+/// next read would find out. Nothing is sent: the crawler checks the rules first.
+async fn hold_covered_feeds(ctx: &Context) -> Result<()> {
+    let crawler = ctx.crawler()?;
+    let list = crawler.reload_blocks().await?;
+    for feed in ctx.store.feeds().await? {
+        if feed.state != FeedState::Active || list.check(feed.url.as_url(), Some(feed.id)).is_none()
+        {
+            continue;
+        }
+        let report = crawler.refresh(&feed, Purpose::Scheduled).await?;
+        println!(
+            "feed {}: {} paused: {}",
+            feed.id,
+            describe(&feed),
+            report.next_fetch_reason
+        );
+    }
+    Ok(())
+}
+
+/// Resume the feeds paused by a rule that no longer covers them; they are read when due.
+async fn resume_uncovered_feeds(ctx: &Context) -> Result<()> {
+    let crawler = ctx.crawler()?;
+    let list = crawler.reload_blocks().await?;
+    let now = crawler.now();
+    for feed in ctx.store.feeds().await? {
+        let held = feed.state == FeedState::Paused
+            && feed.state_reason.as_deref().is_some_and(is_block_hold);
+        if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
+            continue;
+        }
+        if ctx
+            .store
+            .resume_feed(
+                feed.id,
+                now,
+                "resumed: no do-not-crawl rule covers it any more",
+            )
+            .await?
+        {
+            println!("feed {}: {} resumed", feed.id, describe(&feed));
+        }
+    }
+    Ok(())
 }
 
 async fn add(ctx: &Context, kind: BlockKind, value: String, reason: Option<String>) -> Result<()> {
@@ -91,6 +140,7 @@ pub async fn unblock(ctx: &Context, args: UnblockArgs) -> Result<ExitCode> {
     let value = parse_rule(kind, &args.value).unwrap_or_else(|_| args.value.trim().to_string());
     if ctx.store.remove_block(kind.as_str(), &value).await? {
         println!("unblocked {kind} {value}");
+        resume_uncovered_feeds(ctx).await?;
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("no do-not-crawl rule {kind} {value}");

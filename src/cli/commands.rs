@@ -25,7 +25,7 @@ pub struct Context {
 }
 
 impl Context {
-    fn crawler(&self) -> Result<Crawler> {
+    pub(super) fn crawler(&self) -> Result<Crawler> {
         let fetcher = Fetcher::new(self.settings.fetch.clone())?;
         Ok(Crawler::new(
             self.store.clone(),
@@ -50,7 +50,16 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
                 continue;
             }
         };
-        let sub = crawler.subscribe(&url, CLI_SUBSCRIBER).await?;
+        // A refused URL (a do-not-crawl rule) does not stop the others.
+        let sub = match crawler.subscribe(&url, CLI_SUBSCRIBER).await {
+            Ok(sub) => sub,
+            Err(e @ tidings_crawler::CrawlError::Blocked { .. }) => {
+                eprintln!("{e}");
+                failed = true;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let feed = ctx
             .store
             .feed(sub.feed_id)
@@ -144,7 +153,7 @@ pub async fn feeds(ctx: &Context, args: FeedsArgs) -> Result<ExitCode> {
             out,
             "{:>5}  {:<7} {:>6}  {:<20} {}\n{:>21} {}",
             feed.id,
-            feed.state.as_str(),
+            state_word(feed),
             feed.last_status.map_or("-".into(), |s| s.to_string()),
             next,
             describe(feed),
@@ -298,7 +307,15 @@ pub async fn resume(ctx: &Context, args: ResumeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn describe(feed: &FeedRecord) -> String {
+/// The state as `feeds` shows it: a feed paused by a do-not-crawl rule is `blocked`.
+pub(super) fn state_word(feed: &FeedRecord) -> &'static str {
+    match (&feed.state, feed.state_reason.as_deref()) {
+        (FeedState::Paused, Some(reason)) if tidings_policy::is_block_hold(reason) => "blocked",
+        (state, _) => state.as_str(),
+    }
+}
+
+pub(super) fn describe(feed: &FeedRecord) -> String {
     match &feed.title {
         Some(t) => format!("{} <{}>", one_line(t), feed.url),
         None => feed.url.to_string(),

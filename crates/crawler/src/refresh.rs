@@ -11,7 +11,7 @@ use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{RobotsGate, crawl_delay_pause, host_gap};
 use tidings_policy::{
     BodyVerdict, Decision, FailureKind, FeedHints, FeedSchedule, Lifecycle, conditional, decide,
-    host_floor, postpone, set_aside,
+    hold_blocked, host_floor, postpone, set_aside,
 };
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 
@@ -71,10 +71,9 @@ impl Crawler {
         purpose: Purpose,
     ) -> Result<FeedReport, CrawlError> {
         // FF13, WFM10: a blocked feed sends nothing, not even robots.txt.
+        // The feed is paused with the rule as its reason, not failed: nothing was sent.
         if let Some(reason) = self.blocked(feed.url.as_url(), Some(feed.id)).await? {
-            return self
-                .not_fetched(feed, purpose, reason, Read::start(feed))
-                .await;
+            return self.hold_blocked(feed, purpose, reason).await;
         }
         // C6: the host asked everyone to wait; this feed waits too, without a request.
         let origin = HostKey::of(feed.url.as_url());
@@ -279,6 +278,28 @@ impl Crawler {
         self.conclude(feed, purpose, response, read.log, None).await
     }
 
+    /// Pause a feed whose own URL a do-not-crawl rule covers (FF13, WFM10); no request.
+    async fn hold_blocked(
+        &self,
+        feed: &FeedRecord,
+        purpose: Purpose,
+        reason: String,
+    ) -> Result<FeedReport, CrawlError> {
+        tracing::info!(feed_id = feed.id.0, url = %feed.url, %reason, "feed blocked: paused");
+        let now = self.now();
+        let decision = hold_blocked(&schedule_state(feed), now, &reason);
+        let response = FetchResponse {
+            outcome: FetchOutcome::Blocked { reason },
+            final_url: feed.url.as_url().clone(),
+            redirects: Vec::new(),
+            bytes: 0,
+            started_at: now,
+            duration: std::time::Duration::ZERO,
+        };
+        self.store_read(feed, purpose, response, decision, Vec::new(), None)
+            .await
+    }
+
     /// Judge the body, decide, and store everything of one read in one transaction. `log`
     /// holds the rows of earlier requests (hops, attempts); the final answer gets a row with
     /// `final_rule` unless no request was sent (`None`).
@@ -287,18 +308,50 @@ impl Crawler {
         feed: &FeedRecord,
         purpose: Purpose,
         response: FetchResponse,
-        mut log: Vec<RequestLogRow>,
+        log: Vec<RequestLogRow>,
         final_rule: Option<String>,
     ) -> Result<FeedReport, CrawlError> {
-        let now = self.now();
         let verdict = judge_body(feed, &response);
         let decision = decide(
             &schedule_state(feed),
             &response.outcome,
             &verdict.body,
-            now,
+            self.now(),
             &self.profile,
         );
+        self.store_decided(feed, purpose, response, verdict, decision, log, final_rule)
+            .await
+    }
+
+    /// [`Self::store_decided`] for a read that got no body.
+    async fn store_read(
+        &self,
+        feed: &FeedRecord,
+        purpose: Purpose,
+        response: FetchResponse,
+        decision: Decision,
+        log: Vec<RequestLogRow>,
+        final_rule: Option<String>,
+    ) -> Result<FeedReport, CrawlError> {
+        let verdict = judge_body(feed, &response);
+        self.store_decided(feed, purpose, response, verdict, decision, log, final_rule)
+            .await
+    }
+
+    /// Store one decided read: the feed's new state, its entries and the request-log rows, in
+    /// one transaction.
+    #[allow(clippy::too_many_arguments)]
+    async fn store_decided(
+        &self,
+        feed: &FeedRecord,
+        purpose: Purpose,
+        response: FetchResponse,
+        verdict: Verdict,
+        decision: Decision,
+        mut log: Vec<RequestLogRow>,
+        final_rule: Option<String>,
+    ) -> Result<FeedReport, CrawlError> {
+        let now = self.now();
         tracing::info!(
             feed_id = feed.id.0,
             feed_url = %feed.url,

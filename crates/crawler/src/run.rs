@@ -20,6 +20,9 @@ const BATCH: u32 = 1000;
 /// The longest real time a crawl sleeps without looking at the store again, so feeds
 /// subscribed by another process while it sleeps are not left waiting for hours.
 const MAX_SLEEP: Duration = Duration::from_secs(30);
+/// How often (real time) a running crawl reads the do-not-crawl rules again, so a rule added
+/// by another process (`tidings block`) holds within this long (FF13).
+const RELOAD_BLOCKS_EVERY: Duration = Duration::from_secs(30);
 
 /// How long (crawler time) a feed whose read could not be completed (a store error, a bug) is
 /// left alone by a crawl before it is tried again.
@@ -190,10 +193,17 @@ impl Crawler {
         let mut hosts_of: HashMap<tokio::task::Id, String> = HashMap::new();
         let slots = self.config.host_concurrency.max(1);
         let mut stop_open = true;
+        let mut blocks_read = std::time::Instant::now();
         let outcome = loop {
             let now = self.now();
             if until.reached(now) {
                 break Ok(());
+            }
+            if blocks_read.elapsed() >= RELOAD_BLOCKS_EVERY {
+                if let Err(e) = self.reload_blocks().await {
+                    break Err(e);
+                }
+                blocks_read = std::time::Instant::now();
             }
             held.retain(|_, at| *at > now);
             let taken: usize = busy.values().sum();

@@ -9,7 +9,7 @@ use support::{Answer, FEED, Script, crawler, serve, subscribe};
 use tidings_crawler::{CrawlError, Purpose};
 use tidings_model::FeedUrl;
 use tidings_policy::{BlockKind, parse_rule};
-use tidings_store::{LogQuery, NewBlock, Store};
+use tidings_store::{FeedState, LogQuery, NewBlock, Store};
 
 async fn block(store: &Arc<dyn Store>, kind: BlockKind, value: &str) {
     let value = parse_rule(kind, value).unwrap();
@@ -66,6 +66,18 @@ async fn ff13_a_blocked_host_gets_no_request_at_all() {
     );
     let stored = store.feed(feed.id).await.unwrap().unwrap();
     assert_eq!(stored.last_outcome.as_deref(), Some("blocked"));
+    // Paused with the rule as its reason, not sent up a back-off ladder: nothing failed.
+    assert_eq!(stored.state, FeedState::Paused);
+    assert_eq!(
+        stored.state_reason.as_deref(),
+        Some("blocked: do-not-crawl: host 127.0.0.1 (FF13)")
+    );
+    assert_eq!(stored.consecutive_failures, 0);
+    let far = Utc::now() + chrono::Duration::days(3650);
+    assert!(
+        store.due_feeds(far, 10).await.unwrap().is_empty(),
+        "a blocked feed is never due"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -21,5 +21,5 @@ pub use blocklist::{Block, BlockKind, BlockList, RuleError, parse_rule};
 pub use profile::{FailureKind, Profile, ProfileError};
 pub use schedule::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, decide, first_fetch,
-    host_floor, postpone, set_aside,
+    hold_blocked, host_floor, is_block_hold, postpone, set_aside,
 };

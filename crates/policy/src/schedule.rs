@@ -537,6 +537,28 @@ pub fn set_aside(
     }
 }
 
+/// A feed whose own URL an operator's do-not-crawl rule covers (FF13, WFM10): paused, not
+/// failed. Nothing was sent, so nothing about the publisher changed: the failure streak, the
+/// interval and the validators stay as the last read left them, and the feed waits for the
+/// rule to go (`tidings unblock` resumes it) instead of climbing a back-off ladder forever.
+pub fn hold_blocked(state: &FeedSchedule, now: DateTime<Utc>, rule: &str) -> Decision {
+    Decision {
+        next_fetch_at: now,
+        reason: format!("blocked: {rule}"),
+        interval_secs: state.interval_secs,
+        consecutive_failures: state.consecutive_failures,
+        failure: state.last_failure,
+        lifecycle: Lifecycle::Paused,
+        lifecycle_reason: Some(format!("blocked: {rule}")),
+        validators: None,
+    }
+}
+
+/// Whether a stored pause reason is [`hold_blocked`]'s.
+pub fn is_block_hold(reason: &str) -> bool {
+    reason.starts_with("blocked: ")
+}
+
 /// The wait after `failures` consecutive failures: `first * 2^(failures-1)`, capped at `max`.
 fn backoff(profile: &Profile, failures: u32) -> u64 {
     let doublings = failures.saturating_sub(1).min(40);
@@ -902,5 +924,26 @@ mod tests {
             proptest::prop_assert!(wait >= p.schedule.min_interval as i64);
             proptest::prop_assert!(wait <= p.backoff.max.max(p.schedule.max_interval) as i64);
         }
+    }
+
+    #[test]
+    fn ff13_a_feed_under_a_do_not_crawl_rule_is_paused_not_failed() {
+        let before = FeedSchedule {
+            last_failure: Some(FailureKind::ServerError),
+            ..state(2)
+        };
+        let d = hold_blocked(&before, now(), "do-not-crawl: host example.com (FF13)");
+        assert_eq!(d.lifecycle, Lifecycle::Paused);
+        assert_eq!(
+            d.lifecycle_reason.as_deref(),
+            Some("blocked: do-not-crawl: host example.com (FF13)")
+        );
+        assert!(is_block_hold(d.lifecycle_reason.as_deref().unwrap()));
+        assert!(!is_block_hold("PF5: paused after 4 404 answers in a row"));
+        // Nothing was sent: the streak, its kind, the interval and the validators stay.
+        assert_eq!(d.consecutive_failures, 2);
+        assert_eq!(d.failure, Some(FailureKind::ServerError));
+        assert_eq!(d.interval_secs, 3600);
+        assert_eq!(d.validators, None);
     }
 }
