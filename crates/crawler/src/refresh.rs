@@ -95,6 +95,21 @@ impl Crawler {
             {
                 return self.not_fetched(feed, purpose, reason, read).await;
             }
+            // C6 on every hop: a redirect into a host that asked everyone to wait waits too.
+            if !read.hops.is_empty() {
+                let target = HostKey::of(&url);
+                let now = self.now();
+                if let Some(until) = self.store.host_floor(target.as_str()).await?
+                    && until > now
+                {
+                    let reason = format!(
+                        "redirect target {target}: host Retry-After until {} (C6)",
+                        until.format("%Y-%m-%d %H:%M:%S UTC")
+                    );
+                    let decision = set_aside(&schedule_state(feed), until, now, reason);
+                    return self.store_set_aside(feed, decision, now, read.log).await;
+                }
+            }
             let (robots, crawl_delay) = self.robots_gate(&url, Some(feed.id)).await?;
             // FF11: a crawl-delay longer than the request window sets the host's work aside
             // until it has passed, rather than shortening it (before a read's first request;
@@ -195,7 +210,7 @@ impl Crawler {
         now: DateTime<Utc>,
     ) -> Result<FeedReport, CrawlError> {
         let decision = postpone(&schedule_state(feed), until, now);
-        self.store_set_aside(feed, decision, now).await
+        self.store_set_aside(feed, decision, now, Vec::new()).await
     }
 
     /// Reschedule a feed for a reason of its host's (FF11), without a request or a failure.
@@ -207,15 +222,21 @@ impl Crawler {
         reason: String,
     ) -> Result<FeedReport, CrawlError> {
         let decision = set_aside(&schedule_state(feed), until, now, reason);
-        self.store_set_aside(feed, decision, now).await
+        self.store_set_aside(feed, decision, now, Vec::new()).await
     }
 
+    /// Store a set-aside decision; `log` holds the rows of requests a read sent before it
+    /// was set aside (redirect hops).
     async fn store_set_aside(
         &self,
         feed: &FeedRecord,
         decision: Decision,
         now: DateTime<Utc>,
+        mut log: Vec<RequestLogRow>,
     ) -> Result<FeedReport, CrawlError> {
+        for row in &mut log {
+            row.at = self.config.clock.crawler_time_of(row.at);
+        }
         let response = FetchResponse {
             outcome: FetchOutcome::Blocked {
                 reason: decision.reason.clone(),
@@ -240,7 +261,7 @@ impl Crawler {
             verdict,
             &decision,
             "postponed",
-            Vec::new(),
+            log,
             now,
         );
         self.store.apply_fetch(&record).await?;

@@ -50,3 +50,72 @@ async fn c6_retry_after_is_a_floor_for_the_whole_host() {
     assert_eq!(b.counters.fetches, 0, "and not a fetch");
     assert_eq!(b.next_fetch_at, held.next_fetch_at);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c6_a_redirect_into_a_host_under_retry_after_waits_for_it() {
+    // Two origins: `there` asked everyone to wait; `here` redirects a feed into it.
+    let there = Script::default();
+    there.push(
+        "/busy.xml",
+        Answer {
+            status: 429,
+            headers: vec![("retry-after".into(), "7200".into())],
+            body: String::new(),
+        },
+    );
+    there.push("/moved.xml", Answer::ok(FEED));
+    let there_port = serve(there.clone()).await;
+    let here = Script::default();
+    here.push(
+        "/feed.xml",
+        Answer {
+            status: 302,
+            headers: vec![(
+                "location".into(),
+                format!("http://127.0.0.1:{there_port}/moved.xml"),
+            )],
+            body: String::new(),
+        },
+    );
+    let here_port = serve(here.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let busy = subscribe(&store, &format!("http://127.0.0.1:{there_port}/busy.xml")).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{here_port}/feed.xml")).await;
+
+    let refused = crawler.refresh(&busy, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(refused.next_fetch_reason, "Retry-After 7200s");
+
+    let before = Utc::now();
+    let held = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(held.outcome, "postponed");
+    assert_eq!(here.count("/feed.xml"), 1, "the first hop is sent");
+    assert_eq!(
+        there.count("/moved.xml"),
+        0,
+        "no request into the waiting host before its Retry-After"
+    );
+    let wait = (held.next_fetch_at - before).num_seconds();
+    assert!((7190..=7200).contains(&wait), "{wait}");
+    assert!(
+        held.next_fetch_reason.starts_with(&format!(
+            "redirect target http://127.0.0.1:{there_port}: host Retry-After until "
+        )),
+        "{}",
+        held.next_fetch_reason
+    );
+    // The hop that was sent is in the request log (C7); waiting is not a failure.
+    let log = store
+        .request_log(&tidings_store::LogQuery {
+            feed: Some(feed.id),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(
+        log.iter().any(|row| row.url.ends_with("/feed.xml")),
+        "{log:?}"
+    );
+    let stored = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(stored.consecutive_failures, 0);
+}
