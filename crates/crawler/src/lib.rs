@@ -33,6 +33,9 @@ pub enum CrawlError {
     /// A do-not-crawl rule forbids the URL (FF13, WFM10).
     #[error("{url} cannot be added: {reason}")]
     Blocked { url: String, reason: String },
+    /// The crawler could not finish a step (a background task was cancelled).
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 /// How many hosts are worked at once, by default.

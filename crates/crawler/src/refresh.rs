@@ -332,7 +332,19 @@ impl Crawler {
         log: Vec<RequestLogRow>,
         final_rule: Option<String>,
     ) -> Result<FeedReport, CrawlError> {
-        let verdict = judge_body(feed, &response);
+        // Hashing and parsing a large body is CPU work: off the async threads, so other
+        // hosts' requests and timers are not held up by it.
+        let stored_hash = feed.content_hash.clone();
+        let (verdict, response) = tokio::task::spawn_blocking(move || {
+            let verdict = judge_body(stored_hash.as_deref(), &response);
+            (verdict, response)
+        })
+        .await
+        .map_err(|e| match e.try_into_panic() {
+            // A parser bug: the same panic as if it had run here (`read_one` catches it).
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => CrawlError::Internal(format!("reading the body was cancelled: {e}")),
+        })?;
         let decision = decide(
             &schedule_state(feed),
             &response.outcome,
@@ -354,7 +366,7 @@ impl Crawler {
         log: Vec<RequestLogRow>,
         final_rule: Option<String>,
     ) -> Result<FeedReport, CrawlError> {
-        let verdict = judge_body(feed, &response);
+        let verdict = judge_body(feed.content_hash.as_deref(), &response);
         self.store_decided(feed, purpose, response, verdict, decision, log, final_rule)
             .await
     }
@@ -508,7 +520,7 @@ struct Verdict {
     error: Option<String>,
 }
 
-fn judge_body(feed: &FeedRecord, response: &FetchResponse) -> Verdict {
+fn judge_body(stored_hash: Option<&str>, response: &FetchResponse) -> Verdict {
     let fetched = match &response.outcome {
         FetchOutcome::Fetched(f) => f,
         other => {
@@ -521,7 +533,7 @@ fn judge_body(feed: &FeedRecord, response: &FetchResponse) -> Verdict {
         }
     };
     let hash = hex::encode(Sha256::digest(&fetched.body));
-    if feed.content_hash.as_deref() == Some(hash.as_str()) {
+    if stored_hash == Some(hash.as_str()) {
         return Verdict {
             body: BodyVerdict::Unchanged,
             parsed: None,
