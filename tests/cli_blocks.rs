@@ -78,11 +78,7 @@ async fn ff13_a_blocked_host_is_not_fetched_and_rules_are_listed_and_removed() {
         stdout(&out)
     );
     let out = run(&db, &common, &["feeds"]).await;
-    assert!(
-        stdout(&out).contains("    1  blocked"),
-        "{}",
-        stdout(&out)
-    );
+    assert!(stdout(&out).contains("    1  blocked"), "{}", stdout(&out));
     let out = run(&db, &common, &["block", "domain", "co.uk"]).await;
     assert!(!out.status.success(), "a public suffix is refused");
     assert!(stderr(&out).contains("public suffix"), "{}", stderr(&out));
@@ -116,7 +112,12 @@ async fn ff13_a_blocked_host_is_not_fetched_and_rules_are_listed_and_removed() {
     let out = run(
         &db,
         &common,
-        &["add", "--no-fetch", "http://feeds.test/other.xml", &elsewhere],
+        &[
+            "add",
+            "--no-fetch",
+            "http://feeds.test/other.xml",
+            &elsewhere,
+        ],
     )
     .await;
     assert!(!out.status.success(), "a blocked URL is not added");

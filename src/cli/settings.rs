@@ -91,18 +91,16 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
             bail!("{name} must be at least 1");
         }
     }
+    // The profile bounds every request; the config file may still override a bound.
+    let limits = profile.fetch;
     let fetch = FetchConfig {
         user_agent: profile.user_agent(env!("CARGO_PKG_VERSION")),
-        connect_timeout: file
-            .connect_timeout_secs
-            .map_or(tidings_fetch::DEFAULT_CONNECT_TIMEOUT, Duration::from_secs),
-        total_timeout: file
-            .timeout_secs
-            .map_or(tidings_fetch::DEFAULT_TOTAL_TIMEOUT, Duration::from_secs),
-        max_body_bytes: file
-            .max_body_bytes
-            .unwrap_or(tidings_fetch::DEFAULT_MAX_BODY_BYTES),
-        max_redirects: tidings_fetch::DEFAULT_MAX_REDIRECTS,
+        connect_timeout: Duration::from_secs(
+            file.connect_timeout_secs.unwrap_or(limits.connect_timeout),
+        ),
+        total_timeout: Duration::from_secs(file.timeout_secs.unwrap_or(limits.timeout)),
+        max_body_bytes: file.max_body_bytes.unwrap_or(limits.max_body_bytes),
+        max_redirects: limits.max_redirects,
         resolve,
         allow_private_networks: global.allow_private_networks
             || file.allow_private_networks.unwrap_or(false),
@@ -218,6 +216,39 @@ mod tests {
         let s = resolve(&flag, file(Some("f.db"))).unwrap();
         assert_eq!(s.db, "flag.db");
         assert_eq!(s.fetch.max_body_bytes, 1234);
+    }
+
+    #[test]
+    fn c8_fetch_limits_come_from_the_profile_and_the_file_may_override_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tight.toml");
+        std::fs::write(
+            &path,
+            "name = \"tight\"\nuser_agent = \"tight/1\"\n\
+             [fetch]\nconnect_timeout = 3\ntimeout = 7\nmax_body_bytes = 4096\nmax_redirects = 2\n",
+        )
+        .unwrap();
+        let g = GlobalArgs {
+            profile: Some(path.display().to_string()),
+            ..GlobalArgs::default()
+        };
+        let s = resolve(&g, FileSettings::default()).unwrap();
+        assert_eq!(s.fetch.connect_timeout, Duration::from_secs(3));
+        assert_eq!(s.fetch.total_timeout, Duration::from_secs(7));
+        assert_eq!(s.fetch.max_body_bytes, 4096);
+        assert_eq!(s.fetch.max_redirects, 2);
+        let file = FileSettings {
+            timeout_secs: Some(9),
+            ..FileSettings::default()
+        };
+        let s = resolve(&g, file).unwrap();
+        assert_eq!(s.fetch.total_timeout, Duration::from_secs(9));
+        assert_eq!(s.fetch.max_body_bytes, 4096);
+        // The embedded default's bounds.
+        let s = resolve(&GlobalArgs::default(), FileSettings::default()).unwrap();
+        assert_eq!(s.fetch.total_timeout, Duration::from_secs(30));
+        assert_eq!(s.fetch.max_body_bytes, 10 * 1024 * 1024);
+        assert_eq!(s.fetch.max_redirects, 5);
     }
 
     #[test]

@@ -255,15 +255,7 @@ impl Crawler {
         };
         // Not a read: the store keeps what the last read said (failure streaks count across
         // the wait, and a first read stays a first read).
-        let record = record(
-            feed,
-            &response,
-            verdict,
-            &decision,
-            "postponed",
-            log,
-            now,
-        );
+        let record = record(feed, &response, verdict, &decision, "postponed", log, now);
         self.store.apply_fetch(&record).await?;
         Ok(FeedReport {
             feed_id: feed.id,

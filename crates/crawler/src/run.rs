@@ -24,10 +24,6 @@ const MAX_SLEEP: Duration = Duration::from_secs(30);
 /// by another process (`tidings block`) holds within this long (FF13).
 const RELOAD_BLOCKS_EVERY: Duration = Duration::from_secs(30);
 
-/// How long (crawler time) a feed whose read could not be completed (a store error, a bug) is
-/// left alone by a crawl before it is tried again.
-const HOLD_AFTER_INTERNAL_ERROR: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
-
 /// Receives progress while a run goes on (a progress bar, logs).
 pub trait Progress: Send + Sync {
     /// More due feeds were found; `total` is the count so far.
@@ -194,6 +190,12 @@ impl Crawler {
         let slots = self.config.host_concurrency.max(1);
         let mut stop_open = true;
         let mut blocks_read = std::time::Instant::now();
+        // A feed whose read could not be completed (a store error, a bug) is left alone this
+        // long (crawler time) before it is tried again.
+        let hold_after_error = i64::try_from(self.profile.backoff.after_internal_error)
+            .ok()
+            .and_then(chrono::TimeDelta::try_seconds)
+            .unwrap_or(chrono::TimeDelta::MAX);
         let outcome = loop {
             let now = self.now();
             if until.reached(now) {
@@ -279,7 +281,7 @@ impl Crawler {
                     if let Ok((_, (_, reports))) = joined {
                         for report in reports {
                             if report.outcome == "internal_error" {
-                                held.insert(report.feed_id, self.now() + HOLD_AFTER_INTERNAL_ERROR);
+                                held.insert(report.feed_id, self.now() + hold_after_error);
                             }
                             summary.add(&report);
                         }

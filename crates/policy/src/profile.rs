@@ -23,6 +23,15 @@ pub const MAX_CRAWL_DELAY_CAP: u64 = 3600;
 /// The longest a second attempt may wait, in multiples of the usual time.
 pub const MAX_PATIENCE: u32 = 10;
 
+/// The longest connect or request time a profile may allow (C8: bounded time).
+pub const MAX_FETCH_TIMEOUT: u64 = 600;
+
+/// The largest body a profile may allow (C8: bounded memory): 1 GiB.
+pub const MAX_BODY_BYTES: u64 = 1 << 30;
+
+/// The most redirect hops a profile may allow in one read.
+pub const MAX_REDIRECTS: u8 = 20;
+
 /// The embedded profiles by name: the default and one per seed bot page.
 pub const EMBEDDED: &[(&str, &str)] = &[
     ("default", DEFAULT_PROFILE),
@@ -92,6 +101,34 @@ pub struct Profile {
     pub hints: HintSettings,
     #[serde(default)]
     pub redirects: RedirectSettings,
+    #[serde(default)]
+    pub fetch: FetchLimits,
+}
+
+/// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
+/// decompression bombs end at a size, redirect chains end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchLimits {
+    /// Seconds allowed to establish a connection.
+    pub connect_timeout: u64,
+    /// Seconds allowed for one request: headers and the whole body.
+    pub timeout: u64,
+    /// The largest body read, counted after decompression.
+    pub max_body_bytes: u64,
+    /// Redirect hops followed in one read, each a request of its own.
+    pub max_redirects: u8,
+}
+
+impl Default for FetchLimits {
+    fn default() -> Self {
+        FetchLimits {
+            connect_timeout: 10,
+            timeout: 30,
+            max_body_bytes: 10 * 1024 * 1024,
+            max_redirects: 5,
+        }
+    }
 }
 
 /// The kinds of failed reads a [`Ladder`] can name.
@@ -325,6 +362,10 @@ pub struct BackoffSettings {
     /// A Retry-After further out than this many seconds is read as this: a date years away
     /// is a mistake, and the feed is still read again eventually (C6).
     pub retry_after_max: u64,
+    /// A read whose result could not be stored (a store error, a bug) is not a failure of
+    /// the publisher's: the feed keeps its schedule, and a running crawl leaves it alone this
+    /// long before trying again.
+    pub after_internal_error: u64,
 }
 
 impl Default for BackoffSettings {
@@ -333,6 +374,7 @@ impl Default for BackoffSettings {
             first: 900,
             max: 86_400,
             retry_after_max: 30 * 86_400,
+            after_internal_error: 300,
         }
     }
 }
@@ -429,6 +471,32 @@ impl Profile {
                 "retry.no_answer_patience must be at most {MAX_PATIENCE}"
             )));
         }
+        let f = &self.fetch;
+        if !(1..=MAX_FETCH_TIMEOUT).contains(&f.connect_timeout)
+            || !(1..=MAX_FETCH_TIMEOUT).contains(&f.timeout)
+        {
+            return Err(ProfileError::Invalid(format!(
+                "fetch.connect_timeout and fetch.timeout must be between 1 and \
+                 {MAX_FETCH_TIMEOUT} seconds"
+            )));
+        }
+        if !(1..=MAX_BODY_BYTES).contains(&f.max_body_bytes) {
+            return Err(ProfileError::Invalid(format!(
+                "fetch.max_body_bytes must be between 1 and {MAX_BODY_BYTES}"
+            )));
+        }
+        if f.max_redirects > MAX_REDIRECTS {
+            return Err(ProfileError::Invalid(format!(
+                "fetch.max_redirects must be at most {MAX_REDIRECTS}"
+            )));
+        }
+        if self.backoff.after_internal_error == 0
+            || self.backoff.after_internal_error > MAX_LADDER_STEP
+        {
+            return Err(ProfileError::Invalid(format!(
+                "backoff.after_internal_error must be between 1 and {MAX_LADDER_STEP} seconds"
+            )));
+        }
         for ladder in &self.ladders {
             let bad = |what: &str| {
                 Err(ProfileError::Invalid(format!(
@@ -472,6 +540,34 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c8_fetch_limits_are_profile_numbers_within_bounds() {
+        let p = Profile::embedded("default").unwrap();
+        assert_eq!(p.fetch, FetchLimits::default());
+        assert_eq!(p.backoff.after_internal_error, 300);
+        let with = |section: &str| {
+            Profile::from_toml(&format!("name = \"x\"\nuser_agent = \"x/1\"\n{section}"))
+        };
+        let tight = with("[fetch]\ntimeout = 5\nmax_body_bytes = 1000").unwrap();
+        assert_eq!(tight.fetch.timeout, 5);
+        assert_eq!(tight.fetch.max_body_bytes, 1000);
+        assert_eq!(
+            tight.fetch.connect_timeout, 10,
+            "the rest keeps the default"
+        );
+        for bad in [
+            "[fetch]\ntimeout = 0",
+            "[fetch]\nconnect_timeout = 601",
+            "[fetch]\nmax_body_bytes = 0",
+            "[fetch]\nmax_body_bytes = 2147483648",
+            "[fetch]\nmax_redirects = 21",
+            "[fetch]\nretries = 3",
+            "[backoff]\nafter_internal_error = 0",
+        ] {
+            assert!(with(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn embedded_default_profile_is_valid() {
