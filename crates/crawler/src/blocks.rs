@@ -3,12 +3,11 @@
 //! The rules are read from the store once, on first use, and kept; [`Crawler::reload_blocks`]
 //! reads them again (each CLI command is its own process, so a rule added by one is seen by the
 //! next). The matching itself is `tidings_policy::blocklist`. Every request the crawler makes
-//! asks first: the feed, its robots.txt (and that file's redirect hops, through the fetcher's
-//! [`HopCheck`]), and each redirect hop of the feed, which the crawler follows itself.
+//! asks first: the feed, its robots.txt and each redirect hop of either, which the crawler
+//! follows itself.
 
 use crate::{CrawlError, Crawler};
 use std::sync::Arc;
-use tidings_fetch::HopCheck;
 use tidings_model::FeedId;
 use tidings_policy::{Block, BlockKind, BlockList};
 use tidings_store::StoredBlock;
@@ -67,14 +66,5 @@ impl Crawler {
             .await?
             .check(url, feed)
             .map(Block::describe))
-    }
-
-    /// The same check for the fetcher, run before each request of a read it follows itself.
-    pub(crate) async fn hop_check(&self, feed: Option<FeedId>) -> Result<HopCheck, CrawlError> {
-        let list = self.block_list().await?;
-        Ok(Arc::new(move |url: &Url| match list.check(url, feed) {
-            Some(block) => Err(block.describe()),
-            None => Ok(()),
-        }))
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::{CrawlError, Crawler};
 use std::time::Duration;
-use tidings_fetch::FetchRequest;
+use tidings_fetch::{FetchRequest, FetchResponse};
 use tidings_model::{FeedId, FetchOutcome, HostKey};
 use tidings_policy::robots::{
     RobotsGate, StoredRobots, deferred_copy_is_due, gate_for_feed, host_gap, needs_refetch,
@@ -44,23 +44,18 @@ impl Crawler {
                 robots_url.set_path("/robots.txt");
                 robots_url.set_query(None);
                 robots_url.set_fragment(None);
-                let request = FetchRequest {
-                    check: Some(self.hop_check(feed).await?),
-                    ..FetchRequest::new(robots_url.clone())
+                // Redirects are followed here, hop by hop (RFC 9309 allows five), so each
+                // request waits for its own host's turn and is checked and logged.
+                let (response, hops) = match self.fetch_robots(&robots_url, feed).await? {
+                    Ok(fetched) => fetched,
+                    Err(reason) => {
+                        // The file (or a hop of it) was not requested: the target is refused
+                        // by the address guard or a do-not-crawl rule, and without the file no
+                        // feed of this origin is fetched (FF11).
+                        let gate = RobotsGate::Denied(format!("robots.txt not fetched: {reason}"));
+                        return Ok((gate, None));
+                    }
                 };
-                let response = {
-                    let _permit = self
-                        .host_turn(url, host_gap(&self.profile, None, false))
-                        .await;
-                    self.fetcher.fetch(&request).await
-                };
-                if let FetchOutcome::Blocked { reason } = &response.outcome {
-                    // The file (or a hop of it) was not requested: the target is refused by the
-                    // address guard or a do-not-crawl rule, and without the file no feed of
-                    // this origin is fetched (FF11).
-                    let gate = RobotsGate::Denied(format!("robots.txt not fetched: {reason}"));
-                    return Ok((gate, None));
-                }
                 let body = match &response.outcome {
                     FetchOutcome::Fetched(f) => Some(String::from_utf8_lossy(&f.body).into_owned()),
                     _ => None,
@@ -77,21 +72,13 @@ impl Crawler {
                     }
                     Some(_) => "robots.txt asked again after a deferring failure (FF11)",
                 };
-                let row = RequestLogRow {
-                    at: self.config.clock.crawler_time_of(response.started_at),
-                    feed_id: None,
-                    host: origin.to_string(),
-                    purpose: "robots".into(),
-                    url: robots_url.to_string(),
-                    egress: None,
-                    status: cache.status,
-                    outcome: response.outcome.label().into(),
-                    bytes: i64::try_from(response.bytes).unwrap_or(i64::MAX),
-                    duration_ms: i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX),
-                    rule: rule.into(),
-                };
+                let mut rows: Vec<RequestLogRow> = hops
+                    .iter()
+                    .map(|hop| self.robots_row(&origin, hop, "redirect", rule))
+                    .collect();
+                rows.push(self.robots_row(&origin, &response, response.outcome.label(), rule));
                 self.store
-                    .save_robots(origin.as_str(), &cache, &row)
+                    .save_robots(origin.as_str(), &cache, &rows)
                     .await?;
                 cache
             }
@@ -103,5 +90,75 @@ impl Crawler {
         };
         let answer = gate_for_feed(&stored, path_and_query(url), &self.profile);
         Ok((answer.gate, answer.crawl_delay))
+    }
+
+    /// Request `robots_url`, following redirects one hop at a time: each hop is checked
+    /// against the do-not-crawl rules, waits for its own host's turn and is returned for the
+    /// log. A URL seen before in the chain, or one hop more than the profile allows, ends the
+    /// chain with the 3xx as the answer. `Err(reason)` when a request was refused before it
+    /// was sent.
+    async fn fetch_robots(
+        &self,
+        robots_url: &Url,
+        feed: Option<FeedId>,
+    ) -> Result<Result<(FetchResponse, Vec<FetchResponse>), String>, CrawlError> {
+        let max_hops = usize::from(self.fetcher.config().max_redirects);
+        let gap = host_gap(&self.profile, None, false);
+        let mut target = robots_url.clone();
+        let mut hops: Vec<FetchResponse> = Vec::new();
+        loop {
+            if let Some(reason) = self.blocked(&target, feed).await? {
+                return Ok(Err(reason));
+            }
+            let request = FetchRequest {
+                follow_redirects: false,
+                ..FetchRequest::new(target.clone())
+            };
+            let response = {
+                let _permit = self.host_turn(&target, gap).await;
+                self.fetcher.fetch(&request).await
+            };
+            if let FetchOutcome::Blocked { reason } = &response.outcome {
+                return Ok(Err(reason.clone()));
+            }
+            if let Some(next) = response.redirect_target() {
+                let seen = next == *robots_url || hops.iter().any(|h| h.final_url == next);
+                if !seen && hops.len() < max_hops {
+                    hops.push(response);
+                    target = next;
+                    continue;
+                }
+            }
+            return Ok(Ok((response, hops)));
+        }
+    }
+
+    /// The request-log row of one robots.txt request (C7).
+    fn robots_row(
+        &self,
+        origin: &HostKey,
+        response: &FetchResponse,
+        outcome: &str,
+        rule: &str,
+    ) -> RequestLogRow {
+        let host = HostKey::of(&response.final_url);
+        let rule = if host == *origin {
+            rule.to_string()
+        } else {
+            format!("{rule}; redirected from {origin}")
+        };
+        RequestLogRow {
+            at: self.config.clock.crawler_time_of(response.started_at),
+            feed_id: None,
+            host: host.to_string(),
+            purpose: "robots".into(),
+            url: response.final_url.to_string(),
+            egress: None,
+            status: response.outcome.status().map(i32::from),
+            outcome: outcome.into(),
+            bytes: i64::try_from(response.bytes).unwrap_or(i64::MAX),
+            duration_ms: i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX),
+            rule,
+        }
     }
 }

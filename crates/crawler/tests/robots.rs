@@ -208,3 +208,70 @@ async fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside() {
     let read = crawler.refresh(&a, Purpose::Scheduled).await.unwrap();
     assert_eq!(read.outcome, "ok");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff11_c7_a_redirected_robots_txt_is_followed_hop_by_hop_and_logged() {
+    // The publisher keeps its robots.txt on another origin and redirects to it.
+    let there = Script::default();
+    there.push("/rules.txt", robots("User-agent: *\nDisallow: /private/\n"));
+    let there_port = serve(there.clone()).await;
+    let here = Script::default();
+    here.push(
+        "/robots.txt",
+        Answer {
+            status: 301,
+            headers: vec![(
+                "location".into(),
+                format!("http://127.0.0.1:{there_port}/rules.txt"),
+            )],
+            body: String::new(),
+        },
+    );
+    here.push("/private/f.xml", Answer::ok(FEED));
+    here.push("/public/f.xml", Answer::ok(FEED));
+    let here_port = serve(here.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let private = subscribe(
+        &store,
+        &format!("http://127.0.0.1:{here_port}/private/f.xml"),
+    )
+    .await;
+    let public = subscribe(
+        &store,
+        &format!("http://127.0.0.1:{here_port}/public/f.xml"),
+    )
+    .await;
+
+    // The file at the end of the redirect is this origin's robots.txt (RFC 9309).
+    let report = crawler.refresh(&private, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(report.outcome, "blocked");
+    assert_eq!(here.count("/private/f.xml"), 0);
+    let report = crawler.refresh(&public, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(report.new_entries, 2);
+    assert_eq!(here.count("/robots.txt"), 1);
+    assert_eq!(there.count("/rules.txt"), 1);
+
+    // Both requests are logged, each under the host it went to (C7).
+    let rows = store.request_log(&LogQuery::default()).await.unwrap();
+    let robots: Vec<_> = rows.iter().filter(|r| r.purpose == "robots").collect();
+    assert_eq!(robots.len(), 2, "{robots:?}");
+    let hop = robots
+        .iter()
+        .find(|r| r.url.ends_with("/robots.txt"))
+        .unwrap();
+    assert_eq!(hop.outcome, "redirect");
+    assert_eq!(hop.host, format!("http://127.0.0.1:{here_port}"));
+    let file = robots
+        .iter()
+        .find(|r| r.url.ends_with("/rules.txt"))
+        .unwrap();
+    assert_eq!(file.status, Some(200));
+    assert_eq!(file.host, format!("http://127.0.0.1:{there_port}"));
+    assert!(
+        file.rule
+            .ends_with(&format!("redirected from http://127.0.0.1:{here_port}")),
+        "{}",
+        file.rule
+    );
+}

@@ -118,13 +118,13 @@ pub trait Store: Send + Sync {
     /// The cached robots.txt of a host (`scheme://host:port`), if it was ever fetched.
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>>;
 
-    /// Store a freshly fetched robots.txt of `host` and the request-log row of its fetch, in
-    /// one transaction.
+    /// Store a freshly fetched robots.txt of `host` and the request-log rows of its fetch (one
+    /// per request: redirect hops, then the answer), in one transaction.
     async fn save_robots(
         &self,
         host: &str,
         robots: &RobotsCache,
-        log: &RequestLogRow,
+        log: &[RequestLogRow],
     ) -> Result<()>;
 
     /// An operator resumes a paused or switched-off feed: active again, failures forgotten,

@@ -338,7 +338,7 @@ impl Store for PgStore {
         &self,
         host: &str,
         robots: &RobotsCache,
-        log: &RequestLogRow,
+        log: &[RequestLogRow],
     ) -> Result<()> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
@@ -353,7 +353,9 @@ impl Store for PgStore {
         .bind(robots.body.as_deref().map(codec::without_nul))
         .execute(&mut *tx)
         .await?;
-        apply::insert_log(&mut tx, log).await?;
+        for row in log {
+            apply::insert_log(&mut tx, row).await?;
+        }
         tx.commit().await?;
         Ok(())
     }

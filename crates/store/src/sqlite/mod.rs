@@ -380,7 +380,7 @@ impl Store for SqliteStore {
         &self,
         host: &str,
         robots: &RobotsCache,
-        log: &RequestLogRow,
+        log: &[RequestLogRow],
     ) -> Result<()> {
         let (_turn, mut tx) = self.write().await?;
         sqlx::query(
@@ -395,7 +395,9 @@ impl Store for SqliteStore {
         .bind(robots.body.as_deref())
         .execute(&mut *tx)
         .await?;
-        apply::insert_log(&mut tx, log).await?;
+        for row in log {
+            apply::insert_log(&mut tx, row).await?;
+        }
         tx.commit().await?;
         Ok(())
     }

@@ -102,7 +102,7 @@ pub async fn robots_cache_round_trips_and_logs_its_fetch(store: Arc<dyn Store>) 
         body: Some("User-agent: *\nDisallow: /private\n".to_owned()),
     };
     store
-        .save_robots(host, &first, &row(10, Some(200)))
+        .save_robots(host, &first, &[row(10, Some(200))])
         .await
         .unwrap();
     assert_eq!(store.robots(host).await.unwrap(), Some(first));
@@ -112,7 +112,7 @@ pub async fn robots_cache_round_trips_and_logs_its_fetch(store: Arc<dyn Store>) 
         body: None,
     };
     store
-        .save_robots(host, &again, &row(20, None))
+        .save_robots(host, &again, &[row(20, None)])
         .await
         .unwrap();
     assert_eq!(store.robots(host).await.unwrap(), Some(again));
