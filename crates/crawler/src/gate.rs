@@ -58,6 +58,21 @@ impl HostGate {
 }
 
 impl HostGate {
+    /// Whether this gate has a record of `url`'s host (a request sent, or a seed).
+    pub fn knows(&self, url: &Url) -> bool {
+        let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        hosts.contains_key(&host_of(url))
+    }
+
+    /// Record that the last request to `url`'s host ended at `ended`, before this gate saw
+    /// any (an earlier process's request, from the request log), unless it knows the host.
+    pub fn seed(&self, url: &Url, ended: Instant) {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        hosts
+            .entry(host_of(url))
+            .or_insert_with(|| Arc::new(AsyncMutex::new(Some(ended))));
+    }
+
     /// How long `url`'s host has been quiet: since its last request ended (zero while one is
     /// in flight; `None` when nothing was sent to it by this gate).
     pub fn quiet_for(&self, url: &Url) -> Option<Duration> {
@@ -109,5 +124,23 @@ mod tests {
         drop(first); // ends at t0 + 5s
         let started = second.await.unwrap();
         assert_eq!(started - t0, Duration::from_secs(7));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn c3_a_seeded_end_spaces_the_first_request_and_never_overrides_a_known_host() {
+        let gate = HostGate::new();
+        let gap = Duration::from_secs(10);
+        let t0 = Instant::now();
+        let url = host("http://a.test/");
+        assert!(!gate.knows(&url));
+        gate.seed(&url, t0 - Duration::from_secs(4));
+        assert!(gate.knows(&url));
+        drop(gate.acquire(&url, gap).await);
+        assert_eq!(Instant::now() - t0, Duration::from_secs(6));
+        // The gate's own record wins over a later seed.
+        let ended = Instant::now();
+        gate.seed(&url, ended - Duration::from_secs(60));
+        drop(gate.acquire(&url, gap).await);
+        assert_eq!(Instant::now() - ended, Duration::from_secs(10));
     }
 }

@@ -136,8 +136,43 @@ impl Crawler {
 
     /// Wait for `url`'s host under the gap `gap` (crawler time).
     pub(crate) async fn host_turn(&self, url: &url::Url, gap: std::time::Duration) -> gate::Permit {
+        if !self.gate.knows(url) {
+            self.seed_gate(url).await;
+        }
         self.gate
             .acquire(url, self.config.clock.real_wait(gap))
             .await
+    }
+
+    /// The first request of this process to a host is spaced from the last one the request
+    /// log holds for the URL's origin (an earlier run's), not sent at once after a restart
+    /// (C3). The exact origin is asked, which the log's index answers at once; another
+    /// scheme or port of the same name is not looked up.
+    async fn seed_gate(&self, url: &url::Url) {
+        let query = tidings_store::LogQuery {
+            host: Some(tidings_model::HostKey::of(url).to_string()),
+            feed: None,
+            limit: 1,
+        };
+        let last = match self.store.request_log(&query).await {
+            Ok(rows) => rows.into_iter().next(),
+            Err(e) => {
+                tracing::warn!(error = %e, "request log unreadable; host gate not seeded");
+                return;
+            }
+        };
+        let Some(row) = last else {
+            return;
+        };
+        // The row's time is crawler time; its duration was measured in real time.
+        let scale = i64::from(self.config.clock.scale());
+        let ended = chrono::Duration::try_milliseconds(row.duration_ms.saturating_mul(scale))
+            .and_then(|took| row.at.checked_add_signed(took))
+            .unwrap_or(row.at);
+        let ago = (self.now() - ended).to_std().unwrap_or_default();
+        if let Some(at) = tokio::time::Instant::now().checked_sub(self.config.clock.real_wait(ago))
+        {
+            self.gate.seed(url, at);
+        }
     }
 }

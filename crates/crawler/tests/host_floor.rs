@@ -119,3 +119,37 @@ async fn c6_a_redirect_into_a_host_under_retry_after_waits_for_it() {
     let stored = store.feed(feed.id).await.unwrap().unwrap();
     assert_eq!(stored.consecutive_failures, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c3_the_first_request_after_a_restart_keeps_the_gap_from_the_last_one_logged() {
+    let script = Script::default();
+    script.push("/a.xml", Answer::ok(FEED));
+    script.push("/b.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let gap = |p: &mut tidings_policy::Profile| p.pacing.host_gap = 2.0;
+    let (first_run, store) = support::crawler_with(dir.path(), gap).await;
+    let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
+    let b = subscribe(&store, &format!("http://127.0.0.1:{port}/b.xml")).await;
+    first_run.refresh(&a, Purpose::FirstAdd).await.unwrap();
+    let first_ended = std::time::Instant::now();
+    drop(first_run);
+
+    // A new process on the same store: its gate starts empty, the request log does not.
+    let (second_run, _store) = support::crawler_with(dir.path(), gap).await;
+    second_run.refresh(&b, Purpose::FirstAdd).await.unwrap();
+    let arrived = script
+        .arrivals
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(path, _)| path == "/b.xml")
+        .map(|(_, at)| *at)
+        .unwrap();
+    // A lower bound only: a loaded machine makes the wait longer, never shorter.
+    assert!(
+        arrived.duration_since(first_ended) >= std::time::Duration::from_millis(1900),
+        "the second run's first request came {:?} after the first run's last",
+        arrived.duration_since(first_ended)
+    );
+}
