@@ -37,7 +37,7 @@ fn feed_requests(sim_exchanges: &[tidings_sim::Exchange]) -> usize {
 /// robots.txt and the subscribed feed URLs (and their redirects) is ever requested: no article
 /// pages, images or icons, though the feeds link to them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn c1_every_request_carries_the_one_user_agent() {
+async fn c1_wfm1_dfb1_one_user_agent_and_only_robots_txt_and_feeds_requested() {
     let sim = start(
         vec![
             host(

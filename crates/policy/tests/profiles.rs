@@ -208,7 +208,7 @@ fn sr5_failures_double_from_fifteen_minutes_to_a_day() {
 /// DFB3 and DFB6: every 10 minutes at most; after errors the retries spread out to 6 hours and
 /// no further (a Retry-After may still ask for longer).
 #[test]
-fn dfb6_errors_spread_retries_up_to_six_hours() {
+fn dfb3_dfb6_ten_minutes_at_most_and_errors_spread_retries_up_to_six_hours() {
     let p = profile("dfb");
     assert_eq!(p.schedule.min_interval, 600, "DFB3");
     assert_eq!(p.pacing.host_gap, 2.0, "DFB4");
