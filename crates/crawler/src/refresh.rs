@@ -657,7 +657,7 @@ impl Read {
     }
 }
 
-/// The request-log row of one request sent (C7), allowed by `rule`.
+/// The request-log row of one request sent (C7) for a feed's read, allowed by `rule`.
 fn log_row(
     feed: &FeedRecord,
     purpose: Purpose,
@@ -665,11 +665,22 @@ fn log_row(
     outcome_label: &str,
     rule: String,
 ) -> RequestLogRow {
+    request_row(Some(feed.id), purpose.as_str(), response, outcome_label, rule)
+}
+
+/// The request-log row of one request sent (C7): `at` is the request's real start time.
+pub(crate) fn request_row(
+    feed: Option<FeedId>,
+    purpose: &str,
+    response: &FetchResponse,
+    outcome_label: &str,
+    rule: String,
+) -> RequestLogRow {
     RequestLogRow {
         at: response.started_at,
-        feed_id: Some(feed.id),
+        feed_id: feed,
         host: HostKey::of(&response.final_url).to_string(),
-        purpose: purpose.as_str().to_string(),
+        purpose: purpose.to_string(),
         url: response.final_url.to_string(),
         egress: None,
         status: response.outcome.status().map(i32::from),

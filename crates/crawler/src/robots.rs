@@ -3,6 +3,7 @@
 //! whether the URL may be fetched. The robots.txt request itself is checked against the
 //! do-not-crawl rules first, each of its redirect hops too (FF13).
 
+use crate::refresh::request_row;
 use crate::{CrawlError, Crawler};
 use std::time::Duration;
 use tidings_fetch::{FetchRequest, FetchResponse};
@@ -141,24 +142,13 @@ impl Crawler {
         outcome: &str,
         rule: &str,
     ) -> RequestLogRow {
-        let host = HostKey::of(&response.final_url);
-        let rule = if host == *origin {
+        let rule = if HostKey::of(&response.final_url) == *origin {
             rule.to_string()
         } else {
             format!("{rule}; redirected from {origin}")
         };
-        RequestLogRow {
-            at: self.config.clock.crawler_time_of(response.started_at),
-            feed_id: None,
-            host: host.to_string(),
-            purpose: "robots".into(),
-            url: response.final_url.to_string(),
-            egress: None,
-            status: response.outcome.status().map(i32::from),
-            outcome: outcome.into(),
-            bytes: i64::try_from(response.bytes).unwrap_or(i64::MAX),
-            duration_ms: i64::try_from(response.duration.as_millis()).unwrap_or(i64::MAX),
-            rule,
-        }
+        let mut row = request_row(None, "robots", response, outcome, rule);
+        row.at = self.config.clock.crawler_time_of(row.at);
+        row
     }
 }
