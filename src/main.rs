@@ -20,6 +20,17 @@ fn main() -> ExitCode {
     }));
     match cli::main() {
         Ok(code) => code,
+        // The reader went away (`tidings feeds | head`): nothing more to say, like any
+        // command-line tool.
+        Err(e)
+            if e.chain().any(|cause| {
+                cause
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

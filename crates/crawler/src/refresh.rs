@@ -665,7 +665,13 @@ fn log_row(
     outcome_label: &str,
     rule: String,
 ) -> RequestLogRow {
-    request_row(Some(feed.id), purpose.as_str(), response, outcome_label, rule)
+    request_row(
+        Some(feed.id),
+        purpose.as_str(),
+        response,
+        outcome_label,
+        rule,
+    )
 }
 
 /// The request-log row of one request sent (C7): `at` is the request's real start time.
