@@ -20,9 +20,10 @@ use crate::audit::{self, Auditor};
 use crate::report::{Counts, Outcome};
 use crate::web::{FeedKind, FeedModel, Web};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
-use tidings_model::FetchOutcome;
+use tidings_model::{FetchOutcome, Validators};
+use tidings_policy::profile::FailureKind;
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{
     RobotsGate, StoredRobots, deferred_copy_is_due, gate_for_feed, host_gap, needs_refetch,
@@ -36,18 +37,36 @@ const NONE: i64 = i64::MIN / 4;
 /// One `decide` call in this many is timed, to estimate its share of the run.
 const TIME_EVERY: u64 = 64;
 
-/// A feed as the crawler stores it.
-struct FeedState {
-    sched: FeedSchedule,
-    next_ms: i64,
+/// No validators held.
+const NO_VALIDATORS: u64 = u64::MAX;
+/// Validators the web did not send with a body version: kept whole in `Shard::odd`.
+const ODD_VALIDATORS: u64 = u64::MAX - 1;
+
+/// A feed as the crawler stores it, beside its model: one cache line, since every read of a
+/// feed starts with a cache miss on it.
+///
+/// The stored validators (C4) are the strings the web sent with one body version; they are
+/// kept as that version and written out again, byte for byte, for each read (see
+/// [`Shard::load`]). Validators the policy asks to store that are not some version's (none
+/// with this web) are kept whole beside.
+#[repr(align(64))]
+struct Feed {
+    model: FeedModel,
+    interval_secs: u64,
+    /// The body version whose validators are held, or [`NO_VALIDATORS`], [`ODD_VALIDATORS`].
+    validators: u64,
     /// The body version last seen (the content hash, C5); `u64::MAX`: none.
     content: u64,
+    consecutive_failures: u32,
     /// The robots.txt answer the cached gate was computed from; `u32::MAX`: none.
     gate_epoch: u32,
+    last_failure: Option<FailureKind>,
     gate: Gate,
     first_add: bool,
     off: bool,
 }
+
+const _: () = assert!(std::mem::size_of::<Feed>() == 64);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Gate {
@@ -77,8 +96,11 @@ pub struct Shard<'w> {
     /// The shortest gap any request to a host waits for: the profile's own.
     own_gap_ms: i64,
     end_ms: i64,
-    models: Vec<FeedModel>,
-    feeds: Vec<FeedState>,
+    feeds: Vec<Feed>,
+    /// Validators held whole (for feeds whose `validators` is [`ODD_VALIDATORS`]).
+    odd: HashMap<u32, Validators>,
+    /// The schedule of the feed being worked, as the crawler would load it from its store.
+    sched: FeedSchedule,
     hosts: Vec<HostState>,
     queue: BinaryHeap<Reverse<(i64, u32)>>,
     pub auditor: Auditor,
@@ -116,26 +138,22 @@ impl<'w> Shard<'w> {
                 crawl_delay: None,
             })
             .collect();
-        let mut models = Vec::with_capacity(feed_ids.len());
         let mut feeds = Vec::with_capacity(feed_ids.len());
         for (local, &i) in feed_ids.iter().enumerate() {
             let model = web.feed(i);
-            let first = first_fetch(web.at(model.added_ms), profile);
+            let first = first_fetch(web.at(i64::from(model.added_ms)), profile);
             let next_ms = web.ms(first.next_fetch_at);
             hosts[(model.host / shards) as usize]
                 .feeds
                 .push(Reverse((next_ms, local as u32)));
-            models.push(model);
-            feeds.push(FeedState {
-                sched: FeedSchedule {
-                    interval_secs: first.interval_secs,
-                    // Spreads jitter per feed, as the crawler's feed id does.
-                    seed: u64::from(i),
-                    ..Default::default()
-                },
-                next_ms,
+            feeds.push(Feed {
+                model,
+                interval_secs: first.interval_secs,
+                validators: NO_VALIDATORS,
                 content: u64::MAX,
+                consecutive_failures: 0,
                 gate_epoch: u32::MAX,
+                last_failure: None,
                 gate: Gate::Deferred,
                 first_add: true,
                 off: false,
@@ -156,8 +174,9 @@ impl<'w> Shard<'w> {
             shards,
             own_gap_ms: gap_ms(host_gap(profile, None, false)),
             end_ms: i64::from(days) * crate::web::DAY_MS,
-            models,
             feeds,
+            odd: HashMap::new(),
+            sched: FeedSchedule::default(),
             hosts,
             queue,
             auditor,
@@ -201,9 +220,10 @@ impl<'w> Shard<'w> {
             // 1. C6: the host asked everyone to wait.
             let floor = self.hosts[h].floor;
             if floor > t {
-                let d = postpone(&self.feeds[fi].sched, self.web.at(floor), self.web.at(t));
+                self.load(fi);
+                let d = postpone(&self.sched, self.web.at(floor), self.web.at(t));
                 self.counts.postponed += 1;
-                self.apply(h, fi, d);
+                self.apply(h, fi, d, None);
                 continue;
             }
             // 2. robots.txt, read through the host gate when stale (DFB7, FF11).
@@ -239,9 +259,10 @@ impl<'w> Shard<'w> {
                     Gate::Denied => self.counts.robots_denied += 1,
                     _ => self.counts.robots_deferred += 1,
                 }
-                let d = self.decide(fi, &outcome, &BodyVerdict::NotApplicable, t);
+                self.load(fi);
+                let d = self.decide(&outcome, &BodyVerdict::NotApplicable, t);
                 self.feeds[fi].first_add = false;
-                self.apply(h, fi, d);
+                self.apply(h, fi, d, None);
                 continue;
             }
             // 3. the host gate.
@@ -305,7 +326,7 @@ impl<'w> Shard<'w> {
             status: host.robots_status,
             body: host.robots_body.as_deref().unwrap_or_default().as_bytes(),
         };
-        let answer = gate_for_feed(&stored, &self.models[fi].path(), self.profile);
+        let answer = gate_for_feed(&stored, &feed.model.path(), self.profile);
         self.counts.robots_gate_calls += 1;
         let gate = match answer.gate {
             RobotsGate::Allowed(_) => Gate::Allowed,
@@ -322,18 +343,19 @@ impl<'w> Shard<'w> {
 
     fn read_feed(&mut self, h: usize, fi: usize, t: i64) -> i64 {
         let host = self.hosts[h].id;
-        let model = self.models[fi];
-        let state = &self.feeds[fi];
+        self.load(fi);
+        let model = self.feeds[fi].model;
+        let first_add = self.feeds[fi].first_add;
         // conditional::request_validators is the stored validators unchanged (C4): they are
         // sent by reference here.
-        let sent = &state.sched.validators;
+        let sent = &self.sched.validators;
         let mut request = audit::Request {
             host,
             feed: Some(model.id),
             start: t,
             end: t,
             conditional: !sent.is_empty(),
-            first_add: state.first_add,
+            first_add,
         };
         let timeout = crate::web::TIMEOUT_MS;
         let mut answer = self.web.answer(&model, sent, t, 1, timeout);
@@ -345,12 +367,15 @@ impl<'w> Shard<'w> {
             self.counts.request(Outcome::NoAnswer);
             self.counts.second_attempts += 1;
             // A new turn at the host: the gap follows the unanswered request too (C3).
-            let gap = host_gap(self.profile, self.hosts[h].crawl_delay, state.first_add);
+            let gap = host_gap(self.profile, self.hosts[h].crawl_delay, first_add);
             let start = request.end + gap_ms(gap);
-            let sent = &self.feeds[fi].sched.validators;
-            answer = self
-                .web
-                .answer(&model, sent, start, 2, timeout * i64::from(patience));
+            answer = self.web.answer(
+                &model,
+                &self.sched.validators,
+                start,
+                2,
+                timeout * i64::from(patience),
+            );
             request.start = start;
             request.end = start + answer.duration_ms;
             self.auditor.request(self.web, &request);
@@ -385,52 +410,83 @@ impl<'w> Shard<'w> {
             self.counts
                 .refused_403_on((request.start / crate::web::DAY_MS) as usize);
         }
-        let d = self.decide(fi, &answer.outcome, &verdict, end);
+        let d = self.decide(&answer.outcome, &verdict, end);
         if let Some(until) = host_floor(&answer.outcome, self.web.at(end), self.profile) {
             self.hosts[h].floor = self.web.ms(until);
         }
         self.feeds[fi].first_add = false;
         self.hosts[h].last_end = end;
-        self.apply(h, fi, d);
+        let sent_back = match &answer.outcome {
+            FetchOutcome::Fetched(f) => Some((&f.validators, answer.version)),
+            FetchOutcome::NotModified { validators, .. } => Some((validators, answer.version)),
+            _ => None,
+        };
+        self.apply(h, fi, d, sent_back);
         end
     }
 
-    fn decide(
-        &mut self,
-        fi: usize,
-        outcome: &FetchOutcome,
-        verdict: &BodyVerdict,
-        t: i64,
-    ) -> Decision {
+    /// Load feed `fi`'s schedule into `self.sched`, validators written out in full.
+    fn load(&mut self, fi: usize) {
+        let f = &self.feeds[fi];
+        let s = &mut self.sched;
+        s.interval_secs = f.interval_secs;
+        s.consecutive_failures = f.consecutive_failures;
+        s.last_failure = f.last_failure;
+        // Spreads jitter per feed, as the crawler's feed id does.
+        s.seed = u64::from(f.model.id);
+        match f.validators {
+            NO_VALIDATORS => s.validators = Validators::default(),
+            ODD_VALIDATORS => {
+                s.validators = self.odd.get(&(fi as u32)).cloned().unwrap_or_default();
+            }
+            version => self
+                .web
+                .validators_into(&f.model, version, &mut s.validators),
+        }
+    }
+
+    /// `decide` on the loaded schedule.
+    fn decide(&mut self, outcome: &FetchOutcome, verdict: &BodyVerdict, t: i64) -> Decision {
         self.counts.decide_calls += 1;
         let now = self.web.at(t);
         if self.counts.decide_calls.is_multiple_of(TIME_EVERY) {
             let started = Instant::now();
-            let d = decide(&self.feeds[fi].sched, outcome, verdict, now, self.profile);
+            let d = decide(&self.sched, outcome, verdict, now, self.profile);
             self.timed_decide += started.elapsed();
             d
         } else {
-            decide(&self.feeds[fi].sched, outcome, verdict, now, self.profile)
+            decide(&self.sched, outcome, verdict, now, self.profile)
         }
     }
 
-    /// Store a decision: the feed's new state and its place in its host's heap.
-    fn apply(&mut self, h: usize, fi: usize, d: Decision) {
-        let host = &mut self.hosts[h];
-        host.feeds.pop();
-        let f = &mut self.feeds[fi];
-        f.sched.interval_secs = d.interval_secs;
-        f.sched.consecutive_failures = d.consecutive_failures;
-        // Failures in a row count per ladder: the policy reads what the last one was.
-        f.sched.last_failure = d.failure;
+    /// Store a decision: the feed's new state and its place in its host's heap (whose top it
+    /// is). `sent_back`: the validators the answer carried, with its body version.
+    fn apply(&mut self, h: usize, fi: usize, d: Decision, sent_back: Option<(&Validators, u64)>) {
         if let Some(v) = d.validators {
-            f.sched.validators = v;
+            let code = match sent_back {
+                _ if v.is_empty() => NO_VALIDATORS,
+                Some((sent, version)) if *sent == v && version < ODD_VALIDATORS => version,
+                _ => ODD_VALIDATORS,
+            };
+            if code == ODD_VALIDATORS {
+                self.odd.insert(fi as u32, v);
+            } else if self.feeds[fi].validators == ODD_VALIDATORS {
+                self.odd.remove(&(fi as u32));
+            }
+            self.feeds[fi].validators = code;
         }
-        f.next_ms = self.web.ms(d.next_fetch_at);
+        let f = &mut self.feeds[fi];
+        f.interval_secs = d.interval_secs;
+        f.consecutive_failures = d.consecutive_failures;
+        // Failures in a row count per ladder: the policy reads what the last one was.
+        f.last_failure = d.failure;
+        let host = &mut self.hosts[h].feeds;
         if matches!(d.lifecycle, Lifecycle::Off | Lifecycle::Paused) {
             f.off = true;
-        } else {
-            host.feeds.push(Reverse((f.next_ms, fi as u32)));
+            host.pop();
+        } else if let Some(mut top) = host.peek_mut() {
+            // One sift instead of a pop and a push.
+            *top = Reverse((self.web.ms(d.next_fetch_at), fi as u32));
         }
     }
 
@@ -440,7 +496,7 @@ impl<'w> Shard<'w> {
         let failing = self
             .feeds
             .iter()
-            .filter(|f| !f.off && f.sched.consecutive_failures > 0)
+            .filter(|f| !f.off && f.consecutive_failures > 0)
             .count() as u64;
         (self.feeds.len() as u64 - off, off, failing)
     }
@@ -448,8 +504,8 @@ impl<'w> Shard<'w> {
     /// The host with the most requests: (global id, feeds, requests, shortest gap in ms).
     pub fn busiest(&self) -> Option<(u32, u64, u64, Option<i64>)> {
         let mut feeds_per_host = vec![0u64; self.hosts.len()];
-        for m in &self.models {
-            feeds_per_host[(m.host / self.shards) as usize] += 1;
+        for f in &self.feeds {
+            feeds_per_host[(f.model.host / self.shards) as usize] += 1;
         }
         self.hosts
             .iter()
