@@ -1,9 +1,9 @@
 //! The virtual-time scheduler: the crawler's per-feed and per-host steps (crates/crawler
 //! `refresh`, `robots`, `gate`), with the real policy deciding every wait.
 //!
-//! One event queue holds at most one wake-up per host; each host keeps its own feeds in a
-//! min-heap by `next_fetch_at`. When a host wakes, its earliest due feed goes through the same
-//! steps as `Crawler::refresh`:
+//! Each host keeps its own feeds in a min-heap by `next_fetch_at` and one time it wants to be
+//! woken at. When a host wakes, its earliest due feed goes through the same steps as
+//! `Crawler::refresh`:
 //! 1. the host's Retry-After floor (C6): if in the future, [`postpone`], no request;
 //! 2. robots.txt: re-read through the host gate (the profile's own gap) when
 //!    [`needs_refetch`] says so (DFB7), then [`gate_for_feed`]; denied or deferred feeds are
@@ -11,6 +11,12 @@
 //! 3. the host gate: one request in flight, [`host_gap`] from the end of the previous one;
 //! 4. the request; no answer at all gets the one [`second_attempt`] (WFM5) after the host gap;
 //! 5. [`decide`] at the answer's end, then [`host_floor`].
+//!
+//! Nothing one host does changes what another sees (the crawler's `host_concurrency` limit is
+//! not modelled), so hosts are not interleaved in one global time order: each virtual day, a
+//! shard works each host through the whole day, then the next host. The result is the same as
+//! in one global order, and a host's feeds, heap and audit records stay in the cache while it
+//! is worked, where a global order would fetch them from memory for nearly every request.
 //!
 //! [`gate_for_feed`] is a pure function of (status, body, path, profile): its answer is kept
 //! per feed until the host's robots.txt answer changes, where the crawler would call it again
@@ -34,6 +40,7 @@ use tidings_policy::{
 };
 
 const NONE: i64 = i64::MIN / 4;
+const NEVER_WAKE: i64 = i64::MAX;
 /// One `decide` call in this many is timed, to estimate its share of the run.
 const TIME_EVERY: u64 = 64;
 
@@ -78,6 +85,8 @@ enum Gate {
 /// A host as the crawler knows it.
 struct HostState {
     id: u32,
+    /// When the host wants to be woken next ([`NEVER_WAKE`]: no feed left).
+    wake_at: i64,
     feeds: BinaryHeap<Reverse<(i64, u32)>>,
     last_end: i64,
     floor: i64,
@@ -102,7 +111,6 @@ pub struct Shard<'w> {
     /// The schedule of the feed being worked, as the crawler would load it from its store.
     sched: FeedSchedule,
     hosts: Vec<HostState>,
-    queue: BinaryHeap<Reverse<(i64, u32)>>,
     pub auditor: Auditor,
     pub counts: Counts,
     timed_decide: Duration,
@@ -128,6 +136,7 @@ impl<'w> Shard<'w> {
             .iter()
             .map(|&id| HostState {
                 id,
+                wake_at: NEVER_WAKE,
                 feeds: BinaryHeap::new(),
                 last_end: NONE,
                 floor: NONE,
@@ -159,15 +168,9 @@ impl<'w> Shard<'w> {
                 off: false,
             });
         }
-        let queue = hosts
-            .iter()
-            .enumerate()
-            .filter_map(|(i, h)| {
-                h.feeds
-                    .peek()
-                    .map(|Reverse((t, _))| Reverse((*t, i as u32)))
-            })
-            .collect();
+        for h in &mut hosts {
+            h.wake_at = h.feeds.peek().map_or(NEVER_WAKE, |Reverse((t, _))| *t);
+        }
         Shard {
             web,
             profile,
@@ -178,7 +181,6 @@ impl<'w> Shard<'w> {
             odd: HashMap::new(),
             sched: FeedSchedule::default(),
             hosts,
-            queue,
             auditor,
             counts: Counts::default(),
             timed_decide: Duration::ZERO,
@@ -188,22 +190,16 @@ impl<'w> Shard<'w> {
 
     /// Run to the end; `day_done(d)` is called as virtual day `d` (1-based) completes.
     pub fn run(&mut self, day_done: &dyn Fn(u32)) {
-        let mut day = 0;
-        while let Some(Reverse((t, h))) = self.queue.pop() {
-            if t >= self.end_ms {
-                break;
-            }
-            while t >= i64::from(day + 1) * crate::web::DAY_MS {
-                day += 1;
-                day_done(day);
-            }
-            if let Some(next) = self.wake(h as usize, t) {
-                self.queue.push(Reverse((next, h)));
-            }
-        }
         let days = (self.end_ms / crate::web::DAY_MS) as u32;
-        while day < days {
-            day += 1;
+        for day in 1..=days {
+            let until = (i64::from(day) * crate::web::DAY_MS).min(self.end_ms);
+            for h in 0..self.hosts.len() {
+                let mut t = self.hosts[h].wake_at;
+                while t < until {
+                    t = self.wake(h, t).unwrap_or(NEVER_WAKE);
+                }
+                self.hosts[h].wake_at = t;
+            }
             day_done(day);
         }
         self.decide_estimate = self.timed_decide * TIME_EVERY as u32;
@@ -536,4 +532,34 @@ fn observed(outcome: &FetchOutcome, accepted: bool) -> audit::Answer {
 /// A gap in whole milliseconds, rounded up.
 fn gap_ms(gap: Duration) -> i64 {
     i64::try_from(gap.as_nanos().div_ceil(1_000_000)).unwrap_or(i64::MAX / 4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::web::WebShape;
+
+    /// C4: every validator set the policy stores is one the web sent with a body version, so
+    /// the compact form holds them all (none kept whole) and most feeds hold some.
+    #[test]
+    fn c4_stored_validators_are_a_body_versions() {
+        let profile = Profile::embedded("default").unwrap();
+        let web = Web::new(
+            WebShape {
+                feeds: 1_000,
+                hosts: 100,
+                seed: 5,
+            },
+            &profile.robots.token,
+        );
+        let mut shard = Shard::new(&web, &profile, 1, 0, 1);
+        shard.run(&|_| {});
+        assert!(shard.odd.is_empty());
+        let held = shard
+            .feeds
+            .iter()
+            .filter(|f| f.validators != NO_VALIDATORS)
+            .count();
+        assert!(held > 500, "{held}");
+    }
 }
