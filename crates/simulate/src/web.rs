@@ -391,13 +391,20 @@ impl Web {
             ValidatorKind::None => (false, false),
         };
         out.etag = send_etag.then(|| {
-            let mut etag = out.etag.take().unwrap_or_default();
+            let mut etag = out.etag.take().unwrap_or_else(|| String::with_capacity(32));
             etag.clear();
-            let _ = write!(etag, "\"{:x}-{version}\"", feed.id);
+            etag.push('"');
+            push_hex(&mut etag, u64::from(feed.id));
+            etag.push('-');
+            push_decimal(&mut etag, version);
+            etag.push('"');
             etag
         });
         out.last_modified = send_lm.then(|| {
-            let mut lm = out.last_modified.take().unwrap_or_default();
+            let mut lm = out
+                .last_modified
+                .take()
+                .unwrap_or_else(|| String::with_capacity(32));
             lm.clear();
             let changed_at = feed.changed_at(version);
             http_date(self.epoch_secs + changed_at, &mut lm);
@@ -407,12 +414,21 @@ impl Web {
 
     /// Virtual ms as a time.
     pub fn at(&self, ms: i64) -> DateTime<Utc> {
-        self.epoch + Duration::milliseconds(ms)
+        // From the Unix timestamp: cheaper than adding a duration to the epoch.
+        (self.epoch_secs * 1000)
+            .checked_add(ms)
+            .and_then(DateTime::from_timestamp_millis)
+            .unwrap_or_else(|| self.epoch + Duration::milliseconds(ms))
     }
 
     /// A time as virtual ms.
     pub fn ms(&self, at: DateTime<Utc>) -> i64 {
-        (at - self.epoch).num_milliseconds()
+        if at >= self.epoch {
+            // Whole milliseconds since the epoch, rounded down as the duration's are.
+            at.timestamp_millis() - self.epoch_secs * 1000
+        } else {
+            (at - self.epoch).num_milliseconds()
+        }
     }
 
     fn latency(&self, host: u32, key: u64, t: i64) -> i64 {
@@ -519,6 +535,42 @@ pub fn http_date(secs: i64, out: &mut String) {
     out.push_str(" GMT");
 }
 
+/// `n` in lower-case hexadecimal, as `{:x}` writes it.
+fn push_hex(out: &mut String, n: u64) {
+    let mut digits = [0u8; 16];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b"0123456789abcdef"[(n & 15) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+/// `n` in decimal, as `{}` writes it.
+fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
 fn two(out: &mut String, n: i64) {
     out.push(char::from(b'0' + (n / 10 % 10) as u8));
     out.push(char::from(b'0' + (n % 10) as u8));
@@ -542,6 +594,46 @@ fn civil(days: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        for n in [0u64, 1, 9, 10, 15, 16, 255, 4096, 123_456_789, u64::MAX] {
+            let mut out = String::new();
+            push_hex(&mut out, n);
+            out.push(' ');
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("{n:x} {n}"));
+        }
+    }
+
+    /// Virtual ms and times convert both ways as adding a duration to the epoch does.
+    #[test]
+    fn virtual_times_round_trip() {
+        let web = Web::new(
+            WebShape {
+                feeds: 1,
+                hosts: 1,
+                seed: 1,
+            },
+            "tidings",
+        );
+        for ms in [
+            -86_400_001i64,
+            -1,
+            0,
+            1,
+            999,
+            1_000,
+            604_800_000,
+            31_536_000_123,
+        ] {
+            let at = web.at(ms);
+            assert_eq!(at, web.epoch + Duration::milliseconds(ms));
+            assert_eq!(web.ms(at), ms);
+            let later = at + Duration::microseconds(1_500);
+            assert_eq!(web.ms(later), (later - web.epoch).num_milliseconds());
+        }
+    }
 
     /// The hand-written HTTP-date is chrono's, byte for byte, across leap years, month ends
     /// and centuries.
