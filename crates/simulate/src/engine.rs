@@ -25,6 +25,7 @@
 use crate::audit::{self, Auditor};
 use crate::report::{Counts, Outcome};
 use crate::web::{FeedKind, FeedModel, Web};
+use chrono::{DateTime, Utc};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
@@ -90,7 +91,8 @@ struct HostState {
     feeds: BinaryHeap<Reverse<(i64, u32)>>,
     last_end: i64,
     floor: i64,
-    robots_at: Option<i64>,
+    /// When robots.txt was last read (the end of the answer).
+    robots_at: Option<DateTime<Utc>>,
     robots_status: Option<u16>,
     robots_body: Option<String>,
     robots_epoch: u32,
@@ -207,6 +209,7 @@ impl<'w> Shard<'w> {
 
     /// Work host `h` at `t`; returns when it wants to be woken next.
     fn wake(&mut self, h: usize, t: i64) -> Option<i64> {
+        let now = self.web.at(t);
         loop {
             let &Reverse((due, fi)) = self.hosts[h].feeds.peek()?;
             if due > t {
@@ -217,24 +220,17 @@ impl<'w> Shard<'w> {
             let floor = self.hosts[h].floor;
             if floor > t {
                 self.load(fi);
-                let d = postpone(&self.sched, self.web.at(floor), self.web.at(t));
+                let d = postpone(&self.sched, self.web.at(floor), now);
                 self.counts.postponed += 1;
                 self.apply(h, fi, d, None);
                 continue;
             }
             // 2. robots.txt, read through the host gate when stale (DFB7, FF11).
-            let stale = needs_refetch(
-                self.hosts[h].robots_at.map(|at| self.web.at(at)),
-                self.web.at(t),
-                self.profile,
-            ) || self.hosts[h].robots_at.is_some_and(|at| {
-                deferred_copy_is_due(
-                    self.hosts[h].robots_status,
-                    self.web.at(at),
-                    self.web.at(t),
-                    self.profile,
-                )
-            });
+            let robots_at = self.hosts[h].robots_at;
+            let stale = needs_refetch(robots_at, now, self.profile)
+                || robots_at.is_some_and(|at| {
+                    deferred_copy_is_due(self.hosts[h].robots_status, at, now, self.profile)
+                });
             if stale {
                 let start = self.hosts[h].last_end + gap_ms(host_gap(self.profile, None, false));
                 if start > t {
@@ -256,7 +252,7 @@ impl<'w> Shard<'w> {
                     _ => self.counts.robots_deferred += 1,
                 }
                 self.load(fi);
-                let d = self.decide(&outcome, &BodyVerdict::NotApplicable, t);
+                let d = self.decide(&outcome, &BodyVerdict::NotApplicable, now);
                 self.feeds[fi].first_add = false;
                 self.apply(h, fi, d, None);
                 continue;
@@ -303,7 +299,7 @@ impl<'w> Shard<'w> {
         {
             s.robots_epoch = s.robots_epoch.wrapping_add(1) % (u32::MAX - 1);
         }
-        s.robots_at = Some(end);
+        s.robots_at = Some(self.web.at(end));
         s.robots_status = answer.status;
         s.robots_body = answer.body;
         s.last_end = end;
@@ -318,7 +314,7 @@ impl<'w> Shard<'w> {
             return feed.gate;
         }
         let stored = StoredRobots {
-            fetched_at: self.web.at(host.robots_at.unwrap_or_default()),
+            fetched_at: host.robots_at.unwrap_or_else(|| self.web.at(0)),
             status: host.robots_status,
             body: host.robots_body.as_deref().unwrap_or_default().as_bytes(),
         };
@@ -406,8 +402,9 @@ impl<'w> Shard<'w> {
             self.counts
                 .refused_403_on((request.start / crate::web::DAY_MS) as usize);
         }
-        let d = self.decide(&answer.outcome, &verdict, end);
-        if let Some(until) = host_floor(&answer.outcome, self.web.at(end), self.profile) {
+        let end_at = self.web.at(end);
+        let d = self.decide(&answer.outcome, &verdict, end_at);
+        if let Some(until) = host_floor(&answer.outcome, end_at, self.profile) {
             self.hosts[h].floor = self.web.ms(until);
         }
         self.feeds[fi].first_add = false;
@@ -442,9 +439,13 @@ impl<'w> Shard<'w> {
     }
 
     /// `decide` on the loaded schedule.
-    fn decide(&mut self, outcome: &FetchOutcome, verdict: &BodyVerdict, t: i64) -> Decision {
+    fn decide(
+        &mut self,
+        outcome: &FetchOutcome,
+        verdict: &BodyVerdict,
+        now: DateTime<Utc>,
+    ) -> Decision {
         self.counts.decide_calls += 1;
-        let now = self.web.at(t);
         if self.counts.decide_calls.is_multiple_of(TIME_EVERY) {
             let started = Instant::now();
             let d = decide(&self.sched, outcome, verdict, now, self.profile);

@@ -414,11 +414,7 @@ impl Web {
 
     /// Virtual ms as a time.
     pub fn at(&self, ms: i64) -> DateTime<Utc> {
-        // From the Unix timestamp: cheaper than adding a duration to the epoch.
-        (self.epoch_secs * 1000)
-            .checked_add(ms)
-            .and_then(DateTime::from_timestamp_millis)
-            .unwrap_or_else(|| self.epoch + Duration::milliseconds(ms))
+        self.epoch + Duration::milliseconds(ms)
     }
 
     /// A time as virtual ms.
@@ -518,21 +514,17 @@ pub fn http_date(secs: i64, out: &mut String) {
         }
         return;
     }
-    out.push_str(DAYS[days.rem_euclid(7) as usize]);
-    out.push_str(", ");
-    two(out, day);
-    out.push(' ');
-    out.push_str(MONTHS[(month - 1) as usize]);
-    out.push(' ');
-    two(out, year / 100);
-    two(out, year % 100);
-    out.push(' ');
-    two(out, of_day / 3600);
-    out.push(':');
-    two(out, of_day / 60 % 60);
-    out.push(':');
-    two(out, of_day % 60);
-    out.push_str(" GMT");
+    // "Sun, 06 Nov 1994 08:49:37 GMT"
+    let mut text = *b"Thu, 01 Jan 1970 00:00:00 GMT";
+    text[..3].copy_from_slice(DAYS[days.rem_euclid(7) as usize].as_bytes());
+    two(&mut text[5..7], day);
+    text[8..11].copy_from_slice(MONTHS[(month - 1) as usize].as_bytes());
+    two(&mut text[12..14], year / 100);
+    two(&mut text[14..16], year % 100);
+    two(&mut text[17..19], of_day / 3600);
+    two(&mut text[20..22], of_day / 60 % 60);
+    two(&mut text[23..25], of_day % 60);
+    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// `n` in lower-case hexadecimal, as `{:x}` writes it.
@@ -548,9 +540,7 @@ fn push_hex(out: &mut String, n: u64) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
 }
 
 /// `n` in decimal, as `{}` writes it.
@@ -566,14 +556,13 @@ fn push_decimal(out: &mut String, n: u64) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
 }
 
-fn two(out: &mut String, n: i64) {
-    out.push(char::from(b'0' + (n / 10 % 10) as u8));
-    out.push(char::from(b'0' + (n % 10) as u8));
+/// `n` (0-99) as two digits.
+fn two(out: &mut [u8], n: i64) {
+    out[0] = b'0' + (n / 10 % 10) as u8;
+    out[1] = b'0' + (n % 10) as u8;
 }
 
 /// Days since 1970-01-01 as (year, month 1-12, day 1-31) in the proleptic Gregorian calendar,
