@@ -150,6 +150,8 @@ struct Limits {
     robots_max_age_ms: i64,
     min_interval_ms: i64,
     retry_after_max_ms: i64,
+    /// The virtual epoch in ms since 1970.
+    epoch_ms: i64,
 }
 
 /// The auditor of one shard of hosts.
@@ -159,7 +161,6 @@ pub struct Auditor {
     feeds: Vec<FeedSeen>,
     /// Global id → local index (`u32::MAX`: not audited here).
     host_index: Vec<u32>,
-    feed_index: Vec<u32>,
     pub violations: Violations,
 }
 
@@ -171,11 +172,10 @@ impl Auditor {
         for (i, &h) in hosts.iter().enumerate() {
             host_index[h as usize] = i as u32;
         }
-        let mut feed_index = vec![u32::MAX; web.shape.feeds as usize];
-        for (i, &f) in feeds.iter().enumerate() {
-            feed_index[f as usize] = i as u32;
-        }
-        let (hosts, feeds) = (hosts.len(), feeds.len());
+        // Feeds are kept by global id, those of other shards never touched: one lookup less
+        // per request than an index.
+        let slots = feeds.iter().max().map_or(0, |&f| f as usize + 1);
+        let hosts = hosts.len();
         Auditor {
             limits: Limits {
                 // The gap is a float of seconds; a millisecond of rounding is not a violation.
@@ -189,6 +189,7 @@ impl Auditor {
                 robots_max_age_ms: r.max_age as i64 * 1000,
                 min_interval_ms: profile.schedule.min_interval as i64 * 1000,
                 retry_after_max_ms: profile.backoff.retry_after_max as i64 * 1000,
+                epoch_ms: crate::web::epoch().timestamp_millis(),
             },
             hosts: vec![
                 HostSeen {
@@ -208,10 +209,9 @@ impl Auditor {
                     awaiting_second: false,
                     was_second: false,
                 };
-                feeds
+                slots
             ],
             host_index,
-            feed_index,
             violations: Violations::default(),
         }
     }
@@ -229,7 +229,7 @@ impl Auditor {
             v.count(Kind::BeforeRetryAfter);
         }
         if let Some(f) = r.feed {
-            let fi = self.feed_index[f as usize] as usize;
+            let fi = f as usize;
             let seen = self.feeds[fi];
             // The second attempt follows the unanswered first after the host's gap (C3).
             let turn = l.own_gap_ms.max(l.crawl_delay_cap_ms) + 1000;
@@ -298,9 +298,7 @@ impl Auditor {
             let latest = r.end + l.retry_after_max_ms;
             let floor = match ra {
                 RetryAfter::Seconds(s) => r.end.saturating_add((s as i64).saturating_mul(1000)),
-                RetryAfter::At(at) => {
-                    at.timestamp_millis() - crate::web::epoch().timestamp_millis()
-                }
+                RetryAfter::At(at) => at.timestamp_millis() - l.epoch_ms,
             };
             h.floor = h.floor.max(floor.min(latest));
         }
@@ -311,7 +309,7 @@ impl Auditor {
                 }
             }
             Some(f) => {
-                let s = &mut self.feeds[self.feed_index[f as usize] as usize];
+                let s = &mut self.feeds[f as usize];
                 s.awaiting_second = a.status.is_none() && !s.was_second;
                 match a.status {
                     Some(304) => s.validators_held = true,

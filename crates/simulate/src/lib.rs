@@ -7,8 +7,9 @@
 //! `gate_for_feed` on real robots.txt text, `second_attempt`); an independent [`audit`]or
 //! counts every politeness violation. [`simulate`] returns a [`Report`].
 //!
-//! Hosts are independent, so they are split across threads; the result does not depend on
-//! the number of threads. What is not modelled: the crawler's `host_concurrency` limit (every
+//! Hosts are independent, so they are split across threads, and each thread works one host
+//! through a whole virtual day before the next (so the host's data stays in the cache); the
+//! result depends neither on the number of threads nor on that order. What is not modelled: the crawler's `host_concurrency` limit (every
 //! host is worked as soon as it is due), redirects, body sizes, parsing.
 //!
 //! Reading order: [`rng`], [`web`], [`engine`], [`audit`], [`report`].

@@ -98,7 +98,7 @@ pub enum ValidatorKind {
 }
 
 /// One modelled feed.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeedModel {
     pub id: u32,
     pub host: u32,
@@ -110,7 +110,7 @@ pub struct FeedModel {
     pub period_s: u32,
     pub phase_s: u32,
     /// When it is added (virtual ms).
-    pub added_ms: i64,
+    pub added_ms: u32,
 }
 
 impl FeedModel {
@@ -118,6 +118,17 @@ impl FeedModel {
     pub fn path(&self) -> String {
         let dir = if self.private { "private" } else { "feeds" };
         format!("/{dir}/{}.xml", self.id)
+    }
+
+    /// The body version served at virtual time `t` (ms): it changes every `period_s`.
+    pub fn version_at(&self, t: i64) -> u64 {
+        let secs = t.div_euclid(1000) + i64::from(self.phase_s);
+        secs.div_euclid(i64::from(self.period_s)) as u64
+    }
+
+    /// When body version `version` appeared (virtual seconds).
+    pub fn changed_at(&self, version: u64) -> i64 {
+        version as i64 * i64::from(self.period_s) - i64::from(self.phase_s)
     }
 }
 
@@ -136,6 +147,8 @@ pub struct Web {
     /// The crawler's product token, named in robots.txt groups.
     token: String,
     epoch: DateTime<Utc>,
+    /// `epoch` in seconds since 1970.
+    epoch_secs: i64,
 }
 
 /// A robots.txt answer: status (`None`: no answer) and body.
@@ -166,6 +179,7 @@ impl Web {
             hosts,
             token: token.to_string(),
             epoch: epoch(),
+            epoch_secs: epoch().timestamp(),
         }
     }
 
@@ -213,7 +227,7 @@ impl Web {
             validators,
             period_s: period_s.max(1),
             phase_s: range(h(5), 0, u64::from(period_s.max(1))) as u32,
-            added_ms: range(h(6), 0, 3_600_000) as i64,
+            added_ms: range(h(6), 0, 3_600_000) as u32,
         }
     }
 
@@ -336,34 +350,14 @@ impl Web {
             FeedKind::Gone => return answered(FetchOutcome::Gone),
             FeedKind::Healthy | FeedKind::NotAFeed => {}
         }
-        let period = i64::from(feed.period_s);
-        let secs = t.div_euclid(1000) + i64::from(feed.phase_s);
-        let version = secs.div_euclid(period) as u64;
-        let changed_at = version as i64 * period - i64::from(feed.phase_s);
-        let mut etag = Buf::new();
-        let mut lm = Buf::new();
-        let (send_etag, send_lm) = match feed.validators {
-            ValidatorKind::ETag => (true, false),
-            ValidatorKind::LastModified => (false, true),
-            ValidatorKind::Both => (true, true),
-            ValidatorKind::None => (false, false),
-        };
-        if send_etag {
-            let _ = write!(etag, "\"{:x}-{version}\"", feed.id);
-        }
-        if send_lm {
-            let at = self.at(changed_at * 1000);
-            let _ = write!(lm, "{}", at.format("%a, %d %b %Y %H:%M:%S GMT"));
-        }
+        let version = feed.version_at(t);
+        let mut validators = Validators::default();
+        self.validators_into(feed, version, &mut validators);
         // RFC 9110 13.2.2: If-None-Match decides when present; else If-Modified-Since.
         let not_modified = match (&sent.etag, &sent.last_modified) {
-            (Some(e), _) if send_etag => e.as_str() == etag.as_str(),
-            (None, Some(l)) if send_lm => l.as_str() == lm.as_str(),
+            (Some(e), _) => validators.etag.as_ref().is_some_and(|v| v == e),
+            (None, Some(l)) => validators.last_modified.as_ref().is_some_and(|v| v == l),
             _ => false,
-        };
-        let validators = Validators {
-            etag: send_etag.then(|| etag.as_str().to_string()),
-            last_modified: send_lm.then(|| lm.as_str().to_string()),
         };
         let outcome = if not_modified {
             FetchOutcome::NotModified {
@@ -386,6 +380,38 @@ impl Web {
         }
     }
 
+    /// The validators feed `feed` sends with body version `version`, written into `out` (its
+    /// strings are reused): an ETag of the feed id and the version, a Last-Modified of the
+    /// version's start, or both, or none, as the feed's [`ValidatorKind`] says.
+    pub fn validators_into(&self, feed: &FeedModel, version: u64, out: &mut Validators) {
+        let (send_etag, send_lm) = match feed.validators {
+            ValidatorKind::ETag => (true, false),
+            ValidatorKind::LastModified => (false, true),
+            ValidatorKind::Both => (true, true),
+            ValidatorKind::None => (false, false),
+        };
+        out.etag = send_etag.then(|| {
+            let mut etag = out.etag.take().unwrap_or_else(|| String::with_capacity(32));
+            etag.clear();
+            etag.push('"');
+            push_hex(&mut etag, u64::from(feed.id));
+            etag.push('-');
+            push_decimal(&mut etag, version);
+            etag.push('"');
+            etag
+        });
+        out.last_modified = send_lm.then(|| {
+            let mut lm = out
+                .last_modified
+                .take()
+                .unwrap_or_else(|| String::with_capacity(32));
+            lm.clear();
+            let changed_at = feed.changed_at(version);
+            http_date(self.epoch_secs + changed_at, &mut lm);
+            lm
+        });
+    }
+
     /// Virtual ms as a time.
     pub fn at(&self, ms: i64) -> DateTime<Utc> {
         self.epoch + Duration::milliseconds(ms)
@@ -393,7 +419,12 @@ impl Web {
 
     /// A time as virtual ms.
     pub fn ms(&self, at: DateTime<Utc>) -> i64 {
-        (at - self.epoch).num_milliseconds()
+        if at >= self.epoch {
+            // Whole milliseconds since the epoch, rounded down as the duration's are.
+            at.timestamp_millis() - self.epoch_secs * 1000
+        } else {
+            (at - self.epoch).num_milliseconds()
+        }
     }
 
     fn latency(&self, host: u32, key: u64, t: i64) -> i64 {
@@ -466,33 +497,145 @@ fn host_model(seed: u64, h: u32) -> HostModel {
     }
 }
 
-/// A small stack buffer for formatting validators without allocating.
-struct Buf {
-    bytes: [u8; 48],
-    len: usize,
+/// `secs` since 1970 as an HTTP-date (RFC 9110 5.6.7, IMF-fixdate), appended to `out`: the
+/// same text as chrono's `%a, %d %b %Y %H:%M:%S GMT`, without parsing a format string.
+pub fn http_date(secs: i64, out: &mut String) {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = secs.div_euclid(86_400);
+    let of_day = secs.rem_euclid(86_400);
+    let (year, month, day) = civil(days);
+    if !(1000..=9999).contains(&year) {
+        // Outside four-digit years: let chrono say it.
+        if let Some(at) = DateTime::from_timestamp(secs, 0) {
+            let _ = write!(out, "{}", at.format("%a, %d %b %Y %H:%M:%S GMT"));
+        }
+        return;
+    }
+    // "Sun, 06 Nov 1994 08:49:37 GMT"
+    let mut text = *b"Thu, 01 Jan 1970 00:00:00 GMT";
+    text[..3].copy_from_slice(DAYS[days.rem_euclid(7) as usize].as_bytes());
+    two(&mut text[5..7], day);
+    text[8..11].copy_from_slice(MONTHS[(month - 1) as usize].as_bytes());
+    two(&mut text[12..14], year / 100);
+    two(&mut text[14..16], year % 100);
+    two(&mut text[17..19], of_day / 3600);
+    two(&mut text[20..22], of_day / 60 % 60);
+    two(&mut text[23..25], of_day % 60);
+    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
-impl Buf {
-    fn new() -> Buf {
-        Buf {
-            bytes: [0; 48],
-            len: 0,
+/// `n` in lower-case hexadecimal, as `{:x}` writes it.
+fn push_hex(out: &mut String, n: u64) {
+    let mut digits = [0u8; 16];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b"0123456789abcdef"[(n & 15) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+}
+
+/// `n` in decimal, as `{}` writes it.
+fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+}
+
+/// `n` (0-99) as two digits.
+fn two(out: &mut [u8], n: i64) {
+    out[0] = b'0' + (n / 10 % 10) as u8;
+    out[1] = b'0' + (n % 10) as u8;
+}
+
+/// Days since 1970-01-01 as (year, month 1-12, day 1-31) in the proleptic Gregorian calendar,
+/// counting in 400-year eras from 0000-03-01.
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        for n in [0u64, 1, 9, 10, 15, 16, 255, 4096, 123_456_789, u64::MAX] {
+            let mut out = String::new();
+            push_hex(&mut out, n);
+            out.push(' ');
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("{n:x} {n}"));
         }
     }
 
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
-    }
-}
-
-impl Write for Buf {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        if end > self.bytes.len() {
-            return Err(std::fmt::Error);
+    /// Virtual ms and times convert both ways as adding a duration to the epoch does.
+    #[test]
+    fn virtual_times_round_trip() {
+        let web = Web::new(
+            WebShape {
+                feeds: 1,
+                hosts: 1,
+                seed: 1,
+            },
+            "tidings",
+        );
+        for ms in [
+            -86_400_001i64,
+            -1,
+            0,
+            1,
+            999,
+            1_000,
+            604_800_000,
+            31_536_000_123,
+        ] {
+            let at = web.at(ms);
+            assert_eq!(at, web.epoch + Duration::milliseconds(ms));
+            assert_eq!(web.ms(at), ms);
+            let later = at + Duration::microseconds(1_500);
+            assert_eq!(web.ms(later), (later - web.epoch).num_milliseconds());
         }
-        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
+    }
+
+    /// The hand-written HTTP-date is chrono's, byte for byte, across leap years, month ends
+    /// and centuries.
+    #[test]
+    fn http_date_is_chronos() {
+        let mut out = String::new();
+        let mut secs = -2_208_988_800i64; // 1900-01-01
+        while secs < 4_102_444_800 * 2 {
+            out.clear();
+            http_date(secs, &mut out);
+            let at = DateTime::from_timestamp(secs, 0).unwrap();
+            assert_eq!(out, at.format("%a, %d %b %Y %H:%M:%S GMT").to_string());
+            secs += 86_399 * 3 + 7_777;
+        }
     }
 }
