@@ -48,6 +48,8 @@ pub enum StoreError {
     Location(String, String),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    #[error("the store's writer stopped before the write was done")]
+    WriterStopped,
     #[error("the feed {0} was removed on request and cannot be subscribed to again (WFM10)")]
     FeedRemoved(String),
 }

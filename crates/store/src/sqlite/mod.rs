@@ -6,9 +6,14 @@
 //! feeds again. Every write transaction starts with `BEGIN IMMEDIATE`, so writers queue on the
 //! busy timeout instead of failing when a read transaction would have to be upgraded.
 //!
+//! Fetches are written by group commit (`group`): concurrent `apply_fetch` calls share one
+//! transaction, written by one writer task with multi-row statements (`apply`), and each call
+//! returns its own result once that transaction is committed.
+//!
 //! Times are stored as INTEGER microseconds since the Unix epoch (see `codec`).
 
 mod apply;
+mod group;
 mod rows;
 
 use crate::codec::{
@@ -48,6 +53,8 @@ pub struct SqliteStore {
     /// writers slept and readers found no connection. Queueing here wakes the next writer as
     /// soon as the previous one commits.
     writer: Arc<tokio::sync::Mutex<()>>,
+    /// Fetches waiting to be applied together in one transaction (see `group`).
+    queue: Arc<group::Queue>,
 }
 
 impl SqliteStore {
@@ -65,6 +72,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             pool,
             writer: Arc::default(),
+            queue: Arc::default(),
         })
     }
 
@@ -135,7 +143,7 @@ impl Store for SqliteStore {
             }
             Some((id, _)) => (id, false),
             None => {
-                apply::ensure_host(&mut tx, url, now).await?;
+                apply::ensure_host_at(&mut tx, url, now).await?;
                 let id: i64 = sqlx::query_scalar(
                     "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
                      interval_secs, created_at) VALUES (?1, ?1, ?2, ?6, ?4, ?5, ?3) RETURNING id",
@@ -268,10 +276,7 @@ impl Store for SqliteStore {
     }
 
     async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
-        let (_turn, mut tx) = self.write().await?;
-        let report = apply::apply(&mut tx, fetch).await?;
-        tx.commit().await?;
-        Ok(report)
+        self.apply_grouped(apply::Prepared::of(fetch)?).await
     }
 
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>> {
