@@ -5,7 +5,9 @@
 //! Migrations live per backend under `migrations/` and are applied by [`open`].
 //!
 //! The store decides nothing: it records what the crawler and the policy decided. Its
-//! invariants are: one fetch result commits in one transaction ([`Store::apply_fetch`]);
+//! invariants are: one fetch result commits whole, in one transaction ([`Store::apply_fetch`];
+//! SQLite may share that transaction among fetches applied at the same time, each still all
+//! or nothing and answered only once committed);
 //! entries are upserted by their stable identity and never deleted because they left the live
 //! feed (FF5); one feed row per URL however many subscribe (C2).
 //!
@@ -48,6 +50,8 @@ pub enum StoreError {
     Location(String, String),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    #[error("the store's writer stopped before the write was done")]
+    WriterStopped,
     #[error("the feed {0} was removed on request and cannot be subscribed to again (WFM10)")]
     FeedRemoved(String),
 }

@@ -62,6 +62,8 @@ contract! {
     fetch::validators_round_trip_exactly,
     fetch::unicode_round_trips,
     fetch::concurrent_writers_all_commit,
+    fetch::concurrent_failures_fail_no_other_fetch,
+    fetch::concurrent_reads_of_one_feed_store_each_entry_once,
     fetch::repeated_identity_in_one_fetch,
     fetch::huge_identities_and_texts_are_stored,
     fetch::missing_metadata_keeps_what_was_known,

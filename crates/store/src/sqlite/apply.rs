@@ -1,29 +1,185 @@
-//! One fetch applied inside the caller's transaction: the feed row, the entries upserted by
-//! identity, and the request log row.
+//! Fetches applied inside the caller's transaction: the feed rows, the entries upserted by
+//! identity, and the request log rows.
+//!
+//! A batch is one or more fetches written in one transaction (see `group`). Work is done in
+//! as few statements as possible, since each statement is a round trip to SQLite's worker
+//! thread: one query for which feeds exist, one feed `UPDATE` per fetch, one query for the
+//! entries already stored, multi-row `INSERT`s for new entries and log rows (in chunks of a
+//! few fixed sizes, so their prepared statements stay cached), and one `UPDATE` per changed
+//! entry. The batch is applied in order, exactly as if each fetch had its own transaction one
+//! after another: an entry a fetch stores is known to a later fetch of the same feed.
 
-use crate::codec::{self, CounterDelta, from_micros, micros, sort_time};
-use crate::{ApplyReport, FetchRecord, Result, StoreError};
+use crate::codec::{self, CounterDelta, micros};
+use crate::{ApplyReport, FeedUpdate, FetchRecord, RequestLogRow, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
-use std::collections::HashMap;
-use tidings_model::{Entry, FeedUrl};
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+use tidings_model::{FeedId, FeedUrl};
 
-/// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log row.
-pub(super) async fn apply(
+/// One fetch made ready for writing: owned, with every entry serialised and hashed, so the
+/// writer does nothing but SQL.
+#[derive(Debug)]
+pub(super) struct Prepared {
+    feed_id: FeedId,
+    fetched_at: i64,
+    update: FeedUpdate,
+    entries: Vec<EntryRow>,
+    log: Vec<RequestLogRow>,
+    host_floor: Option<(String, i64)>,
+}
+
+/// The columns of one entry, ready to bind.
+#[derive(Debug, Clone)]
+struct EntryRow {
+    key: String,
+    guid: Option<String>,
+    title: Option<String>,
+    link: Option<String>,
+    summary: Option<String>,
+    published: Option<i64>,
+    updated: Option<i64>,
+    expires: Option<i64>,
+    content_hash: String,
+    data: String,
+}
+
+impl EntryRow {
+    /// The listing time of this entry first seen at `first_seen` (see [`codec::sort_time`]).
+    fn sort_at(&self, first_seen: i64) -> i64 {
+        self.published
+            .or(self.updated)
+            .map_or(first_seen, |t| t.min(first_seen))
+    }
+}
+
+impl Prepared {
+    /// Serialise and hash the entries of `fetch` and take a copy of the rest.
+    pub(super) fn of(fetch: &FetchRecord) -> Result<Prepared> {
+        let entries = fetch
+            .entries
+            .iter()
+            .map(|entry| {
+                let encoded = codec::encode_entry(entry)?;
+                Ok(EntryRow {
+                    key: codec::entry_key(&entry.id).into_owned(),
+                    guid: entry.guid.clone(),
+                    title: entry.title.clone(),
+                    link: entry.link.clone(),
+                    summary: entry.summary.clone(),
+                    published: entry.published.map(micros),
+                    updated: entry.updated.map(micros),
+                    expires: entry.expires.map(micros),
+                    content_hash: encoded.content_hash,
+                    data: encoded.data,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Prepared {
+            feed_id: fetch.feed_id,
+            fetched_at: micros(fetch.fetched_at),
+            update: fetch.update.clone(),
+            entries,
+            log: fetch.log.clone(),
+            host_floor: fetch
+                .host_floor
+                .as_ref()
+                .map(|(host, until)| (host.clone(), micros(*until))),
+        })
+    }
+}
+
+/// Apply `batch` in `tx`, in order. The inner result is one fetch's own: a fetch of a feed
+/// that does not exist is [`StoreError::NoSuchFeed`] and writes nothing, the others are
+/// applied. The outer error means the transaction is unusable and must be rolled back.
+pub(super) async fn apply_batch(
     tx: &mut Transaction<'static, Sqlite>,
-    fetch: &FetchRecord,
-) -> Result<ApplyReport> {
+    batch: &[&Prepared],
+) -> Result<Vec<Result<ApplyReport>>> {
+    let existing = existing_feeds(tx, batch).await?;
+    let live: Vec<&Prepared> = batch
+        .iter()
+        .copied()
+        .filter(|p| existing.contains(&p.feed_id.0))
+        .collect();
+
+    for fetch in &live {
+        if let Some(url) = &fetch.update.url {
+            ensure_host(tx, url, fetch.fetched_at).await?;
+        }
+        update_feed(tx, fetch).await?;
+    }
+
+    let mut known = known_entries(tx, &live).await?;
+    let mut writes = EntryWrites::default();
+    let mut reports = HashMap::with_capacity(live.len());
+    for (i, fetch) in live.iter().enumerate() {
+        let mut report = ApplyReport::default();
+        for entry in &fetch.entries {
+            writes.upsert(fetch, entry, &mut known, &mut report);
+        }
+        reports.insert(i, report);
+    }
+    insert_entries(tx, &writes.inserts).await?;
+    for (id, row) in &writes.updates {
+        update_entry(tx, *id, row).await?;
+    }
+
+    let logs: Vec<&RequestLogRow> = live.iter().flat_map(|f| &f.log).collect();
+    insert_logs(tx, &logs).await?;
+    for fetch in &live {
+        if let Some((host, until)) = &fetch.host_floor {
+            sqlx::query(
+                "INSERT INTO hosts (host, created_at, retry_after_until) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (host) DO UPDATE SET retry_after_until = \
+                 MAX(COALESCE(hosts.retry_after_until, 0), excluded.retry_after_until)",
+            )
+            .bind(host)
+            .bind(fetch.fetched_at)
+            .bind(until)
+            .execute(&mut **tx)
+            .await?;
+        }
+    }
+
+    let mut next = 0;
+    Ok(batch
+        .iter()
+        .map(|p| {
+            if existing.contains(&p.feed_id.0) {
+                let report = reports.remove(&next).unwrap_or_default();
+                next += 1;
+                Ok(report)
+            } else {
+                Err(StoreError::NoSuchFeed(p.feed_id))
+            }
+        })
+        .collect())
+}
+
+/// The ids among the batch's feeds that exist, in one query.
+async fn existing_feeds(
+    tx: &mut Transaction<'static, Sqlite>,
+    batch: &[&Prepared],
+) -> Result<HashSet<i64>> {
+    let ids: Vec<i64> = batch.iter().map(|p| p.feed_id.0).collect();
+    let ids = json(&ids)?;
+    let found: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM feeds WHERE id IN (SELECT value FROM json_each(?1))")
+            .bind(ids)
+            .fetch_all(&mut **tx)
+            .await?;
+    Ok(found.into_iter().collect())
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value)
+        .map_err(|e| StoreError::Corrupt(format!("batch keys cannot be serialised: {e}")))
+}
+
+/// The feed row after one fetch.
+async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) -> Result<()> {
     let update = &fetch.update;
-    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM feeds WHERE id = ?1")
-        .bind(fetch.feed_id.0)
-        .fetch_optional(&mut **tx)
-        .await?;
-    if exists.is_none() {
-        return Err(StoreError::NoSuchFeed(fetch.feed_id));
-    }
-    if let Some(url) = &update.url {
-        ensure_host(tx, url, fetch.fetched_at).await?;
-    }
     let delta = CounterDelta::of(&update.last_outcome);
     sqlx::query(
         "UPDATE feeds SET \
@@ -75,7 +231,7 @@ pub(super) async fn apply(
     .bind(update.last_status)
     .bind(&update.last_outcome)
     .bind(update.last_error.as_deref())
-    .bind(micros(fetch.fetched_at))
+    .bind(fetch.fetched_at)
     .bind(delta.ok)
     .bind(delta.not_modified)
     .bind(delta.errors)
@@ -91,53 +247,43 @@ pub(super) async fn apply(
     )
     .execute(&mut **tx)
     .await?;
-
-    let mut report = ApplyReport::default();
-    let mut known = known_entries(tx, fetch).await?;
-    for entry in &fetch.entries {
-        upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
-    }
-
-    for log in &fetch.log {
-        insert_log(tx, log).await?;
-    }
-    if let Some((host, until)) = &fetch.host_floor {
-        sqlx::query(
-            "INSERT INTO hosts (host, created_at, retry_after_until) VALUES (?1, ?2, ?3) \
-             ON CONFLICT (host) DO UPDATE SET retry_after_until = \
-             MAX(COALESCE(hosts.retry_after_until, 0), excluded.retry_after_until)",
-        )
-        .bind(host)
-        .bind(micros(fetch.fetched_at))
-        .bind(micros(*until))
-        .execute(&mut **tx)
-        .await?;
-    }
-    Ok(report)
+    Ok(())
 }
 
 /// Append one request-log row (C7).
 pub(super) async fn insert_log(
     tx: &mut Transaction<'static, Sqlite>,
-    log: &crate::RequestLogRow,
+    log: &RequestLogRow,
 ) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO request_log (at, feed_id, host, purpose, url, egress, status, outcome, \
-         bytes, duration_ms, rule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )
-    .bind(micros(log.at))
-    .bind(log.feed_id.map(|f| f.0))
-    .bind(&log.host)
-    .bind(&log.purpose)
-    .bind(&log.url)
-    .bind(log.egress.as_deref())
-    .bind(log.status)
-    .bind(&log.outcome)
-    .bind(log.bytes)
-    .bind(log.duration_ms)
-    .bind(&log.rule)
-    .execute(&mut **tx)
-    .await?;
+    insert_logs(tx, &[log]).await
+}
+
+/// The columns of `request_log` written per row.
+const LOG_INSERT: &str = "INSERT INTO request_log (at, feed_id, host, purpose, url, egress, \
+                          status, outcome, bytes, duration_ms, rule) VALUES ";
+const LOG_PARAMS: usize = 11;
+
+/// Append request-log rows (C7), in order.
+async fn insert_logs(tx: &mut Transaction<'static, Sqlite>, logs: &[&RequestLogRow]) -> Result<()> {
+    static SQL: LazyLock<Vec<String>> = LazyLock::new(|| multi_row_sql(LOG_INSERT, LOG_PARAMS));
+    for (chunk, size) in chunks(logs) {
+        let mut query = sqlx::query(sql_for(&SQL, size));
+        for log in chunk {
+            query = query
+                .bind(micros(log.at))
+                .bind(log.feed_id.map(|f| f.0))
+                .bind(log.host.as_str())
+                .bind(log.purpose.as_str())
+                .bind(log.url.as_str())
+                .bind(log.egress.as_deref())
+                .bind(log.status)
+                .bind(log.outcome.as_str())
+                .bind(log.bytes)
+                .bind(log.duration_ms)
+                .bind(log.rule.as_str());
+        }
+        query.execute(&mut **tx).await?;
+    }
     Ok(())
 }
 
@@ -145,126 +291,280 @@ pub(super) async fn insert_log(
 pub(super) async fn ensure_host(
     tx: &mut Transaction<'static, Sqlite>,
     url: &FeedUrl,
-    now: DateTime<Utc>,
+    now: i64,
 ) -> Result<()> {
     sqlx::query(
         "INSERT INTO hosts (host, created_at) VALUES (?1, ?2) ON CONFLICT (host) DO NOTHING",
     )
     .bind(url.host_key().as_str())
-    .bind(micros(now))
+    .bind(now)
     .execute(&mut **tx)
     .await?;
     Ok(())
 }
 
-/// What is already stored of an entry, to tell new, changed and unchanged entries apart.
-struct Known {
-    id: i64,
-    content_hash: String,
-    first_seen_at: i64,
+/// [`ensure_host`] at a time.
+pub(super) async fn ensure_host_at(
+    tx: &mut Transaction<'static, Sqlite>,
+    url: &FeedUrl,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    ensure_host(tx, url, micros(now)).await
 }
 
-/// The stored entries of the feed among those of `fetch`, by identity, in one query.
+/// An entry as the batch knows it: stored before the batch, or inserted by it.
+enum Known {
+    Stored {
+        id: i64,
+        content_hash: String,
+        first_seen_at: i64,
+    },
+    /// Index into [`EntryWrites::inserts`].
+    New(usize),
+}
+
+/// The stored entries of the batch's feeds among those its fetches carry, by feed and
+/// identity, in one query.
 async fn known_entries(
     tx: &mut Transaction<'static, Sqlite>,
-    fetch: &FetchRecord,
-) -> Result<HashMap<String, Known>> {
-    if fetch.entries.is_empty() {
+    live: &[&Prepared],
+) -> Result<HashMap<(i64, String), Known>> {
+    let keys: Vec<(i64, &str)> = live
+        .iter()
+        .flat_map(|f| f.entries.iter().map(|e| (f.feed_id.0, e.key.as_str())))
+        .collect();
+    if keys.is_empty() {
         return Ok(HashMap::new());
     }
-    let keys: Vec<_> = fetch
-        .entries
-        .iter()
-        .map(|e| codec::entry_key(&e.id))
-        .collect();
-    let keys = serde_json::to_string(&keys)
-        .map_err(|e| StoreError::Corrupt(format!("entry ids cannot be serialised: {e}")))?;
-    let rows: Vec<(String, i64, String, i64)> = sqlx::query_as(
-        "SELECT entry_key, id, content_hash, first_seen_at FROM entries \
-         WHERE feed_id = ?1 AND entry_key IN (SELECT value FROM json_each(?2))",
+    let rows: Vec<(i64, String, i64, String, i64)> = sqlx::query_as(
+        "SELECT e.feed_id, e.entry_key, e.id, e.content_hash, e.first_seen_at \
+         FROM json_each(?1) AS k CROSS JOIN entries e \
+         ON e.feed_id = json_extract(k.value, '$[0]') AND e.entry_key = json_extract(k.value, '$[1]')",
     )
-    .bind(fetch.feed_id.0)
-    .bind(keys)
+    .bind(json(&keys)?)
     .fetch_all(&mut **tx)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(key, id, content_hash, first_seen_at)| {
-            let known = Known {
+        .map(|(feed, key, id, content_hash, first_seen_at)| {
+            let known = Known::Stored {
                 id,
                 content_hash,
                 first_seen_at,
             };
-            (key, known)
+            ((feed, key), known)
         })
         .collect())
 }
 
-/// Insert or update one entry of `fetch`, counting what happened in `report`.
-async fn upsert_entry(
-    tx: &mut Transaction<'static, Sqlite>,
-    fetch: &FetchRecord,
-    entry: &Entry,
-    known: &mut HashMap<String, Known>,
-    report: &mut ApplyReport,
-) -> Result<()> {
-    let encoded = codec::encode_entry(entry)?;
-    let at = micros(fetch.fetched_at);
-    let key = codec::entry_key(&entry.id);
-    match known.get_mut(key.as_ref()) {
-        None => {
-            let id: i64 = sqlx::query_scalar(
-                "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
-                 updated, expires, sort_at, first_seen_at, updated_at, content_hash, data) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13) RETURNING id",
-            )
-            .bind(fetch.feed_id.0)
-            .bind(key.as_ref())
-            .bind(&entry.guid)
-            .bind(&entry.title)
-            .bind(&entry.link)
-            .bind(&entry.summary)
-            .bind(entry.published.map(micros))
-            .bind(entry.updated.map(micros))
-            .bind(entry.expires.map(micros))
-            .bind(micros(sort_time(entry, fetch.fetched_at)))
-            .bind(at)
-            .bind(&encoded.content_hash)
-            .bind(&encoded.data)
-            .fetch_one(&mut **tx)
-            .await?;
-            let stored = Known {
+/// A new entry row to insert.
+struct NewRow {
+    feed_id: i64,
+    first_seen_at: i64,
+    updated_at: i64,
+    row: EntryRow,
+}
+
+/// A stored entry's new content.
+struct ChangedRow {
+    sort_at: i64,
+    updated_at: i64,
+    row: EntryRow,
+}
+
+/// What the batch writes to `entries`, decided in memory before any statement runs.
+#[derive(Default)]
+struct EntryWrites {
+    inserts: Vec<NewRow>,
+    /// By row id, in the order first changed; a later change of the same row replaces it.
+    updates: Vec<(i64, ChangedRow)>,
+    update_index: HashMap<i64, usize>,
+}
+
+impl EntryWrites {
+    /// One entry of `fetch`: new, changed or unchanged, counted in `report`.
+    fn upsert(
+        &mut self,
+        fetch: &Prepared,
+        entry: &EntryRow,
+        known: &mut HashMap<(i64, String), Known>,
+        report: &mut ApplyReport,
+    ) {
+        let at = fetch.fetched_at;
+        let slot = (fetch.feed_id.0, entry.key.clone());
+        match known.get_mut(&slot) {
+            None => {
+                known.insert(slot, Known::New(self.inserts.len()));
+                self.inserts.push(NewRow {
+                    feed_id: fetch.feed_id.0,
+                    first_seen_at: at,
+                    updated_at: at,
+                    row: entry.clone(),
+                });
+                report.new_entries += 1;
+            }
+            Some(Known::New(i)) => match self.inserts.get_mut(*i) {
+                Some(new) if new.row.content_hash != entry.content_hash => {
+                    new.updated_at = at;
+                    new.row = entry.clone();
+                    report.updated_entries += 1;
+                }
+                _ => report.unchanged_entries += 1,
+            },
+            Some(Known::Stored {
                 id,
-                content_hash: encoded.content_hash,
-                first_seen_at: at,
-            };
-            known.insert(key.into_owned(), stored);
-            report.new_entries += 1;
+                content_hash,
+                first_seen_at,
+            }) => {
+                if *content_hash == entry.content_hash {
+                    report.unchanged_entries += 1;
+                    return;
+                }
+                content_hash.clone_from(&entry.content_hash);
+                let changed = ChangedRow {
+                    sort_at: entry.sort_at(*first_seen_at),
+                    updated_at: at,
+                    row: entry.clone(),
+                };
+                match self.update_index.get(id) {
+                    Some(&i) => {
+                        if let Some(slot) = self.updates.get_mut(i) {
+                            slot.1 = changed;
+                        }
+                    }
+                    None => {
+                        self.update_index.insert(*id, self.updates.len());
+                        self.updates.push((*id, changed));
+                    }
+                }
+                report.updated_entries += 1;
+            }
         }
-        Some(stored) if stored.content_hash != encoded.content_hash => {
-            sqlx::query(
-                "UPDATE entries SET guid = ?2, title = ?3, link = ?4, summary = ?5, published = ?6, \
-                 updated = ?7, expires = ?8, sort_at = ?9, updated_at = ?10, content_hash = ?11, \
-                 data = ?12 WHERE id = ?1",
-            )
-            .bind(stored.id)
-            .bind(&entry.guid)
-            .bind(&entry.title)
-            .bind(&entry.link)
-            .bind(&entry.summary)
-            .bind(entry.published.map(micros))
-            .bind(entry.updated.map(micros))
-            .bind(entry.expires.map(micros))
-            .bind(micros(sort_time(entry, from_micros(stored.first_seen_at)?)))
-            .bind(at)
-            .bind(&encoded.content_hash)
-            .bind(&encoded.data)
-            .execute(&mut **tx)
-            .await?;
-            stored.content_hash = encoded.content_hash;
-            report.updated_entries += 1;
+    }
+}
+
+const ENTRY_INSERT: &str = "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, \
+                            published, updated, expires, sort_at, first_seen_at, updated_at, \
+                            content_hash, data) VALUES ";
+const ENTRY_PARAMS: usize = 14;
+
+/// Insert new entries, in order (their row ids follow the batch order).
+async fn insert_entries(tx: &mut Transaction<'static, Sqlite>, rows: &[NewRow]) -> Result<()> {
+    static SQL: LazyLock<Vec<String>> = LazyLock::new(|| multi_row_sql(ENTRY_INSERT, ENTRY_PARAMS));
+    for (chunk, size) in chunks(rows) {
+        let mut query = sqlx::query(sql_for(&SQL, size));
+        for new in chunk {
+            let e = &new.row;
+            query = query
+                .bind(new.feed_id)
+                .bind(e.key.as_str())
+                .bind(e.guid.as_deref())
+                .bind(e.title.as_deref())
+                .bind(e.link.as_deref())
+                .bind(e.summary.as_deref())
+                .bind(e.published)
+                .bind(e.updated)
+                .bind(e.expires)
+                .bind(e.sort_at(new.first_seen_at))
+                .bind(new.first_seen_at)
+                .bind(new.updated_at)
+                .bind(e.content_hash.as_str())
+                .bind(e.data.as_str());
         }
-        Some(_) => report.unchanged_entries += 1,
+        query.execute(&mut **tx).await?;
     }
     Ok(())
+}
+
+/// Write a stored entry's new content.
+async fn update_entry(
+    tx: &mut Transaction<'static, Sqlite>,
+    id: i64,
+    changed: &ChangedRow,
+) -> Result<()> {
+    let e = &changed.row;
+    sqlx::query(
+        "UPDATE entries SET guid = ?2, title = ?3, link = ?4, summary = ?5, published = ?6, \
+         updated = ?7, expires = ?8, sort_at = ?9, updated_at = ?10, content_hash = ?11, \
+         data = ?12 WHERE id = ?1",
+    )
+    .bind(id)
+    .bind(e.guid.as_deref())
+    .bind(e.title.as_deref())
+    .bind(e.link.as_deref())
+    .bind(e.summary.as_deref())
+    .bind(e.published)
+    .bind(e.updated)
+    .bind(e.expires)
+    .bind(changed.sort_at)
+    .bind(changed.updated_at)
+    .bind(e.content_hash.as_str())
+    .bind(e.data.as_str())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Rows per multi-row `INSERT`, largest first. Every batch is cut into chunks of these sizes,
+/// so only this many distinct statements exist per table and all stay in the connection's
+/// prepared-statement cache. 256 rows × 14 parameters stays far below SQLite's limit (32,766).
+const CHUNK_SIZES: [usize; 5] = [256, 64, 16, 4, 1];
+
+/// `prefix` followed by `size` groups of `params` placeholders, for each of [`CHUNK_SIZES`].
+fn multi_row_sql(prefix: &str, params: usize) -> Vec<String> {
+    CHUNK_SIZES
+        .iter()
+        .map(|&size| {
+            let group = format!("({})", vec!["?"; params].join(", "));
+            format!("{prefix}{}", vec![group; size].join(", "))
+        })
+        .collect()
+}
+
+/// The statement of [`multi_row_sql`] for `size` rows.
+fn sql_for(sql: &'static [String], size: usize) -> &'static str {
+    CHUNK_SIZES
+        .iter()
+        .position(|&s| s == size)
+        .and_then(|i| sql.get(i))
+        .map_or("", String::as_str)
+}
+
+/// `rows` cut into consecutive chunks whose sizes are among [`CHUNK_SIZES`], with each size.
+fn chunks<T>(mut rows: &[T]) -> Vec<(&[T], usize)> {
+    let mut out = Vec::new();
+    for &size in &CHUNK_SIZES {
+        while rows.len() >= size {
+            let (head, tail) = rows.split_at(size);
+            out.push((head, size));
+            rows = tail;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_row_in_order_with_cached_sizes() {
+        for n in [0usize, 1, 3, 20, 255, 256, 257, 1000] {
+            let rows: Vec<usize> = (0..n).collect();
+            let cut = chunks(&rows);
+            let joined: Vec<usize> = cut.iter().flat_map(|(c, _)| c.iter().copied()).collect();
+            assert_eq!(joined, rows, "{n}");
+            assert!(
+                cut.iter()
+                    .all(|(c, size)| c.len() == *size && CHUNK_SIZES.contains(size))
+            );
+        }
+    }
+
+    #[test]
+    fn multi_row_statements_have_one_group_per_row() {
+        let sql: &'static [String] = Vec::leak(multi_row_sql("INSERT INTO t (a, b) VALUES ", 2));
+        assert_eq!(sql_for(sql, 1), "INSERT INTO t (a, b) VALUES (?, ?)");
+        assert_eq!(sql_for(sql, 4).matches("(?, ?)").count(), 4);
+    }
 }

@@ -456,3 +456,98 @@ pub async fn c6_host_floor_only_moves_later(store: Arc<dyn Store>) {
         None
     );
 }
+
+/// Fetches applied at once (the SQLite store commits them together): a fetch of a missing
+/// feed and one whose log row breaks a constraint fail alone, each with its own error, and
+/// leave nothing; every other fetch is stored whole.
+pub async fn concurrent_failures_fail_no_other_fetch(store: Arc<dyn Store>) {
+    let mut ids = Vec::new();
+    for i in 0..12 {
+        ids.push(feed(&store, &format!("https://host{i}.example/feed")).await);
+    }
+    let ghost = FeedId(ids.iter().map(|f| f.0).max().unwrap_or(0) + 1000);
+    let mut tasks = Vec::new();
+    for round in 0..3_i64 {
+        for (i, id) in ids.iter().enumerate() {
+            let store = store.clone();
+            let mut record = ok(
+                *id,
+                t(60 + round),
+                (0..4)
+                    .map(|n| entry(&format!("{i}-{round}-{n}"), "t", "s"))
+                    .collect(),
+            );
+            let kind = i % 4;
+            if kind == 1 {
+                record.feed_id = ghost;
+                record.log[0].feed_id = None;
+            } else if kind == 2 {
+                record.log[0].feed_id = Some(ghost);
+            }
+            tasks.push((
+                kind,
+                *id,
+                tokio::spawn(async move { store.apply_fetch(&record).await }),
+            ));
+        }
+    }
+    let mut good = HashSet::new();
+    for (kind, id, task) in tasks {
+        let result = task.await.unwrap();
+        match kind {
+            1 => assert!(
+                matches!(result, Err(StoreError::NoSuchFeed(f)) if f == ghost),
+                "{result:?}"
+            ),
+            2 => assert!(result.is_err(), "a broken log row fails its fetch"),
+            _ => {
+                assert_eq!(result.unwrap(), report(4, 0, 0));
+                good.insert(id);
+            }
+        }
+    }
+    assert_eq!(good.len(), 6);
+    assert_eq!(store.count_entries(None).await.unwrap(), 6 * 3 * 4);
+    let log = store
+        .request_log(&LogQuery {
+            limit: 1000,
+            ..LogQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(log.len(), 6 * 3);
+    for id in &ids {
+        let f = store.feed(*id).await.unwrap().unwrap();
+        let entries = store.count_entries(Some(*id)).await.unwrap();
+        if good.contains(id) {
+            assert_eq!((f.counters.fetches, entries), (3, 12));
+        } else {
+            assert_eq!((f.counters.fetches, entries, f.last_fetch_at), (0, 0, None));
+        }
+    }
+}
+
+/// Two reads of one feed at once carrying the same entries: whichever is stored first adds
+/// them, the other finds them unchanged; nothing is stored twice.
+pub async fn concurrent_reads_of_one_feed_store_each_entry_once(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let mut tasks = Vec::new();
+    for n in 0..8_i64 {
+        let store = store.clone();
+        let record = ok(id, t(60 + n), three());
+        tasks.push(tokio::spawn(
+            async move { store.apply_fetch(&record).await },
+        ));
+    }
+    let mut total = ApplyReport::default();
+    for task in tasks {
+        let got = task.await.unwrap().unwrap();
+        total.new_entries += got.new_entries;
+        total.updated_entries += got.updated_entries;
+        total.unchanged_entries += got.unchanged_entries;
+    }
+    assert_eq!(total, report(3, 0, 7 * 3));
+    assert_eq!(store.count_entries(None).await.unwrap(), 3);
+    let f = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(f.counters.fetches, 8);
+}
