@@ -245,6 +245,123 @@ fn after_abandoned<'a>(
     }
 }
 
+/// A violation in full, for a failing test to explain itself: the rule and its detail, every
+/// exchange involved (connection, status, whether the body was all sent, bytes, and its start,
+/// response and end on the scenario and monotonic clocks), the gap between two exchanges on
+/// both clocks with the minimum expected, and the crawler's own request-log rows for the host
+/// around that time (crawler time, which runs a little behind scenario time).
+pub async fn explain(
+    sim: &Sim,
+    v: &Violation,
+    exchanges: &[Exchange],
+    expect: &Expectations,
+) -> String {
+    use std::fmt::Write as _;
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(SCENARIO_START_UNIX_SECS);
+    let at = |t: SystemTime| {
+        t.duration_since(start).map_or_else(
+            |_| "before start".into(),
+            |d| format!("+{:.3}s", d.as_secs_f64()),
+        )
+    };
+    let mono = |d: Duration| format!("{:.3}ms", d.as_secs_f64() * 1000.0);
+    let mut out = format!("{v}\n");
+    let involved: Vec<&Exchange> = v
+        .exchanges
+        .iter()
+        .filter_map(|id| exchanges.iter().find(|e| e.id == *id))
+        .collect();
+    for e in &involved {
+        let _ = writeln!(
+            out,
+            "  #{} {} {} {} from {} status {:?} completed {} body {} B\n    \
+             started {} ({}) responded {} ended {}",
+            e.id,
+            e.host,
+            e.method,
+            e.target,
+            e.peer,
+            e.status,
+            e.completed,
+            e.body_bytes,
+            at(e.started.sim),
+            mono(e.started.mono),
+            e.responded.map_or_else(
+                || "never".into(),
+                |s| format!("{} ({})", at(s.sim), mono(s.mono))
+            ),
+            e.ended.map_or_else(
+                || "never".into(),
+                |s| format!("{} ({})", at(s.sim), mono(s.mono))
+            ),
+        );
+        let sent: Vec<String> = e
+            .headers
+            .iter()
+            .filter(|h| h.name.starts_with("if-"))
+            .chain(e.response_headers.iter())
+            .map(|h| format!("{}: {}", h.name, h.value_str()))
+            .collect();
+        if !sent.is_empty() {
+            let _ = writeln!(out, "    headers {}", sent.join("; "));
+        }
+    }
+    if let [a, b] = involved[..]
+        && let Some(end) = a.ended
+    {
+        let sim_gap = b.started.sim.duration_since(end.sim);
+        let mono_gap = b.started.mono.checked_sub(end.mono);
+        let min = expect
+            .gaps
+            .get(&b.host)
+            .copied()
+            .unwrap_or(expect.default_gap);
+        let _ = writeln!(
+            out,
+            "  end of #{} to start of #{}: {:?} scenario, {:?} monotonic (negative: None); \
+             minimum {min:?} scenario",
+            a.id,
+            b.id,
+            sim_gap.ok(),
+            mono_gap
+        );
+    }
+    if let (Some(first), Some(last)) = (involved.first(), involved.last()) {
+        let query = tidings_store::LogQuery {
+            host: Some(first.host.clone()),
+            feed: None,
+            limit: 10_000,
+        };
+        let from = DateTime::<Utc>::from(first.started.sim) - chrono::Duration::minutes(30);
+        let to = DateTime::<Utc>::from(last.ended.unwrap_or(last.started).sim)
+            + chrono::Duration::minutes(30);
+        if let Ok(mut rows) = sim.store.request_log(&query).await {
+            rows.retain(|r| r.at >= from && r.at <= to);
+            rows.sort_by_key(|r| r.at);
+            let _ = writeln!(
+                out,
+                "  crawler's request log for {} around then:",
+                first.host
+            );
+            for r in rows {
+                let _ = writeln!(
+                    out,
+                    "    {} {} {} status {:?} {} {} ms, {} B: {}",
+                    at(r.at.into()),
+                    r.purpose,
+                    r.url,
+                    r.status,
+                    r.outcome,
+                    r.duration_ms,
+                    r.bytes,
+                    r.rule
+                );
+            }
+        }
+    }
+    out
+}
+
 /// Assert zero violations, printing them otherwise.
 pub fn assert_clean(violations: &[Violation]) {
     let shown: Vec<String> = violations.iter().map(ToString::to_string).collect();
