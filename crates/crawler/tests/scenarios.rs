@@ -397,7 +397,7 @@ async fn wfm5_a_silent_server_gets_exactly_one_second_attempt_and_wfm4_an_answer
     assert_eq!(error.len(), 1, "an answered 500 is not tried again (WFM4)");
     assert_eq!(error[0].status, Some(500));
     // C3 holds for the second attempt too: it takes a new turn at the host, after the gap. The
-    // server may notice the abandoned first request's end late (see `is_late_noticed_hang_up`).
+    // server may notice the abandoned first request's end a little late (`hang_up_notice`).
     let all = sim.exchanges().await;
     let gap = silent[1]
         .started
@@ -408,10 +408,11 @@ async fn wfm5_a_silent_server_gets_exactly_one_second_attempt_and_wfm4_an_answer
         gap >= Duration::from_secs(100),
         "C3 gap before the second attempt: {gap:?}"
     );
-    let (_late, other): (Vec<_>, Vec<_>) = tidings_sim::audit(&all, &sim.expectations())
-        .into_iter()
-        .partition(|v| sim_support::is_late_noticed_hang_up(v, &all));
-    assert_clean(&other);
+    let expect = tidings_sim::Expectations {
+        hang_up_notice: sim_support::HANG_UP_NOTICE,
+        ..sim.expectations()
+    };
+    assert_clean(&tidings_sim::audit(&all, &expect));
 }
 
 const ROBOTS_GROUPS: &str = "User-agent: tidings\nDisallow: /own/\n";

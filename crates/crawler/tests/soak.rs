@@ -11,20 +11,12 @@
 
 mod sim_support;
 
-use sim_support::{Setup, explain, start_with};
+use sim_support::{HANG_UP_NOTICE, Setup, explain, start_with};
 use std::time::{Duration, Instant};
 use tidings_sim::Scenario;
 
-/// How long (real time) the web may take to notice that the crawler hung up on a request that
-/// got no answer (a time-out): its connection task must run first, on a runtime it shares with
-/// the crawler, on a loaded machine. Over 16 runs of the big soak on 2 busy cores (load 7-9)
-/// the web noticed up to 1.3-2.3 ms late (the crawler's gap of 1 s is 1.7 ms of real time at
-/// scale 600, and its timer rounds up to the next millisecond). At scale 600 this is 3 s of
-/// scenario time: the soak does not resolve the gap after a time-out (scenarios.rs' WFM5 test
-/// does, with a gap of 120 s); it still catches a request sent more than 5 ms before the web
-/// noticed the hang-up. Answers the crawler stopped reading need no allowance: the auditor
-/// measures them from their response head.
-const HANG_UP_NOTICE: Duration = Duration::from_millis(5);
+/// The crawler's body cap in the soak.
+const MAX_BODY_BYTES: u64 = 1024 * 1024;
 
 async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
     let wall = Instant::now();
@@ -39,7 +31,7 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
             host_concurrency: 64,
             // A 2 MiB body of 40,000 items takes ~25 s to parse and store in a debug build
             // (a release build is far faster); the cap makes it `too_large` instead.
-            max_body_bytes: 1024 * 1024,
+            max_body_bytes: MAX_BODY_BYTES,
         },
     )
     .await;
@@ -82,6 +74,7 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
         println!("VIOLATION {text}");
         explained.push(text);
     }
+    println!("{}", after_abandoned(&all));
     if std::env::var_os("SOAK_TIMELINE").is_some() {
         let mut per_sec = std::collections::BTreeMap::<u64, (usize, u128)>::new();
         for e in &all {
@@ -110,6 +103,56 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
         explained.len(),
         explained.join("\n")
     );
+}
+
+/// How close (real time) the request after each abandoned exchange on its host came, for
+/// weighing `HANG_UP_NOTICE`: after an unanswered one, from the web's notice of the hang-up;
+/// after an answer the crawler stopped reading, from the web's end of writing and from its head.
+fn after_abandoned(all: &[tidings_sim::Exchange]) -> String {
+    let mut by_host: std::collections::HashMap<&str, Vec<&tidings_sim::Exchange>> =
+        std::collections::HashMap::new();
+    for e in all {
+        by_host.entry(e.host.as_str()).or_default().push(e);
+    }
+    let ms = |a: Duration, b: Duration| (b.as_secs_f64() - a.as_secs_f64()) * 1000.0;
+    let (mut unanswered, mut cut, mut whole) = (Vec::new(), Vec::new(), Vec::new());
+    for list in by_host.values_mut() {
+        list.sort_by_key(|e| e.started.mono);
+        for pair in list.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            // Bodies over the crawler's cap that the web still saw taken whole (the client's
+            // HTTP stack read them to the end after the crawler had moved on).
+            if a.completed && a.body_bytes > MAX_BODY_BYTES {
+                if let Some(end) = a.ended {
+                    whole.push(ms(end.mono, b.started.mono));
+                }
+                continue;
+            }
+            let Some(end) = a.ended.filter(|_| a.abandoned()) else {
+                continue;
+            };
+            match a.responded {
+                None => unanswered.push(ms(end.mono, b.started.mono)),
+                Some(head) => {
+                    cut.push((ms(end.mono, b.started.mono), ms(head.mono, b.started.mono)))
+                }
+            }
+        }
+    }
+    let low = |v: &mut dyn Iterator<Item = f64>| v.fold(f64::INFINITY, f64::min);
+    format!(
+        "after an abandoned exchange, the next request to its host came (real ms, lowest): \
+         {} unanswered: {:.3} after the web noticed the hang-up; {} cut short: {:.3} after \
+         the web's end, {:.3} after the head; {} over the cap yet taken whole: {:.3} after \
+         the web's end",
+        unanswered.len(),
+        low(&mut unanswered.iter().copied()),
+        cut.len(),
+        low(&mut cut.iter().map(|c| c.0)),
+        low(&mut cut.iter().map(|c| c.1)),
+        whole.len(),
+        low(&mut whole.iter().copied()),
+    )
 }
 
 /// The seed of a soak: `TIDINGS_SOAK_SEED` when set (to run the same size on other webs),

@@ -20,12 +20,18 @@
 //! here can only be longer than the crawler's, so a gap violation found here is real too.
 //!
 //! Except at the end of an exchange the client abandoned ([`Exchange::abandoned`]): there the
-//! web stamps the end when it notices, which can be later than the client's own end. So for C3
-//! such an exchange is taken to have ended (for the client) no later than:
+//! web stamps the end when it stops writing or notices the hang-up, which can be later than the
+//! client's own end. So C3 measures such an exchange from a moment the client had surely not
+//! yet left it:
 //! - an answered one (the client stopped reading the body: a body cap, a time-out): its
 //!   response head, the last moment the web knows the client was still reading. The web cannot
-//!   know how much more the client read, and with the kernel's socket buffers taking the rest of
-//!   the body it may go on "sending" for a while after the client left;
+//!   know how much more the client read, and it may go on writing the rest for a while after
+//!   the client stopped: into the kernel's socket buffers, and into the client's own receive
+//!   buffer until the client's HTTP stack gets round to closing the abandoned connection (an
+//!   async client does that in a task of its own, a moment after the caller moved on);
+//!
+//!   The same holds for an answer whose body is longer than the client's cap
+//!   ([`Expectations::body_cap`]), even when the web saw it taken whole;
 //! - an unanswered one (the client timed out waiting): the web's notice of the hang-up, less
 //!   [`Expectations::hang_up_notice`], the time the web may take to notice (no earlier than the
 //!   request's arrival). Zero by default; it matters where real time is sped up (one real
@@ -290,6 +296,11 @@ pub struct Expectations {
     /// Keep validators per client address rather than per run (a crawler's egress addresses
     /// normally share one store, so off by default).
     pub validators_per_peer: bool,
+    /// The most body bytes the client reads, when it has a cap: an answer with a longer body
+    /// was not read to the end by the client, though the web may have seen it taken whole (the
+    /// client's HTTP stack may read on in the background after the client moved on), so C3
+    /// measures it like an abandoned one, from its head. `None` by default.
+    pub body_cap: Option<u64>,
     /// How long after a client hung up on a request that got no answer the web may stamp the
     /// end, in real (monotonic) time: the web learns of the hang-up only when its connection
     /// task next runs. C3 measures from that stamp less this (on the scenario clock: the
@@ -310,6 +321,7 @@ impl Default for Expectations {
             blocked: Vec::new(),
             unconditional_ok: vec![ROBOTS_PATH.into()],
             validators_per_peer: false,
+            body_cap: None,
             hang_up_notice: Duration::ZERO,
         }
     }
@@ -367,9 +379,9 @@ fn pacing(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>
     for e in ordered {
         if let Some((prev, prev_end)) = latest.get(e.host.as_str()) {
             let overlaps = prev_end.is_none_or(|end| e.started.mono < end.mono);
-            let noted = if prev.abandoned() {
+            let noted = if stopped_early(prev, expect) {
                 format!(
-                    " (abandoned by the client: measured from {})",
+                    " (left early by the client: measured from {})",
                     end_kind(prev)
                 )
             } else {
@@ -416,16 +428,22 @@ fn pacing(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>
 }
 
 /// The latest moment the client can be shown to have still been in exchange `e` (see the module
-/// docs): its recorded end, unless the client abandoned it.
+/// docs): its recorded end, unless the client left it early.
 fn client_end(e: &Exchange, expect: &Expectations) -> Option<Stamp> {
     let end = e.ended?;
-    if !e.abandoned() {
+    if !stopped_early(e, expect) {
         return Some(end);
     }
     Some(match e.responded {
         Some(head) => head,
         None => earlier(e.started, end, expect.hang_up_notice),
     })
+}
+
+/// Whether the client left `e` before its end: it abandoned it, or the body was over its cap.
+fn stopped_early(e: &Exchange, expect: &Expectations) -> bool {
+    e.abandoned()
+        || (e.responded.is_some() && expect.body_cap.is_some_and(|cap| e.body_bytes > cap))
 }
 
 /// What [`client_end`] measures from, in words.

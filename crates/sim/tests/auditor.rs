@@ -276,6 +276,25 @@ fn c3_an_answer_the_client_stopped_reading_ends_for_it_at_the_head() {
 }
 
 #[test]
+fn c3_a_body_over_the_clients_cap_ends_for_it_at_the_head_though_taken_whole() {
+    // The web wrote 2 MiB until 10 s and saw it taken; the client reads 1 MiB at most.
+    let mut huge = get(0, "a.test", "/huge", 0.0, 10.0);
+    huge.body_bytes = 2 << 20;
+    let run = [huge, get(1, "a.test", "/next", 5.0, 5.5)];
+    assert_eq!(check(&run, &gap(2)), [(Rule::InFlight, vec![0, 1])]);
+    let capped = |cap| Expectations {
+        body_cap: Some(cap),
+        ..gap(2)
+    };
+    assert_eq!(check(&run, &capped(1 << 20)), []);
+    assert_eq!(
+        check(&run, &capped(2 << 20)),
+        [(Rule::InFlight, vec![0, 1])],
+        "a body within the cap was read to its end"
+    );
+}
+
+#[test]
 fn c3_a_hang_up_noticed_late_gets_only_the_allowance_for_noticing() {
     // No answer; the client hung up, the web noticed at 10 s; the next request came at 9.8 s.
     let run = [

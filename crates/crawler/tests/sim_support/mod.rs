@@ -26,6 +26,17 @@ pub const SCALE: u32 = 3600;
 /// The User-Agent of every test run.
 pub const UA: &str = "tidings-test/1 (+https://tidings.example/bot)";
 
+/// How long (real time) the web may take to notice that the crawler hung up on a request that
+/// got no answer (a time-out), for [`Expectations::hang_up_notice`]: its connection task must
+/// run first, on a runtime it shares with the crawler (64 hosts at once in the big soak), on a
+/// 2-core machine other jobs load too. Measured in the big soak: the request after a time-out
+/// came as much as 10.3 ms before the web noticed the hang-up (load 9.7), so the web noticed
+/// at least 12 ms late (the crawler waits 1.7 ms: its 1 s gap at scale 600). At scale 600 this
+/// allowance is 12 s of scenario time, so the soak does not resolve the gap after a time-out;
+/// `wfm5_…` in scenarios.rs checks it with a gap of 120 s. Answers the crawler stopped
+/// reading need no allowance: the auditor measures them from their head.
+pub const HANG_UP_NOTICE: Duration = Duration::from_millis(20);
+
 /// A running web and a crawler pointed at it.
 pub struct Sim {
     pub web: RunningWeb,
@@ -34,6 +45,8 @@ pub struct Sim {
     pub profile: Profile,
     pub start: DateTime<Utc>,
     pub reports: Arc<Collect>,
+    /// The fetcher's body cap.
+    pub max_body_bytes: u64,
     _dir: tempfile::TempDir,
 }
 
@@ -132,6 +145,7 @@ pub async fn start_with(
         profile,
         start,
         reports: Arc::new(Collect::default()),
+        max_body_bytes: setup.max_body_bytes,
         _dir: dir,
     }
 }
@@ -193,13 +207,15 @@ impl Sim {
     }
 
     /// What the run promised, before per-test robots rules and gaps: our User-Agent, the
-    /// profile's gap on scenario time, robots.txt first on every host.
+    /// profile's gap on scenario time, robots.txt first on every host; bodies over the cap are
+    /// read no further than the cap.
     pub fn expectations(&self) -> Expectations {
         Expectations {
             user_agent: Some(UA.as_bytes().to_vec()),
             default_gap: Duration::from_secs_f64(self.profile.pacing.host_gap),
             gap_clock: TimeBase::Scenario,
             robots_first: self.web.host_names(),
+            body_cap: Some(self.max_body_bytes),
             ..Expectations::default()
         }
     }
@@ -216,33 +232,6 @@ pub fn gap(a: &Exchange, b: &Exchange) -> Duration {
         .sim
         .duration_since(a.ended.unwrap().sim)
         .unwrap_or_default()
-}
-
-/// A C3 violation measured from a request the crawler abandoned (no answer: it timed out and
-/// hung up) to the next request (the WFM5 second attempt or another URL). The server stamps the end of such an exchange when
-/// it notices the hang-up, a moment after the crawler's own end, from which the crawler
-/// measures its gap; at a time scale of 600 a millisecond of noticing is 0.6 s of scenario
-/// time. Not a breach: the auditor's "server times are inside the client's" does not hold
-/// for exchanges the client abandons.
-pub fn is_late_noticed_hang_up(v: &Violation, exchanges: &[Exchange]) -> bool {
-    after_abandoned(v, exchanges).is_some()
-}
-
-fn after_abandoned<'a>(
-    v: &Violation,
-    exchanges: &'a [Exchange],
-) -> Option<(&'a Exchange, &'a Exchange)> {
-    let find = |id: u64| exchanges.iter().find(|e| e.id == id);
-    if !matches!(v.rule, tidings_sim::Rule::InFlight | tidings_sim::Rule::Gap) {
-        return None;
-    }
-    match v.exchanges[..] {
-        [a, b] => match (find(a), find(b)) {
-            (Some(a), Some(b)) if a.status.is_none() => Some((a, b)),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// A violation in full, for a failing test to explain itself: the rule and its detail, every
