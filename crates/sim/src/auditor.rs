@@ -18,6 +18,24 @@
 //! Server-side times are inside the client's: a request is in flight on the server for a subset
 //! of the time it is in flight for the crawler, so overlaps found here are real; gaps measured
 //! here can only be longer than the crawler's, so a gap violation found here is real too.
+//!
+//! Except at the end of an exchange the client abandoned ([`Exchange::abandoned`]): there the
+//! web stamps the end when it stops writing or notices the hang-up, which can be later than the
+//! client's own end. So C3 measures such an exchange from a moment the client had surely not
+//! yet left it:
+//! - an answered one (the client stopped reading the body: a body cap, a time-out): its
+//!   response head, the last moment the web knows the client was still reading. The web cannot
+//!   know how much more the client read, and it may go on writing the rest for a while after
+//!   the client stopped: into the kernel's socket buffers, and into the client's own receive
+//!   buffer until the client's HTTP stack gets round to closing the abandoned connection (an
+//!   async client does that in a task of its own, a moment after the caller moved on);
+//!
+//!   The same holds for an answer whose body is longer than the client's cap
+//!   ([`Expectations::body_cap`]), even when the web saw it taken whole;
+//! - an unanswered one (the client timed out waiting): the web's notice of the hang-up, less
+//!   [`Expectations::hang_up_notice`], the time the web may take to notice (no earlier than the
+//!   request's arrival). Zero by default; it matters where real time is sped up (one real
+//!   millisecond of noticing is 0.6 s of scenario time at a time scale of 600).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -278,6 +296,17 @@ pub struct Expectations {
     /// Keep validators per client address rather than per run (a crawler's egress addresses
     /// normally share one store, so off by default).
     pub validators_per_peer: bool,
+    /// The most body bytes the client reads, when it has a cap: an answer with a longer body
+    /// was not read to the end by the client, though the web may have seen it taken whole (the
+    /// client's HTTP stack may read on in the background after the client moved on), so C3
+    /// measures it like an abandoned one, from its head. `None` by default.
+    pub body_cap: Option<u64>,
+    /// How long after a client hung up on a request that got no answer the web may stamp the
+    /// end, in real (monotonic) time: the web learns of the hang-up only when its connection
+    /// task next runs. C3 measures from that stamp less this (on the scenario clock: the
+    /// scenario time that passed meanwhile, read off the exchange's own stamps). Zero by
+    /// default.
+    pub hang_up_notice: Duration,
 }
 
 impl Default for Expectations {
@@ -292,6 +321,8 @@ impl Default for Expectations {
             blocked: Vec::new(),
             unconditional_ok: vec![ROBOTS_PATH.into()],
             validators_per_peer: false,
+            body_cap: None,
+            hang_up_notice: Duration::ZERO,
         }
     }
 }
@@ -342,46 +373,108 @@ fn user_agent(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violat
 }
 
 fn pacing(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
-    // Per host: the earlier exchange that ends last (None: never ended).
-    let mut latest: HashMap<&str, &Exchange> = HashMap::new();
+    // Per host: the earlier exchange that ends last for the client, with that end (None:
+    // never ended).
+    let mut latest: HashMap<&str, (&Exchange, Option<Stamp>)> = HashMap::new();
     for e in ordered {
-        if let Some(prev) = latest.get(e.host.as_str()) {
-            let overlaps = prev.ended.is_none_or(|end| e.started.mono < end.mono);
+        if let Some((prev, prev_end)) = latest.get(e.host.as_str()) {
+            let overlaps = prev_end.is_none_or(|end| e.started.mono < end.mono);
+            let noted = if stopped_early(prev, expect) {
+                format!(
+                    " (left early by the client: measured from {})",
+                    end_kind(prev)
+                )
+            } else {
+                String::new()
+            };
             if overlaps {
                 out.push(violation(
                     Rule::InFlight,
                     vec![prev.id, e.id],
                     format!(
-                        "{} {} started while {} was in flight on {}",
+                        "{} {} started while {} was in flight on {}{noted}",
                         e.method, e.target, prev.target, e.host
                     ),
                 ));
-            } else if let Some(end) = prev.ended {
-                let gap = elapsed(end, e.started, expect.gap_clock);
+            } else if let Some(end) = prev_end {
+                let gap = elapsed(*end, e.started, expect.gap_clock);
                 let min = expect.gap(&e.host);
                 if gap < min {
                     out.push(violation(
                         Rule::Gap,
                         vec![prev.id, e.id],
                         format!(
-                            "{} {} came {gap:?} after the previous request to {}, minimum {min:?}",
+                            "{} {} came {gap:?} after the previous request to {}, minimum \
+                             {min:?}{noted}",
                             e.method, e.target, e.host
                         ),
                     ));
                 }
             }
         }
+        let end = client_end(e, expect);
         let keep_prev =
             latest
                 .get(e.host.as_str())
-                .is_some_and(|prev| match (prev.ended, e.ended) {
+                .is_some_and(|(_, prev_end)| match (prev_end, end) {
                     (None, _) => true,
                     (Some(_), None) => false,
                     (Some(p), Some(n)) => p.mono >= n.mono,
                 });
         if !keep_prev {
-            latest.insert(e.host.as_str(), e);
+            latest.insert(e.host.as_str(), (e, end));
         }
+    }
+}
+
+/// The latest moment the client can be shown to have still been in exchange `e` (see the module
+/// docs): its recorded end, unless the client left it early.
+fn client_end(e: &Exchange, expect: &Expectations) -> Option<Stamp> {
+    let end = e.ended?;
+    if !stopped_early(e, expect) {
+        return Some(end);
+    }
+    Some(match e.responded {
+        Some(head) => head,
+        None => earlier(e.started, end, expect.hang_up_notice),
+    })
+}
+
+/// Whether the client left `e` before its end: it abandoned it, or the body was over its cap.
+fn stopped_early(e: &Exchange, expect: &Expectations) -> bool {
+    e.abandoned()
+        || (e.responded.is_some() && expect.body_cap.is_some_and(|cap| e.body_bytes > cap))
+}
+
+/// What [`client_end`] measures from, in words.
+fn end_kind(e: &Exchange) -> &'static str {
+    if e.responded.is_some() {
+        "its response head"
+    } else {
+        "its hang-up noticed, less the allowance for noticing"
+    }
+}
+
+/// The moment `by` (real time) before `end`, no earlier than `start`; its scenario time is read
+/// off the line from `start` to `end` (exact for a clock following real time at a scale).
+fn earlier(start: Stamp, end: Stamp, by: Duration) -> Stamp {
+    let span = end.mono.saturating_sub(start.mono);
+    if by.is_zero() || span.is_zero() {
+        return end;
+    }
+    let at = end.mono.saturating_sub(by).max(start.mono);
+    let back = end.mono - at;
+    let share = back.as_secs_f64() / span.as_secs_f64();
+    let scale = |from: SystemTime, to: SystemTime| {
+        let whole = to.duration_since(from).unwrap_or_default();
+        to.checked_sub(whole.mul_f64(share))
+            .unwrap_or(from)
+            .max(from)
+    };
+    Stamp {
+        mono: at,
+        wall: scale(start.wall, end.wall),
+        sim: scale(start.sim, end.sim),
     }
 }
 

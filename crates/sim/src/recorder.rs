@@ -82,7 +82,11 @@ pub struct Exchange {
     pub responded: Option<Stamp>,
     /// When the exchange ended: the body was fully sent, or the client went away.
     pub ended: Option<Stamp>,
-    /// Whether the full response was sent (false when the client left or the body was endless).
+    /// Whether the full response was sent and taken: false when the client left before the
+    /// last byte was handed over (no answer, an endless body, a body cut short) and when the
+    /// client broke the connection after it (it reset it with part of the answer unread, as a
+    /// client does that stops reading at its body cap: the kernel's buffers may have taken the
+    /// rest first).
     pub completed: bool,
 }
 
@@ -95,6 +99,13 @@ impl Exchange {
     /// The first response header named `name` (lower-case), as bytes.
     pub fn response_header(&self, name: &str) -> Option<&[u8]> {
         find(&self.response_headers, name)
+    }
+
+    /// Whether the client left before it had the whole answer: it got no answer at all, or
+    /// stopped reading the body. The web records the end of such an exchange when it notices,
+    /// which may be later than the client's own end (see [`crate::auditor`]).
+    pub fn abandoned(&self) -> bool {
+        self.ended.is_some() && !self.completed
     }
 
     /// The request's path without its query.

@@ -9,8 +9,10 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::io::ErrorKind;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
@@ -22,7 +24,8 @@ use hyper::header::{HeaderName, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 
 use crate::behaviour::{self, Answer, Behaviour, BodyPlan, Context, Resource};
@@ -255,7 +258,7 @@ struct HostState {
 #[derive(Debug, Clone)]
 struct Served {
     resource: Arc<Resource>,
-    hits: Arc<std::sync::atomic::AtomicU64>,
+    hits: Arc<AtomicU64>,
 }
 
 impl Served {
@@ -280,13 +283,25 @@ async fn accept_loop(listener: TcpListener, host: Arc<HostState>) {
                 };
                 let host = host.clone();
                 connections.spawn(async move {
+                    // The exchange served last on this connection.
+                    let last = Arc::new(AtomicU64::new(NO_EXCHANGE));
+                    let recorder = host.recorder.clone();
+                    let latest = last.clone();
                     let service = service_fn(move |req| {
-                        let host = host.clone();
-                        async move { Ok::<_, Infallible>(handle(host, peer, req).await) }
+                        let (host, latest) = (host.clone(), latest.clone());
+                        async move { Ok::<_, Infallible>(handle(host, peer, req, &latest).await) }
                     });
                     let mut builder = hyper::server::conn::http1::Builder::new();
                     builder.keep_alive(true).auto_date_header(false);
-                    let _ = builder.serve_connection(TokioIo::new(stream), service).await;
+                    let (io, reset) = Watched::new(stream);
+                    let _ = builder.serve_connection(TokioIo::new(io), service).await;
+                    // A client that resets the connection after an answer was handed over left
+                    // part of it unread (a client stopping at its body cap does): it did not
+                    // take it all, and may have left long before the web finished writing.
+                    let id = last.load(Ordering::Acquire);
+                    if reset.load(Ordering::Acquire) && id != NO_EXCHANGE {
+                        recorder.update(id, |e| e.completed = false);
+                    }
                 });
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -294,10 +309,79 @@ async fn accept_loop(listener: TcpListener, host: Arc<HostState>) {
     }
 }
 
+/// A connection that notes whether the client reset it: hyper takes a reset while it waits for
+/// the next request for a plain close, so the web watches the socket itself.
+struct Watched {
+    stream: TcpStream,
+    reset: Arc<AtomicBool>,
+}
+
+impl Watched {
+    fn new(stream: TcpStream) -> (Watched, Arc<AtomicBool>) {
+        let reset = Arc::new(AtomicBool::new(false));
+        let watched = Watched {
+            stream,
+            reset: reset.clone(),
+        };
+        (watched, reset)
+    }
+
+    fn note<T>(&self, poll: Poll<std::io::Result<T>>) -> Poll<std::io::Result<T>> {
+        if let Poll::Ready(Err(e)) = &poll
+            && matches!(
+                e.kind(),
+                ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::ConnectionAborted
+            )
+        {
+            self.reset.store(true, Ordering::Release);
+        }
+        poll
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let poll = Pin::new(&mut self.stream).poll_read(cx, buf);
+        self.note(poll)
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.note(poll)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        let poll = Pin::new(&mut self.stream).poll_flush(cx);
+        self.note(poll)
+    }
+
+    fn poll_shutdown(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let poll = Pin::new(&mut self.stream).poll_shutdown(cx);
+        self.note(poll)
+    }
+}
+
+/// No exchange served yet on a connection.
+const NO_EXCHANGE: u64 = u64::MAX;
+
 async fn handle(
     host: Arc<HostState>,
     peer: SocketAddr,
     req: Request<Incoming>,
+    latest: &AtomicU64,
 ) -> Response<SimBody> {
     let started = host.recorder.stamp();
     let target = req.uri().path_and_query().map_or_else(
@@ -331,6 +415,7 @@ async fn handle(
         ended: None,
         completed: false,
     });
+    latest.store(id, Ordering::Release);
     let guard = Finish {
         recorder: host.recorder.clone(),
         id,
@@ -349,9 +434,9 @@ async fn handle(
             .or_else(|| resources.get(path))
             .cloned()
     };
-    let hit = served.as_ref().map_or(1, |s| {
-        s.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
-    });
+    let hit = served
+        .as_ref()
+        .map_or(1, |s| s.hits.fetch_add(1, Ordering::Relaxed) + 1);
     let plan = {
         let port_of = |name: &str| host.table.get(name).map(|a| a.port());
         let cx = Context {

@@ -288,3 +288,30 @@ async fn malformed_feeds_are_served_byte_for_byte_with_a_feed_type() {
         assert_eq!(r.body, kind.body().to_vec(), "{kind:?}");
     }
 }
+
+#[tokio::test]
+async fn an_answer_the_client_leaves_unread_is_not_completed_though_all_was_handed_over() {
+    let web = one_host(vec![("/feed.xml", Resource::feed(FeedSpec::fixed("a")))]).await;
+    let port = web.addr("a.test").unwrap().port();
+    let mut stream = connect(web.addr("a.test").unwrap(), None).await;
+    // Keep-alive, as a crawler's pooled connection: the web waits for the next request.
+    let head = format!(
+        "GET /feed.xml HTTP/1.1\r\nHost: a.test:{port}\r\nUser-Agent: {}\r\n\r\n",
+        support::UA
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut start = [0u8; 12];
+    stream.read_exact(&mut start).await.unwrap();
+    assert_eq!(&start, b"HTTP/1.1 200");
+    // The whole answer is in the kernel's buffers: as far as the web can tell, it was sent.
+    let e = ended(web.recorder(), 0).await;
+    assert!(e.completed);
+    // The client stops reading (a body cap) and hangs up with the rest unread: a reset.
+    drop(stream);
+    let all = support::until(web.recorder(), |all| !all[0].completed).await;
+    assert!(all[0].abandoned());
+    assert_eq!(
+        all[0].ended, e.ended,
+        "the end stays when the web finished writing"
+    );
+}

@@ -242,6 +242,110 @@ fn c3_the_gap_is_measured_on_the_chosen_clock() {
     assert_eq!(check(&run, &real), [(Rule::Gap, vec![0, 1])]);
 }
 
+// C3: exchanges the client abandoned, whose end the web only notices
+
+/// `e` as the client abandoned it after its answer's head: the web went on writing (into the
+/// kernel's buffers, or noticing the hang-up) until `end` seconds.
+fn cut_at(mut e: Exchange, end: f64) -> Exchange {
+    e.ended = Some(stamp((end * 1000.0) as u64));
+    e.completed = false;
+    e
+}
+
+/// `e` got no answer; the web noticed the client hang up at `end` seconds.
+fn hung_up_at(mut e: Exchange, end: f64) -> Exchange {
+    e.status = None;
+    e.responded = None;
+    cut_at(e, end)
+}
+
+#[test]
+fn c3_an_answer_the_client_stopped_reading_ends_for_it_at_the_head() {
+    // The crawler read the head, found the body too large and left; the web wrote on until
+    // 10 s. The next request at 5 s is 5 s after the head: clean under a 2 s gap...
+    let run = [
+        cut_at(get(0, "a.test", "/huge", 0.0, 0.0), 10.0),
+        get(1, "a.test", "/next", 5.0, 5.5),
+    ];
+    assert_eq!(check(&run, &gap(2)), []);
+    // ...but not under a 6 s one, and a request the client took in full still ends at its end.
+    assert_eq!(check(&run, &gap(6)), [(Rule::Gap, vec![0, 1])]);
+    let mut whole = run.clone();
+    whole[0].completed = true;
+    assert_eq!(check(&whole, &gap(2)), [(Rule::InFlight, vec![0, 1])]);
+}
+
+#[test]
+fn c3_a_body_over_the_clients_cap_ends_for_it_at_the_head_though_taken_whole() {
+    // The web wrote 2 MiB until 10 s and saw it taken; the client reads 1 MiB at most.
+    let mut huge = get(0, "a.test", "/huge", 0.0, 10.0);
+    huge.body_bytes = 2 << 20;
+    let run = [huge, get(1, "a.test", "/next", 5.0, 5.5)];
+    assert_eq!(check(&run, &gap(2)), [(Rule::InFlight, vec![0, 1])]);
+    let capped = |cap| Expectations {
+        body_cap: Some(cap),
+        ..gap(2)
+    };
+    assert_eq!(check(&run, &capped(1 << 20)), []);
+    assert_eq!(
+        check(&run, &capped(2 << 20)),
+        [(Rule::InFlight, vec![0, 1])],
+        "a body within the cap was read to its end"
+    );
+}
+
+#[test]
+fn c3_a_hang_up_noticed_late_gets_only_the_allowance_for_noticing() {
+    // No answer; the client hung up, the web noticed at 10 s; the next request came at 9.8 s.
+    let run = [
+        hung_up_at(get(0, "a.test", "/silent", 0.0, 0.0), 10.0),
+        get(1, "a.test", "/silent", 9.8, 10.0),
+    ];
+    assert!(run[0].abandoned());
+    assert_eq!(
+        check(&run, &gap(0)),
+        [(Rule::InFlight, vec![0, 1])],
+        "strict by default"
+    );
+    let allow = |ms, secs| Expectations {
+        hang_up_notice: Duration::from_millis(ms),
+        ..gap(secs)
+    };
+    assert_eq!(check(&run, &allow(500, 0)), []);
+    assert_eq!(check(&run, &allow(500, 1)), [(Rule::Gap, vec![0, 1])]);
+    assert_eq!(check(&run, &allow(100, 0)), [(Rule::InFlight, vec![0, 1])]);
+    // Never earlier than the request's arrival.
+    let early = [
+        hung_up_at(get(0, "a.test", "/silent", 9.0, 9.0), 10.0),
+        get(1, "a.test", "/silent", 9.5, 10.0),
+    ];
+    assert_eq!(check(&early, &allow(5000, 1)), [(Rule::Gap, vec![0, 1])]);
+}
+
+#[test]
+fn c3_the_allowance_is_real_time_read_on_the_scenario_clock_at_its_scale() {
+    // Scenario time runs 600 times faster than real time: 10 ms real is 6 s of scenario.
+    let at = |ms: f64| {
+        let mut s = stamp(0);
+        s.mono = Duration::from_secs_f64(ms / 1000.0);
+        s.sim += Duration::from_secs_f64(ms * 0.6);
+        s
+    };
+    let mut silent = hung_up_at(get(0, "a.test", "/silent", 0.0, 0.0), 0.0);
+    (silent.started, silent.ended) = (at(0.0), Some(at(10.0)));
+    let mut next = get(1, "a.test", "/next", 0.0, 0.0);
+    (next.started, next.responded, next.ended) = (at(9.5), Some(at(9.6)), Some(at(9.7)));
+    let run = [silent, next];
+    let allow = |ms| Expectations {
+        hang_up_notice: Duration::from_millis(ms),
+        ..gap(1)
+    };
+    // 2 ms less: the end at 8 ms real, 4.8 s scenario; the next 0.9 s later.
+    assert_eq!(check(&run, &allow(2)), [(Rule::Gap, vec![0, 1])]);
+    // 3 ms less: 1.5 s.
+    assert_eq!(check(&run, &allow(3)), []);
+}
+
 // C4: echo
 
 const ETAG: &str = "W/\"v1-Ünïcode\"";

@@ -26,6 +26,17 @@ pub const SCALE: u32 = 3600;
 /// The User-Agent of every test run.
 pub const UA: &str = "tidings-test/1 (+https://tidings.example/bot)";
 
+/// How long (real time) the web may take to notice that the crawler hung up on a request that
+/// got no answer (a time-out), for [`Expectations::hang_up_notice`]: its connection task must
+/// run first, on a runtime it shares with the crawler (64 hosts at once in the big soak), on a
+/// 2-core machine other jobs load too. Measured in the big soak: the request after a time-out
+/// came as much as 10.3 ms before the web noticed the hang-up (load 9.7), so the web noticed
+/// at least 12 ms late (the crawler waits 1.7 ms: its 1 s gap at scale 600). At scale 600 this
+/// allowance is 12 s of scenario time, so the soak does not resolve the gap after a time-out;
+/// `wfm5_…` in scenarios.rs checks it with a gap of 120 s. Answers the crawler stopped
+/// reading need no allowance: the auditor measures them from their head.
+pub const HANG_UP_NOTICE: Duration = Duration::from_millis(20);
+
 /// A running web and a crawler pointed at it.
 pub struct Sim {
     pub web: RunningWeb,
@@ -34,6 +45,8 @@ pub struct Sim {
     pub profile: Profile,
     pub start: DateTime<Utc>,
     pub reports: Arc<Collect>,
+    /// The fetcher's body cap.
+    pub max_body_bytes: u64,
     _dir: tempfile::TempDir,
 }
 
@@ -132,6 +145,7 @@ pub async fn start_with(
         profile,
         start,
         reports: Arc::new(Collect::default()),
+        max_body_bytes: setup.max_body_bytes,
         _dir: dir,
     }
 }
@@ -193,13 +207,15 @@ impl Sim {
     }
 
     /// What the run promised, before per-test robots rules and gaps: our User-Agent, the
-    /// profile's gap on scenario time, robots.txt first on every host.
+    /// profile's gap on scenario time, robots.txt first on every host; bodies over the cap are
+    /// read no further than the cap.
     pub fn expectations(&self) -> Expectations {
         Expectations {
             user_agent: Some(UA.as_bytes().to_vec()),
             default_gap: Duration::from_secs_f64(self.profile.pacing.host_gap),
             gap_clock: TimeBase::Scenario,
             robots_first: self.web.host_names(),
+            body_cap: Some(self.max_body_bytes),
             ..Expectations::default()
         }
     }
@@ -218,31 +234,121 @@ pub fn gap(a: &Exchange, b: &Exchange) -> Duration {
         .unwrap_or_default()
 }
 
-/// A C3 violation measured from a request the crawler abandoned (no answer: it timed out and
-/// hung up) to the next request (the WFM5 second attempt or another URL). The server stamps the end of such an exchange when
-/// it notices the hang-up, a moment after the crawler's own end, from which the crawler
-/// measures its gap; at a time scale of 600 a millisecond of noticing is 0.6 s of scenario
-/// time. Not a breach: the auditor's "server times are inside the client's" does not hold
-/// for exchanges the client abandons.
-pub fn is_late_noticed_hang_up(v: &Violation, exchanges: &[Exchange]) -> bool {
-    after_abandoned(v, exchanges).is_some()
-}
-
-fn after_abandoned<'a>(
+/// A violation in full, for a failing test to explain itself: the rule and its detail, every
+/// exchange involved (connection, status, whether the body was all sent, bytes, and its start,
+/// response and end on the scenario and monotonic clocks), the gap between two exchanges on
+/// both clocks with the minimum expected, and the crawler's own request-log rows for the host
+/// around that time (crawler time, which runs a little behind scenario time).
+pub async fn explain(
+    sim: &Sim,
     v: &Violation,
-    exchanges: &'a [Exchange],
-) -> Option<(&'a Exchange, &'a Exchange)> {
-    let find = |id: u64| exchanges.iter().find(|e| e.id == id);
-    if !matches!(v.rule, tidings_sim::Rule::InFlight | tidings_sim::Rule::Gap) {
-        return None;
+    exchanges: &[Exchange],
+    expect: &Expectations,
+) -> String {
+    use std::fmt::Write as _;
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(SCENARIO_START_UNIX_SECS);
+    let at = |t: SystemTime| {
+        t.duration_since(start).map_or_else(
+            |_| "before start".into(),
+            |d| format!("+{:.3}s", d.as_secs_f64()),
+        )
+    };
+    let mono = |d: Duration| format!("{:.3}ms", d.as_secs_f64() * 1000.0);
+    let mut out = format!("{v}\n");
+    let involved: Vec<&Exchange> = v
+        .exchanges
+        .iter()
+        .filter_map(|id| exchanges.iter().find(|e| e.id == *id))
+        .collect();
+    for e in &involved {
+        let _ = writeln!(
+            out,
+            "  #{} {} {} {} from {} status {:?} completed {} body {} B\n    \
+             started {} ({}) responded {} ended {}",
+            e.id,
+            e.host,
+            e.method,
+            e.target,
+            e.peer,
+            e.status,
+            e.completed,
+            e.body_bytes,
+            at(e.started.sim),
+            mono(e.started.mono),
+            e.responded.map_or_else(
+                || "never".into(),
+                |s| format!("{} ({})", at(s.sim), mono(s.mono))
+            ),
+            e.ended.map_or_else(
+                || "never".into(),
+                |s| format!("{} ({})", at(s.sim), mono(s.mono))
+            ),
+        );
+        let sent: Vec<String> = e
+            .headers
+            .iter()
+            .filter(|h| h.name.starts_with("if-"))
+            .chain(e.response_headers.iter())
+            .map(|h| format!("{}: {}", h.name, h.value_str()))
+            .collect();
+        if !sent.is_empty() {
+            let _ = writeln!(out, "    headers {}", sent.join("; "));
+        }
     }
-    match v.exchanges[..] {
-        [a, b] => match (find(a), find(b)) {
-            (Some(a), Some(b)) if a.status.is_none() => Some((a, b)),
-            _ => None,
-        },
-        _ => None,
+    if let [a, b] = involved[..]
+        && let Some(end) = a.ended
+    {
+        let sim_gap = b.started.sim.duration_since(end.sim);
+        let mono_gap = b.started.mono.checked_sub(end.mono);
+        let min = expect
+            .gaps
+            .get(&b.host)
+            .copied()
+            .unwrap_or(expect.default_gap);
+        let _ = writeln!(
+            out,
+            "  end of #{} to start of #{}: {:?} scenario, {:?} monotonic (negative: None); \
+             minimum {min:?} scenario",
+            a.id,
+            b.id,
+            sim_gap.ok(),
+            mono_gap
+        );
     }
+    if let (Some(first), Some(last)) = (involved.first(), involved.last()) {
+        let query = tidings_store::LogQuery {
+            host: Some(first.host.clone()),
+            feed: None,
+            limit: 10_000,
+        };
+        let from = DateTime::<Utc>::from(first.started.sim) - chrono::Duration::minutes(30);
+        let to = DateTime::<Utc>::from(last.ended.unwrap_or(last.started).sim)
+            + chrono::Duration::minutes(30);
+        if let Ok(mut rows) = sim.store.request_log(&query).await {
+            rows.retain(|r| r.at >= from && r.at <= to);
+            rows.sort_by_key(|r| r.at);
+            let _ = writeln!(
+                out,
+                "  crawler's request log for {} around then:",
+                first.host
+            );
+            for r in rows {
+                let _ = writeln!(
+                    out,
+                    "    {} {} {} status {:?} {} {} ms, {} B: {}",
+                    at(r.at.into()),
+                    r.purpose,
+                    r.url,
+                    r.status,
+                    r.outcome,
+                    r.duration_ms,
+                    r.bytes,
+                    r.rule
+                );
+            }
+        }
+    }
+    out
 }
 
 /// Assert zero violations, printing them otherwise.
