@@ -1,0 +1,36 @@
+//! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1`, the bot page at
+//! `/bot` rendered from the running profile, and `/healthz`. Wire types live only here; the
+//! handlers read and write through the `Store` trait and never send requests to publishers.
+
+pub mod bot;
+pub mod problem;
+pub mod v1;
+
+use axum::Router;
+use axum::routing::get;
+use std::sync::Arc;
+use tidings_policy::Profile;
+use tidings_store::Store;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    /// The profile the crawler runs: the bot page is rendered from it.
+    pub profile: Arc<Profile>,
+    /// tidings' version, for the User-Agent shown on the bot page.
+    pub version: &'static str,
+}
+
+/// Every route.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .merge(v1::routes())
+        .merge(bot::routes())
+        .with_state(state)
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
