@@ -324,19 +324,26 @@ impl Crawler {
         log: Vec<RequestLogRow>,
         final_rule: Option<String>,
     ) -> Result<FeedReport, CrawlError> {
-        // Hashing and parsing a large body is CPU work: off the async threads, so other
-        // hosts' requests and timers are not held up by it.
-        let stored_hash = feed.content_hash.clone();
-        let (verdict, response) = tokio::task::spawn_blocking(move || {
-            let verdict = judge_body(stored_hash.as_deref(), &response);
-            (verdict, response)
-        })
-        .await
-        .map_err(|e| match e.try_into_panic() {
-            // A parser bug: the same panic as if it had run here (`read_one` catches it).
-            Ok(panic) => std::panic::resume_unwind(panic),
-            Err(e) => CrawlError::Internal(format!("reading the body was cancelled: {e}")),
-        })?;
+        // Hashing and parsing a body is CPU work: off the async threads, so other hosts'
+        // requests and timers are not held up by it. Answers without a body stay here.
+        let (verdict, response) = if matches!(response.outcome, FetchOutcome::Fetched(_)) {
+            let stored_hash = feed.content_hash.clone();
+            tokio::task::spawn_blocking(move || {
+                let verdict = judge_body(stored_hash.as_deref(), &response);
+                (verdict, response)
+            })
+            .await
+            .map_err(|e| match e.try_into_panic() {
+                // A parser bug: the same panic as if it had run here (`read_one` catches it).
+                Ok(panic) => std::panic::resume_unwind(panic),
+                Err(e) => CrawlError::Internal(format!("reading the body was cancelled: {e}")),
+            })?
+        } else {
+            (
+                judge_body(feed.content_hash.as_deref(), &response),
+                response,
+            )
+        };
         let decision = decide(
             &schedule_state(feed),
             &response.outcome,
