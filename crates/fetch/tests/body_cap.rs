@@ -119,3 +119,52 @@ async fn c8_error_bodies_are_not_read() {
     assert_eq!(got.outcome, FetchOutcome::NotFound);
     assert_eq!(got.bytes, 0);
 }
+
+#[tokio::test]
+async fn c8_a_refused_body_is_not_read_on_in_the_background() {
+    // The server announces 200 MB and writes as fast as it can: once the fetcher has refused
+    // the body, the connection must be dropped (the server's writes fail), not drained.
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const TOTAL: u64 = 200 * 1024 * 1024;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let written = Arc::new(AtomicU64::new(0));
+    let counter = written.clone();
+    let server = tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut request = [0u8; 4096];
+        let _ = stream.read(&mut request).await;
+        let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {TOTAL}\r\n\r\n");
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let chunk = vec![b'x'; 64 * 1024];
+        while counter.load(Ordering::Relaxed) < TOTAL {
+            if stream.write_all(&chunk).await.is_err() {
+                return false; // the client went away
+            }
+            counter.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        }
+        true
+    });
+    let url = url::Url::parse(&format!("http://127.0.0.1:{port}/feed")).unwrap();
+    let got = fetcher(capped())
+        .fetch(&tidings_fetch::FetchRequest::new(url))
+        .await;
+    assert_too_large(&got.outcome);
+    let finished = tokio::time::timeout(std::time::Duration::from_secs(30), server)
+        .await
+        .expect("the server's writes neither failed nor ended")
+        .unwrap();
+    assert!(
+        !finished,
+        "the whole refused body was read: {} bytes",
+        written.load(Ordering::Relaxed)
+    );
+    // What the kernel's socket buffers took before the close, no more.
+    assert!(
+        written.load(Ordering::Relaxed) < 64 * 1024 * 1024,
+        "{} bytes written",
+        written.load(Ordering::Relaxed)
+    );
+}
