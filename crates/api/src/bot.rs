@@ -6,8 +6,22 @@
 //! [`render`] is a pure function of (profile, language, version); the handler only picks the
 //! language and sets the headers.
 
+/// One sentence in the page's language: each arm is a format string that captures only
+/// locals already escaped or built from numbers.
+macro_rules! tr {
+    ($lang:expr, $en:literal, $fr:literal, $pt:literal $(,)?) => {
+        match $lang {
+            Lang::En => format!($en),
+            Lang::Fr => format!($fr),
+            Lang::Pt => format!($pt),
+        }
+    };
+}
+
+mod failures;
 mod lang;
 mod page;
+mod robots_txt;
 mod words;
 
 pub use lang::Lang;

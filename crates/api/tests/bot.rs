@@ -52,8 +52,9 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
             "worldfeedmonitor",
             &[
                 "Usual time between two reads of a feed: 15 minutes.",
-                "wait after each failure in a row: 15 minutes, 15 minutes, 1 hour, 1 hour, 6 \
-                 hours, 6 hours and 1 day; then 1 day again for each further one.",
+                "<strong>401 or 403 (forbidden), 429 (too many requests) or a bot challenge \
+                 page</strong>: successive failures wait 15 minutes, 15 minutes, 1 hour, 1 \
+                 hour, 6 hours, 6 hours and 1 day, and each further one 1 day.",
                 "<strong>Other failures</strong>: the next read waits 15 minutes",
                 "User-agent: WorldFeedMonitor\nDisallow: /",
             ],
@@ -75,8 +76,8 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                 "Usual time between two reads of a feed: 10 minutes.",
                 "Shortest, whatever the feed or the server says: 10 minutes.",
                 "at least: 2 seconds",
-                "10 minutes, 20 minutes, 40 minutes, 1 hour and 20 minutes, 2 hours and 40 \
-                 minutes, 5 hours and 20 minutes and 6 hours",
+                "10 minutes, 20 minutes, 40 minutes, 1 hour 20 minutes, 2 hours 40 minutes, 5 \
+                 hours 20 minutes and 6 hours",
                 "nor longer than 6 hours.",
                 "User-agent: DailyFootballBot",
             ],
@@ -97,8 +98,11 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                 "Usual time between two reads of a feed: 6 hours.",
                 "Shortest, whatever the feed or the server says: 1 hour.",
                 "Longest between two reads of an active feed: 2 days.",
-                "wait after each failure in a row: 2 times the feed’s interval, 4 times the \
-                 feed’s interval and 8 times the feed’s interval",
+                "<strong>429 (too many requests) or a bot challenge page</strong>: successive \
+                 failures wait 2, 4 and 8 times the feed’s interval, and each further one 8 \
+                 times the feed’s interval.",
+                "<strong>404 (not found) or 401 or 403 (forbidden)</strong>: after each \
+                 failure, the next read waits the feed’s interval.",
                 "After 4 failures in a row the feed is paused until a person resumes it.",
                 "After 2 failures in a row the feed is paused",
                 "at the first successful read there",
@@ -192,15 +196,15 @@ fn changing_a_profile_value_changes_the_page() {
             name: "ladder step (seconds)",
             base: "worldfeedmonitor",
             change: |p| p.ladders[0].steps[0] = 1200,
-            before: "in a row: 15 minutes, 15 minutes, 1 hour",
-            after: "in a row: 20 minutes, 15 minutes, 1 hour",
+            before: "failures wait 15 minutes, 15 minutes, 1 hour",
+            after: "failures wait 20 minutes, 15 minutes, 1 hour",
         },
         Change {
             name: "ladder step (interval)",
             base: "plainfeeder",
             change: |p| p.ladders[1].steps[0] = 3,
-            before: "in a row: 2 times the feed’s interval, 4 times",
-            after: "in a row: 3 times the feed’s interval, 4 times",
+            before: "failures wait 2, 4 and 8 times the feed’s interval",
+            after: "failures wait 3, 4 and 8 times the feed’s interval",
         },
         Change {
             name: "ladder pause_after",
@@ -324,7 +328,7 @@ fn changing_a_profile_value_changes_the_page() {
             base: "default",
             change: |p| p.fetch.timeout = 90,
             before: "headers and body: 30 seconds.",
-            after: "headers and body: 1 minute and 30 seconds.",
+            after: "headers and body: 1 minute 30 seconds.",
         },
         Change {
             name: "fetch.max_body_bytes",
@@ -388,7 +392,7 @@ fn translated_pages_carry_the_same_numbers() {
     for phrase in [
         "Intervalle habituel entre deux lectures d’un flux : 10 minutes.",
         "au moins : 2 secondes",
-        "10 minutes, 20 minutes, 40 minutes, 1 heure et 20 minutes",
+        "10 minutes, 20 minutes, 40 minutes, 1 heure 20 minutes",
         "10 Mio (10\u{202f}485\u{202f}760 octets)",
         "<a href=\"/bot?lang=en\" hreflang=\"en\" lang=\"en\">English</a>",
         "<a href=\"/bot?lang=pt\" hreflang=\"pt\" lang=\"pt\">Português</a>",

@@ -73,16 +73,42 @@ fn and(lang: Lang) -> &'static str {
     }
 }
 
-/// "a, b and c" in the page's language.
-pub fn join_and(lang: Lang, items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} {} {last}", init.join(", "), and(lang)),
+/// The word for "or" between the last two items of a list.
+fn or(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "or",
+        Lang::Fr | Lang::Pt => "ou",
     }
 }
 
-/// A whole number of seconds in words: "1 hour", "1 hour and 30 minutes", "2 days".
+fn join_last(items: &[String], word: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} {word} {last}", init.join(", ")),
+    }
+}
+
+/// "a, b and c" in the page's language.
+pub fn join_and(lang: Lang, items: &[String]) -> String {
+    join_last(items, and(lang))
+}
+
+/// "a, b or c" in the page's language.
+pub fn join_or(lang: Lang, items: &[String]) -> String {
+    join_last(items, or(lang))
+}
+
+/// The text with its first letter in upper case.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A whole number of seconds in words: "1 hour", "1 hour 30 minutes", "2 days".
 pub fn duration(lang: Lang, secs: u64) -> String {
     if secs == 0 {
         return format!("0 {}", unit_name(lang, Unit::Second, lang != Lang::Fr));
@@ -100,7 +126,12 @@ pub fn duration(lang: Lang, secs: u64) -> String {
             ));
         }
     }
-    join_and(lang, &parts)
+    // "1 hour 20 minutes" reads well in English and French, and keeps lists of durations
+    // unambiguous; Portuguese says "1 hora e 20 minutos".
+    match lang {
+        Lang::En | Lang::Fr => parts.join(" "),
+        Lang::Pt => join_and(lang, &parts),
+    }
 }
 
 /// Seconds that may have a fraction (the host gap): whole ones as [`duration`], others as a
@@ -166,17 +197,19 @@ mod tests {
         let rows: &[(Lang, u64, &str)] = &[
             (Lang::En, 3600, "1 hour"),
             (Lang::En, 900, "15 minutes"),
-            (Lang::En, 5400, "1 hour and 30 minutes"),
-            (Lang::En, 90_061, "1 day, 1 hour, 1 minute and 1 second"),
+            (Lang::En, 5400, "1 hour 30 minutes"),
+            (Lang::En, 90_061, "1 day 1 hour 1 minute 1 second"),
             (Lang::En, 2_592_000, "30 days"),
             (Lang::En, 0, "0 seconds"),
             (Lang::Fr, 3600, "1 heure"),
-            (Lang::Fr, 5400, "1 heure et 30 minutes"),
+            (Lang::Fr, 5400, "1 heure 30 minutes"),
             (Lang::Fr, 172_800, "2 jours"),
             (Lang::Fr, 0, "0 seconde"),
             (Lang::Pt, 900, "15 minutos"),
             (Lang::Pt, 86_400, "1 dia"),
             (Lang::Pt, 21_600, "6 horas"),
+            (Lang::Pt, 4800, "1 hora e 20 minutos"),
+            (Lang::Pt, 90_060, "1 dia, 1 hora e 1 minuto"),
         ];
         for &(lang, secs, want) in rows {
             assert_eq!(duration(lang, secs), want, "{lang:?} {secs}");
@@ -203,6 +236,17 @@ mod tests {
         );
         assert_eq!(bytes(Lang::Fr, 2048), "2 Kio (2\u{202f}048 octets)");
         assert_eq!(bytes(Lang::Pt, 1000), "1.000 bytes");
+    }
+
+    #[test]
+    fn lists_and_capitals() {
+        let items = ["a".to_string(), "b".to_string(), "c".to_string()];
+        assert_eq!(join_and(Lang::En, &items), "a, b and c");
+        assert_eq!(join_or(Lang::Fr, &items[..2]), "a ou b");
+        assert_eq!(join_or(Lang::Pt, &items[..1]), "a");
+        assert_eq!(capitalized("une page"), "Une page");
+        assert_eq!(capitalized("éte"), "Éte");
+        assert_eq!(capitalized(""), "");
     }
 
     #[test]
