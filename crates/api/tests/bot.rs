@@ -63,6 +63,7 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
             "serenereader",
             &[
                 "Usual time between two reads of a feed: 30 minutes.",
+                "<strong>Any failure</strong>: successive failures wait 15 minutes,",
                 "15 minutes, 30 minutes, 1 hour, 2 hours, 4 hours, 8 hours, 16 hours and 1 day",
                 "Feed addresses follow only the group for <code>User-agent: SereneReader</code>",
                 "If robots.txt answers 429 or 5xx, we read feeds as if there were no robots.txt.",

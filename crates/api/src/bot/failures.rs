@@ -7,7 +7,8 @@ use super::words::{capitalized, count, duration, join_and, join_or};
 use tidings_policy::Profile;
 use tidings_policy::profile::{FailureKind, Ladder, StepUnit};
 
-/// Every failure kind, to tell whether the ladders leave some to the doubling backoff.
+/// Every failure kind, to tell whether the ladders leave some to the doubling backoff and
+/// whether one ladder takes them all.
 const ALL_KINDS: [FailureKind; 9] = [
     FailureKind::Forbidden,
     FailureKind::TooManyRequests,
@@ -122,8 +123,12 @@ fn steps_list(lang: Lang, ladder: &Ladder) -> String {
 }
 
 fn ladder_line(lang: Lang, ladder: &Ladder) -> String {
-    let kinds: Vec<String> = ladder.on.iter().map(|&k| kind_words(lang, k)).collect();
-    let kinds = capitalized(&join_or(lang, &kinds));
+    let kinds = if ALL_KINDS.iter().all(|k| ladder.on.contains(k)) {
+        tr!(lang, "Any failure", "Tout échec", "Qualquer falha")
+    } else {
+        let kinds: Vec<String> = ladder.on.iter().map(|&k| kind_words(lang, k)).collect();
+        capitalized(&join_or(lang, &kinds))
+    };
     let mut line = match ladder.steps.as_slice() {
         [] => String::new(),
         [one] => {
