@@ -1,0 +1,494 @@
+//! The bot page as HTML, rendered from a [`Profile`]: every number and name on it is read from
+//! the profile, so the page cannot promise what the crawler does not do.
+//!
+//! Each sentence is written out in the three languages side by side (`tr!`); values go in
+//! only as escaped text ([`esc`]) or as words built here from numbers.
+
+use super::failures::{refusals, retry_after};
+use super::lang::Lang;
+use super::robots_txt::{blocking, robots};
+use super::words::{bytes, count, duration, esc, seconds_f64};
+use tidings_policy::Profile;
+
+/// The whole bot page for `profile` in `lang`; `version` fills the User-Agent's `{version}`.
+pub fn render(profile: &Profile, lang: Lang, version: &str) -> String {
+    let token = esc(&profile.robots.token);
+    let ua = esc(&profile.user_agent(version));
+    let mut html = String::with_capacity(12 * 1024);
+    let title = tr!(
+        lang,
+        "About {token}, a feed reader",
+        "À propos de {token}, un lecteur de flux",
+        "Sobre o {token}, um leitor de feeds",
+    );
+    html.push_str(&format!(
+        "<!DOCTYPE html>\n<html lang=\"{tag}\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/bot.css\">\n\
+         </head>\n<body>\n<header>\n",
+        tag = lang.tag()
+    ));
+    html.push_str(&languages_nav(lang));
+    html.push_str(&format!("<h1>{title}</h1>\n<p>"));
+    html.push_str(&tr!(
+        lang,
+        "{token} reads the RSS, Atom and JSON feeds its users subscribe to. This page is \
+         generated from the settings the crawler is running with: what it says is what it does.",
+        "{token} lit les flux RSS, Atom et JSON auxquels ses utilisateurs sont abonnés. Cette \
+         page est produite à partir des réglages avec lesquels le robot fonctionne : ce \
+         qu’elle dit, c’est ce qu’il fait.",
+        "O {token} lê os feeds RSS, Atom e JSON que seus usuários assinam. Esta página é gerada \
+         a partir das configurações com que o robô está rodando: o que ela diz é o que ele faz.",
+    ));
+    html.push_str("</p>\n</header>\n<main>\n");
+
+    user_agent(&mut html, lang, &ua, &token);
+    fetched(&mut html, profile, lang);
+    how_often(&mut html, profile, lang);
+    conditional(&mut html, lang);
+    refusals(&mut html, profile, lang);
+    retry_after(&mut html, profile, lang);
+    robots(&mut html, profile, lang, &token);
+    redirects(&mut html, profile, lang);
+    limits(&mut html, profile, lang);
+    blocking(&mut html, profile, lang, &token, version);
+
+    let name = esc(&profile.name);
+    let version = esc(version);
+    html.push_str("</main>\n<footer>\n<p>");
+    html.push_str(&tr!(
+        lang,
+        "Generated from the profile <code>{name}</code> of tidings {version}.",
+        "Page produite à partir du profil <code>{name}</code> de tidings {version}.",
+        "Página gerada a partir do perfil <code>{name}</code> do tidings {version}.",
+    ));
+    html.push_str("</p>\n</footer>\n</body>\n</html>\n");
+    html
+}
+
+fn languages_nav(lang: Lang) -> String {
+    let label = tr!(lang, "Other languages", "Autres langues", "Outros idiomas");
+    let mut nav = format!("<nav aria-label=\"{label}\">\n<ul class=\"langs\">\n");
+    for other in Lang::ALL.into_iter().filter(|&l| l != lang) {
+        nav.push_str(&format!(
+            "<li><a href=\"/bot?lang={t}\" hreflang=\"{t}\" lang=\"{t}\">{name}</a></li>\n",
+            t = other.tag(),
+            name = other.endonym()
+        ));
+    }
+    nav.push_str("</ul>\n</nav>\n");
+    nav
+}
+
+pub(super) fn section_start(html: &mut String, id: &str, heading: &str) {
+    html.push_str(&format!(
+        "<section aria-labelledby=\"{id}\">\n<h2 id=\"{id}\">{heading}</h2>\n"
+    ));
+}
+
+pub(super) fn para(html: &mut String, text: &str) {
+    html.push_str(&format!("<p>{text}</p>\n"));
+}
+
+pub(super) fn list(html: &mut String, items: &[String]) {
+    html.push_str("<ul>\n");
+    for item in items {
+        html.push_str(&format!("<li>{item}</li>\n"));
+    }
+    html.push_str("</ul>\n");
+}
+
+fn user_agent(html: &mut String, lang: Lang, ua: &str, token: &str) {
+    section_start(html, "user-agent", "User-Agent");
+    para(
+        html,
+        &tr!(
+            lang,
+            "Every request we make carries this User-Agent:",
+            "Chacune de nos requêtes porte ce User-Agent :",
+            "Toda requisição que fazemos traz este User-Agent:",
+        ),
+    );
+    html.push_str(&format!("<p class=\"ua\"><code>{ua}</code></p>\n"));
+    para(
+        html,
+        &tr!(
+            lang,
+            "We never pose as a browser and never change it to get a different answer. In \
+             robots.txt the bot answers to the name <code>{token}</code>.",
+            "Nous ne nous faisons jamais passer pour un navigateur et ne le changeons jamais \
+             pour obtenir une autre réponse. Dans robots.txt, le robot répond au nom \
+             <code>{token}</code>.",
+            "Nunca nos passamos por um navegador nem o trocamos para obter outra resposta. No \
+             robots.txt, o robô responde pelo nome <code>{token}</code>.",
+        ),
+    );
+    html.push_str("</section>\n");
+}
+
+fn fetched(html: &mut String, profile: &Profile, lang: Lang) {
+    let max_age = duration(lang, profile.robots.max_age);
+    section_start(
+        html,
+        "fetched",
+        &tr!(lang, "What it fetches", "Ce qu’il lit", "O que ele busca"),
+    );
+    list(
+        html,
+        &[
+            tr!(
+                lang,
+                "The feed addresses our users subscribed to, and nothing else from your site: \
+                 no pages, images or links found in the feeds.",
+                "Les adresses de flux auxquelles nos utilisateurs se sont abonnés, et rien \
+                 d’autre de votre site : ni pages, ni images, ni liens trouvés dans les flux.",
+                "Os endereços de feed que nossos usuários assinaram e nada mais do seu site: \
+                 nem páginas, nem imagens, nem links encontrados nos feeds.",
+            ),
+            tr!(
+                lang,
+                "<code>/robots.txt</code> of each host, read again once our copy is older \
+                 than {max_age}.",
+                "Le fichier <code>/robots.txt</code> de chaque hôte, relu dès que notre copie \
+                 date de plus de {max_age}.",
+                "O <code>/robots.txt</code> de cada host, lido de novo quando a nossa cópia \
+                 tem mais de {max_age}.",
+            ),
+        ],
+    );
+    html.push_str("</section>\n");
+}
+
+fn how_often(html: &mut String, profile: &Profile, lang: Lang) {
+    let s = &profile.schedule;
+    let (default, min, max) = (
+        duration(lang, s.default_interval),
+        duration(lang, s.min_interval),
+        duration(lang, s.max_interval),
+    );
+    let gap = seconds_f64(lang, profile.pacing.host_gap);
+    section_start(
+        html,
+        "how-often",
+        &tr!(lang, "How often", "À quel rythme", "Com que frequência"),
+    );
+    let gap_line = if profile.robots.crawl_delay {
+        tr!(
+            lang,
+            "Between two requests to the same host, at least: {gap} (more if your robots.txt \
+             asks for it, see below).",
+            "Entre deux requêtes vers un même hôte, au moins : {gap} (davantage si votre \
+             robots.txt le demande, voir plus bas).",
+            "Entre duas requisições ao mesmo host, no mínimo: {gap} (mais, se o seu robots.txt \
+             pedir; veja abaixo).",
+        )
+    } else {
+        tr!(
+            lang,
+            "Between two requests to the same host, at least: {gap}.",
+            "Entre deux requêtes vers un même hôte, au moins : {gap}.",
+            "Entre duas requisições ao mesmo host, no mínimo: {gap}.",
+        )
+    };
+    list(
+        html,
+        &[
+            tr!(
+                lang,
+                "Usual time between two reads of a feed: {default}.",
+                "Intervalle habituel entre deux lectures d’un flux : {default}.",
+                "Intervalo habitual entre duas leituras de um feed: {default}.",
+            ),
+            tr!(
+                lang,
+                "Shortest, whatever the feed or the server says: {min}.",
+                "Intervalle le plus court, quoi que disent le flux ou le serveur : {min}.",
+                "Intervalo mais curto, diga o que disser o feed ou o servidor: {min}.",
+            ),
+            tr!(
+                lang,
+                "Longest between two reads of an active feed: {max}.",
+                "Intervalle le plus long entre deux lectures d’un flux actif : {max}.",
+                "Intervalo mais longo entre duas leituras de um feed ativo: {max}.",
+            ),
+            gap_line,
+        ],
+    );
+    hints(html, profile, lang, &min, &max);
+    html.push_str("</section>\n");
+}
+
+fn hints(html: &mut String, profile: &Profile, lang: Lang, min: &str, max: &str) {
+    let h = &profile.hints;
+    html.push_str(&format!(
+        "<h3>{}</h3>\n",
+        tr!(
+            lang,
+            "What your feed can ask for",
+            "Ce que votre flux peut demander",
+            "O que o seu feed pode pedir",
+        )
+    ));
+    let mut longer = Vec::new();
+    if h.ttl {
+        longer.push(tr!(
+            lang,
+            "RSS <code>ttl</code>: the interval is at least that many minutes.",
+            "<code>ttl</code> (RSS) : l’intervalle dure au moins ce nombre de minutes.",
+            "<code>ttl</code> do RSS: o intervalo é de pelo menos esse número de minutos.",
+        ));
+    }
+    if h.skip_hours {
+        longer.push(tr!(
+            lang,
+            "RSS <code>skipHours</code> and <code>skipDays</code>: no read is scheduled in \
+             those hours (GMT) or days.",
+            "<code>skipHours</code> et <code>skipDays</code> (RSS) : aucune lecture n’est \
+             prévue pendant ces heures (GMT) ou ces jours.",
+            "<code>skipHours</code> e <code>skipDays</code> do RSS: nenhuma leitura é agendada \
+             nessas horas (GMT) ou nesses dias.",
+        ));
+    }
+    if h.syndication {
+        longer.push(tr!(
+            lang,
+            "<code>sy:updatePeriod</code> and <code>sy:updateFrequency</code>: the interval is \
+             at least the period they give.",
+            "<code>sy:updatePeriod</code> et <code>sy:updateFrequency</code> : l’intervalle \
+             est au moins la période indiquée.",
+            "<code>sy:updatePeriod</code> e <code>sy:updateFrequency</code>: o intervalo é de \
+             pelo menos o período indicado.",
+        ));
+    }
+    if h.cache_control {
+        longer.push(tr!(
+            lang,
+            "<code>Cache-Control: max-age</code> and <code>Expires</code> on your answers: no \
+             read before they run out.",
+            "<code>Cache-Control: max-age</code> et <code>Expires</code> dans vos réponses : \
+             pas de nouvelle lecture avant leur échéance.",
+            "<code>Cache-Control: max-age</code> e <code>Expires</code> nas suas respostas: \
+             nenhuma leitura antes de expirarem.",
+        ));
+    }
+    if longer.is_empty() {
+        para(
+            html,
+            &tr!(
+                lang,
+                "We do not read <code>ttl</code>, <code>skipHours</code>, \
+                 <code>sy:updatePeriod</code> or <code>Cache-Control</code>: only the \
+                 intervals above apply.",
+                "Nous ne tenons pas compte de <code>ttl</code>, <code>skipHours</code>, \
+                 <code>sy:updatePeriod</code> ni <code>Cache-Control</code> : seuls les \
+                 intervalles ci-dessus s’appliquent.",
+                "Não levamos em conta <code>ttl</code>, <code>skipHours</code>, \
+                 <code>sy:updatePeriod</code> nem <code>Cache-Control</code>: valem só os \
+                 intervalos acima.",
+            ),
+        );
+    } else {
+        para(
+            html,
+            &tr!(
+                lang,
+                "These hints can only make us wait longer, never shorter:",
+                "Ces indications ne peuvent que nous faire attendre plus longtemps, jamais \
+                 moins :",
+                "Estas indicações só podem nos fazer esperar mais, nunca menos:",
+            ),
+        );
+        list(html, &longer);
+    }
+    if h.adaptive {
+        para(
+            html,
+            &tr!(
+                lang,
+                "The interval also follows how often the feed publishes, between {min} and \
+                 {max}.",
+                "L’intervalle suit aussi le rythme de publication du flux, entre {min} et \
+                 {max}.",
+                "O intervalo também acompanha o ritmo de publicação do feed, entre {min} e \
+                 {max}.",
+            ),
+        );
+    }
+    if h.jitter > 0.0 {
+        let pct = percent(lang, h.jitter);
+        para(
+            html,
+            &tr!(
+                lang,
+                "Each wait is lengthened by up to {pct}, by a different amount for each feed, \
+                 so that feeds do not all arrive at once.",
+                "Chaque attente est allongée de {pct} au plus, d’une valeur propre à chaque \
+                 flux, pour que les flux n’arrivent pas tous en même temps.",
+                "Cada espera é alongada em até {pct}, num valor diferente para cada feed, para \
+                 que os feeds não cheguem todos ao mesmo tempo.",
+            ),
+        );
+    }
+}
+
+/// A fraction as a percentage: "10%", « 10 % », "10%".
+fn percent(lang: Lang, fraction: f64) -> String {
+    let n = (fraction * 1000.0).round() / 10.0;
+    let text = format!("{n}");
+    match lang {
+        Lang::En => format!("{text}%"),
+        Lang::Fr => format!("{}\u{202f}%", text.replace('.', ",")),
+        Lang::Pt => format!("{}%", text.replace('.', ",")),
+    }
+}
+
+fn conditional(html: &mut String, lang: Lang) {
+    section_start(
+        html,
+        "conditional",
+        &tr!(
+            lang,
+            "Conditional requests",
+            "Requêtes conditionnelles",
+            "Requisições condicionais",
+        ),
+    );
+    para(
+        html,
+        &tr!(
+            lang,
+            "Each read sends back the <code>ETag</code> and <code>Last-Modified</code> values \
+             of the previous answer exactly as received (<code>If-None-Match</code>, \
+             <code>If-Modified-Since</code>), so a feed that has not changed costs you a \
+             <code>304 Not Modified</code> and no body. Only the first read of a feed is \
+             unconditional.",
+            "Chaque lecture renvoie les valeurs <code>ETag</code> et <code>Last-Modified</code> \
+             de la réponse précédente telles que reçues (<code>If-None-Match</code>, \
+             <code>If-Modified-Since</code>) : un flux inchangé ne vous coûte qu’une réponse \
+             <code>304 Not Modified</code>, sans corps. Seule la première lecture d’un flux est \
+             inconditionnelle.",
+            "Cada leitura reenvia os valores <code>ETag</code> e <code>Last-Modified</code> da \
+             resposta anterior exatamente como recebidos (<code>If-None-Match</code>, \
+             <code>If-Modified-Since</code>): um feed que não mudou custa só um \
+             <code>304 Not Modified</code>, sem corpo. Só a primeira leitura de um feed é \
+             incondicional.",
+        ),
+    );
+    html.push_str("</section>\n");
+}
+
+fn redirects(html: &mut String, profile: &Profile, lang: Lang) {
+    let hops = profile.fetch.max_redirects;
+    let n = count(lang, u64::from(hops));
+    section_start(
+        html,
+        "redirects",
+        &tr!(lang, "Redirects", "Redirections", "Redirecionamentos"),
+    );
+    let mut items = vec![if hops == 0 {
+        tr!(
+            lang,
+            "We do not follow redirects.",
+            "Nous ne suivons pas les redirections.",
+            "Não seguimos redirecionamentos.",
+        )
+    } else {
+        tr!(
+            lang,
+            "We follow up to {n} redirects per read, each a request of its own.",
+            "Nous suivons jusqu’à {n} redirections par lecture, chacune étant une requête à \
+             part entière.",
+            "Seguimos até {n} redirecionamentos por leitura, cada um sendo uma requisição \
+             própria.",
+        )
+    }];
+    let after = profile.redirects.persist_permanent_after;
+    items.push(if after == 0 {
+        tr!(
+            lang,
+            "A permanent redirect (301 or 308) moves the feed’s stored address to its target \
+             at the first successful read there.",
+            "Une redirection permanente (301 ou 308) remplace l’adresse enregistrée du flux \
+             par sa cible dès la première lecture réussie.",
+            "Um redirecionamento permanente (301 ou 308) troca o endereço salvo do feed pelo \
+             destino já na primeira leitura bem-sucedida.",
+        )
+    } else {
+        let d = duration(lang, after);
+        tr!(
+            lang,
+            "A permanent redirect (301 or 308) moves the feed’s stored address to its target \
+             once it has pointed there for {d} of successful reads.",
+            "Une redirection permanente (301 ou 308) qui mène à la même cible pendant {d} de \
+             lectures réussies remplace l’adresse enregistrée du flux par cette cible.",
+            "Um redirecionamento permanente (301 ou 308) troca o endereço salvo do feed pelo \
+             destino depois de apontar para ele durante {d} de leituras bem-sucedidas.",
+        )
+    });
+    items.push(tr!(
+        lang,
+        "Temporary redirects (302, 307) never change it.",
+        "Les redirections temporaires (302, 307) ne la changent jamais.",
+        "Redirecionamentos temporários (302, 307) nunca o alteram.",
+    ));
+    list(html, &items);
+    html.push_str("</section>\n");
+}
+
+fn limits(html: &mut String, profile: &Profile, lang: Lang) {
+    let f = &profile.fetch;
+    let (connect, whole, body) = (
+        duration(lang, f.connect_timeout),
+        duration(lang, f.timeout),
+        bytes(lang, f.max_body_bytes),
+    );
+    section_start(
+        html,
+        "limits",
+        &tr!(
+            lang,
+            "Limits on each request",
+            "Limites de chaque requête",
+            "Limites de cada requisição",
+        ),
+    );
+    list(
+        html,
+        &[
+            tr!(
+                lang,
+                "Time allowed to connect: {connect}.",
+                "Temps accordé pour se connecter : {connect}.",
+                "Tempo para conectar: {connect}.",
+            ),
+            tr!(
+                lang,
+                "Time allowed for a whole answer, headers and body: {whole}.",
+                "Temps accordé pour une réponse entière, en-têtes et corps : {whole}.",
+                "Tempo para uma resposta inteira, cabeçalhos e corpo: {whole}.",
+            ),
+            tr!(
+                lang,
+                "Largest body read, counted after decompression: {body}; a larger feed is not \
+                 read.",
+                "Plus gros corps lu, compté après décompression : {body} ; un flux plus gros \
+                 n’est pas lu.",
+                "Maior corpo lido, contado após a descompressão: {body}; um feed maior não é \
+                 lido.",
+            ),
+        ],
+    );
+    html.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_follow_the_language() {
+        assert_eq!(percent(Lang::En, 0.1), "10%");
+        assert_eq!(percent(Lang::Fr, 0.125), "12,5\u{202f}%");
+        assert_eq!(percent(Lang::Pt, 0.05), "5%");
+    }
+}

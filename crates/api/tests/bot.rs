@@ -1,0 +1,572 @@
+//! The bot page: rendered from the profile (every embedded one, and changed ones), in three
+//! languages, escaped, well formed, and served with strict headers.
+
+use std::sync::Arc;
+use tidings_api::bot::{Lang, render};
+use tidings_api::{AppState, router};
+use tidings_policy::Profile;
+use tidings_policy::profile::{EMBEDDED, LongCrawlDelay, OnRobotsFailure};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const VERSION: &str = "9.8.7";
+
+fn embedded(name: &str) -> Profile {
+    match Profile::embedded(name) {
+        Ok(p) => p,
+        Err(e) => panic!("embedded profile {name}: {e}"),
+    }
+}
+
+/// The phrases (English) each embedded profile's page must show: its numbers in words.
+#[test]
+fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
+    let rows: &[(&str, &[&str])] = &[
+        (
+            "default",
+            &[
+                "Usual time between two reads of a feed: 1 hour.",
+                "Shortest, whatever the feed or the server says: 15 minutes.",
+                "Longest between two reads of an active feed: 1 day.",
+                "at least: 1 second",
+                "<strong>Any failure</strong>: the next read waits 15 minutes",
+                "up to 1 day",
+                "counts as 30 days",
+                "up to 1 minute",
+                "A longer crawl-delay counts as 1 minute.",
+                "If robots.txt answers 429 or 5xx, we read nothing from that host",
+                "If robots.txt cannot be reached at all, we read nothing now and ask for \
+                 robots.txt again after 15 minutes.",
+                "otherwise the <code>User-agent: *</code> group",
+                "for 7 days of successful reads",
+                "up to 5 redirects",
+                "Time allowed to connect: 10 seconds.",
+                "headers and body: 30 seconds.",
+                "10 MiB (10,485,760 bytes)",
+                "up to 10%",
+                "User-agent: tidings\nDisallow: /",
+                "Contact: see <a href=\"https://tidings.example/bot\">",
+                "allowing up to 2 times the usual time",
+            ],
+        ),
+        (
+            "worldfeedmonitor",
+            &[
+                "Usual time between two reads of a feed: 15 minutes.",
+                "<strong>401 or 403 (forbidden), 429 (too many requests) or a bot challenge \
+                 page</strong>: successive failures wait 15 minutes, 15 minutes, 1 hour, 1 \
+                 hour, 6 hours, 6 hours and 1 day, and each further one 1 day.",
+                "<strong>Other failures</strong>: the next read waits 15 minutes",
+                "User-agent: WorldFeedMonitor\nDisallow: /",
+            ],
+        ),
+        (
+            "serenereader",
+            &[
+                "Usual time between two reads of a feed: 30 minutes.",
+                "<strong>Any failure</strong>: successive failures wait 15 minutes,",
+                "15 minutes, 30 minutes, 1 hour, 2 hours, 4 hours, 8 hours, 16 hours and 1 day",
+                "Feed addresses follow only the group for <code>User-agent: SereneReader</code>",
+                "If robots.txt answers 429 or 5xx, we read feeds as if there were no robots.txt.",
+                "does not wait for it",
+                "Rules under <code>User-agent: *</code> alone do not stop feed reads",
+            ],
+        ),
+        (
+            "dailyfootballbot",
+            &[
+                "Usual time between two reads of a feed: 10 minutes.",
+                "Shortest, whatever the feed or the server says: 10 minutes.",
+                "at least: 2 seconds",
+                "10 minutes, 20 minutes, 40 minutes, 1 hour 20 minutes, 2 hours 40 minutes, 5 \
+                 hours 20 minutes and 6 hours",
+                "nor longer than 6 hours.",
+                "User-agent: DailyFootballBot",
+            ],
+        ),
+        (
+            "ffbot",
+            &[
+                "If robots.txt answers 429 or 5xx, we read nothing now and ask for robots.txt \
+                 again after 15 minutes.",
+                "A longer one (up to 1 hour) is kept in full",
+                "User-agent: FFBot",
+                "Contact: see <a href=\"https://rssfeeds.org/feedfinder/\">",
+            ],
+        ),
+        (
+            "plainfeeder",
+            &[
+                "Usual time between two reads of a feed: 6 hours.",
+                "Shortest, whatever the feed or the server says: 1 hour.",
+                "Longest between two reads of an active feed: 2 days.",
+                "<strong>429 (too many requests) or a bot challenge page</strong>: successive \
+                 failures wait 2, 4 and 8 times the feed’s interval, and each further one 8 \
+                 times the feed’s interval.",
+                "<strong>404 (not found) or 401 or 403 (forbidden)</strong>: after each \
+                 failure, the next read waits the feed’s interval.",
+                "After 4 failures in a row the feed is paused until a person resumes it.",
+                "After 2 failures in a row the feed is paused",
+                "at the first successful read there",
+                "PlainFeeder v9.8.7 (+http://plainfeeder.com/about)",
+            ],
+        ),
+    ];
+    assert_eq!(rows.len(), EMBEDDED.len(), "one row per embedded profile");
+    for &(name, phrases) in rows {
+        let profile = embedded(name);
+        let ua = profile.user_agent(VERSION);
+        for lang in Lang::ALL {
+            let page = render(&profile, lang, VERSION);
+            assert!(page.contains(&ua), "{name} {lang:?}: no User-Agent {ua}");
+            assert!(
+                page.contains(&format!("User-agent: {}", profile.robots.token)),
+                "{name} {lang:?}: no token"
+            );
+            assert!(page.contains(&format!("<html lang=\"{}\">", lang.tag())));
+        }
+        let page = render(&profile, Lang::En, VERSION);
+        for phrase in phrases {
+            assert!(page.contains(phrase), "{name}: missing {phrase:?}\n{page}");
+        }
+    }
+}
+
+/// One profile change and the phrase it must replace (English page of `base`); an empty
+/// `after` means the phrase only goes away.
+struct Change {
+    name: &'static str,
+    base: &'static str,
+    change: fn(&mut Profile),
+    before: &'static str,
+    after: &'static str,
+}
+
+#[test]
+fn changing_a_profile_value_changes_the_page() {
+    let rows = [
+        Change {
+            name: "schedule.default_interval",
+            base: "default",
+            change: |p| p.schedule.default_interval = 7200,
+            before: "reads of a feed: 1 hour.",
+            after: "reads of a feed: 2 hours.",
+        },
+        Change {
+            name: "schedule.min_interval",
+            base: "default",
+            change: |p| p.schedule.min_interval = 1200,
+            before: "server says: 15 minutes.",
+            after: "server says: 20 minutes.",
+        },
+        Change {
+            name: "schedule.max_interval",
+            base: "default",
+            change: |p| p.schedule.max_interval = 3 * 86_400,
+            before: "active feed: 1 day.",
+            after: "active feed: 3 days.",
+        },
+        Change {
+            name: "pacing.host_gap",
+            base: "default",
+            change: |p| p.pacing.host_gap = 2.5,
+            before: "same host, at least: 1 second",
+            after: "same host, at least: 2.5 seconds",
+        },
+        Change {
+            name: "backoff.first",
+            base: "default",
+            change: |p| p.backoff.first = 1800,
+            before: "the next read waits 15 minutes",
+            after: "the next read waits 30 minutes",
+        },
+        Change {
+            name: "backoff.max",
+            base: "default",
+            change: |p| p.backoff.max = 2 * 86_400,
+            before: "failure in a row, up to 1 day.",
+            after: "failure in a row, up to 2 days.",
+        },
+        Change {
+            name: "backoff.retry_after_max",
+            base: "default",
+            change: |p| p.backoff.retry_after_max = 7 * 86_400,
+            before: "further out than 30 days counts as 30 days",
+            after: "further out than 7 days counts as 7 days",
+        },
+        Change {
+            name: "ladder step (seconds)",
+            base: "worldfeedmonitor",
+            change: |p| p.ladders[0].steps[0] = 1200,
+            before: "failures wait 15 minutes, 15 minutes, 1 hour",
+            after: "failures wait 20 minutes, 15 minutes, 1 hour",
+        },
+        Change {
+            name: "ladder step (interval)",
+            base: "plainfeeder",
+            change: |p| p.ladders[1].steps[0] = 3,
+            before: "failures wait 2, 4 and 8 times the feed’s interval",
+            after: "failures wait 3, 4 and 8 times the feed’s interval",
+        },
+        Change {
+            name: "ladder pause_after",
+            base: "plainfeeder",
+            change: |p| p.ladders[2].pause_after = 3,
+            before: "After 2 failures in a row",
+            after: "After 3 failures in a row",
+        },
+        Change {
+            name: "robots.token",
+            base: "default",
+            change: |p| p.robots.token = "NewsBot".into(),
+            before: "User-agent: tidings\nDisallow: /",
+            after: "User-agent: NewsBot\nDisallow: /",
+        },
+        Change {
+            name: "robots.star_group_for_feeds",
+            base: "default",
+            change: |p| p.robots.star_group_for_feeds = false,
+            before: "otherwise the <code>User-agent: *</code> group",
+            after: "Feed addresses follow only the group",
+        },
+        Change {
+            name: "robots.on_server_error",
+            base: "default",
+            change: |p| p.robots.on_server_error = OnRobotsFailure::Allow,
+            before: "answers 429 or 5xx, we read nothing from that host",
+            after: "answers 429 or 5xx, we read feeds as if there were no robots.txt",
+        },
+        Change {
+            name: "robots.on_unreachable",
+            base: "default",
+            change: |p| p.robots.on_unreachable = OnRobotsFailure::Disallow,
+            before: "reached at all, we read nothing now",
+            after: "reached at all, we read nothing from that host",
+        },
+        Change {
+            name: "robots.max_age",
+            base: "default",
+            change: |p| p.robots.max_age = 43_200,
+            before: "older than 1 day",
+            after: "older than 12 hours",
+        },
+        Change {
+            name: "robots.crawl_delay_cap",
+            base: "default",
+            change: |p| p.robots.crawl_delay_cap = 120,
+            before: "A longer crawl-delay counts as 1 minute.",
+            after: "A longer crawl-delay counts as 2 minutes.",
+        },
+        Change {
+            name: "robots.long_crawl_delay",
+            base: "default",
+            change: |p| p.robots.long_crawl_delay = LongCrawlDelay::Pause,
+            before: "A longer crawl-delay counts as",
+            after: "is kept in full",
+        },
+        Change {
+            name: "robots.crawl_delay off",
+            base: "default",
+            change: |p| p.robots.crawl_delay = false,
+            before: "We honour <code>Crawl-delay</code>",
+            after: "We do not read <code>Crawl-delay</code>",
+        },
+        Change {
+            name: "retry.no_answer_patience",
+            base: "default",
+            change: |p| p.retry.no_answer_patience = 3,
+            before: "allowing up to 2 times the usual time",
+            after: "allowing up to 3 times the usual time",
+        },
+        Change {
+            name: "retry off",
+            base: "default",
+            change: |p| p.retry.no_answer_patience = 0,
+            before: "tried once more at once",
+            after: "is not tried again before its next scheduled read",
+        },
+        Change {
+            name: "hints all off",
+            base: "default",
+            change: |p| {
+                p.hints.ttl = false;
+                p.hints.skip_hours = false;
+                p.hints.syndication = false;
+                p.hints.cache_control = false;
+            },
+            before: "These hints can only make us wait longer",
+            after: "only the intervals above apply",
+        },
+        Change {
+            name: "hints.adaptive off",
+            base: "default",
+            change: |p| p.hints.adaptive = false,
+            before: "follows how often the feed publishes",
+            after: "",
+        },
+        Change {
+            name: "hints.jitter",
+            base: "default",
+            change: |p| p.hints.jitter = 0.25,
+            before: "up to 10%",
+            after: "up to 25%",
+        },
+        Change {
+            name: "redirects.persist_permanent_after",
+            base: "default",
+            change: |p| p.redirects.persist_permanent_after = 86_400,
+            before: "for 7 days of successful reads",
+            after: "for 1 day of successful reads",
+        },
+        Change {
+            name: "fetch.connect_timeout",
+            base: "default",
+            change: |p| p.fetch.connect_timeout = 5,
+            before: "to connect: 10 seconds.",
+            after: "to connect: 5 seconds.",
+        },
+        Change {
+            name: "fetch.timeout",
+            base: "default",
+            change: |p| p.fetch.timeout = 90,
+            before: "headers and body: 30 seconds.",
+            after: "headers and body: 1 minute 30 seconds.",
+        },
+        Change {
+            name: "fetch.max_body_bytes",
+            base: "default",
+            change: |p| p.fetch.max_body_bytes = 1 << 20,
+            before: "decompression: 10 MiB (10,485,760 bytes)",
+            after: "decompression: 1 MiB (1,048,576 bytes)",
+        },
+        Change {
+            name: "fetch.max_redirects",
+            base: "default",
+            change: |p| p.fetch.max_redirects = 2,
+            before: "We follow up to 5 redirects",
+            after: "We follow up to 2 redirects",
+        },
+        Change {
+            name: "user_agent",
+            base: "default",
+            change: |p| p.user_agent = "Other/{version} (+https://other.example/about)".into(),
+            before: "tidings/9.8.7 (+https://tidings.example/bot)",
+            after: "Other/9.8.7 (+https://other.example/about)",
+        },
+    ];
+    for row in rows {
+        let mut profile = embedded(row.base);
+        let page = render(&profile, Lang::En, VERSION);
+        assert!(
+            page.contains(row.before),
+            "{}: before {:?}",
+            row.name,
+            row.before
+        );
+        let replaced = !row.after.is_empty();
+        assert!(
+            !replaced || !page.contains(row.after),
+            "{}: already {:?}",
+            row.name,
+            row.after
+        );
+        (row.change)(&mut profile);
+        let changed = render(&profile, Lang::En, VERSION);
+        assert!(
+            !replaced || changed.contains(row.after),
+            "{}: after {:?}\n{changed}",
+            row.name,
+            row.after
+        );
+        assert!(
+            !changed.contains(row.before),
+            "{}: still {:?}",
+            row.name,
+            row.before
+        );
+    }
+}
+
+#[test]
+fn translated_pages_carry_the_same_numbers() {
+    let profile = embedded("dailyfootballbot");
+    let fr = render(&profile, Lang::Fr, VERSION);
+    for phrase in [
+        "Intervalle habituel entre deux lectures d’un flux : 10 minutes.",
+        "au moins : 2 secondes",
+        "10 minutes, 20 minutes, 40 minutes, 1 heure 20 minutes",
+        "10 Mio (10\u{202f}485\u{202f}760 octets)",
+        "<a href=\"/bot?lang=en\" hreflang=\"en\" lang=\"en\">English</a>",
+        "<a href=\"/bot?lang=pt\" hreflang=\"pt\" lang=\"pt\">Português</a>",
+    ] {
+        assert!(fr.contains(phrase), "fr: missing {phrase:?}");
+    }
+    assert!(!fr.contains("?lang=fr"), "no link to the page itself");
+    let pt = render(&profile, Lang::Pt, VERSION);
+    for phrase in [
+        "Intervalo habitual entre duas leituras de um feed: 10 minutos.",
+        "no mínimo: 2 segundos",
+        "1 hora e 20 minutos",
+        "10 MiB (10.485.760 bytes)",
+        "<a href=\"/bot?lang=fr\" hreflang=\"fr\" lang=\"fr\">Français</a>",
+    ] {
+        assert!(pt.contains(phrase), "pt: missing {phrase:?}");
+    }
+}
+
+#[test]
+fn profile_text_is_escaped() {
+    let mut profile = embedded("default");
+    profile.user_agent =
+        "Evil<script>alert('x')</script>/{version} (+https://e.example/\"a)".into();
+    profile.robots.token = "<b>bot</b>".into();
+    profile.name = "a&b".into();
+    for lang in Lang::ALL {
+        let page = render(&profile, lang, "1<2");
+        assert!(!page.contains("<script"), "{lang:?}");
+        assert!(!page.contains("<b>"), "{lang:?}");
+        assert!(page.contains("Evil&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;/1&lt;2"));
+        assert!(page.contains("User-agent: &lt;b&gt;bot&lt;/b&gt;"));
+        assert!(page.contains("<code>a&amp;b</code>"));
+        assert!(page.contains("href=\"https://e.example/&quot;a\""));
+        well_formed(&page);
+    }
+}
+
+/// Elements that have no end tag.
+const VOID: &[&str] = &["meta", "link", "br"];
+
+/// Every start tag has its end tag, properly nested; ids are unique; no script anywhere.
+fn well_formed(page: &str) {
+    assert!(page.starts_with("<!DOCTYPE html>\n"));
+    assert!(!page.to_ascii_lowercase().contains("<script"));
+    assert!(!page.contains(" style="), "no inline styles");
+    let mut open: Vec<String> = Vec::new();
+    let mut ids = std::collections::HashSet::new();
+    let mut rest = page.trim_start_matches("<!DOCTYPE html>");
+    while let Some(start) = rest.find('<') {
+        let Some(end) = rest[start..].find('>') else {
+            panic!("unclosed tag at {}", &rest[start..]);
+        };
+        let tag = &rest[start + 1..start + end];
+        rest = &rest[start + end + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(open.pop().as_deref(), Some(name), "misnested </{name}>");
+            continue;
+        }
+        let name = tag.split_whitespace().next().unwrap_or("");
+        if let Some(at) = tag.find("id=\"") {
+            let id = tag[at + 4..].split('"').next().unwrap_or("");
+            assert!(ids.insert(id.to_string()), "duplicate id {id}");
+        }
+        if !VOID.contains(&name) {
+            open.push(name.to_string());
+        }
+    }
+    assert!(open.is_empty(), "unclosed: {open:?}");
+}
+
+#[test]
+fn every_page_is_well_formed_with_one_h1() {
+    for (name, _) in EMBEDDED {
+        let profile = embedded(name);
+        for lang in Lang::ALL {
+            let page = render(&profile, lang, VERSION);
+            well_formed(&page);
+            assert_eq!(page.matches("<h1>").count(), 1);
+            assert!(page.matches("<h2 ").count() >= 8, "{name} {lang:?}");
+            assert!(page.contains("<link rel=\"stylesheet\" href=\"/static/bot.css\">"));
+            assert!(page.contains("name=\"viewport\""));
+        }
+    }
+}
+
+async fn state() -> (AppState, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let path = dir.path().join("tidings.db");
+    let store = tidings_store::open(&path.to_string_lossy())
+        .await
+        .unwrap_or_else(|e| panic!("store: {e}"));
+    let state = AppState {
+        store,
+        profile: Arc::new(embedded("serenereader")),
+        version: VERSION,
+    };
+    (state, dir)
+}
+
+/// One HTTP/1.1 request over a fresh connection; the whole response as text.
+async fn get(addr: std::net::SocketAddr, path: &str, headers: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"));
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n{headers}Connection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .unwrap_or_else(|e| panic!("write: {e}"));
+    let mut response = Vec::new();
+    stream
+        .read_to_end(&mut response)
+        .await
+        .unwrap_or_else(|e| panic!("read: {e}"));
+    String::from_utf8(response).unwrap_or_else(|e| panic!("utf-8: {e}"))
+}
+
+fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
+    let head = response.split("\r\n\r\n").next()?;
+    head.lines().skip(1).find_map(|line| {
+        let (n, v) = line.split_once(':')?;
+        n.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+#[tokio::test]
+async fn bot_page_is_served_with_strict_headers() {
+    let (state, _dir) = state().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| panic!("bind: {e}"));
+    let addr = listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("addr: {e}"));
+    let server = tokio::spawn(async move { axum::serve(listener, router(state)).await });
+
+    let fr = get(addr, "/bot?lang=fr", "Accept-Language: pt-BR, en;q=0.5\r\n").await;
+    assert!(fr.starts_with("HTTP/1.1 200 "), "{fr}");
+    assert_eq!(
+        header(&fr, "content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(header(&fr, "content-language"), Some("fr"));
+    assert_eq!(header(&fr, "vary"), Some("Accept-Language"));
+    assert_eq!(header(&fr, "x-content-type-options"), Some("nosniff"));
+    let csp = header(&fr, "content-security-policy").unwrap_or("");
+    assert!(
+        csp.starts_with("default-src 'none'; style-src 'self'"),
+        "{csp}"
+    );
+    assert!(!csp.contains("unsafe"), "{csp}");
+    assert!(fr.contains("<html lang=\"fr\">"));
+    assert!(fr.contains("SereneReader/1.0 (+https://serenereader.com/bot)"));
+    assert!(fr.contains("Intervalle habituel entre deux lectures d’un flux : 30 minutes."));
+
+    let pt = get(addr, "/bot", "Accept-Language: fr;q=0.4, pt-BR;q=0.8\r\n").await;
+    assert_eq!(header(&pt, "content-language"), Some("pt"));
+    assert!(pt.contains("<html lang=\"pt\">"));
+
+    let en = get(addr, "/bot?lang=xx", "").await;
+    assert_eq!(header(&en, "content-language"), Some("en"));
+    assert!(en.contains("<html lang=\"en\">"));
+
+    let css = get(addr, "/static/bot.css", "").await;
+    assert!(css.starts_with("HTTP/1.1 200 "), "{css}");
+    assert_eq!(
+        header(&css, "content-type"),
+        Some("text/css; charset=utf-8")
+    );
+    assert_eq!(header(&css, "x-content-type-options"), Some("nosniff"));
+    assert!(css.contains("max-width"));
+
+    server.abort();
+}
