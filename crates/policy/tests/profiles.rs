@@ -132,6 +132,21 @@ fn c1_each_profile_sends_its_own_bot_pages_user_agent() {
     }
 }
 
+/// The robots.txt group a profile obeys is the one a publisher would write after reading its
+/// User-Agent (WFM9, DFB7, SR8 name theirs; the others follow the product name).
+#[test]
+fn every_profile_obeys_the_robots_group_named_in_its_user_agent() {
+    for (name, _) in EMBEDDED {
+        let p = profile(name);
+        assert!(
+            p.user_agent("9.9.9").contains(&p.robots.token),
+            "{name}: token {} is not in {}",
+            p.robots.token,
+            p.user_agent("9.9.9")
+        );
+    }
+}
+
 /// WFM3: at most once every 15 minutes, whatever the feed asks.
 #[test]
 fn wfm3_a_feed_is_read_at_most_every_fifteen_minutes() {
