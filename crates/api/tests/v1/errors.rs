@@ -21,6 +21,18 @@ async fn a_non_numeric_feed_id_is_a_400() {
             "{problem}"
         );
     }
+    let problem = server
+        .problem("/v1/feeds/%FF", 400, "invalid-parameter")
+        .await;
+    assert_eq!(
+        problem["parameter"], "path",
+        "not UTF-8: axum's rejection, as a problem"
+    );
+    let answer = server.get("/v1/entries?q=%FF%FE").await;
+    assert_eq!(
+        answer.status, 200,
+        "a search that is not UTF-8 is still just words"
+    );
 }
 
 #[tokio::test]

@@ -29,6 +29,11 @@ impl Server {
         let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
             .await
             .expect("open store");
+        Server::over(store, dir).await
+    }
+
+    /// A server over `store`.
+    pub async fn over(store: Arc<dyn Store>, dir: tempfile::TempDir) -> Server {
         let state = AppState {
             store: store.clone(),
             profile: Arc::new(Profile::embedded("default").expect("default profile")),
