@@ -11,8 +11,6 @@ mod feeds;
 mod params;
 pub mod wire;
 
-pub use cursor::Cursor;
-
 use crate::AppState;
 use crate::problem;
 use axum::Router;
