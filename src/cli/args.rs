@@ -81,6 +81,8 @@ pub enum Command {
     Blocks(super::blocks::BlocksArgs),
     /// Remove a feed at once, on request (WFM10); --block keeps its URL from being added again
     Remove(super::blocks::RemoveArgs),
+    /// Serve the JSON API (and crawl, unless --no-crawl) until stopped (Ctrl-C, SIGTERM)
+    Serve(super::serve::ServeArgs),
     /// Run the real scheduling policy in virtual time against a modelled web (no database, no
     /// network) and report requests, 304s, the busiest host and politeness violations; exits
     /// non-zero when there is any violation

@@ -84,7 +84,7 @@ pub async fn run(ctx: &Context, args: CrawlArgs) -> Result<ExitCode> {
 }
 
 /// Stop on the first SIGINT or SIGTERM; quit at once on a second SIGINT.
-async fn signals(stop: watch::Sender<bool>) {
+pub(super) async fn signals(stop: watch::Sender<bool>) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

@@ -8,6 +8,7 @@ mod crawl;
 mod parse;
 mod progress;
 mod robots;
+mod serve;
 mod settings;
 mod simulate;
 mod time;
@@ -54,6 +55,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Add(a) => commands::add(&ctx, a).await,
         Command::Fetch => commands::fetch(&ctx).await,
         Command::Crawl(a) => crawl::run(&ctx, a).await,
+        Command::Serve(a) => serve::run(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::Log(a) => commands::log(&ctx, a).await,

@@ -1,0 +1,34 @@
+//! The JSON API, version 1: read-only feeds and entries for now.
+//!
+//! Modules: `wire` (the JSON shapes, which live only here and change only with a new version),
+//! `params` (reading query and path parameters, every failure a 400 problem naming the
+//! parameter), `cursor` (the opaque keyset cursor of entry pages), then one module per
+//! resource: `feeds`, `entries`.
+
+mod cursor;
+mod entries;
+mod feeds;
+mod params;
+pub mod wire;
+
+use crate::AppState;
+use crate::problem;
+use axum::Router;
+use axum::routing::{any, get};
+
+/// The most entries one page may hold (`limit`).
+pub const MAX_LIMIT: u32 = 500;
+/// Entries per page when `limit` is not given.
+pub const DEFAULT_LIMIT: u32 = 50;
+
+/// The API's routes, under `/v1`. Unknown paths under `/v1` and wrong methods on known ones
+/// answer with problems too.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/v1/feeds", get(feeds::list))
+        .route("/v1/feeds/{id}", get(feeds::get))
+        .route("/v1/entries", get(entries::list))
+        .route("/v1", any(problem::no_route))
+        .route("/v1/{*rest}", any(problem::no_route))
+        .method_not_allowed_fallback(problem::method_not_allowed)
+}

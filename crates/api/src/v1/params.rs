@@ -1,0 +1,98 @@
+//! Reading query and path parameters. Each is taken as text and read here, so every mistake
+//! becomes a 400 problem that names the parameter and says what it expects.
+
+use super::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::problem::Problem;
+use chrono::{DateTime, NaiveDate, Utc};
+use tidings_model::FeedId;
+
+/// A feed id: a positive whole number.
+pub fn feed_id(parameter: &'static str, text: &str) -> Result<FeedId, Problem> {
+    match text.parse::<i64>() {
+        Ok(id) if id > 0 => Ok(FeedId(id)),
+        _ => Err(Problem::invalid(
+            parameter,
+            format!("a feed id is a positive whole number, not {text:?}"),
+        )),
+    }
+}
+
+/// The page size: [`DEFAULT_LIMIT`] when absent, else 1 to [`MAX_LIMIT`].
+pub fn limit(text: Option<&str>) -> Result<u32, Problem> {
+    let Some(text) = text else {
+        return Ok(DEFAULT_LIMIT);
+    };
+    match text.parse::<u32>() {
+        Ok(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
+        _ => Err(Problem::invalid(
+            "limit",
+            format!("limit is a whole number from 1 to {MAX_LIMIT}, not {text:?}"),
+        )),
+    }
+}
+
+/// A time: RFC 3339 (`2026-11-30T12:00:00Z`) or a date (`2026-11-30`, midnight UTC).
+pub fn time(parameter: &'static str, text: &str) -> Result<DateTime<Utc>, Problem> {
+    if let Ok(at) = DateTime::parse_from_rfc3339(text) {
+        return Ok(at.with_timezone(&Utc));
+    }
+    if let Some(at) = NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+    {
+        return Ok(at.and_utc());
+    }
+    Err(Problem::invalid(
+        parameter,
+        format!(
+            "{parameter} is an RFC 3339 time (2026-11-30T12:00:00Z) or a date (2026-11-30), \
+             not {text:?}"
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_bounded() {
+        assert_eq!(limit(None).unwrap(), 50);
+        assert_eq!(limit(Some("1")).unwrap(), 1);
+        assert_eq!(limit(Some("500")).unwrap(), 500);
+        for bad in ["0", "501", "-1", "ten", "", "1.5", "99999999999"] {
+            assert_eq!(
+                limit(Some(bad)).unwrap_err().parameter,
+                Some("limit"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn feed_ids_are_positive_numbers() {
+        assert_eq!(feed_id("id", "7").unwrap(), FeedId(7));
+        for bad in ["0", "-3", "x", "", "7.0", "99999999999999999999"] {
+            assert_eq!(
+                feed_id("id", bad).unwrap_err().parameter,
+                Some("id"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn times_are_rfc3339_or_dates() {
+        let noon = time("since", "2026-11-30T12:00:00+01:00").unwrap();
+        assert_eq!(noon.to_rfc3339(), "2026-11-30T11:00:00+00:00");
+        let day = time("until", "2026-11-30").unwrap();
+        assert_eq!(day.to_rfc3339(), "2026-11-30T00:00:00+00:00");
+        for bad in ["yesterday", "2026-13-01", "24h", ""] {
+            assert_eq!(
+                time("since", bad).unwrap_err().parameter,
+                Some("since"),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The JSON shapes of API v1. They are built from the store's values here and nowhere else, so
+//! a change inside tidings does not change what clients read.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use tidings_store::{FeedRecord, StoredEntry};
+
+/// `GET /v1/feeds`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedList {
+    pub feeds: Vec<Feed>,
+}
+
+/// One feed: what it is, whether and when it is read next, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Feed {
+    pub id: i64,
+    /// The URL read now (after a permanent redirect was followed, it differs from
+    /// `original_url`).
+    pub url: String,
+    pub original_url: String,
+    pub title: Option<String>,
+    pub site_link: Option<String>,
+    /// `active`, `paused`, `off` or `removed`.
+    pub state: String,
+    /// Why the feed is paused, off or removed.
+    pub state_reason: Option<String>,
+    pub next_fetch_at: DateTime<Utc>,
+    /// Why `next_fetch_at` is what it is ("interval 1h", "Retry-After 3600s", ...).
+    pub next_fetch_reason: String,
+    pub interval_secs: i64,
+    pub last_fetch_at: Option<DateTime<Utc>>,
+    /// The HTTP status of the last read, when an answer came.
+    pub last_status: Option<i32>,
+    /// How the last read ended (`ok`, `not_modified`, `timeout`, ...).
+    pub last_outcome: Option<String>,
+    pub consecutive_failures: i32,
+    pub subscribers: i64,
+    /// Which validators are stored (their values are the publisher's, echoed only to it).
+    pub validators: ValidatorsPresent,
+    pub counters: Counters,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Whether an ETag and a Last-Modified are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidatorsPresent {
+    pub etag: bool,
+    pub last_modified: bool,
+}
+
+/// Reads of a feed since it was added, by outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    pub fetches: i64,
+    pub ok: i64,
+    pub not_modified: i64,
+    pub errors: i64,
+}
+
+impl From<&FeedRecord> for Feed {
+    fn from(f: &FeedRecord) -> Feed {
+        Feed {
+            id: f.id.0,
+            url: f.url.as_str().to_owned(),
+            original_url: f.original_url.clone(),
+            title: f.title.clone(),
+            site_link: f.site_link.clone(),
+            state: f.state.as_str().to_owned(),
+            state_reason: f.state_reason.clone(),
+            next_fetch_at: f.next_fetch_at,
+            next_fetch_reason: f.next_fetch_reason.clone(),
+            interval_secs: f.interval_secs,
+            last_fetch_at: f.last_fetch_at,
+            last_status: f.last_status,
+            last_outcome: f.last_outcome.clone(),
+            consecutive_failures: f.consecutive_failures,
+            subscribers: f.subscribers,
+            validators: ValidatorsPresent {
+                etag: f.validators.etag.is_some(),
+                last_modified: f.validators.last_modified.is_some(),
+            },
+            counters: Counters {
+                fetches: f.counters.fetches,
+                ok: f.counters.ok,
+                not_modified: f.counters.not_modified,
+                errors: f.counters.errors,
+            },
+            created_at: f.created_at,
+        }
+    }
+}
+
+/// `GET /v1/entries`: one page, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryPage {
+    pub entries: Vec<Entry>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// One stored entry. Text fields are the publisher's, as parsed (HTML is not sanitised here).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The entry's id in tidings.
+    pub id: i64,
+    pub feed_id: i64,
+    /// The entry's stable identity within its feed.
+    pub key: String,
+    /// The publisher's own id (`guid`, `id`), when it gave one.
+    pub guid: Option<String>,
+    pub title: Option<String>,
+    pub link: Option<String>,
+    pub summary: Option<String>,
+    pub content: Option<String>,
+    pub authors: Vec<Author>,
+    pub categories: Vec<String>,
+    pub enclosures: Vec<Enclosure>,
+    pub published: Option<DateTime<Utc>>,
+    pub updated: Option<DateTime<Utc>>,
+    /// The listing order: `published`, else `updated`, else `first_seen_at`, never later
+    /// than `first_seen_at`.
+    pub sort_at: DateTime<Utc>,
+    pub first_seen_at: DateTime<Utc>,
+    /// When tidings last saw its content change.
+    pub changed_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Author {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub uri: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enclosure {
+    pub url: String,
+    #[serde(rename = "type")]
+    pub media_type: Option<String>,
+    pub length: Option<u64>,
+}
+
+impl From<&StoredEntry> for Entry {
+    fn from(s: &StoredEntry) -> Entry {
+        let e = &s.entry;
+        Entry {
+            id: s.id,
+            feed_id: s.feed_id.0,
+            key: e.id.clone(),
+            guid: e.guid.clone(),
+            title: e.title.clone(),
+            link: e.link.clone(),
+            summary: e.summary.clone(),
+            content: e.content.clone(),
+            authors: e
+                .authors
+                .iter()
+                .map(|a| Author {
+                    name: a.name.clone(),
+                    email: a.email.clone(),
+                    uri: a.uri.clone(),
+                })
+                .collect(),
+            categories: e.categories.clone(),
+            enclosures: e
+                .enclosures
+                .iter()
+                .map(|x| Enclosure {
+                    url: x.url.clone(),
+                    media_type: x.media_type.clone(),
+                    length: x.length,
+                })
+                .collect(),
+            published: e.published,
+            updated: e.updated,
+            sort_at: s.sort_at,
+            first_seen_at: s.first_seen_at,
+            changed_at: s.updated_at,
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! API v1 against a real server on port 0 with a fresh SQLite store per test.
+
+#[path = "v1/support.rs"]
+mod support;
+
+#[path = "v1/broken.rs"]
+mod broken;
+#[path = "v1/entries.rs"]
+mod entries;
+#[path = "v1/errors.rs"]
+mod errors;
+#[path = "v1/feeds.rs"]
+mod feeds;

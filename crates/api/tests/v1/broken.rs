@@ -1,0 +1,127 @@
+//! A store that fails: every answer is a 500 problem that says nothing about why.
+
+use crate::support::Server;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
+use tidings_model::{FeedId, FeedUrl};
+use tidings_store::{
+    ApplyReport, BlockAdded, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewBlock, NewFeed,
+    RequestLogRow, RobotsCache, Store, StoreError, StoredBlock, StoredEntry, Subscribed,
+};
+
+/// What the failure would reveal if it leaked.
+const SECRET: &str = "table entries at /srv/secret/tidings.db is corrupt";
+
+struct Broken;
+
+fn fail<T>() -> tidings_store::Result<T> {
+    Err(StoreError::Corrupt(SECRET.to_owned()))
+}
+
+#[async_trait]
+impl Store for Broken {
+    async fn subscribe(
+        &self,
+        _: &FeedUrl,
+        _: &str,
+        _: DateTime<Utc>,
+        _: &NewFeed,
+    ) -> tidings_store::Result<Subscribed> {
+        fail()
+    }
+    async fn unsubscribe(&self, _: FeedId, _: &str) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn remove_feed(&self, _: FeedId) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn feed(&self, _: FeedId) -> tidings_store::Result<Option<FeedRecord>> {
+        fail()
+    }
+    async fn feed_by_url(&self, _: &FeedUrl) -> tidings_store::Result<Option<FeedRecord>> {
+        fail()
+    }
+    async fn feeds(&self) -> tidings_store::Result<Vec<FeedRecord>> {
+        fail()
+    }
+    async fn due_feeds(&self, _: DateTime<Utc>, _: u32) -> tidings_store::Result<Vec<FeedRecord>> {
+        fail()
+    }
+    async fn next_due(&self) -> tidings_store::Result<Option<DateTime<Utc>>> {
+        fail()
+    }
+    async fn next_due_after(
+        &self,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<Option<DateTime<Utc>>> {
+        fail()
+    }
+    async fn apply_fetch(&self, _: &FetchRecord) -> tidings_store::Result<ApplyReport> {
+        fail()
+    }
+    async fn entries(&self, _: &EntryQuery) -> tidings_store::Result<Vec<StoredEntry>> {
+        fail()
+    }
+    async fn request_log(&self, _: &LogQuery) -> tidings_store::Result<Vec<RequestLogRow>> {
+        fail()
+    }
+    async fn count_entries(&self, _: Option<FeedId>) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn host_floor(&self, _: &str) -> tidings_store::Result<Option<DateTime<Utc>>> {
+        fail()
+    }
+    async fn robots(&self, _: &str) -> tidings_store::Result<Option<RobotsCache>> {
+        fail()
+    }
+    async fn save_robots(
+        &self,
+        _: &str,
+        _: &RobotsCache,
+        _: &[RequestLogRow],
+    ) -> tidings_store::Result<()> {
+        fail()
+    }
+    async fn resume_feed(
+        &self,
+        _: FeedId,
+        _: DateTime<Utc>,
+        _: &str,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn add_block(&self, _: &NewBlock) -> tidings_store::Result<BlockAdded> {
+        fail()
+    }
+    async fn remove_block(&self, _: &str, _: &str) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn blocks(&self) -> tidings_store::Result<Vec<StoredBlock>> {
+        fail()
+    }
+}
+
+#[tokio::test]
+async fn store_failures_are_500_problems_that_leak_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Server::over(Arc::new(Broken), dir).await;
+    for path in [
+        "/v1/feeds",
+        "/v1/feeds/1",
+        "/v1/entries",
+        "/v1/entries?feed=1&q=x",
+    ] {
+        let problem = server.problem(path, 500, "internal").await;
+        assert_eq!(problem["title"], "Internal error", "{path}");
+        let text = problem.to_string();
+        assert!(
+            !text.contains("secret") && !text.contains("corrupt") && !text.contains("entries"),
+            "{path}: {text}"
+        );
+    }
+    // Input is checked before the store is asked: a bad request stays a 400.
+    server
+        .problem("/v1/entries?limit=0", 400, "invalid-parameter")
+        .await;
+}

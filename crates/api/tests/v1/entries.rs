@@ -1,0 +1,181 @@
+//! `GET /v1/entries`: pages, filters, and a cursor that holds while entries arrive.
+
+use crate::support::{Server, dated, t};
+use std::collections::HashSet;
+
+/// The entries' keys of one answer.
+fn keys(json: &serde_json::Value) -> Vec<String> {
+    json["entries"]
+        .as_array()
+        .expect("entries array")
+        .iter()
+        .map(|e| e["key"].as_str().expect("key").to_owned())
+        .collect()
+}
+
+fn next_cursor(json: &serde_json::Value) -> Option<String> {
+    json["next_cursor"].as_str().map(str::to_owned)
+}
+
+#[tokio::test]
+async fn entries_come_newest_first_with_their_fields() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    server
+        .read(
+            feed,
+            t(1000),
+            vec![dated("old", t(10)), dated("new", t(20))],
+        )
+        .await;
+    let answer = server.get("/v1/entries").await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(keys(&answer.json), ["new", "old"]);
+    assert_eq!(answer.json["next_cursor"], serde_json::Value::Null);
+    let first = &answer.json["entries"][0];
+    assert_eq!(first["feed_id"], feed.0);
+    assert_eq!(first["title"], "Title new");
+    assert_eq!(first["link"], "https://example.org/new");
+    assert_eq!(first["published"], "2026-01-01T00:00:20Z");
+    assert_eq!(first["sort_at"], "2026-01-01T00:00:20Z");
+    assert_eq!(first["first_seen_at"], "2026-01-01T00:16:40Z");
+}
+
+#[tokio::test]
+async fn pages_hold_while_new_entries_arrive() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    // 25 entries a minute apart, two of them at the same time (the id breaks the tie).
+    let mut older: Vec<_> = (0..25)
+        .map(|i| dated(&format!("e{i:02}"), t(60 * i)))
+        .collect();
+    older.push(dated("e12-twin", t(60 * 12)));
+    server.read(feed, t(100_000), older).await;
+
+    let mut seen = Vec::new();
+    let mut path = "/v1/entries?limit=10".to_owned();
+    let mut pages = 0;
+    loop {
+        let answer = server.get(&path).await;
+        assert_eq!(answer.status, 200, "{:?}", answer.json);
+        seen.extend(keys(&answer.json));
+        pages += 1;
+        // Between every two pages, a newer entry and one dated among the oldest arrive.
+        server
+            .read(
+                feed,
+                t(100_000 + pages * 60),
+                vec![
+                    dated(&format!("newer{pages}"), t(90_000 + pages)),
+                    dated(&format!("backdated{pages}"), t(-1000 * pages)),
+                ],
+            )
+            .await;
+        match next_cursor(&answer.json) {
+            Some(cursor) => path = format!("/v1/entries?limit=10&cursor={cursor}"),
+            None => break,
+        }
+        assert!(pages < 20, "pagination ends");
+    }
+    let unique: HashSet<_> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "no entry twice: {seen:?}");
+    let original: Vec<_> = seen
+        .iter()
+        .filter(|k| k.starts_with('e'))
+        .cloned()
+        .collect();
+    let mut expected: Vec<String> = (0..25).rev().map(|i| format!("e{i:02}")).collect();
+    let twelve = expected
+        .iter()
+        .position(|k| k == "e12")
+        .expect("e12 listed");
+    // The twin was stored after e12, so it has the higher id and comes first.
+    expected.insert(twelve, "e12-twin".to_owned());
+    assert_eq!(original, expected, "every older entry once, in order");
+    assert!(
+        !seen.iter().any(|k| k.starts_with("newer")),
+        "entries newer than the first page belong to a fresh listing: {seen:?}"
+    );
+    // The backdated entries sort after the cursor: the pages reach them.
+    assert!(seen.iter().any(|k| k.starts_with("backdated")), "{seen:?}");
+}
+
+#[tokio::test]
+async fn the_last_full_page_has_no_next_cursor() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let entries = (0..4).map(|i| dated(&format!("e{i}"), t(i))).collect();
+    server.read(feed, t(100), entries).await;
+    let first = server.get("/v1/entries?limit=2").await;
+    assert_eq!(keys(&first.json), ["e3", "e2"]);
+    let cursor = next_cursor(&first.json).expect("a second page");
+    let second = server
+        .get(&format!("/v1/entries?limit=2&cursor={cursor}"))
+        .await;
+    assert_eq!(keys(&second.json), ["e1", "e0"]);
+    assert_eq!(second.json["next_cursor"], serde_json::Value::Null);
+}
+
+#[tokio::test]
+async fn entries_filter_by_feed_time_and_words() {
+    let server = Server::start().await;
+    let one = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let two = server
+        .subscribe("https://two.example/feed.xml", "alice")
+        .await;
+    server
+        .read(
+            one,
+            t(1000),
+            vec![dated("one-a", t(10)), dated("one-b", t(500))],
+        )
+        .await;
+    let mut rust = dated("two-rust", t(300));
+    rust.title = Some("Rust news".to_owned());
+    server
+        .read(two, t(1000), vec![dated("two-a", t(20)), rust])
+        .await;
+
+    let by_feed = server.get(&format!("/v1/entries?feed={}", one.0)).await;
+    assert_eq!(keys(&by_feed.json), ["one-b", "one-a"]);
+    let by_other = server.get(&format!("/v1/entries?feed={}", two.0)).await;
+    assert_eq!(keys(&by_other.json), ["two-rust", "two-a"]);
+    let unknown = server.get("/v1/entries?feed=999").await;
+    assert_eq!(unknown.status, 200);
+    assert!(keys(&unknown.json).is_empty());
+
+    let window = server
+        .get("/v1/entries?since=2026-01-01T00:00:20Z&until=2026-01-01T00:08:20Z")
+        .await;
+    assert_eq!(
+        keys(&window.json),
+        ["two-rust", "two-a"],
+        "since inclusive, until not"
+    );
+    let words = server.get("/v1/entries?q=rust").await;
+    assert_eq!(keys(&words.json), ["two-rust"]);
+    let hostile = server
+        .get("/v1/entries?q=%22%29%20OR%201%3D1%20--%20*")
+        .await;
+    assert_eq!(hostile.status, 200, "search input is only words");
+
+    let paged_feed = server
+        .get(&format!("/v1/entries?feed={}&limit=1", one.0))
+        .await;
+    let cursor = next_cursor(&paged_feed.json).expect("a second page");
+    let rest = server
+        .get(&format!(
+            "/v1/entries?feed={}&limit=1&cursor={cursor}",
+            one.0
+        ))
+        .await;
+    assert_eq!(keys(&rest.json), ["one-a"], "the cursor keeps to the feed");
+}

@@ -1,0 +1,219 @@
+//! A server on port 0 over a fresh SQLite store, a small HTTP client, and store builders.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use std::sync::Arc;
+use tidings_api::{AppState, router};
+use tidings_model::{Entry, FeedId, FeedUrl, Validators};
+use tidings_policy::Profile;
+use tidings_store::{FeedMeta, FeedState, FeedUpdate, FetchRecord, NewFeed, RequestLogRow, Store};
+
+/// A running API over its own store; the temporary directory lives as long as it.
+pub struct Server {
+    pub store: Arc<dyn Store>,
+    pub addr: std::net::SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+/// One answer: status, content type, JSON body.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub content_type: String,
+    pub json: serde_json::Value,
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("api.db");
+        let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
+            .await
+            .expect("open store");
+        Server::over(store, dir).await
+    }
+
+    /// A server over `store`.
+    pub async fn over(store: Arc<dyn Store>, dir: tempfile::TempDir) -> Server {
+        let state = AppState {
+            store: store.clone(),
+            profile: Arc::new(Profile::embedded("default").expect("default profile")),
+            version: "test",
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind port 0");
+        let addr = listener.local_addr().expect("bound address");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, router(state)).await;
+        });
+        Server {
+            store,
+            addr,
+            _dir: dir,
+        }
+    }
+
+    /// GET `path` (with its query string) and read the body as JSON.
+    pub async fn get(&self, path: &str) -> Answer {
+        self.request("GET", path).await
+    }
+
+    /// `method` on `path`; the body read as JSON.
+    pub async fn request(&self, method: &str, path: &str) -> Answer {
+        let (status, content_type, body) = http(self.addr, method, path).await;
+        let json = serde_json::from_slice(&body).unwrap_or_else(|e| {
+            panic!(
+                "{method} {path}: {status} body is not JSON ({e}): {}",
+                String::from_utf8_lossy(&body)
+            )
+        });
+        Answer {
+            status,
+            content_type,
+            json,
+        }
+    }
+
+    /// GET `path` and expect a problem of `status` and type `slug`; returns its detail.
+    pub async fn problem(&self, path: &str, status: u16, slug: &str) -> serde_json::Value {
+        let answer = self.get(path).await;
+        assert_eq!(answer.status, status, "GET {path}: {:?}", answer.json);
+        assert_eq!(
+            answer.content_type, "application/problem+json",
+            "GET {path}"
+        );
+        assert_eq!(
+            answer.json["type"],
+            format!("https://tidings.example/problems/{slug}"),
+            "GET {path}"
+        );
+        assert_eq!(answer.json["status"], status, "GET {path}");
+        assert!(answer.json["title"].is_string(), "GET {path}");
+        assert!(answer.json["detail"].is_string(), "GET {path}");
+        answer.json
+    }
+
+    /// Subscribe `who` to the feed at `url`, added at `t(0)`.
+    pub async fn subscribe(&self, url: &str, who: &str) -> FeedId {
+        let new = NewFeed {
+            next_fetch_at: t(0),
+            next_fetch_reason: "first add".to_owned(),
+            interval_secs: 3600,
+        };
+        self.store
+            .subscribe(&FeedUrl::parse(url).expect("test url"), who, t(0), &new)
+            .await
+            .expect("subscribe")
+            .feed_id
+    }
+
+    /// Store a 200 read of `feed` at `at` with `entries`.
+    pub async fn read(&self, feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) {
+        self.store
+            .apply_fetch(&ok(feed, at, entries))
+            .await
+            .expect("apply fetch");
+    }
+}
+
+/// A minimal HTTP/1.1 client: one request, `Connection: close`, the body read to the end
+/// (the API answers with a length, never chunked). Returns status, content type and body.
+pub async fn http(addr: std::net::SocketAddr, method: &str, path: &str) -> (u16, String, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read answer");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("end of headers");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let body = raw[split + 4..].to_vec();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let header = |name: &str| {
+        head.lines().skip(1).find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    };
+    assert!(
+        header("transfer-encoding").is_none(),
+        "{method} {path}: chunked answer"
+    );
+    (status, header("content-type").unwrap_or_default(), body)
+}
+
+/// A fixed origin of time.
+pub fn t(seconds: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid time")
+        + Duration::seconds(seconds)
+}
+
+/// An entry `key` published at `published`.
+pub fn dated(key: &str, published: DateTime<Utc>) -> Entry {
+    Entry {
+        id: key.to_owned(),
+        guid: Some(key.to_owned()),
+        title: Some(format!("Title {key}")),
+        link: Some(format!("https://example.org/{key}")),
+        summary: Some(format!("Summary of {key}")),
+        published: Some(published),
+        ..Entry::default()
+    }
+}
+
+/// A 200 with validators, a title and `entries`, read at `at`; the next read an hour later.
+pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
+    FetchRecord {
+        feed_id: feed,
+        fetched_at: at,
+        update: FeedUpdate {
+            validators: Some(Validators {
+                etag: Some(format!("\"v{}\"", at.timestamp())),
+                last_modified: None,
+            }),
+            content_hash: Some(format!("body-{}", at.timestamp())),
+            url: None,
+            pending_move: None,
+            state: FeedState::Active,
+            state_reason: None,
+            next_fetch_at: at + Duration::hours(1),
+            next_fetch_reason: "interval 1h".to_owned(),
+            interval_secs: 3600,
+            consecutive_failures: 0,
+            last_status: Some(200),
+            last_outcome: "ok".to_owned(),
+            last_error: None,
+            meta: Some(FeedMeta {
+                title: Some("A feed".to_owned()),
+                site_link: Some("https://example.org/".to_owned()),
+            }),
+        },
+        entries,
+        log: vec![RequestLogRow {
+            at,
+            feed_id: Some(feed),
+            host: "https://example.org:443".to_owned(),
+            purpose: "feed".to_owned(),
+            url: "https://example.org/feed.xml".to_owned(),
+            egress: None,
+            status: Some(200),
+            outcome: "ok".to_owned(),
+            bytes: 1234,
+            duration_ms: 56,
+            rule: "due: interval 1h".to_owned(),
+        }],
+        host_floor: None,
+    }
+}

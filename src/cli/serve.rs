@@ -1,0 +1,131 @@
+//! `tidings serve [--addr 127.0.0.1:8080] [--no-crawl]`: the HTTP API and, unless told not
+//! to, the continuous crawl, in one process over one store.
+//!
+//! The first line on stdout says where it listens (the bound address, so `--addr
+//! 127.0.0.1:0` prints the port it got). SIGINT or SIGTERM stops both gracefully: the server
+//! stops accepting, answers what it is answering, and the crawl starts no new read and lets
+//! the reads in flight finish and be stored (as `tidings crawl` does). A crawl that fails
+//! stops the server too, and the command fails.
+
+use super::commands::Context;
+use super::crawl::signals;
+use anyhow::{Context as _, Result};
+use clap::Args;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tidings_api::AppState;
+use tidings_crawler::{CrawlState, CrawlUntil, FeedReport, Progress};
+use tokio::sync::watch;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 takes any free port (the one taken is printed)
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    pub addr: SocketAddr,
+    /// Only serve: do not crawl in this process
+    #[arg(long)]
+    pub no_crawl: bool,
+}
+
+/// `tidings serve`.
+pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.addr))?;
+    let addr = listener
+        .local_addr()
+        .context("cannot read the address listened on")?;
+    let state = AppState {
+        store: ctx.store.clone(),
+        profile: Arc::new(ctx.settings.profile.clone()),
+        version: env!("CARGO_PKG_VERSION"),
+    };
+    let (stop, stopped) = watch::channel(false);
+    tokio::spawn(signals(stop.clone()));
+
+    let mut shutdown = stopped.clone();
+    let server = tokio::spawn(
+        axum::serve(listener, tidings_api::router(state))
+            .with_graceful_shutdown(async move {
+                let _ = shutdown.wait_for(|stop| *stop).await;
+            })
+            .into_future(),
+    );
+    println!("listening on http://{addr}");
+    if args.no_crawl {
+        println!("not crawling (--no-crawl)");
+    } else {
+        println!("crawling feeds as they fall due");
+    }
+
+    let crawled = if args.no_crawl {
+        None
+    } else {
+        let crawler = ctx.crawler()?;
+        let until = CrawlUntil {
+            stop: stopped,
+            deadline: None,
+        };
+        let outcome = crawler.crawl(until, Arc::new(Log)).await;
+        // A failed crawl takes the server down with it: better no process than half of one.
+        let _ = stop.send(true);
+        Some(outcome)
+    };
+
+    server
+        .await
+        .context("the server task failed")?
+        .context("the server failed")?;
+    match crawled {
+        None => println!("stopped"),
+        Some(outcome) => {
+            let summary = outcome.context("the crawl failed")?;
+            println!(
+                "stopped: {} feeds read (ok {}, not modified {}, failed {}), {} new entries, \
+                 {} updated entries",
+                summary.feeds,
+                summary.fetched,
+                summary.not_modified,
+                summary.failed,
+                summary.new_entries,
+                summary.updated_entries,
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The crawl's progress as structured log lines (a server has no status line to draw).
+struct Log;
+
+impl Progress for Log {
+    fn found(&self, _total: usize) {}
+
+    fn done(&self, report: &FeedReport) {
+        match &report.error {
+            None => tracing::info!(
+                feed_id = %report.feed_id,
+                feed_url = %report.url,
+                outcome = %report.outcome,
+                status = ?report.status,
+                new_entries = report.new_entries,
+                next_fetch_at = %report.next_fetch_at,
+                reason = %report.next_fetch_reason,
+                "feed read"
+            ),
+            Some(error) => tracing::warn!(
+                feed_id = %report.feed_id,
+                feed_url = %report.url,
+                outcome = %report.outcome,
+                status = ?report.status,
+                error = %error,
+                next_fetch_at = %report.next_fetch_at,
+                reason = %report.next_fetch_reason,
+                "feed read failed"
+            ),
+        }
+    }
+
+    fn state(&self, _state: &CrawlState) {}
+}

@@ -1,0 +1,154 @@
+//! `tidings serve` as a process: listens where it says (port 0 included), answers `/healthz`
+//! and the API, crawls in the same process unless `--no-crawl`, and stops cleanly on SIGTERM.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+use support::{Publisher, Resource, command, rss, stderr, tidings};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Child;
+
+/// A started `tidings serve` and the address it printed.
+struct Serving {
+    child: Child,
+    addr: SocketAddr,
+    /// What it prints afterwards, once it has exited (read all along, so the pipe never fills).
+    rest: tokio::sync::oneshot::Receiver<String>,
+}
+
+/// Start `tidings ARGS serve --addr 127.0.0.1:0 SERVE_ARGS` and read the address it prints.
+async fn serve(db: &std::path::Path, global: &[&str], serve_args: &[&str]) -> Serving {
+    let mut child = command(db)
+        .args(global)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(serve_args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tidings serve");
+    let out = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(out).lines();
+    let mut printed = Vec::new();
+    let addr = loop {
+        let Some(line) = lines.next_line().await.expect("read stdout") else {
+            let output = child.wait_with_output().await.expect("exit");
+            panic!(
+                "serve ended before listening: {printed:?} {}",
+                stderr(&output)
+            );
+        };
+        printed.push(line.clone());
+        if let Some(rest) = line.strip_prefix("listening on http://") {
+            break rest.parse::<SocketAddr>().expect("a socket address");
+        }
+    };
+    // Keep reading stdout so the process never blocks on a full pipe.
+    let mut tail = lines.into_inner();
+    let (tx, rest) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let mut text = String::new();
+        let _ = tail.read_to_string(&mut text).await;
+        let _ = tx.send(text);
+    });
+    Serving { child, addr, rest }
+}
+
+/// SIGTERM, then wait for the exit; returns (success, the rest of stdout, stderr).
+async fn stop(serving: Serving) -> (bool, String, String) {
+    let pid = serving.child.id().expect("running");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let out = tokio::time::timeout(Duration::from_secs(30), serving.child.wait_with_output())
+        .await
+        .expect("serve exits after SIGTERM")
+        .expect("wait");
+    let rest = serving.rest.await.unwrap_or_default();
+    (out.status.success(), rest, stderr(&out))
+}
+
+/// GET `path` over one HTTP/1.1 connection: status and body.
+async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("end of headers");
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    (status, body.to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_no_crawl_answers_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    // Subscribed without a read: nothing goes to the network.
+    let out = tidings(
+        &db,
+        &["add", "--no-fetch", "https://feeds.example/feed.xml"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let serving = serve(&db, &[], &["--no-crawl"]).await;
+    assert_ne!(serving.addr.port(), 0, "the bound port is printed, not 0");
+    let (status, body) = get(serving.addr, "/healthz").await;
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    let (status, body) = get(serving.addr, "/v1/feeds").await;
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(json["feeds"][0]["url"], "https://feeds.example/feed.xml");
+    assert_eq!(json["feeds"][0]["last_outcome"], serde_json::Value::Null);
+
+    let (ok, rest, err) = stop(serving).await;
+    assert!(ok, "clean exit after SIGTERM: {rest} {err}");
+    assert!(rest.starts_with("not crawling"), "{rest}");
+    assert!(rest.contains("stopped"), "{rest}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_crawls_in_the_same_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let publisher = Publisher::start().await;
+    publisher.set("/feed.xml", Resource::feed(rss("alpha", 1, 3), "\"a1\""));
+    let out = tidings(
+        &db,
+        &[
+            "--allow-private-networks",
+            "add",
+            "--no-fetch",
+            &publisher.url("/feed.xml"),
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let serving = serve(&db, &["--allow-private-networks"], &[]).await;
+    // The feed is due at once: its entries show through the API once read.
+    let mut entries = 0;
+    for _ in 0..1500 {
+        let (status, body) = get(serving.addr, "/v1/entries").await;
+        assert_eq!(status, 200, "{body}");
+        let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        entries = json["entries"].as_array().map_or(0, Vec::len);
+        if entries > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(entries, 3, "the crawl read the feed");
+    let (ok, rest, err) = stop(serving).await;
+    assert!(ok, "clean exit after SIGTERM: {rest} {err}");
+    assert!(rest.contains("stopped: 1 feeds read (ok 1"), "{rest}");
+}
