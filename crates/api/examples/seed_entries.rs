@@ -1,0 +1,162 @@
+//! Fill a store with many entries for the `GET /v1/entries` benchmark (docs/benchmarks.md):
+//!
+//! ```text
+//! cargo run --release -p tidings-api --example seed_entries -- DB FEEDS ENTRIES_PER_FEED
+//! ```
+//!
+//! `DB` is a SQLite path or a `postgres://` URL. Each feed is stored as read once a day, each
+//! read bringing a share of its entries, so the store fills the way a crawl fills it (entries,
+//! request-log rows, the search index). Progress goes to standard error.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+use tidings_model::{Entry, FeedId, FeedUrl, Validators};
+use tidings_store::{FeedMeta, FeedState, FeedUpdate, FetchRecord, NewFeed, RequestLogRow, Store};
+
+/// Entries stored per read (one fetch record).
+const PER_READ: usize = 50;
+/// Reads in flight at once (the SQLite backend commits them together).
+const IN_FLIGHT: usize = 64;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [db, feeds, per_feed] = args.as_slice() else {
+        eprintln!("usage: seed_entries DB FEEDS ENTRIES_PER_FEED");
+        return ExitCode::from(2);
+    };
+    let (Ok(feeds), Ok(per_feed)) = (feeds.parse::<usize>(), per_feed.parse::<usize>()) else {
+        eprintln!("FEEDS and ENTRIES_PER_FEED are numbers");
+        return ExitCode::from(2);
+    };
+    match seed(db, feeds, per_feed).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("seed_entries: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn start() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .unwrap_or_default()
+}
+
+async fn seed(db: &str, feeds: usize, per_feed: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let store: Arc<dyn Store> = tidings_store::open(db).await?;
+    let began = Instant::now();
+    let mut ids = Vec::with_capacity(feeds);
+    for f in 0..feeds {
+        let url = FeedUrl::parse(&format!("https://site{}.example/feed.xml", f % 997))?;
+        let url = FeedUrl::parse(&format!("{url}?f={f}"))?;
+        let new = NewFeed {
+            next_fetch_at: start(),
+            next_fetch_reason: "first add".into(),
+            interval_secs: 86_400,
+        };
+        ids.push(store.subscribe(&url, "bench", start(), &new).await?.feed_id);
+    }
+    eprintln!("{feeds} feeds in {:.1}s", began.elapsed().as_secs_f64());
+    let reads_per_feed = per_feed.div_ceil(PER_READ);
+    let mut jobs = tokio::task::JoinSet::new();
+    let mut stored = 0usize;
+    let total = feeds * per_feed;
+    for read in 0..reads_per_feed {
+        for (f, id) in ids.iter().enumerate() {
+            let from = read * PER_READ;
+            let to = (from + PER_READ).min(per_feed);
+            if from >= to {
+                continue;
+            }
+            let record = record(*id, f, read, from..to);
+            let store = store.clone();
+            jobs.spawn(async move { store.apply_fetch(&record).await.map(|_| to - from) });
+            while jobs.len() >= IN_FLIGHT {
+                if let Some(done) = jobs.join_next().await {
+                    stored += done??;
+                }
+            }
+        }
+        eprintln!(
+            "{stored}/{total} entries after {:.1}s",
+            began.elapsed().as_secs_f64()
+        );
+    }
+    while let Some(done) = jobs.join_next().await {
+        stored += done??;
+    }
+    eprintln!(
+        "{stored} entries in {:.1}s; now: {} in the store",
+        began.elapsed().as_secs_f64(),
+        store.count_entries(None).await?
+    );
+    Ok(())
+}
+
+/// Read number `read` of feed `f`, bringing entries `range` of it.
+fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> FetchRecord {
+    let at = start() + Duration::days(i64::try_from(read).unwrap_or(0));
+    let entries = range
+        .map(|n| {
+            let key = format!("f{f}-e{n}");
+            let published = at - Duration::minutes(i64::try_from(n % 1440).unwrap_or(0));
+            Entry {
+                id: key.clone(),
+                guid: Some(key.clone()),
+                title: Some(format!("Entry {n} of feed {f}")),
+                link: Some(format!("https://site{}.example/{key}", f % 997)),
+                summary: Some(format!(
+                    "A short summary of entry {n} of feed {f}, about the length of a real one \
+                     in a typical news feed, with a few more words to search for."
+                )),
+                published: Some(published),
+                ..Entry::default()
+            }
+        })
+        .collect();
+    FetchRecord {
+        feed_id: id,
+        fetched_at: at,
+        update: FeedUpdate {
+            validators: Some(Validators {
+                etag: Some(format!("\"{f}-{read}\"")),
+                last_modified: None,
+            }),
+            content_hash: Some(format!("{f}-{read}")),
+            url: None,
+            pending_move: None,
+            state: FeedState::Active,
+            state_reason: None,
+            next_fetch_at: at + Duration::days(1),
+            next_fetch_reason: "interval 1d".into(),
+            interval_secs: 86_400,
+            consecutive_failures: 0,
+            last_status: Some(200),
+            last_outcome: "ok".into(),
+            last_error: None,
+            meta: Some(FeedMeta {
+                title: Some(format!("Feed {f}")),
+                site_link: Some(format!("https://site{}.example/", f % 997)),
+            }),
+        },
+        entries,
+        log: vec![RequestLogRow {
+            at,
+            feed_id: Some(id),
+            host: format!("https://site{}.example:443", f % 997),
+            purpose: "feed".into(),
+            url: format!("https://site{}.example/feed.xml?f={f}", f % 997),
+            egress: None,
+            status: Some(200),
+            outcome: "ok".into(),
+            bytes: 20_000,
+            duration_ms: 80,
+            rule: "due: interval 1d".into(),
+        }],
+        host_floor: None,
+    }
+}
