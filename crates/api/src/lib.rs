@@ -3,6 +3,7 @@
 //! handlers read and write through the `Store` trait and never send requests to publishers.
 
 pub mod bot;
+pub mod export;
 pub mod problem;
 pub mod v1;
 
@@ -28,6 +29,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .merge(v1::routes())
         .merge(bot::routes())
+        .merge(export::routes())
         .with_state(state)
 }
 
