@@ -5,6 +5,7 @@
 pub mod bot;
 pub mod export;
 pub mod problem;
+pub mod publishers;
 pub mod v1;
 
 use axum::Router;
@@ -30,6 +31,7 @@ pub fn router(state: AppState) -> Router {
         .merge(v1::routes())
         .merge(bot::routes())
         .merge(export::routes())
+        .merge(publishers::routes())
         .with_state(state)
 }
 
