@@ -22,7 +22,9 @@ use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use tidings_model::FeedId;
 use tidings_store::{EntryQuery, FeedRecord, StoredEntry};
 
 /// The media type of the Atom outputs.
@@ -58,6 +60,8 @@ struct Listing {
     entries: Vec<StoredEntry>,
     /// `updated` when there is no entry.
     fallback_updated: DateTime<Utc>,
+    /// For the all-feeds outputs: each entry's feed, by id, named in an Atom `<source>`.
+    sources: HashMap<FeedId, FeedRecord>,
 }
 
 impl Listing {
@@ -106,6 +110,7 @@ fn feed_listing(feed: &FeedRecord, entries: Vec<StoredEntry>) -> Listing {
         source_url: Some(feed.url.as_str().to_owned()),
         entries,
         fallback_updated: feed.last_fetch_at.unwrap_or(feed.created_at),
+        sources: HashMap::new(),
     }
 }
 
@@ -122,6 +127,13 @@ async fn all_feeds(
             ..EntryQuery::default()
         })
         .await?;
+    let sources = state
+        .store
+        .feeds()
+        .await?
+        .into_iter()
+        .map(|f| (f.id, f))
+        .collect();
     Ok(Listing {
         title: "tidings: every feed".to_owned(),
         id: "urn:tidings:entries".to_owned(),
@@ -129,6 +141,7 @@ async fn all_feeds(
         source_url: None,
         entries,
         fallback_updated: DateTime::UNIX_EPOCH,
+        sources,
     })
 }
 
@@ -283,13 +296,13 @@ fn atom(listing: &Listing) -> String {
         let _ = writeln!(out, "  <link rel=\"via\" href=\"{}\"/>", xml_text(url));
     }
     for s in &listing.entries {
-        atom_entry(&mut out, s);
+        atom_entry(&mut out, s, listing.sources.get(&s.feed_id));
     }
     out.push_str("</feed>\n");
     out
 }
 
-fn atom_entry(out: &mut String, s: &StoredEntry) {
+fn atom_entry(out: &mut String, s: &StoredEntry, source: Option<&FeedRecord>) {
     let e = &s.entry;
     out.push_str("  <entry>\n");
     element(out, "    ", "id", &entry_id(s));
@@ -338,10 +351,44 @@ fn atom_entry(out: &mut String, s: &StoredEntry) {
     if let Some(summary) = &e.summary {
         html_element(out, "    ", "summary", summary);
     }
-    if let Some(content) = &e.content {
-        html_element(out, "    ", "content", content);
+    match (&e.content, &e.link) {
+        (Some(content), _) => html_element(out, "    ", "content", content),
+        // An entry with neither content nor an alternate link must have content (RFC 4287,
+        // 4.1.2): an empty one.
+        (None, None) => out.push_str("    <content type=\"html\"></content>\n"),
+        (None, Some(_)) => {}
+    }
+    if let Some(feed) = source {
+        atom_source(out, feed);
     }
     out.push_str("  </entry>\n");
+}
+
+/// `<source>`: the feed an entry came from, in the all-feeds output.
+fn atom_source(out: &mut String, feed: &FeedRecord) {
+    out.push_str("    <source>\n");
+    element(
+        out,
+        "      ",
+        "id",
+        &format!("urn:tidings:feed:{}", feed.id.0),
+    );
+    if let Some(title) = &feed.title {
+        element(out, "      ", "title", title);
+    }
+    let _ = writeln!(
+        out,
+        "      <link rel=\"self\" href=\"{}\"/>",
+        xml_text(feed.url.as_str())
+    );
+    if let Some(link) = &feed.site_link {
+        let _ = writeln!(
+            out,
+            "      <link rel=\"alternate\" href=\"{}\"/>",
+            xml_text(link)
+        );
+    }
+    out.push_str("    </source>\n");
 }
 
 /// A JSON Feed 1.1 document.

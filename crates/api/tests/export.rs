@@ -205,8 +205,27 @@ async fn all_entries_span_every_feed() {
     let two = server.subscribe("https://two.example/feed", "bob").await;
     server.read(one, t(1000), vec![full("a", 10)]).await;
     server.read(two, t(1000), vec![full("b", 20)]).await;
-    let (_, atom) = fetch(&server, "/v1/entries/atom", ATOM).await;
+    let (text, atom) = fetch(&server, "/v1/entries/atom", ATOM).await;
     assert_eq!(summary(&atom), expected(&[("b", 20), ("a", 10)]));
+    let sources: Vec<_> = atom
+        .entries
+        .iter()
+        .map(|e| {
+            let source = e
+                .source
+                .clone()
+                .unwrap_or_else(|| panic!("no source: {text}"));
+            (source.title, source.url, source.link)
+        })
+        .collect();
+    let source = |feed: &str| {
+        (
+            Some("A feed".to_owned()),
+            Some(format!("https://{feed}/feed")),
+            Some("https://example.org/".to_owned()),
+        )
+    };
+    assert_eq!(sources, [source("two.example"), source("one.example")]);
     let (_, json) = fetch(&server, "/v1/entries/feed.json", JSON_FEED).await;
     assert_eq!(summary(&json), expected(&[("b", 20), ("a", 10)]));
 }
@@ -238,4 +257,23 @@ async fn a_missing_feed_is_a_404_problem() {
         let json = server.problem(path, 400, "invalid-parameter").await;
         assert_eq!(json["parameter"], "id");
     }
+}
+
+#[tokio::test]
+async fn an_entry_without_link_or_content_gets_empty_content() {
+    let mut bare = dated("bare", t(5));
+    bare.link = None;
+    bare.summary = None;
+    let (server, feed) = one_feed_with(vec![bare]).await;
+    let (text, parsed) = fetch(&server, &format!("/v1/feeds/{}/atom", feed.0), ATOM).await;
+    assert!(text.contains("<content type=\"html\"></content>"), "{text}");
+    assert_eq!(parsed.entries[0].title.as_deref(), Some("Title bare"));
+    let (text, _) = fetch(
+        &server,
+        &format!("/v1/feeds/{}/feed.json", feed.0),
+        JSON_FEED,
+    )
+    .await;
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(json["items"][0]["content_text"], "");
 }
