@@ -12,7 +12,7 @@
 //! no `rel="self"` link and ids are `urn:tidings:` names where the publisher gave no URI.
 
 use crate::AppState;
-use crate::problem::Problem;
+use crate::problem::{self, Problem};
 use crate::v1::params;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -34,13 +34,14 @@ pub const JSON_FEED_TYPE: &str = "application/feed+json";
 /// The `version` of every JSON Feed served.
 pub const JSON_FEED_VERSION: &str = "https://jsonfeed.org/version/1.1";
 
-/// The output routes.
+/// The output routes; other methods on them are 405 problems.
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/v1/feeds/{id}/atom", get(feed_atom))
         .route("/v1/feeds/{id}/feed.json", get(feed_json))
         .route("/v1/entries/atom", get(all_atom))
         .route("/v1/entries/feed.json", get(all_json))
+        .method_not_allowed_fallback(problem::method_not_allowed)
 }
 
 /// The query string, as text; [`params`] reads it.

@@ -277,3 +277,18 @@ async fn an_entry_without_link_or_content_gets_empty_content() {
     let json: serde_json::Value = serde_json::from_str(&text).expect("json");
     assert_eq!(json["items"][0]["content_text"], "");
 }
+
+#[tokio::test]
+async fn other_methods_are_405_problems() {
+    let (server, feed) = one_feed_with(vec![dated("a", t(5))]).await;
+    for path in [
+        format!("/v1/feeds/{}/atom", feed.0),
+        format!("/v1/feeds/{}/feed.json", feed.0),
+        "/v1/entries/atom".to_owned(),
+        "/v1/entries/feed.json".to_owned(),
+    ] {
+        let answer = server.request("POST", &path).await;
+        assert_eq!(answer.status, 405, "{path}: {:?}", answer.json);
+        assert_eq!(answer.content_type, "application/problem+json", "{path}");
+    }
+}
