@@ -3,6 +3,9 @@
 //! and which of the host's feeds are paused, off or removed, and why. For the publisher, so it
 //! can check what the crawler did without asking: it shows nothing about subscribers.
 //!
+//! URLs are shown without user information, query or fragment ([`public_url`]): a private
+//! feed's URL often carries its subscriber's token there.
+//!
 //! Server-rendered HTML, no script, the bot page's stylesheet, and a Content-Security-Policy
 //! that allows only that stylesheet and the page's own GET form. A host name that is not one
 //! is a 400 page naming the problem, never a 500.
@@ -230,6 +233,29 @@ async fn report(
     })
 }
 
+/// A URL as the page shows it: without user information and with the query and fragment
+/// replaced by `?…`, since a private feed's URL often carries its subscriber's token there.
+/// The path is shown as it is (a token in the path cannot be told from a name).
+pub fn public_url(url: &str) -> String {
+    let (before, hidden) = match url.find(['?', '#']) {
+        Some(at) => (&url[..at], true),
+        None => (url, false),
+    };
+    let shown = match before.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            format!("{scheme}://{host}{path}")
+        }
+        None => before.to_owned(),
+    };
+    if hidden {
+        format!("{shown}?…")
+    } else {
+        shown
+    }
+}
+
 fn time(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
@@ -310,7 +336,7 @@ fn feeds_section(html: &mut String, r: &Report, host: &str) {
         html.push_str(&format!(
             "<tr><td><code>{url}</code></td><td>{state}</td><td>{why}</td><td>{last}</td>\
              <td>{next}</td></tr>\n",
-            url = esc(f.url.as_str()),
+            url = esc(&public_url(f.url.as_str())),
             state = f.state.as_str(),
             why = esc(f.state_reason.as_deref().unwrap_or("")),
             last = f.last_fetch_at.map(time).unwrap_or_default(),
@@ -347,7 +373,7 @@ fn requests_section(html: &mut String, r: &Report, host: &str) {
             "<tr><td>{at}</td><td><code>{url}</code></td><td>{status}</td><td>{bytes}</td>\
              <td>{purpose}</td><td>{rule}</td></tr>\n",
             at = time(row.at),
-            url = esc(&row.url),
+            url = esc(&public_url(&row.url)),
             bytes = row.bytes,
             purpose = esc(&row.purpose),
             rule = esc(&row.rule),
@@ -359,6 +385,30 @@ fn requests_section(html: &mut String, r: &Report, host: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_are_shown_without_credentials_or_queries() {
+        for (url, shown) in [
+            (
+                "https://example.org/feed.xml",
+                "https://example.org/feed.xml",
+            ),
+            (
+                "https://example.org/f?token=s3cret",
+                "https://example.org/f?…",
+            ),
+            ("https://example.org/f#s3cret", "https://example.org/f?…"),
+            (
+                "https://u:s3cret@example.org:8443/f",
+                "https://example.org:8443/f",
+            ),
+            ("https://u@x@example.org", "https://example.org"),
+            ("http://example.org", "http://example.org"),
+            ("not a url?x", "not a url?…"),
+        ] {
+            assert_eq!(public_url(url), shown, "{url}");
+        }
+    }
 
     #[test]
     fn host_names_are_read_once() {
