@@ -22,7 +22,7 @@ mod failures;
 mod lang;
 mod page;
 mod robots_txt;
-mod words;
+pub(crate) mod words;
 
 pub use lang::Lang;
 pub use page::render;

@@ -3,7 +3,9 @@
 //! handlers read and write through the `Store` trait and never send requests to publishers.
 
 pub mod bot;
+pub mod export;
 pub mod problem;
+pub mod publishers;
 pub mod v1;
 
 use axum::Router;
@@ -28,6 +30,8 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .merge(v1::routes())
         .merge(bot::routes())
+        .merge(export::routes())
+        .merge(publishers::routes())
         .with_state(state)
 }
 

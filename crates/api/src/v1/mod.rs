@@ -8,7 +8,7 @@
 mod cursor;
 mod entries;
 mod feeds;
-mod params;
+pub(crate) mod params;
 pub mod wire;
 
 use crate::AppState;

@@ -1,0 +1,517 @@
+//! Stored entries as feeds again: Atom 1.0 and JSON Feed 1.1, for one feed
+//! (`/v1/feeds/{id}/atom`, `/v1/feeds/{id}/feed.json`) or for every feed (`/v1/entries/atom`,
+//! `/v1/entries/feed.json`), newest first, `?limit=` 1 to 500 (50 by default).
+//!
+//! The Atom document is built as text here: every value goes through [`xml_text`], which
+//! escapes markup and drops the characters XML 1.0 cannot hold, so a publisher's `<script>`,
+//! `&` or `]]>` stays text. Content is sent as escaped HTML (`type="html"`), as stored; it is
+//! not sanitised here. JSON Feed is serialised from the serde types below.
+//!
+//! Not yet: the all-feeds outputs list every stored feed; once API keys exist they should list
+//! only the feeds the key subscribes to. The server does not know its public URL, so there is
+//! no `rel="self"` link and ids are `urn:tidings:` names where the publisher gave no URI.
+
+use crate::AppState;
+use crate::problem::{self, Problem};
+use crate::v1::params;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use tidings_model::FeedId;
+use tidings_store::{EntryQuery, FeedRecord, StoredEntry};
+
+/// The media type of the Atom outputs.
+pub const ATOM_TYPE: &str = "application/atom+xml; charset=utf-8";
+/// The media type of the JSON Feed outputs.
+pub const JSON_FEED_TYPE: &str = "application/feed+json";
+/// The `version` of every JSON Feed served.
+pub const JSON_FEED_VERSION: &str = "https://jsonfeed.org/version/1.1";
+
+/// The output routes; other methods on them are 405 problems.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/v1/feeds/{id}/atom", get(feed_atom))
+        .route("/v1/feeds/{id}/feed.json", get(feed_json))
+        .route("/v1/entries/atom", get(all_atom))
+        .route("/v1/entries/feed.json", get(all_json))
+        .method_not_allowed_fallback(problem::method_not_allowed)
+}
+
+/// The query string, as text; [`params`] reads it.
+#[derive(Debug, Default, Deserialize)]
+pub struct ExportParams {
+    limit: Option<String>,
+}
+
+/// What one output holds: a title, a site link, the entries, and a fallback `updated`.
+struct Listing {
+    title: String,
+    /// The id of the document as a whole.
+    id: String,
+    site_link: Option<String>,
+    /// The feed's URL, for the per-feed outputs.
+    source_url: Option<String>,
+    entries: Vec<StoredEntry>,
+    /// `updated` when there is no entry.
+    fallback_updated: DateTime<Utc>,
+    /// For the all-feeds outputs: each entry's feed, by id, named in an Atom `<source>`.
+    sources: HashMap<FeedId, FeedRecord>,
+}
+
+impl Listing {
+    /// The newest change among the entries, else the fallback.
+    fn updated(&self) -> DateTime<Utc> {
+        self.entries
+            .iter()
+            .map(entry_updated)
+            .max()
+            .unwrap_or(self.fallback_updated)
+    }
+}
+
+async fn one_feed(
+    state: &AppState,
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<ExportParams>, QueryRejection>,
+) -> Result<Listing, Problem> {
+    let Path(id) = id?;
+    let Query(p) = query?;
+    let id = params::feed_id("id", &id)?;
+    let limit = params::limit(p.limit.as_deref())?;
+    let Some(feed) = state.store.feed(id).await? else {
+        return Err(Problem::not_found(format!("no feed with id {id}")));
+    };
+    let entries = state
+        .store
+        .entries(&EntryQuery {
+            feed: Some(id),
+            limit,
+            ..EntryQuery::default()
+        })
+        .await?;
+    Ok(feed_listing(&feed, entries))
+}
+
+fn feed_listing(feed: &FeedRecord, entries: Vec<StoredEntry>) -> Listing {
+    Listing {
+        title: feed
+            .title
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| feed.url.as_str().to_owned()),
+        id: format!("urn:tidings:feed:{}", feed.id.0),
+        site_link: feed.site_link.clone(),
+        source_url: Some(feed.url.as_str().to_owned()),
+        entries,
+        fallback_updated: feed.last_fetch_at.unwrap_or(feed.created_at),
+        sources: HashMap::new(),
+    }
+}
+
+async fn all_feeds(
+    state: &AppState,
+    query: Result<Query<ExportParams>, QueryRejection>,
+) -> Result<Listing, Problem> {
+    let Query(p) = query?;
+    let limit = params::limit(p.limit.as_deref())?;
+    let entries = state
+        .store
+        .entries(&EntryQuery {
+            limit,
+            ..EntryQuery::default()
+        })
+        .await?;
+    let sources = state
+        .store
+        .feeds()
+        .await?
+        .into_iter()
+        .map(|f| (f.id, f))
+        .collect();
+    Ok(Listing {
+        title: "tidings: every feed".to_owned(),
+        id: "urn:tidings:entries".to_owned(),
+        site_link: None,
+        source_url: None,
+        entries,
+        fallback_updated: DateTime::UNIX_EPOCH,
+        sources,
+    })
+}
+
+async fn feed_atom(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<ExportParams>, QueryRejection>,
+) -> Result<Response, Problem> {
+    Ok(atom_response(&one_feed(&state, id, query).await?))
+}
+
+async fn feed_json(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<ExportParams>, QueryRejection>,
+) -> Result<Response, Problem> {
+    Ok(json_response(&one_feed(&state, id, query).await?))
+}
+
+async fn all_atom(
+    State(state): State<AppState>,
+    query: Result<Query<ExportParams>, QueryRejection>,
+) -> Result<Response, Problem> {
+    Ok(atom_response(&all_feeds(&state, query).await?))
+}
+
+async fn all_json(
+    State(state): State<AppState>,
+    query: Result<Query<ExportParams>, QueryRejection>,
+) -> Result<Response, Problem> {
+    Ok(json_response(&all_feeds(&state, query).await?))
+}
+
+fn atom_response(listing: &Listing) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(ATOM_TYPE)),
+            (
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            ),
+        ],
+        atom(listing),
+    )
+        .into_response()
+}
+
+fn json_response(listing: &Listing) -> Response {
+    let mut response = Json(json_feed(listing)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(JSON_FEED_TYPE),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// When an entry last changed: its own `updated`, else `published`, else when tidings saw
+/// its content change.
+fn entry_updated(s: &StoredEntry) -> DateTime<Utc> {
+    s.entry
+        .updated
+        .or(s.entry.published)
+        .unwrap_or(s.updated_at)
+}
+
+/// The entry's id in both outputs: the publisher's id when it is a URI (Atom ids must be),
+/// else a name made from tidings' row id.
+pub fn entry_id(s: &StoredEntry) -> String {
+    match &s.entry.guid {
+        Some(guid) if looks_like_uri(guid) => guid.clone(),
+        _ => format!("urn:tidings:entry:{}", s.id),
+    }
+}
+
+/// A scheme (a letter, then letters, digits, `+`, `-`, `.`), a colon, then no white space.
+fn looks_like_uri(text: &str) -> bool {
+    let Some((scheme, rest)) = text.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && !rest.is_empty()
+        && !rest.chars().any(char::is_whitespace)
+}
+
+/// RFC 3339 in UTC, whole seconds (`2026-11-30T12:00:00Z`).
+fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Escape text for XML element content and quoted attribute values; characters XML 1.0
+/// cannot hold (controls other than tab, newline and carriage return, lone surrogates cannot
+/// occur in a `str`, U+FFFE and U+FFFF) are dropped.
+pub fn xml_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `<name>text</name>` with `text` escaped.
+fn element(out: &mut String, indent: &str, name: &str, text: &str) {
+    let _ = writeln!(out, "{indent}<{name}>{}</{name}>", xml_text(text));
+}
+
+/// `<name type="html">html</name>`: HTML sent as escaped text.
+fn html_element(out: &mut String, indent: &str, name: &str, html: &str) {
+    let _ = writeln!(
+        out,
+        "{indent}<{name} type=\"html\">{}</{name}>",
+        xml_text(html)
+    );
+}
+
+/// The Atom 1.0 document (RFC 4287).
+fn atom(listing: &Listing) -> String {
+    let mut out = String::from(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n",
+    );
+    element(&mut out, "  ", "id", &listing.id);
+    element(&mut out, "  ", "title", &listing.title);
+    element(&mut out, "  ", "updated", &rfc3339(listing.updated()));
+    let _ = writeln!(
+        out,
+        "  <generator>tidings</generator>\n  <author><name>{}</name></author>",
+        xml_text(&listing.title)
+    );
+    if let Some(link) = &listing.site_link {
+        let _ = writeln!(
+            out,
+            "  <link rel=\"alternate\" href=\"{}\"/>",
+            xml_text(link)
+        );
+    }
+    if let Some(url) = &listing.source_url {
+        let _ = writeln!(out, "  <link rel=\"via\" href=\"{}\"/>", xml_text(url));
+    }
+    for s in &listing.entries {
+        atom_entry(&mut out, s, listing.sources.get(&s.feed_id));
+    }
+    out.push_str("</feed>\n");
+    out
+}
+
+fn atom_entry(out: &mut String, s: &StoredEntry, source: Option<&FeedRecord>) {
+    let e = &s.entry;
+    out.push_str("  <entry>\n");
+    element(out, "    ", "id", &entry_id(s));
+    element(out, "    ", "title", e.title.as_deref().unwrap_or(""));
+    element(out, "    ", "updated", &rfc3339(entry_updated(s)));
+    if let Some(published) = e.published {
+        element(out, "    ", "published", &rfc3339(published));
+    }
+    if let Some(link) = &e.link {
+        let _ = writeln!(
+            out,
+            "    <link rel=\"alternate\" href=\"{}\"/>",
+            xml_text(link)
+        );
+    }
+    for x in &e.enclosures {
+        let _ = write!(
+            out,
+            "    <link rel=\"enclosure\" href=\"{}\"",
+            xml_text(&x.url)
+        );
+        if let Some(media_type) = &x.media_type {
+            let _ = write!(out, " type=\"{}\"", xml_text(media_type));
+        }
+        if let Some(length) = x.length {
+            let _ = write!(out, " length=\"{length}\"");
+        }
+        out.push_str("/>\n");
+    }
+    for a in &e.authors {
+        let Some(name) = a.name.as_deref().or(a.email.as_deref()) else {
+            continue;
+        };
+        let _ = write!(out, "    <author><name>{}</name>", xml_text(name));
+        if let Some(email) = &a.email {
+            let _ = write!(out, "<email>{}</email>", xml_text(email));
+        }
+        if let Some(uri) = &a.uri {
+            let _ = write!(out, "<uri>{}</uri>", xml_text(uri));
+        }
+        out.push_str("</author>\n");
+    }
+    for c in &e.categories {
+        let _ = writeln!(out, "    <category term=\"{}\"/>", xml_text(c));
+    }
+    if let Some(summary) = &e.summary {
+        html_element(out, "    ", "summary", summary);
+    }
+    match (&e.content, &e.link) {
+        (Some(content), _) => html_element(out, "    ", "content", content),
+        // An entry with neither content nor an alternate link must have content (RFC 4287,
+        // 4.1.2): an empty one.
+        (None, None) => out.push_str("    <content type=\"html\"></content>\n"),
+        (None, Some(_)) => {}
+    }
+    if let Some(feed) = source {
+        atom_source(out, feed);
+    }
+    out.push_str("  </entry>\n");
+}
+
+/// `<source>`: the feed an entry came from, in the all-feeds output.
+fn atom_source(out: &mut String, feed: &FeedRecord) {
+    out.push_str("    <source>\n");
+    element(
+        out,
+        "      ",
+        "id",
+        &format!("urn:tidings:feed:{}", feed.id.0),
+    );
+    if let Some(title) = &feed.title {
+        element(out, "      ", "title", title);
+    }
+    let _ = writeln!(
+        out,
+        "      <link rel=\"self\" href=\"{}\"/>",
+        xml_text(feed.url.as_str())
+    );
+    if let Some(link) = &feed.site_link {
+        let _ = writeln!(
+            out,
+            "      <link rel=\"alternate\" href=\"{}\"/>",
+            xml_text(link)
+        );
+    }
+    out.push_str("    </source>\n");
+}
+
+/// A JSON Feed 1.1 document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonFeed {
+    pub version: String,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub home_page_url: Option<String>,
+    pub items: Vec<JsonItem>,
+}
+
+/// One JSON Feed item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonItem {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The entry's content, else its summary, as HTML.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_html: Option<String>,
+    /// Empty text when the entry has neither content nor summary (one of the two is required).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date_published: Option<String>,
+    pub date_modified: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub authors: Vec<JsonAuthor>,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub tags: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub attachments: Vec<JsonAttachment>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonAuthor {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonAttachment {
+    pub url: String,
+    pub mime_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_in_bytes: Option<u64>,
+}
+
+fn json_feed(listing: &Listing) -> JsonFeed {
+    JsonFeed {
+        version: JSON_FEED_VERSION.to_owned(),
+        title: listing.title.clone(),
+        home_page_url: listing.site_link.clone(),
+        items: listing.entries.iter().map(json_item).collect(),
+    }
+}
+
+fn json_item(s: &StoredEntry) -> JsonItem {
+    let e = &s.entry;
+    let content_html = e.content.clone().or_else(|| e.summary.clone());
+    JsonItem {
+        id: entry_id(s),
+        url: e.link.clone(),
+        title: e.title.clone(),
+        content_text: content_html.is_none().then(String::new),
+        content_html,
+        // The summary is repeated only when the content is something else.
+        summary: e.content.as_ref().and(e.summary.clone()),
+        date_published: e.published.map(rfc3339),
+        date_modified: rfc3339(entry_updated(s)),
+        authors: e
+            .authors
+            .iter()
+            .filter(|a| a.name.is_some() || a.uri.is_some())
+            .map(|a| JsonAuthor {
+                name: a.name.clone(),
+                url: a.uri.clone(),
+            })
+            .collect(),
+        tags: e.categories.clone(),
+        attachments: e
+            .enclosures
+            .iter()
+            .map(|x| JsonAttachment {
+                url: x.url.clone(),
+                mime_type: x
+                    .media_type
+                    .clone()
+                    .unwrap_or_else(|| "application/octet-stream".to_owned()),
+                size_in_bytes: x.length,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_text_escapes_markup_and_drops_what_xml_cannot_hold() {
+        assert_eq!(
+            xml_text("<script>a & b]]>\"'</script>"),
+            "&lt;script&gt;a &amp; b]]&gt;&quot;&apos;&lt;/script&gt;"
+        );
+        assert_eq!(xml_text("a\u{0}b\u{1b}c\td\u{FFFF}"), "abc\td");
+    }
+
+    #[test]
+    fn only_uris_are_kept_as_ids() {
+        for good in ["https://example.org/1", "urn:uuid:1234", "tag:a.org,2026:x"] {
+            assert!(looks_like_uri(good), "{good}");
+        }
+        for bad in ["", "42", "abc", ":x", "1a:b", "a b:c", "x:", "x:a b"] {
+            assert!(!looks_like_uri(bad), "{bad}");
+        }
+    }
+}
