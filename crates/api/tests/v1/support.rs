@@ -38,6 +38,7 @@ impl Server {
             store: store.clone(),
             profile: Arc::new(Profile::embedded("default").expect("default profile")),
             version: "test",
+            auth: Arc::default(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
