@@ -19,7 +19,7 @@ pub struct KeysArgs {
 pub enum KeysCommand {
     /// Make a key and print its token (shown only this once)
     Create(CreateArgs),
-    /// List the keys: id, role, prefix, dates and name (never the token)
+    /// List the keys: id, role, prefix, when made, last used and revoked, name (never the token)
     List(ListArgs),
     /// Revoke a key: it is refused from the next request on
     Revoke(RevokeArgs),
@@ -91,18 +91,22 @@ async fn list(ctx: &Context, args: ListArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{:>4}  {:<6}  {:<12}  {:<20}  {:<20}  NAME",
-        "ID", "ROLE", "PREFIX", "CREATED", "REVOKED"
+        "{:>4}  {:<6}  {:<12}  {:<19}  {:<19}  {:<19}  NAME",
+        "ID", "ROLE", "PREFIX", "CREATED", "LAST USED", "REVOKED"
     );
-    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S").to_string();
+    let time = |t: Option<chrono::DateTime<chrono::Utc>>| match t {
+        Some(t) => t.format("%Y-%m-%d %H:%M:%S").to_string(),
+        None => "-".to_owned(),
+    };
     for key in keys {
         println!(
-            "{:>4}  {:<6}  {:<12}  {:<20}  {:<20}  {}",
+            "{:>4}  {:<6}  {:<12}  {:<19}  {:<19}  {:<19}  {}",
             key.id,
             key.role,
             key.prefix,
-            time(key.created_at),
-            key.revoked_at.map(time).unwrap_or_else(|| "-".to_owned()),
+            time(Some(key.created_at)),
+            time(key.last_used_at),
+            time(key.revoked_at),
             key.name.as_deref().unwrap_or("-"),
         );
     }

@@ -35,6 +35,8 @@ pub const PREFIX_LEN: usize = 12;
 pub const RATE_PER_SECOND: u32 = 20;
 /// Requests a key may make at once before the rate applies.
 pub const BURST: u32 = 40;
+/// A key's `last_used_at` is written at most this often (seconds), not on every request.
+pub const LAST_USED_EVERY_SECS: i64 = 60;
 
 /// What a key may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,6 +281,15 @@ async fn check(
     };
     if let Err(wait) = state.auth.take(key.id, Instant::now()) {
         return Err(too_many(wait));
+    }
+    let now = Utc::now();
+    if key
+        .last_used_at
+        .is_none_or(|last| now - last >= chrono::Duration::seconds(LAST_USED_EVERY_SECS))
+        && let Err(e) = state.store.touch_key(key.id, now).await
+    {
+        // Only bookkeeping: the request goes on.
+        tracing::warn!(key_id = key.id, error = %e, "cannot record the key's last use");
     }
     Ok(Some(Caller {
         key_id: key.id,

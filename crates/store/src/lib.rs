@@ -155,6 +155,9 @@ pub trait Store: Send + Sync {
 
     /// Revoke key `id` at `at`; false when there is no such key or it was already revoked.
     async fn revoke_key(&self, id: i64, at: DateTime<Utc>) -> Result<bool>;
+
+    /// Record that key `id` was used at `at` (`last_used_at` only moves later).
+    async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

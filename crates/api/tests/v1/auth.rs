@@ -104,6 +104,8 @@ async fn an_admin_key_subscribes_and_unsubscribes() {
     );
     let listed = server.get("/v1/feeds").await;
     assert_eq!(listed.json["feeds"][0]["id"], feed_id);
+    let keys = server.store.list_keys().await.unwrap();
+    assert!(keys[0].last_used_at.is_some(), "the key's use is recorded");
     // Nothing was fetched: the feed waits for the crawl.
     let stored = server.store.feeds().await.unwrap();
     assert_eq!(stored.len(), 1);

@@ -113,6 +113,9 @@ impl Store for Broken {
     async fn revoke_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<bool> {
         fail()
     }
+    async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
+        fail()
+    }
 }
 
 #[tokio::test]

@@ -81,3 +81,15 @@ pub async fn revoke(store: &PgStore, id: i64, at: DateTime<Utc>) -> Result<bool>
             .await?;
     Ok(done.rows_affected() > 0)
 }
+
+pub async fn touch(store: &PgStore, id: i64, at: DateTime<Utc>) -> Result<()> {
+    sqlx::query(
+        "UPDATE api_keys SET last_used_at = $1 \
+         WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)",
+    )
+    .bind(at)
+    .bind(id)
+    .execute(&store.pool)
+    .await?;
+    Ok(())
+}

@@ -434,6 +434,10 @@ impl Store for PgStore {
     async fn revoke_key(&self, id: i64, at: DateTime<Utc>) -> Result<bool> {
         keys::revoke(self, id, at).await
     }
+
+    async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()> {
+        keys::touch(self, id, at).await
+    }
 }
 
 type BlockTuple = (i64, String, String, Option<String>, DateTime<Utc>);

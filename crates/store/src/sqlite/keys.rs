@@ -85,3 +85,17 @@ pub async fn revoke(store: &SqliteStore, id: i64, at: DateTime<Utc>) -> Result<b
     tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
+
+pub async fn touch(store: &SqliteStore, id: i64, at: DateTime<Utc>) -> Result<()> {
+    let (_turn, mut tx) = store.write().await?;
+    sqlx::query(
+        "UPDATE api_keys SET last_used_at = ?1 \
+         WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
+    )
+    .bind(micros(at))
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}

@@ -492,6 +492,10 @@ impl Store for SqliteStore {
     async fn revoke_key(&self, id: i64, at: DateTime<Utc>) -> Result<bool> {
         keys::revoke(self, id, at).await
     }
+
+    async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()> {
+        keys::touch(self, id, at).await
+    }
 }
 
 fn block_from_row(

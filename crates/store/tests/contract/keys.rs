@@ -44,6 +44,13 @@ pub async fn keys_are_found_by_hash_listed_and_revoked(store: Arc<dyn Store>) {
         vec![admin.clone(), reader.clone()]
     );
 
+    store.touch_key(admin.id, t(3)).await.unwrap();
+    store.touch_key(admin.id, t(2)).await.unwrap();
+    store.touch_key(999, t(3)).await.unwrap();
+    let used = store.key_by_hash("aaaa1111").await.unwrap().unwrap();
+    assert_eq!(used.last_used_at, Some(t(3)), "last use only moves later");
+    let admin = used;
+
     assert!(store.revoke_key(admin.id, t(5)).await.unwrap());
     assert!(
         !store.revoke_key(admin.id, t(6)).await.unwrap(),
