@@ -152,3 +152,76 @@ async fn serve_crawls_in_the_same_process() {
     assert!(ok, "clean exit after SIGTERM: {rest} {err}");
     assert!(rest.contains("stopped: 1 feeds read (ok 1"), "{rest}");
 }
+
+/// `method path` with `Authorization: Bearer token` (if any) and a JSON `body`: status, body.
+async fn call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    let body = body.unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("end of headers");
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    (status, body.to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_keyed_reads_takes_keys_made_by_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut tokens = Vec::new();
+    for role in ["reader", "admin"] {
+        let out = tidings(&db, &["keys", "create", "--role", role]).await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        tokens.push(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    }
+    let (reader, admin) = (tokens[0].as_str(), tokens[1].as_str());
+
+    let serving = serve(&db, &[], &["--no-crawl", "--keyed-reads"]).await;
+    let addr = serving.addr;
+    assert_eq!(call(addr, "GET", "/v1/feeds", None, None).await.0, 401);
+    assert_eq!(call(addr, "GET", "/healthz", None, None).await.0, 200);
+    assert_eq!(
+        call(addr, "GET", "/v1/feeds", Some(reader), None).await.0,
+        200
+    );
+    let feed = r#"{"url": "https://feeds.example/feed.xml"}"#;
+    let (status, body) = call(addr, "POST", "/v1/feeds", Some(reader), Some(feed)).await;
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = call(addr, "POST", "/v1/feeds", Some(admin), Some(feed)).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = call(addr, "GET", "/v1/feeds", Some(reader), None).await;
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(json["feeds"][0]["url"], "https://feeds.example/feed.xml");
+
+    let out = tidings(&db, &["keys", "revoke", "1"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        call(addr, "GET", "/v1/feeds", Some(reader), None).await.0,
+        401
+    );
+
+    let (ok, rest, err) = stop(serving).await;
+    assert!(ok, "clean exit after SIGTERM: {rest} {err}");
+    assert!(!err.contains(&admin[12..]) && !err.contains(&reader[12..]));
+}

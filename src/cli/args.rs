@@ -83,6 +83,8 @@ pub enum Command {
     Remove(super::blocks::RemoveArgs),
     /// Serve the JSON API (and crawl, unless --no-crawl) until stopped (Ctrl-C, SIGTERM)
     Serve(super::serve::ServeArgs),
+    /// Manage the API keys of `serve`: create (prints the token once), list, revoke
+    Keys(super::keys::KeysArgs),
     /// Run the real scheduling policy in virtual time against a modelled web (no database, no
     /// network) and report requests, 304s, the busiest host and politeness violations; exits
     /// non-zero when there is any violation

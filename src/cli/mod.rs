@@ -5,6 +5,7 @@ mod args;
 mod blocks;
 mod commands;
 mod crawl;
+mod keys;
 mod parse;
 mod progress;
 mod robots;
@@ -56,6 +57,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Fetch => commands::fetch(&ctx).await,
         Command::Crawl(a) => crawl::run(&ctx, a).await,
         Command::Serve(a) => serve::run(&ctx, a).await,
+        Command::Keys(a) => keys::run(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::Log(a) => commands::log(&ctx, a).await,

@@ -1,4 +1,4 @@
-//! `tidings serve [--addr 127.0.0.1:8080] [--no-crawl]`: the HTTP API and, unless told not
+//! `tidings serve [--addr 127.0.0.1:8080] [--no-crawl] [--keyed-reads]`: the HTTP API and, unless told not
 //! to, the continuous crawl, in one process over one store.
 //!
 //! The first line on stdout says where it listens (the bound address, so `--addr
@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// Only serve: do not crawl in this process
     #[arg(long)]
     pub no_crawl: bool,
+    /// Reads need an API key too (`tidings keys create --role reader`); by default they are
+    /// public and only writes need an (admin) key
+    #[arg(long)]
+    pub keyed_reads: bool,
 }
 
 /// `tidings serve`.
@@ -40,6 +44,12 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         store: ctx.store.clone(),
         profile: Arc::new(ctx.settings.profile.clone()),
         version: env!("CARGO_PKG_VERSION"),
+        auth: Arc::new(tidings_api::auth::Auth::new(
+            tidings_api::auth::AuthConfig {
+                keyed_reads: args.keyed_reads,
+                ..Default::default()
+            },
+        )),
     };
     let (stop, stopped) = watch::channel(false);
     tokio::spawn(signals(stop.clone()));

@@ -2,6 +2,7 @@
 //! `/bot` rendered from the running profile, and `/healthz`. Wire types live only here; the
 //! handlers read and write through the `Store` trait and never send requests to publishers.
 
+pub mod auth;
 pub mod bot;
 pub mod export;
 pub mod problem;
@@ -22,6 +23,8 @@ pub struct AppState {
     pub profile: Arc<Profile>,
     /// tidings' version, for the User-Agent shown on the bot page.
     pub version: &'static str,
+    /// Who may read and write `/v1`; `Arc::default()` is public reads, admin-key writes.
+    pub auth: Arc<auth::Auth>,
 }
 
 /// Every route.

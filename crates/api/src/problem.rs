@@ -29,6 +29,14 @@ pub enum ProblemKind {
     MethodNotAllowed,
     /// Something failed on our side; the detail never says what (500).
     Internal,
+    /// No API key, or one that is unknown or revoked (401).
+    Unauthorized,
+    /// The key may not do this: a reader key asking to write (403).
+    Forbidden,
+    /// The request is understood but refused: a do-not-crawl rule or a removed feed (422).
+    Refused,
+    /// The key sent more requests than its rate allows (429).
+    TooManyRequests,
 }
 
 impl ProblemKind {
@@ -39,6 +47,10 @@ impl ProblemKind {
             ProblemKind::InvalidParameter => "invalid-parameter",
             ProblemKind::MethodNotAllowed => "method-not-allowed",
             ProblemKind::Internal => "internal",
+            ProblemKind::Unauthorized => "unauthorized",
+            ProblemKind::Forbidden => "forbidden",
+            ProblemKind::Refused => "refused",
+            ProblemKind::TooManyRequests => "too-many-requests",
         }
     }
 
@@ -48,6 +60,10 @@ impl ProblemKind {
             ProblemKind::InvalidParameter => "Invalid parameter",
             ProblemKind::MethodNotAllowed => "Method not allowed",
             ProblemKind::Internal => "Internal error",
+            ProblemKind::Unauthorized => "Unauthorized",
+            ProblemKind::Forbidden => "Forbidden",
+            ProblemKind::Refused => "Refused",
+            ProblemKind::TooManyRequests => "Too many requests",
         }
     }
 
@@ -57,6 +73,10 @@ impl ProblemKind {
             ProblemKind::InvalidParameter => StatusCode::BAD_REQUEST,
             ProblemKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ProblemKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ProblemKind::Unauthorized => StatusCode::UNAUTHORIZED,
+            ProblemKind::Forbidden => StatusCode::FORBIDDEN,
+            ProblemKind::Refused => StatusCode::UNPROCESSABLE_ENTITY,
+            ProblemKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -92,6 +112,15 @@ impl Problem {
             kind: ProblemKind::InvalidParameter,
             detail: detail.into(),
             parameter: Some(parameter),
+        }
+    }
+
+    /// A problem of `kind` without a parameter at fault.
+    pub fn new(kind: ProblemKind, detail: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            detail: detail.into(),
+            parameter: None,
         }
     }
 

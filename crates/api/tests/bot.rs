@@ -490,6 +490,7 @@ async fn state() -> (AppState, tempfile::TempDir) {
         store,
         profile: Arc::new(embedded("serenereader")),
         version: VERSION,
+        auth: Arc::default(),
     };
     (state, dir)
 }

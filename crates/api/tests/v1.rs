@@ -3,6 +3,8 @@
 #[path = "v1/support.rs"]
 mod support;
 
+#[path = "v1/auth.rs"]
+mod auth;
 #[path = "v1/broken.rs"]
 mod broken;
 #[path = "v1/entries.rs"]

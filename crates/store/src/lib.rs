@@ -143,6 +143,21 @@ pub trait Store: Send + Sync {
 
     /// Every do-not-crawl rule, by id.
     async fn blocks(&self) -> Result<Vec<StoredBlock>>;
+
+    /// Store a new API key.
+    async fn create_key(&self, key: &NewKey) -> Result<ApiKey>;
+
+    /// The key whose token hashes to `hash` (hex SHA-256), revoked or not.
+    async fn key_by_hash(&self, hash: &str) -> Result<Option<ApiKey>>;
+
+    /// Every API key, by id.
+    async fn list_keys(&self) -> Result<Vec<ApiKey>>;
+
+    /// Revoke key `id` at `at`; false when there is no such key or it was already revoked.
+    async fn revoke_key(&self, id: i64, at: DateTime<Utc>) -> Result<bool>;
+
+    /// Record that key `id` was used at `at` (`last_used_at` only moves later).
+    async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

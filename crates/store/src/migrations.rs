@@ -27,6 +27,11 @@ const SQLITE: &[Source] = &[
         "blocks",
         include_str!("../migrations/sqlite/0003_blocks.sql"),
     ),
+    (
+        4,
+        "api keys",
+        include_str!("../migrations/sqlite/0004_api_keys.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -44,6 +49,11 @@ const POSTGRES: &[Source] = &[
         3,
         "blocks",
         include_str!("../migrations/postgres/0003_blocks.sql"),
+    ),
+    (
+        4,
+        "api keys",
+        include_str!("../migrations/postgres/0004_api_keys.sql"),
     ),
 ];
 

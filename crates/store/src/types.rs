@@ -281,3 +281,31 @@ pub struct BlockAdded {
     /// False when the same kind and value was already blocked.
     pub new: bool,
 }
+
+/// An API key as stored: never the token, only its hash (looked up by) and a short prefix
+/// (shown to tell keys apart).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKey {
+    pub id: i64,
+    /// The operator's label.
+    pub name: Option<String>,
+    /// `reader` or `admin`.
+    pub role: String,
+    /// The first characters of the token, not enough to use it.
+    pub prefix: String,
+    pub created_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+/// A key to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewKey {
+    pub name: Option<String>,
+    /// `reader` or `admin`.
+    pub role: String,
+    /// Hex SHA-256 of the token.
+    pub hash: String,
+    pub prefix: String,
+    pub created_at: DateTime<Utc>,
+}

@@ -14,6 +14,8 @@ mod blocks;
 mod feeds;
 #[path = "contract/fetch.rs"]
 mod fetch;
+#[path = "contract/keys.rs"]
+mod keys;
 #[path = "contract/listing.rs"]
 mod listing;
 #[path = "contract/log.rs"]
@@ -68,6 +70,7 @@ contract! {
     fetch::huge_identities_and_texts_are_stored,
     fetch::missing_metadata_keeps_what_was_known,
     fetch::c6_host_floor_only_moves_later,
+    keys::keys_are_found_by_hash_listed_and_revoked,
     listing::search_finds_title_and_summary_words,
     listing::hostile_search_input_is_just_words,
     listing::since_until_and_feed_filters,

@@ -8,6 +8,7 @@ use super::cursor::Cursor;
 use super::params;
 use super::wire::{Entry, EntryPage};
 use crate::AppState;
+use crate::auth::ReadAccess;
 use crate::problem::Problem;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
@@ -28,6 +29,7 @@ pub struct EntriesParams {
 
 pub async fn list(
     State(state): State<AppState>,
+    _: ReadAccess,
     query: Result<Query<EntriesParams>, QueryRejection>,
 ) -> Result<Json<EntryPage>, Problem> {
     let Query(p) = query?;

@@ -1,15 +1,22 @@
-//! `GET /v1/feeds` and `GET /v1/feeds/{id}`.
+//! `GET /v1/feeds`, `GET /v1/feeds/{id}`, and the writes an admin key may make:
+//! `POST /v1/feeds` (subscribe) and `DELETE /v1/feeds/{id}` (unsubscribe).
 
 use super::params;
-use super::wire::{Feed, FeedList};
+use super::wire::{Feed, FeedList, Subscribe};
 use crate::AppState;
-use crate::problem::Problem;
+use crate::auth::{ReadAccess, WriteAccess};
+use crate::problem::{Problem, ProblemKind};
 use axum::Json;
-use axum::extract::rejection::PathRejection;
+use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use tidings_model::{FeedId, FeedUrl};
+use tidings_policy::{Block, BlockKind, BlockList};
+use tidings_store::{NewFeed, StoreError};
 
 /// Every feed, by id.
-pub async fn list(State(state): State<AppState>) -> Result<Json<FeedList>, Problem> {
+pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<FeedList>, Problem> {
     let feeds = state.store.feeds().await?;
     Ok(Json(FeedList {
         feeds: feeds.iter().map(Feed::from).collect(),
@@ -19,6 +26,7 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<FeedList>, Probl
 /// One feed; 404 when there is none with that id.
 pub async fn get(
     State(state): State<AppState>,
+    _: ReadAccess,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Feed>, Problem> {
     let Path(id) = id?;
@@ -26,5 +34,116 @@ pub async fn get(
     match state.store.feed(id).await? {
         Some(feed) => Ok(Json(Feed::from(&feed))),
         None => Err(Problem::not_found(format!("no feed with id {id}"))),
+    }
+}
+
+/// Subscribe the calling key (`key:ID`) to `{"url": ...}`, as the crawler's `subscribe` does:
+/// a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
+/// (WFM10). Nothing is fetched here: a new feed is due at once and the running crawl reads it.
+/// 201 with the feed and its `Location`.
+pub async fn create(
+    State(state): State<AppState>,
+    WriteAccess(caller): WriteAccess,
+    body: Result<Json<Subscribe>, JsonRejection>,
+) -> Result<Response, Problem> {
+    let Json(body) = body.map_err(|e| {
+        Problem::invalid(
+            "body",
+            format!(
+                "the body is JSON like {{\"url\": \"https://example.org/feed.xml\"}}: {}",
+                e.body_text()
+            ),
+        )
+    })?;
+    let url = FeedUrl::parse(&body.url)
+        .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
+    refuse_blocked(&state, &url).await?;
+    let now = chrono::Utc::now();
+    let first = tidings_policy::first_fetch(now, &state.profile);
+    let new = NewFeed {
+        next_fetch_at: first.next_fetch_at,
+        next_fetch_reason: first.reason,
+        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
+    };
+    let subscribed = match state
+        .store
+        .subscribe(&url, &caller.subscriber(), now, &new)
+        .await
+    {
+        Ok(subscribed) => subscribed,
+        Err(StoreError::FeedRemoved(_)) => {
+            return Err(Problem::new(
+                ProblemKind::Refused,
+                "this feed was removed on request and cannot be subscribed to again",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let Some(feed) = state.store.feed(subscribed.feed_id).await? else {
+        return Err(Problem::internal(
+            &"the feed vanished right after it was added",
+        ));
+    };
+    tracing::info!(
+        feed_id = %feed.id,
+        feed_url = %feed.url,
+        key_id = caller.key_id,
+        new_feed = subscribed.new_feed,
+        "subscribed through the api"
+    );
+    let mut response = (StatusCode::CREATED, Json(Feed::from(&feed))).into_response();
+    if let Ok(location) = HeaderValue::from_str(&format!("/v1/feeds/{}", feed.id)) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// Remove the calling key's subscription to feed `{id}`: 204, or 404 when it has none. The
+/// feed and its entries stay.
+pub async fn delete(
+    State(state): State<AppState>,
+    WriteAccess(caller): WriteAccess,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<StatusCode, Problem> {
+    let Path(id) = id?;
+    let id = params::feed_id("id", &id)?;
+    if state.store.unsubscribe(id, &caller.subscriber()).await? {
+        tracing::info!(feed_id = %id, key_id = caller.key_id, "unsubscribed through the api");
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(Problem::not_found(format!(
+            "this key has no subscription to feed {id}"
+        )))
+    }
+}
+
+/// A 422 problem when a do-not-crawl rule forbids `url` (or the feed it already names). The
+/// rules are read on each call, so one added by `tidings block` holds at once.
+async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> {
+    let blocks = state.store.blocks().await?;
+    let list = BlockList::new(
+        blocks
+            .into_iter()
+            .filter_map(|b| {
+                Some(Block {
+                    id: b.id,
+                    kind: BlockKind::parse(&b.kind).ok()?,
+                    value: b.value,
+                    reason: b.reason,
+                    created_at: b.created_at,
+                })
+            })
+            .collect(),
+    );
+    if list.is_empty() {
+        return Ok(());
+    }
+    let known: Option<FeedId> = state.store.feed_by_url(url).await?.map(|f| f.id);
+    match list.check(url.as_url(), known) {
+        Some(block) => Err(Problem::new(
+            ProblemKind::Refused,
+            format!("{url} may not be crawled: {}", block.describe()),
+        )),
+        None => Ok(()),
     }
 }

@@ -1,4 +1,5 @@
-//! The JSON API, version 1: read-only feeds and entries for now.
+//! The JSON API, version 1: feeds and entries; an admin key subscribes and unsubscribes
+//! (`POST /v1/feeds`, `DELETE /v1/feeds/{id}`, see `crate::auth`).
 //!
 //! Modules: `wire` (the JSON shapes, which live only here and change only with a new version),
 //! `params` (reading query and path parameters, every failure a 400 problem naming the
@@ -25,8 +26,8 @@ pub const DEFAULT_LIMIT: u32 = 50;
 /// answer with problems too.
 pub fn routes() -> Router<AppState> {
     Router::new()
-        .route("/v1/feeds", get(feeds::list))
-        .route("/v1/feeds/{id}", get(feeds::get))
+        .route("/v1/feeds", get(feeds::list).post(feeds::create))
+        .route("/v1/feeds/{id}", get(feeds::get).delete(feeds::delete))
         .route("/v1/entries", get(entries::list))
         .route("/v1", any(problem::no_route))
         .route("/v1/{*rest}", any(problem::no_route))

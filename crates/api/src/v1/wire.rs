@@ -180,3 +180,10 @@ impl From<&StoredEntry> for Entry {
         }
     }
 }
+
+/// The body of `POST /v1/feeds`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subscribe {
+    /// The feed's URL (http or https).
+    pub url: String,
+}

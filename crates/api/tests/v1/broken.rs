@@ -6,8 +6,9 @@ use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use tidings_model::{FeedId, FeedUrl};
 use tidings_store::{
-    ApplyReport, BlockAdded, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewBlock, NewFeed,
-    RequestLogRow, RobotsCache, Store, StoreError, StoredBlock, StoredEntry, Subscribed,
+    ApiKey, ApplyReport, BlockAdded, EntryQuery, FeedRecord, FetchRecord, LogQuery, NewBlock,
+    NewFeed, NewKey, RequestLogRow, RobotsCache, Store, StoreError, StoredBlock, StoredEntry,
+    Subscribed,
 };
 
 /// What the failure would reveal if it leaked.
@@ -98,6 +99,21 @@ impl Store for Broken {
         fail()
     }
     async fn blocks(&self) -> tidings_store::Result<Vec<StoredBlock>> {
+        fail()
+    }
+    async fn create_key(&self, _: &NewKey) -> tidings_store::Result<ApiKey> {
+        fail()
+    }
+    async fn key_by_hash(&self, _: &str) -> tidings_store::Result<Option<ApiKey>> {
+        fail()
+    }
+    async fn list_keys(&self) -> tidings_store::Result<Vec<ApiKey>> {
+        fail()
+    }
+    async fn revoke_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
         fail()
     }
 }

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use std::sync::Arc;
+use tidings_api::auth::{Auth, AuthConfig};
 use tidings_api::{AppState, router};
 use tidings_model::{Entry, FeedId, FeedUrl, Validators};
 use tidings_policy::Profile;
@@ -24,20 +25,30 @@ pub struct Answer {
 
 impl Server {
     pub async fn start() -> Server {
+        Server::with_auth(AuthConfig::default()).await
+    }
+
+    /// A server whose access rules are `auth`.
+    pub async fn with_auth(auth: AuthConfig) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("api.db");
         let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
             .await
             .expect("open store");
-        Server::over(store, dir).await
+        Server::over_with(store, dir, auth).await
     }
 
     /// A server over `store`.
     pub async fn over(store: Arc<dyn Store>, dir: tempfile::TempDir) -> Server {
+        Server::over_with(store, dir, AuthConfig::default()).await
+    }
+
+    async fn over_with(store: Arc<dyn Store>, dir: tempfile::TempDir, auth: AuthConfig) -> Server {
         let state = AppState {
             store: store.clone(),
             profile: Arc::new(Profile::embedded("default").expect("default profile")),
             version: "test",
+            auth: Arc::new(Auth::new(auth)),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -119,9 +130,35 @@ impl Server {
 /// A minimal HTTP/1.1 client: one request, `Connection: close`, the body read to the end
 /// (the API answers with a length, never chunked). Returns status, content type and body.
 pub async fn http(addr: std::net::SocketAddr, method: &str, path: &str) -> (u16, String, Vec<u8>) {
+    let (status, head, body) = send(addr, method, path, "", None).await;
+    (
+        status,
+        header(&head, "content-type").unwrap_or_default(),
+        body,
+    )
+}
+
+/// One request with extra `headers` (each line ending in CRLF) and a JSON `body`; returns the
+/// status, the whole head and the body.
+pub async fn send(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: Option<&str>,
+) -> (u16, String, Vec<u8>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let content = match body {
+        Some(body) => format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+        None => "\r\n".to_owned(),
+    };
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}{content}"
+    );
     stream.write_all(request.as_bytes()).await.expect("send");
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).await.expect("read answer");
@@ -137,19 +174,21 @@ pub async fn http(addr: std::net::SocketAddr, method: &str, path: &str) -> (u16,
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|s| s.parse().ok())
         .expect("status line");
-    let header = |name: &str| {
-        head.lines().skip(1).find_map(|l| {
-            let (n, v) = l.split_once(':')?;
-            n.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_owned())
-        })
-    };
     assert!(
-        header("transfer-encoding").is_none(),
+        header(&head, "transfer-encoding").is_none(),
         "{method} {path}: chunked answer"
     );
-    (status, header("content-type").unwrap_or_default(), body)
+    (status, head, body)
+}
+
+/// The value of header `name` in a response head.
+pub fn header(head: &str, name: &str) -> Option<String> {
+    head.lines().skip(1).find_map(|l| {
+        let (n, v) = l.split_once(':')?;
+        n.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| v.trim().to_owned())
+    })
 }
 
 /// A fixed origin of time.

@@ -7,6 +7,7 @@
 //! processes can never interleave the fetch results of one feed.
 
 mod apply;
+mod keys;
 mod rows;
 
 use crate::codec::{
@@ -417,6 +418,25 @@ impl Store for PgStore {
                 .fetch_all(&self.pool)
                 .await?;
         Ok(rows.into_iter().map(block_from_row).collect())
+    }
+    async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {
+        keys::create(self, key).await
+    }
+
+    async fn key_by_hash(&self, hash: &str) -> Result<Option<crate::ApiKey>> {
+        keys::by_hash(self, hash).await
+    }
+
+    async fn list_keys(&self) -> Result<Vec<crate::ApiKey>> {
+        keys::list(self).await
+    }
+
+    async fn revoke_key(&self, id: i64, at: DateTime<Utc>) -> Result<bool> {
+        keys::revoke(self, id, at).await
+    }
+
+    async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()> {
+        keys::touch(self, id, at).await
     }
 }
 

@@ -1,0 +1,406 @@
+//! API keys: issuing tokens, checking `Authorization: Bearer TOKEN`, and a rate per key.
+//!
+//! A token is `tdg_` and 64 hex digits (32 random bytes). The store keeps only its SHA-256
+//! (looked up on every keyed request) and its first characters ([`PREFIX_LEN`], to tell keys
+//! apart in `tidings keys list`); the token is shown once, when it is made, and never logged
+//! nor echoed in a problem.
+//!
+//! Every `/v1` handler takes [`ReadAccess`] or [`WriteAccess`]: writes need an admin key;
+//! reads are public unless [`AuthConfig::keyed_reads`], and a key sent with a read is checked. A missing, unknown or
+//! revoked key is a 401 problem with `WWW-Authenticate: Bearer`, a reader key on a write a 403,
+//! and a key past its rate a 429 with `Retry-After`. The rate is a token bucket per key, in
+//! memory ([`RateLimit`]).
+
+use crate::AppState;
+use crate::problem::{Problem, ProblemKind};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tidings_store::NewKey;
+
+/// What every token starts with, so a leaked one is easy to recognise.
+pub const TOKEN_PREFIX: &str = "tdg_";
+/// Random bytes in a token.
+pub const TOKEN_BYTES: usize = 32;
+/// Characters of the token kept in the store for display (`tdg_` and 8 hex digits: 32 bits
+/// of the 256, useless to a guesser).
+pub const PREFIX_LEN: usize = 12;
+/// Requests per second a key may make, on average.
+pub const RATE_PER_SECOND: u32 = 20;
+/// Requests a key may make at once before the rate applies.
+pub const BURST: u32 = 40;
+/// A key's `last_used_at` is written at most this often (seconds), not on every request.
+pub const LAST_USED_EVERY_SECS: i64 = 60;
+
+/// What a key may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Reads only.
+    Reader,
+    /// Reads and writes.
+    Admin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Reader => "reader",
+            Role::Admin => "admin",
+        }
+    }
+
+    /// `reader` or `admin`.
+    pub fn parse(text: &str) -> Result<Role, AuthError> {
+        match text {
+            "reader" => Ok(Role::Reader),
+            "admin" => Ok(Role::Admin),
+            other => Err(AuthError::Role(other.to_owned())),
+        }
+    }
+}
+
+/// What can go wrong making a key.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("unknown role {0:?}: use reader or admin")]
+    Role(String),
+    #[error("the system gave no random bytes: {0}")]
+    Random(getrandom::Error),
+}
+
+/// A fresh token and the key to store for it (its hash and prefix, never the token).
+pub fn issue(
+    name: Option<String>,
+    role: Role,
+    now: DateTime<Utc>,
+) -> Result<(String, NewKey), AuthError> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    getrandom::fill(&mut bytes).map_err(AuthError::Random)?;
+    let token = format!("{TOKEN_PREFIX}{}", hex::encode(bytes));
+    let key = NewKey {
+        name,
+        role: role.as_str().to_owned(),
+        hash: hash_token(&token),
+        prefix: token.chars().take(PREFIX_LEN).collect(),
+        created_at: now,
+    };
+    Ok((token, key))
+}
+
+/// The hex SHA-256 of a token: what the store looks keys up by.
+pub fn hash_token(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// How fast one key may send requests: a bucket of `burst` requests, one more every
+/// `refill_every`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub burst: u32,
+    pub refill_every: Duration,
+}
+
+impl Default for RateLimit {
+    /// [`RATE_PER_SECOND`] with bursts of [`BURST`].
+    fn default() -> RateLimit {
+        RateLimit {
+            burst: BURST,
+            refill_every: Duration::from_secs(1) / RATE_PER_SECOND,
+        }
+    }
+}
+
+/// The API's access rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AuthConfig {
+    /// Reads need a key too (`tidings serve --keyed-reads`); by default they are public.
+    pub keyed_reads: bool,
+    pub rate: RateLimit,
+}
+
+/// The access rules and the buckets of the keys seen so far.
+#[derive(Debug, Default)]
+pub struct Auth {
+    config: AuthConfig,
+    buckets: Mutex<HashMap<i64, Bucket>>,
+}
+
+impl Auth {
+    pub fn new(config: AuthConfig) -> Auth {
+        Auth {
+            config,
+            buckets: Mutex::default(),
+        }
+    }
+
+    pub fn config(&self) -> AuthConfig {
+        self.config
+    }
+
+    /// Take one request from key `id`'s bucket at `now`, or say how long to wait.
+    fn take(&self, id: i64, now: Instant) -> Result<(), Duration> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        let rate = self.config.rate;
+        buckets
+            .entry(id)
+            .or_insert_with(|| Bucket::full(rate, now))
+            .take(rate, now)
+    }
+}
+
+/// A token bucket: `tokens` requests left as of `at`.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: u32,
+    at: Instant,
+}
+
+impl Bucket {
+    fn full(rate: RateLimit, now: Instant) -> Bucket {
+        Bucket {
+            tokens: rate.burst,
+            at: now,
+        }
+    }
+
+    /// Refill for the time since `at` (whole requests; the remainder carries over), then take
+    /// one, or say how long until one is back.
+    fn take(&mut self, rate: RateLimit, now: Instant) -> Result<(), Duration> {
+        let every = rate.refill_every.max(Duration::from_nanos(1));
+        let elapsed = now.saturating_duration_since(self.at);
+        let earned = elapsed.as_nanos() / every.as_nanos();
+        if earned > 0 {
+            let earned = u32::try_from(earned).unwrap_or(u32::MAX);
+            self.tokens = self.tokens.saturating_add(earned).min(rate.burst);
+            self.at = if self.tokens == rate.burst {
+                now
+            } else {
+                self.at + every * earned
+            };
+        }
+        if self.tokens > 0 {
+            self.tokens -= 1;
+            if self.tokens + 1 == rate.burst {
+                // The bucket was full: refilling counts from now.
+                self.at = now;
+            }
+            Ok(())
+        } else {
+            Err((self.at + every).saturating_duration_since(now))
+        }
+    }
+}
+
+/// The key a request was made with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller {
+    pub key_id: i64,
+    pub role: Role,
+}
+
+impl Caller {
+    /// Who subscribes when this key subscribes: `key:ID`.
+    pub fn subscriber(&self) -> String {
+        format!("key:{}", self.key_id)
+    }
+}
+
+/// A read of `/v1`: public (no key, `None`) unless [`AuthConfig::keyed_reads`]; a key that is
+/// sent is checked either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadAccess(pub Option<Caller>);
+
+/// A write to `/v1`: needs an admin key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteAccess(pub Caller);
+
+impl FromRequestParts<AppState> for ReadAccess {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let required = state.auth.config.keyed_reads;
+        check(&parts.headers, state, required).await.map(ReadAccess)
+    }
+}
+
+impl FromRequestParts<AppState> for WriteAccess {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let Some(caller) = check(&parts.headers, state, true).await? else {
+            return Err(unauthorized(NO_KEY));
+        };
+        if caller.role != Role::Admin {
+            return Err(Problem::new(
+                ProblemKind::Forbidden,
+                "this key may only read: writing needs an admin key",
+            )
+            .into_response());
+        }
+        Ok(WriteAccess(caller))
+    }
+}
+
+const NO_KEY: &str =
+    "this request needs an API key: send Authorization: Bearer followed by the token";
+
+/// The key in `headers`, checked (known, not revoked, within its rate); `None` when none was
+/// sent and none is `required`.
+async fn check(
+    headers: &HeaderMap,
+    state: &AppState,
+    required: bool,
+) -> Result<Option<Caller>, Response> {
+    let token = match bearer(headers) {
+        Ok(Some(token)) => token,
+        Ok(None) if required => return Err(unauthorized(NO_KEY)),
+        Ok(None) => return Ok(None),
+        Err(()) => {
+            return Err(unauthorized(
+                "the Authorization header is not Bearer followed by an API token",
+            ));
+        }
+    };
+    let key = state
+        .store
+        .key_by_hash(&hash_token(&token))
+        .await
+        .map_err(|e| Problem::internal(&e).into_response())?;
+    let Some(key) = key.filter(|k| k.revoked_at.is_none()) else {
+        return Err(unauthorized("the API key is unknown or revoked"));
+    };
+    let Ok(role) = Role::parse(&key.role) else {
+        tracing::warn!(key_id = key.id, "api key with an unknown role refused");
+        return Err(unauthorized("the API key is unknown or revoked"));
+    };
+    if let Err(wait) = state.auth.take(key.id, Instant::now()) {
+        return Err(too_many(wait));
+    }
+    let now = Utc::now();
+    if key
+        .last_used_at
+        .is_none_or(|last| now - last >= chrono::Duration::seconds(LAST_USED_EVERY_SECS))
+        && let Err(e) = state.store.touch_key(key.id, now).await
+    {
+        // Only bookkeeping: the request goes on.
+        tracing::warn!(key_id = key.id, error = %e, "cannot record the key's last use");
+    }
+    Ok(Some(Caller {
+        key_id: key.id,
+        role,
+    }))
+}
+
+/// The token of `Authorization: Bearer TOKEN`: `Ok(None)` without the header, `Err` when it is
+/// something else.
+fn bearer(headers: &HeaderMap) -> Result<Option<String>, ()> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let text = value.to_str().map_err(|_| ())?;
+    let (scheme, token) = text.trim().split_once(' ').ok_or(())?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(());
+    }
+    Ok(Some(token.to_owned()))
+}
+
+fn unauthorized(detail: &str) -> Response {
+    let mut response = Problem::new(ProblemKind::Unauthorized, detail).into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"tidings\""),
+    );
+    response
+}
+
+fn too_many(wait: Duration) -> Response {
+    // Whole seconds, rounded up, at least one.
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let seconds = seconds.max(1);
+    let mut response = Problem::new(
+        ProblemKind::TooManyRequests,
+        format!("this key sent too many requests; try again in {seconds} s"),
+    )
+    .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_random_and_only_their_hash_and_prefix_are_kept() {
+        let (a, key_a) = issue(Some("ops".into()), Role::Admin, DateTime::UNIX_EPOCH).unwrap();
+        let (b, key_b) = issue(None, Role::Reader, DateTime::UNIX_EPOCH).unwrap();
+        assert_ne!(a, b);
+        assert!(a.starts_with(TOKEN_PREFIX));
+        assert_eq!(a.len(), TOKEN_PREFIX.len() + 2 * TOKEN_BYTES);
+        assert_eq!(key_a.hash, hash_token(&a));
+        assert_eq!(key_a.hash.len(), 64);
+        assert_eq!(key_a.prefix, a[..PREFIX_LEN]);
+        assert_eq!(key_a.role, "admin");
+        assert_eq!(key_b.role, "reader");
+        assert!(!format!("{key_a:?}").contains(&a[PREFIX_LEN..]));
+    }
+
+    #[test]
+    fn bearer_headers_are_read_strictly() {
+        let check = |value: Option<&str>| {
+            let mut headers = HeaderMap::new();
+            if let Some(v) = value {
+                headers.insert(header::AUTHORIZATION, HeaderValue::from_str(v).unwrap());
+            }
+            bearer(&headers)
+        };
+        assert_eq!(check(None), Ok(None));
+        assert_eq!(check(Some("Bearer tdg_x")), Ok(Some("tdg_x".into())));
+        assert_eq!(check(Some("bearer  tdg_x ")), Ok(Some("tdg_x".into())));
+        assert_eq!(check(Some("Basic dXNlcjpwYXNz")), Err(()));
+        assert_eq!(check(Some("Bearer")), Err(()));
+        assert_eq!(check(Some("Bearer ")), Err(()));
+    }
+
+    #[test]
+    fn the_bucket_allows_a_burst_then_one_per_interval() {
+        let rate = RateLimit {
+            burst: 3,
+            refill_every: Duration::from_secs(10),
+        };
+        let start = Instant::now();
+        let at = |s: u64| start + Duration::from_secs(s);
+        let mut bucket = Bucket::full(rate, at(0));
+        for _ in 0..3 {
+            assert_eq!(bucket.take(rate, at(0)), Ok(()));
+        }
+        assert_eq!(bucket.take(rate, at(0)), Err(Duration::from_secs(10)));
+        assert_eq!(bucket.take(rate, at(4)), Err(Duration::from_secs(6)));
+        assert_eq!(bucket.take(rate, at(10)), Ok(()));
+        assert_eq!(bucket.take(rate, at(12)), Err(Duration::from_secs(8)));
+        // A long pause refills to the burst, never past it.
+        for _ in 0..3 {
+            assert_eq!(bucket.take(rate, at(1000)), Ok(()));
+        }
+        assert!(bucket.take(rate, at(1000)).is_err());
+    }
+
+    #[test]
+    fn retry_after_is_whole_seconds_rounded_up() {
+        let response = too_many(Duration::from_millis(1500));
+        assert_eq!(response.status(), 429);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "2");
+        let response = too_many(Duration::ZERO);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+    }
+}

@@ -1,0 +1,95 @@
+//! API keys on PostgreSQL: the token's hash and prefix, never the token.
+
+use super::PgStore;
+use crate::codec::{without_nul, without_nul_opt};
+use crate::{ApiKey, NewKey, Result};
+use chrono::{DateTime, Utc};
+
+macro_rules! columns {
+    () => {
+        "id, name, role, prefix, created_at, revoked_at, last_used_at"
+    };
+}
+
+type KeyTuple = (
+    i64,
+    Option<String>,
+    String,
+    String,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+);
+
+fn key_from_row(
+    (id, name, role, prefix, created_at, revoked_at, last_used_at): KeyTuple,
+) -> ApiKey {
+    ApiKey {
+        id,
+        name,
+        role,
+        prefix,
+        created_at,
+        revoked_at,
+        last_used_at,
+    }
+}
+
+pub async fn create(store: &PgStore, key: &NewKey) -> Result<ApiKey> {
+    let row: KeyTuple = sqlx::query_as(concat!(
+        "INSERT INTO api_keys (name, role, key_hash, prefix, created_at) \
+         VALUES ($1, $2, $3, $4, $5) RETURNING ",
+        columns!(),
+        ""
+    ))
+    .bind(without_nul_opt(key.name.as_deref()))
+    .bind(without_nul(&key.role).as_ref())
+    .bind(without_nul(&key.hash).as_ref())
+    .bind(without_nul(&key.prefix).as_ref())
+    .bind(key.created_at)
+    .fetch_one(&store.pool)
+    .await?;
+    Ok(key_from_row(row))
+}
+
+pub async fn by_hash(store: &PgStore, hash: &str) -> Result<Option<ApiKey>> {
+    let row: Option<KeyTuple> = sqlx::query_as(concat!(
+        "SELECT ",
+        columns!(),
+        " FROM api_keys WHERE key_hash = $1"
+    ))
+    .bind(without_nul(hash).as_ref())
+    .fetch_optional(&store.pool)
+    .await?;
+    Ok(row.map(key_from_row))
+}
+
+pub async fn list(store: &PgStore) -> Result<Vec<ApiKey>> {
+    let rows: Vec<KeyTuple> =
+        sqlx::query_as(concat!("SELECT ", columns!(), " FROM api_keys ORDER BY id"))
+            .fetch_all(&store.pool)
+            .await?;
+    Ok(rows.into_iter().map(key_from_row).collect())
+}
+
+pub async fn revoke(store: &PgStore, id: i64, at: DateTime<Utc>) -> Result<bool> {
+    let done =
+        sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+            .bind(at)
+            .bind(id)
+            .execute(&store.pool)
+            .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+pub async fn touch(store: &PgStore, id: i64, at: DateTime<Utc>) -> Result<()> {
+    sqlx::query(
+        "UPDATE api_keys SET last_used_at = $1 \
+         WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)",
+    )
+    .bind(at)
+    .bind(id)
+    .execute(&store.pool)
+    .await?;
+    Ok(())
+}

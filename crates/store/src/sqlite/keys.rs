@@ -1,0 +1,101 @@
+//! API keys on SQLite: the token's hash and prefix, never the token.
+
+use super::SqliteStore;
+use crate::codec::{self, micros};
+use crate::{ApiKey, NewKey, Result};
+use chrono::{DateTime, Utc};
+
+macro_rules! columns {
+    () => {
+        "id, name, role, prefix, created_at, revoked_at, last_used_at"
+    };
+}
+
+type KeyTuple = (
+    i64,
+    Option<String>,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+);
+
+fn key_from_row(
+    (id, name, role, prefix, created_at, revoked_at, last_used_at): KeyTuple,
+) -> Result<ApiKey> {
+    Ok(ApiKey {
+        id,
+        name,
+        role,
+        prefix,
+        created_at: codec::from_micros(created_at)?,
+        revoked_at: codec::from_micros_opt(revoked_at)?,
+        last_used_at: codec::from_micros_opt(last_used_at)?,
+    })
+}
+
+pub async fn create(store: &SqliteStore, key: &NewKey) -> Result<ApiKey> {
+    let (_turn, mut tx) = store.write().await?;
+    let row: KeyTuple = sqlx::query_as(concat!(
+        "INSERT INTO api_keys (name, role, key_hash, prefix, created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5) RETURNING ",
+        columns!(),
+        ""
+    ))
+    .bind(key.name.as_deref())
+    .bind(&key.role)
+    .bind(&key.hash)
+    .bind(&key.prefix)
+    .bind(micros(key.created_at))
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    key_from_row(row)
+}
+
+pub async fn by_hash(store: &SqliteStore, hash: &str) -> Result<Option<ApiKey>> {
+    let row: Option<KeyTuple> = sqlx::query_as(concat!(
+        "SELECT ",
+        columns!(),
+        " FROM api_keys WHERE key_hash = ?1"
+    ))
+    .bind(hash)
+    .fetch_optional(&store.pool)
+    .await?;
+    row.map(key_from_row).transpose()
+}
+
+pub async fn list(store: &SqliteStore) -> Result<Vec<ApiKey>> {
+    let rows: Vec<KeyTuple> =
+        sqlx::query_as(concat!("SELECT ", columns!(), " FROM api_keys ORDER BY id"))
+            .fetch_all(&store.pool)
+            .await?;
+    rows.into_iter().map(key_from_row).collect()
+}
+
+pub async fn revoke(store: &SqliteStore, id: i64, at: DateTime<Utc>) -> Result<bool> {
+    let (_turn, mut tx) = store.write().await?;
+    let done =
+        sqlx::query("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL")
+            .bind(micros(at))
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+    tx.commit().await?;
+    Ok(done.rows_affected() > 0)
+}
+
+pub async fn touch(store: &SqliteStore, id: i64, at: DateTime<Utc>) -> Result<()> {
+    let (_turn, mut tx) = store.write().await?;
+    sqlx::query(
+        "UPDATE api_keys SET last_used_at = ?1 \
+         WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
+    )
+    .bind(micros(at))
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
