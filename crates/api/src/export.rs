@@ -12,6 +12,7 @@
 //! no `rel="self"` link and ids are `urn:tidings:` names where the publisher gave no URI.
 
 use crate::AppState;
+use crate::auth::ReadAccess;
 use crate::problem::{self, Problem};
 use crate::v1::params;
 use axum::extract::rejection::{PathRejection, QueryRejection};
@@ -148,6 +149,7 @@ async fn all_feeds(
 
 async fn feed_atom(
     State(state): State<AppState>,
+    _: ReadAccess,
     id: Result<Path<String>, PathRejection>,
     query: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
@@ -156,6 +158,7 @@ async fn feed_atom(
 
 async fn feed_json(
     State(state): State<AppState>,
+    _: ReadAccess,
     id: Result<Path<String>, PathRejection>,
     query: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
@@ -164,6 +167,7 @@ async fn feed_json(
 
 async fn all_atom(
     State(state): State<AppState>,
+    _: ReadAccess,
     query: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
     Ok(atom_response(&all_feeds(&state, query).await?))
@@ -171,6 +175,7 @@ async fn all_atom(
 
 async fn all_json(
     State(state): State<AppState>,
+    _: ReadAccess,
     query: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
     Ok(json_response(&all_feeds(&state, query).await?))

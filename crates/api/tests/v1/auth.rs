@@ -193,7 +193,15 @@ async fn keyed_reads_need_a_key() {
         ..AuthConfig::default()
     })
     .await;
-    for path in ["/v1/feeds", "/v1/feeds/1", "/v1/entries"] {
+    for path in [
+        "/v1/feeds",
+        "/v1/feeds/1",
+        "/v1/entries",
+        "/v1/feeds/1/atom",
+        "/v1/feeds/1/feed.json",
+        "/v1/entries/atom",
+        "/v1/entries/feed.json",
+    ] {
         let answer = call(&server, "GET", path, None, None).await;
         is_problem(&answer, 401, "unauthorized");
         assert!(header(&answer.1, "www-authenticate").is_some(), "{path}");
@@ -202,6 +210,10 @@ async fn keyed_reads_need_a_key() {
     for path in ["/v1/feeds", "/v1/entries"] {
         let answer = call(&server, "GET", path, Some(&reader), None).await;
         assert_eq!(answer.0, 200, "{path}: {}", answer.2);
+    }
+    for path in ["/v1/entries/atom", "/v1/entries/feed.json"] {
+        let (status, _, _) = send(server.addr, "GET", path, &bearer(&reader), None).await;
+        assert_eq!(status, 200, "{path}");
     }
     // The bot page and the health check stay public.
     let (status, _, _) = send(server.addr, "GET", "/healthz", "", None).await;
