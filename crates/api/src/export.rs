@@ -13,6 +13,7 @@
 
 use crate::AppState;
 use crate::auth::ReadAccess;
+use crate::escape::text as xml_text;
 use crate::problem::{self, Problem};
 use crate::v1::params;
 use axum::extract::rejection::{PathRejection, QueryRejection};
@@ -242,26 +243,6 @@ fn looks_like_uri(text: &str) -> bool {
 /// RFC 3339 in UTC, whole seconds (`2026-11-30T12:00:00Z`).
 fn rfc3339(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
-
-/// Escape text for XML element content and quoted attribute values; characters XML 1.0
-/// cannot hold (controls other than tab, newline and carriage return, lone surrogates cannot
-/// occur in a `str`, U+FFFE and U+FFFF) are dropped.
-pub fn xml_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// `<name>text</name>` with `text` escaped.
@@ -505,7 +486,7 @@ mod tests {
     fn xml_text_escapes_markup_and_drops_what_xml_cannot_hold() {
         assert_eq!(
             xml_text("<script>a & b]]>\"'</script>"),
-            "&lt;script&gt;a &amp; b]]&gt;&quot;&apos;&lt;/script&gt;"
+            "&lt;script&gt;a &amp; b]]&gt;&quot;&#39;&lt;/script&gt;"
         );
         assert_eq!(xml_text("a\u{0}b\u{1b}c\td\u{FFFF}"), "abc\td");
     }

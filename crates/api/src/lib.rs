@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod bot;
+mod escape;
 pub mod export;
 pub mod problem;
 pub mod publishers;

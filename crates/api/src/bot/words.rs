@@ -3,21 +3,7 @@
 
 use super::lang::Lang;
 
-/// Escape text for HTML element content and quoted attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::escape::text as esc;
 
 /// Units of time, largest first, with their length in seconds.
 const UNITS: [(u64, Unit); 4] = [
