@@ -229,22 +229,47 @@ impl FromRequestParts<AppState> for ReadAccess {
     }
 }
 
+/// An operator's read of `/v1` (the request log, hosts): needs an admin key, like a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdminAccess(pub Caller);
+
 impl FromRequestParts<AppState> for WriteAccess {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        let Some(caller) = check(&parts.headers, state, true).await? else {
-            return Err(unauthorized(NO_KEY));
-        };
-        if caller.role != Role::Admin {
-            return Err(Problem::new(
-                ProblemKind::Forbidden,
-                "this key may only read: writing needs an admin key",
-            )
-            .into_response());
-        }
-        Ok(WriteAccess(caller))
+        admin(
+            parts,
+            state,
+            "this key may only read: writing needs an admin key",
+        )
+        .await
+        .map(WriteAccess)
     }
+}
+
+impl FromRequestParts<AppState> for AdminAccess {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        admin(
+            parts,
+            state,
+            "this key may not read the request log or hosts: that needs an admin key",
+        )
+        .await
+        .map(AdminAccess)
+    }
+}
+
+/// The caller of a request that needs an admin key; `refusal` is the 403's detail.
+async fn admin(parts: &Parts, state: &AppState, refusal: &str) -> Result<Caller, Response> {
+    let Some(caller) = check(&parts.headers, state, true).await? else {
+        return Err(unauthorized(NO_KEY));
+    };
+    if caller.role != Role::Admin {
+        return Err(Problem::new(ProblemKind::Forbidden, refusal).into_response());
+    }
+    Ok(caller)
 }
 
 const NO_KEY: &str =

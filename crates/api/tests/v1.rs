@@ -13,3 +13,5 @@ mod entries;
 mod errors;
 #[path = "v1/feeds.rs"]
 mod feeds;
+#[path = "v1/hosts.rs"]
+mod hosts;

@@ -4,11 +4,12 @@
 //! Modules: `wire` (the JSON shapes, which live only here and change only with a new version),
 //! `params` (reading query and path parameters, every failure a 400 problem naming the
 //! parameter), `cursor` (the opaque keyset cursor of entry pages), then one module per
-//! resource: `feeds`, `entries`.
+//! resource: `feeds`, `entries`, and `hosts` (the request log and hosts, for an admin key).
 
 mod cursor;
 mod entries;
 mod feeds;
+mod hosts;
 pub(crate) mod params;
 pub mod wire;
 
@@ -29,6 +30,8 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/feeds", get(feeds::list).post(feeds::create))
         .route("/v1/feeds/{id}", get(feeds::get).delete(feeds::delete))
         .route("/v1/entries", get(entries::list))
+        .route("/v1/log", get(hosts::log))
+        .route("/v1/hosts/{name}", get(hosts::host))
         .route("/v1", any(problem::no_route))
         .route("/v1/{*rest}", any(problem::no_route))
         .method_not_allowed_fallback(problem::method_not_allowed)

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tidings_store::{FeedRecord, StoredEntry};
+use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredEntry};
 
 /// `GET /v1/feeds`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -186,4 +186,112 @@ impl From<&StoredEntry> for Entry {
 pub struct Subscribe {
     /// The feed's URL (http or https).
     pub url: String,
+}
+
+/// `GET /v1/log`: requests sent to publishers, newest first (C7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogPage {
+    pub requests: Vec<LogRow>,
+}
+
+/// One request sent: when, where, why, and what came back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogRow {
+    pub at: DateTime<Utc>,
+    pub feed_id: Option<i64>,
+    /// The origin (`https://example.org:443`).
+    pub host: String,
+    /// `feed`, `robots`, `first_add`, ...
+    pub purpose: String,
+    pub url: String,
+    /// The local address it was sent from, when one was bound.
+    pub egress: Option<String>,
+    pub status: Option<i32>,
+    pub outcome: String,
+    pub bytes: i64,
+    pub duration_ms: i64,
+    /// The rule that allowed the request.
+    pub rule: String,
+}
+
+impl From<&RequestLogRow> for LogRow {
+    fn from(r: &RequestLogRow) -> LogRow {
+        LogRow {
+            at: r.at,
+            feed_id: r.feed_id.map(|f| f.0),
+            host: r.host.clone(),
+            purpose: r.purpose.clone(),
+            url: r.url.clone(),
+            egress: r.egress.clone(),
+            status: r.status,
+            outcome: r.outcome.clone(),
+            bytes: r.bytes,
+            duration_ms: r.duration_ms,
+            rule: r.rule.clone(),
+        }
+    }
+}
+
+/// `GET /v1/hosts/{name}`: what tidings holds about a host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostView {
+    pub name: String,
+    /// The origins (https on 443, http on 80) with a stored robots.txt or Retry-After floor.
+    pub origins: Vec<HostOrigin>,
+    /// How many of the host's feeds are in each state.
+    pub feeds_by_state: std::collections::BTreeMap<String, u64>,
+    /// The host's feeds that are paused, off or removed, with why.
+    pub not_active: Vec<HostFeed>,
+}
+
+/// One origin of a host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostOrigin {
+    pub origin: String,
+    /// When robots.txt was last read, if ever.
+    pub robots_fetched_at: Option<DateTime<Utc>>,
+    /// Its HTTP status then; `None` when no answer came.
+    pub robots_status: Option<i32>,
+    /// The file as read (2xx answers only).
+    pub robots_txt: Option<String>,
+    /// No request goes to the origin before this (a 429 or 503 with Retry-After, C6).
+    pub retry_after_until: Option<DateTime<Utc>>,
+}
+
+impl HostOrigin {
+    pub fn new(
+        origin: String,
+        robots: Option<&RobotsCache>,
+        floor: Option<DateTime<Utc>>,
+    ) -> HostOrigin {
+        HostOrigin {
+            origin,
+            robots_fetched_at: robots.map(|r| r.fetched_at),
+            robots_status: robots.and_then(|r| r.status),
+            robots_txt: robots.and_then(|r| r.body.clone()),
+            retry_after_until: floor,
+        }
+    }
+}
+
+/// A feed of a host that is not active.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostFeed {
+    pub id: i64,
+    pub url: String,
+    pub state: String,
+    pub state_reason: Option<String>,
+    pub last_status: Option<i32>,
+}
+
+impl From<&FeedRecord> for HostFeed {
+    fn from(f: &FeedRecord) -> HostFeed {
+        HostFeed {
+            id: f.id.0,
+            url: f.url.to_string(),
+            state: f.state.as_str().to_owned(),
+            state_reason: f.state_reason.clone(),
+            last_status: f.last_status,
+        }
+    }
 }

@@ -7,18 +7,18 @@ use tidings_api::auth::{AuthConfig, RateLimit, Role, issue};
 use tidings_store::NewBlock;
 
 /// A key of `role` stored in the server's store; returns its id and token.
-async fn key(server: &Server, role: Role) -> (i64, String) {
+pub(crate) async fn key(server: &Server, role: Role) -> (i64, String) {
     let (token, new) = issue(Some("test".into()), role, t(0)).expect("random token");
     let stored = server.store.create_key(&new).await.expect("create key");
     (stored.id, token)
 }
 
-fn bearer(token: &str) -> String {
+pub(crate) fn bearer(token: &str) -> String {
     format!("Authorization: Bearer {token}\r\n")
 }
 
 /// `method path` with `token` (if any) and `body`: status, head, JSON body (`Null` if empty).
-async fn call(
+pub(crate) async fn call(
     server: &Server,
     method: &str,
     path: &str,
@@ -41,7 +41,7 @@ async fn call(
 }
 
 /// Assert a problem of `status` and type `slug`.
-fn is_problem(answer: &(u16, String, serde_json::Value), status: u16, slug: &str) {
+pub(crate) fn is_problem(answer: &(u16, String, serde_json::Value), status: u16, slug: &str) {
     let (got, head, json) = answer;
     assert_eq!(*got, status, "{json}");
     assert_eq!(

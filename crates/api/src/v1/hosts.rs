@@ -1,0 +1,133 @@
+//! The operator's view of publishers, for an admin key: `GET /v1/log` (the request log, C7)
+//! and `GET /v1/hosts/{name}` (what tidings holds about a host: its robots.txt, its
+//! Retry-After floor, its feeds by state).
+
+use super::params;
+use super::wire::{HostFeed, HostOrigin, HostView, LogPage, LogRow};
+use crate::AppState;
+use crate::auth::AdminAccess;
+use crate::problem::Problem;
+use axum::Json;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use tidings_store::{FeedState, LogQuery};
+
+/// The query string of `/v1/log`, as text; [`params`] reads each value.
+#[derive(Debug, Default, Deserialize)]
+pub struct LogParams {
+    host: Option<String>,
+    feed: Option<String>,
+    limit: Option<String>,
+}
+
+/// The newest requests first, for a host (a name, every scheme and port; or an origin,
+/// `https://example.org:443`) and/or a feed.
+pub async fn log(
+    State(state): State<AppState>,
+    _: AdminAccess,
+    query: Result<Query<LogParams>, QueryRejection>,
+) -> Result<Json<LogPage>, Problem> {
+    let Query(p) = query?;
+    let host = p
+        .host
+        .as_deref()
+        .map(|h| host_name("host", h))
+        .transpose()?;
+    let rows = state
+        .store
+        .request_log(&LogQuery {
+            host,
+            feed: p
+                .feed
+                .as_deref()
+                .map(|f| params::feed_id("feed", f))
+                .transpose()?,
+            limit: params::limit(p.limit.as_deref())?,
+        })
+        .await?;
+    Ok(Json(LogPage {
+        requests: rows.iter().map(LogRow::from).collect(),
+    }))
+}
+
+/// A host by name: its two usual origins' robots.txt and Retry-After floor, and its feeds by
+/// state, with the reason of each that is not active.
+pub async fn host(
+    State(state): State<AppState>,
+    _: AdminAccess,
+    name: Result<Path<String>, PathRejection>,
+) -> Result<Json<HostView>, Problem> {
+    let Path(name) = name?;
+    let name = host_name("name", &name)?;
+    let mut origins = Vec::new();
+    for (scheme, port) in [("https", 443), ("http", 80)] {
+        let origin = format!("{scheme}://{name}:{port}");
+        let robots = state.store.robots(&origin).await?;
+        let floor = state.store.host_floor(&origin).await?;
+        if robots.is_some() || floor.is_some() {
+            origins.push(HostOrigin::new(origin, robots.as_ref(), floor));
+        }
+    }
+    let mut states: BTreeMap<String, u64> = BTreeMap::new();
+    let mut not_active = Vec::new();
+    for feed in state.store.feeds().await? {
+        let on_host = feed
+            .url
+            .as_url()
+            .host_str()
+            .is_some_and(|h| h.trim_end_matches('.').eq_ignore_ascii_case(&name));
+        if !on_host {
+            continue;
+        }
+        *states.entry(feed.state.as_str().to_owned()).or_default() += 1;
+        if feed.state != FeedState::Active {
+            not_active.push(HostFeed::from(&feed));
+        }
+    }
+    Ok(Json(HostView {
+        name,
+        origins,
+        feeds_by_state: states,
+        not_active,
+    }))
+}
+
+/// A host name as given (lower-cased, without a trailing dot), or an origin for `/v1/log`:
+/// letters, digits, dots, hyphens, and for an origin `scheme://` and `:port`.
+fn host_name(parameter: &'static str, text: &str) -> Result<String, Problem> {
+    let text = text.trim().trim_end_matches('.').to_ascii_lowercase();
+    let ok = !text.is_empty()
+        && text.len() <= 300
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '/' | '[' | ']'));
+    if ok {
+        Ok(text)
+    } else {
+        Err(Problem::invalid(
+            parameter,
+            format!(
+                "{parameter} is a host name (example.org) or an origin (https://example.org:443)"
+            ),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_name;
+
+    #[test]
+    fn host_names_and_origins_are_read_once() {
+        assert_eq!(host_name("host", " Example.ORG. ").unwrap(), "example.org");
+        assert_eq!(
+            host_name("host", "https://example.org:443").unwrap(),
+            "https://example.org:443"
+        );
+        for bad in ["", "exa mple.org", "a.org/<x>", "ex%41.org"] {
+            assert!(host_name("host", bad).is_err(), "{bad:?}");
+        }
+    }
+}
