@@ -71,21 +71,9 @@ async fn stop(serving: Serving) -> (bool, String, String) {
     (out.status.success(), rest, stderr(&out))
 }
 
-/// GET `path` over one HTTP/1.1 connection: status and body.
+/// GET `path` over one HTTP/1.1 connection, without a key: status and body.
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").expect("end of headers");
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
-    (status, body.to_owned())
+    call(addr, "GET", path, None, None).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
