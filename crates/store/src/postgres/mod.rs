@@ -419,6 +419,7 @@ impl Store for PgStore {
                 .await?;
         Ok(rows.into_iter().map(block_from_row).collect())
     }
+
     async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {
         keys::create(self, key).await
     }

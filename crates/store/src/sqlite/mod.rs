@@ -477,6 +477,7 @@ impl Store for SqliteStore {
                 .await?;
         rows.into_iter().map(block_from_row).collect()
     }
+
     async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {
         keys::create(self, key).await
     }
