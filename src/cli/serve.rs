@@ -40,17 +40,17 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     let addr = listener
         .local_addr()
         .context("cannot read the address listened on")?;
-    let state = AppState {
-        store: ctx.store.clone(),
-        profile: Arc::new(ctx.settings.profile.clone()),
-        version: env!("CARGO_PKG_VERSION"),
-        auth: Arc::new(tidings_api::auth::Auth::new(
-            tidings_api::auth::AuthConfig {
-                keyed_reads: args.keyed_reads,
-                ..Default::default()
-            },
-        )),
-    };
+    let state = AppState::new(
+        ctx.store.clone(),
+        Arc::new(ctx.settings.profile.clone()),
+        env!("CARGO_PKG_VERSION"),
+    )
+    .with_auth(tidings_api::auth::Auth::new(
+        tidings_api::auth::AuthConfig {
+            keyed_reads: args.keyed_reads,
+            ..Default::default()
+        },
+    ));
     let (stop, stopped) = watch::channel(false);
     tokio::spawn(signals(stop.clone()));
 

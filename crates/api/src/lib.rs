@@ -28,6 +28,24 @@ pub struct AppState {
     pub auth: Arc<auth::Auth>,
 }
 
+impl AppState {
+    /// Public reads, admin-key writes; the other parts have their defaults.
+    pub fn new(store: Arc<dyn Store>, profile: Arc<Profile>, version: &'static str) -> AppState {
+        AppState {
+            store,
+            profile,
+            version,
+            auth: Arc::default(),
+        }
+    }
+
+    /// Who may read and write.
+    pub fn with_auth(mut self, auth: auth::Auth) -> AppState {
+        self.auth = Arc::new(auth);
+        self
+    }
+}
+
 /// Every route.
 pub fn router(state: AppState) -> Router {
     Router::new()

@@ -486,12 +486,7 @@ async fn state() -> (AppState, tempfile::TempDir) {
     let store = tidings_store::open(&path.to_string_lossy())
         .await
         .unwrap_or_else(|e| panic!("store: {e}"));
-    let state = AppState {
-        store,
-        profile: Arc::new(embedded("serenereader")),
-        version: VERSION,
-        auth: Arc::default(),
-    };
+    let state = AppState::new(store, Arc::new(embedded("serenereader")), VERSION);
     (state, dir)
 }
 

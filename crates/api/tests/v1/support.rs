@@ -44,12 +44,12 @@ impl Server {
     }
 
     async fn over_with(store: Arc<dyn Store>, dir: tempfile::TempDir, auth: AuthConfig) -> Server {
-        let state = AppState {
-            store: store.clone(),
-            profile: Arc::new(Profile::embedded("default").expect("default profile")),
-            version: "test",
-            auth: Arc::new(Auth::new(auth)),
-        };
+        let state = AppState::new(
+            store.clone(),
+            Arc::new(Profile::embedded("default").expect("default profile")),
+            "test",
+        )
+        .with_auth(Auth::new(auth));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind port 0");
