@@ -103,6 +103,8 @@ pub struct Profile {
     pub redirects: RedirectSettings,
     #[serde(default)]
     pub fetch: FetchLimits,
+    #[serde(default)]
+    pub display: DisplaySettings,
 }
 
 /// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
@@ -393,6 +395,15 @@ impl Default for PacingSettings {
     }
 }
 
+/// How the reader shows what it collected.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DisplaySettings {
+    /// Entry content is shown as plain text, its markup dropped (PF12); otherwise as HTML,
+    /// sanitised.
+    pub plain_text: bool,
+}
+
 impl Profile {
     /// Parse and check a profile.
     pub fn from_toml(text: &str) -> Result<Profile, ProfileError> {
@@ -575,6 +586,28 @@ mod tests {
         assert_eq!(p.name, "default");
         assert_eq!(p.schedule.default_interval, 3600);
         assert!(p.user_agent("1.2.3").contains("tidings/1.2.3"));
+    }
+
+    #[test]
+    fn pf12_plainfeeder_shows_content_as_plain_text() {
+        assert!(Profile::embedded("plainfeeder").unwrap().display.plain_text);
+        for name in ["default", "worldfeedmonitor", "serenereader", "ffbot"] {
+            assert!(
+                !Profile::embedded(name).unwrap().display.plain_text,
+                "{name}"
+            );
+        }
+        let with = |section: &str| {
+            Profile::from_toml(&format!("name = \"x\"\nuser_agent = \"x/1\"\n{section}"))
+        };
+        assert!(
+            with("[display]\nplain_text = true")
+                .unwrap()
+                .display
+                .plain_text
+        );
+        assert!(with("[display]\nplain_text = \"yes\"").is_err());
+        assert!(with("[display]\nplaintext = true").is_err());
     }
 
     #[test]

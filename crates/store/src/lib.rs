@@ -158,6 +158,9 @@ pub trait Store: Send + Sync {
 
     /// Record that key `id` was used at `at` (`last_used_at` only moves later).
     async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()>;
+
+    /// One stored entry by its row id ([`StoredEntry::id`]).
+    async fn entry(&self, id: i64) -> Result<Option<StoredEntry>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

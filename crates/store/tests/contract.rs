@@ -77,6 +77,7 @@ contract! {
     listing::keyset_pages_return_each_entry_once_despite_inserts,
     listing::limit_defaults_and_caps,
     listing::sort_time_prefers_published_then_updated_and_never_the_future,
+    listing::one_entry_by_id_is_the_listed_entry,
     log::request_log_filters_and_orders_newest_first,
     log::robots_cache_round_trips_and_logs_its_fetch,
 }

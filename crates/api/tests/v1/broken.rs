@@ -116,6 +116,9 @@ impl Store for Broken {
     async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
         fail()
     }
+    async fn entry(&self, _: i64) -> tidings_store::Result<Option<StoredEntry>> {
+        fail()
+    }
 }
 
 #[tokio::test]

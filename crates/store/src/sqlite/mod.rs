@@ -497,6 +497,17 @@ impl Store for SqliteStore {
     async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()> {
         keys::touch(self, id, at).await
     }
+
+    async fn entry(&self, id: i64) -> Result<Option<StoredEntry>> {
+        let mut sql = QueryBuilder::<Sqlite>::new(ENTRY_COLUMNS);
+        sql.push(" WHERE e.id = ").push_bind(id);
+        sql.build()
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(rows::entry_from_row)
+            .transpose()
+    }
 }
 
 fn block_from_row(

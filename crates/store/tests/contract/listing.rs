@@ -285,3 +285,29 @@ pub async fn sort_time_prefers_published_then_updated_and_never_the_future(store
     let sorted: Vec<(&str, i64)> = sorted.iter().map(|(id, s)| (id.as_str(), *s)).collect();
     assert_eq!(sorted, want);
 }
+
+/// One entry by its row id is the entry the listing shows; an unknown id is none.
+pub async fn one_entry_by_id_is_the_listed_entry(store: Arc<dyn Store>) {
+    let f = feed(&store, "https://example.org/by-id").await;
+    let content = Entry {
+        content: Some("<p>Körper & <b>text</b></p>".to_owned()),
+        ..dated("second", t(200))
+    };
+    store
+        .apply_fetch(&ok(f, t(1000), vec![dated("first", t(100)), content]))
+        .await
+        .expect("apply");
+    let listed = all_entries(&store).await;
+    assert_eq!(listed.len(), 2);
+    for want in &listed {
+        let got = store.entry(want.id).await.expect("entry by id");
+        assert_eq!(got.as_ref(), Some(want), "entry {}", want.id);
+    }
+    assert_eq!(
+        listed[0].entry.content.as_deref(),
+        Some("<p>Körper & <b>text</b></p>")
+    );
+    let unknown = listed.iter().map(|e| e.id).max().unwrap_or(0) + 1000;
+    assert_eq!(store.entry(unknown).await.expect("unknown id"), None);
+    assert_eq!(store.entry(-1).await.expect("negative id"), None);
+}
