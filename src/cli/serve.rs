@@ -15,7 +15,8 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use tidings_api::AppState;
-use tidings_crawler::{CrawlState, CrawlUntil, FeedReport, Progress};
+use tidings_api::ui::{Effects, RuleEffects};
+use tidings_crawler::{CrawlState, CrawlUntil, Crawler, FeedReport, Progress};
 use tokio::sync::watch;
 
 #[derive(Debug, Args)]
@@ -40,6 +41,9 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     let addr = listener
         .local_addr()
         .context("cannot read the address listened on")?;
+    // One crawler for the crawl and for the UI's rule changes, so a rule added there holds for
+    // the running crawl at once.
+    let crawler = ctx.crawler()?;
     let state = AppState::new(
         ctx.store.clone(),
         Arc::new(ctx.settings.profile.clone()),
@@ -50,7 +54,8 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
             keyed_reads: args.keyed_reads,
             ..Default::default()
         },
-    ));
+    ))
+    .with_rule_effects(Arc::new(Rules(crawler.clone())));
     let (stop, stopped) = watch::channel(false);
     tokio::spawn(signals(stop.clone()));
 
@@ -68,11 +73,11 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     } else {
         println!("crawling feeds as they fall due");
     }
+    println!("web UI: http://{addr}/ (log in with a key from `tidings keys create --role admin`)");
 
     let crawled = if args.no_crawl {
         None
     } else {
-        let crawler = ctx.crawler()?;
         let until = CrawlUntil {
             stop: stopped,
             deadline: None,
@@ -104,6 +109,39 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The UI's rule changes, applied by the crawler: `tidings block` and `unblock` do the same.
+struct Rules(Crawler);
+
+impl RuleEffects for Rules {
+    fn rule_added(&self) -> Effects<'_> {
+        Box::pin(async move {
+            let held = self
+                .0
+                .hold_covered_feeds()
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(held
+                .into_iter()
+                .map(|(feed, report)| (feed.id, report.next_fetch_reason))
+                .collect())
+        })
+    }
+
+    fn rule_removed(&self) -> Effects<'_> {
+        Box::pin(async move {
+            let resumed = self
+                .0
+                .resume_uncovered_feeds()
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(resumed
+                .into_iter()
+                .map(|feed| (feed.id, "no rule covers it any more".to_owned()))
+                .collect())
+        })
+    }
 }
 
 /// The crawl's progress as structured log lines (a server has no status line to draw).

@@ -1,9 +1,11 @@
-//! API keys: issuing tokens, checking `Authorization: Bearer TOKEN`, and a rate per key.
+//! API keys: issuing tokens, checking `Authorization: Bearer TOKEN` (or the web UI's login
+//! cookie, [`COOKIE`]), and a rate per key.
 //!
 //! A token is `tdg_` and 64 hex digits (32 random bytes). The store keeps only its SHA-256
 //! (looked up on every keyed request) and its first characters ([`PREFIX_LEN`], to tell keys
 //! apart in `tidings keys list`); the token is shown once, when it is made, and never logged
-//! nor echoed in a problem.
+//! nor echoed in a problem. A browser cannot send a Bearer header, so `/login` puts the token
+//! in an HttpOnly, SameSite=Strict cookie; a request with both uses the header.
 //!
 //! Every `/v1` handler takes [`ReadAccess`] or [`WriteAccess`]: writes need an admin key;
 //! reads are public unless [`AuthConfig::keyed_reads`], and a key sent with a read is checked. A missing, unknown or
@@ -31,6 +33,8 @@ pub const TOKEN_BYTES: usize = 32;
 /// Characters of the token kept in the store for display (`tdg_` and 8 hex digits: 32 bits
 /// of the 256, useless to a guesser).
 pub const PREFIX_LEN: usize = 12;
+/// The cookie the web UI's `/login` sets, holding the token.
+pub const COOKIE: &str = "tidings_key";
 /// Requests per second a key may make, on average.
 pub const RATE_PER_SECOND: u32 = 20;
 /// Requests a key may make at once before the rate applies.
@@ -275,6 +279,33 @@ async fn admin(parts: &Parts, state: &AppState, refusal: &str) -> Result<Caller,
 const NO_KEY: &str =
     "this request needs an API key: send Authorization: Bearer followed by the token";
 
+/// Why a request's key was not taken.
+#[derive(Debug)]
+pub(crate) enum Denied {
+    /// The `Authorization` header is not `Bearer TOKEN`.
+    Malformed,
+    /// No key with that token, or it was revoked.
+    Unknown,
+    /// The key is past its rate: wait this long.
+    TooMany(Duration),
+    /// The store could not be asked (the cause, for the log only).
+    Failed(tidings_store::StoreError),
+}
+
+impl Denied {
+    /// The API's answer: a problem, never the cause of a failure.
+    fn into_problem_response(self) -> Response {
+        match self {
+            Denied::Malformed => {
+                unauthorized("the Authorization header is not Bearer followed by an API token")
+            }
+            Denied::Unknown => unauthorized("the API key is unknown or revoked"),
+            Denied::TooMany(wait) => too_many(wait),
+            Denied::Failed(e) => Problem::internal(&e).into_response(),
+        }
+    }
+}
+
 /// The key in `headers`, checked (known, not revoked, within its rate); `None` when none was
 /// sent and none is `required`.
 async fn check(
@@ -282,30 +313,46 @@ async fn check(
     state: &AppState,
     required: bool,
 ) -> Result<Option<Caller>, Response> {
+    match identify(headers, state).await {
+        Ok(None) if required => Err(unauthorized(NO_KEY)),
+        Ok(caller) => Ok(caller),
+        Err(denied) => Err(denied.into_problem_response()),
+    }
+}
+
+/// The caller of a request: the Bearer token, else the login cookie; `None` when neither was
+/// sent.
+pub(crate) async fn identify(
+    headers: &HeaderMap,
+    state: &AppState,
+) -> Result<Option<Caller>, Denied> {
     let token = match bearer(headers) {
         Ok(Some(token)) => token,
-        Ok(None) if required => return Err(unauthorized(NO_KEY)),
-        Ok(None) => return Ok(None),
-        Err(()) => {
-            return Err(unauthorized(
-                "the Authorization header is not Bearer followed by an API token",
-            ));
-        }
+        Ok(None) => match cookie(headers) {
+            Some(token) => token,
+            None => return Ok(None),
+        },
+        Err(()) => return Err(Denied::Malformed),
     };
+    verify(&token, state).await.map(Some)
+}
+
+/// Check one token: known, not revoked, within its rate. Its last use is recorded.
+pub(crate) async fn verify(token: &str, state: &AppState) -> Result<Caller, Denied> {
     let key = state
         .store
-        .key_by_hash(&hash_token(&token))
+        .key_by_hash(&hash_token(token))
         .await
-        .map_err(|e| Problem::internal(&e).into_response())?;
+        .map_err(Denied::Failed)?;
     let Some(key) = key.filter(|k| k.revoked_at.is_none()) else {
-        return Err(unauthorized("the API key is unknown or revoked"));
+        return Err(Denied::Unknown);
     };
     let Ok(role) = Role::parse(&key.role) else {
         tracing::warn!(key_id = key.id, "api key with an unknown role refused");
-        return Err(unauthorized("the API key is unknown or revoked"));
+        return Err(Denied::Unknown);
     };
     if let Err(wait) = state.auth.take(key.id, Instant::now()) {
-        return Err(too_many(wait));
+        return Err(Denied::TooMany(wait));
     }
     let now = Utc::now();
     if key
@@ -316,10 +363,10 @@ async fn check(
         // Only bookkeeping: the request goes on.
         tracing::warn!(key_id = key.id, error = %e, "cannot record the key's last use");
     }
-    Ok(Some(Caller {
+    Ok(Caller {
         key_id: key.id,
         role,
-    }))
+    })
 }
 
 /// The token of `Authorization: Bearer TOKEN`: `Ok(None)` without the header, `Err` when it is
@@ -335,6 +382,20 @@ fn bearer(headers: &HeaderMap) -> Result<Option<String>, ()> {
         return Err(());
     }
     Ok(Some(token.to_owned()))
+}
+
+/// The token in the [`COOKIE`] cookie, if one was sent and is not empty (logging out leaves
+/// it empty).
+pub(crate) fn cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.trim().trim_matches('"').to_owned())
+        .filter(|token| !token.is_empty())
 }
 
 fn unauthorized(detail: &str) -> Response {
@@ -395,6 +456,29 @@ mod tests {
         assert_eq!(check(Some("Basic dXNlcjpwYXNz")), Err(()));
         assert_eq!(check(Some("Bearer")), Err(()));
         assert_eq!(check(Some("Bearer ")), Err(()));
+    }
+
+    #[test]
+    fn the_login_cookie_is_found_among_others() {
+        let check = |values: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for v in values {
+                headers.append(header::COOKIE, HeaderValue::from_str(v).unwrap());
+            }
+            cookie(&headers)
+        };
+        assert_eq!(check(&[]), None);
+        assert_eq!(check(&["tidings_key=tdg_x"]), Some("tdg_x".into()));
+        assert_eq!(
+            check(&["a=1; tidings_key=tdg_y; b=2"]),
+            Some("tdg_y".into())
+        );
+        assert_eq!(
+            check(&["a=1", "tidings_key=\"tdg_z\""]),
+            Some("tdg_z".into())
+        );
+        assert_eq!(check(&["tidings_key="]), None, "logged out");
+        assert_eq!(check(&["other_tidings_key=tdg_x"]), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1`, the bot page at
-//! `/bot` rendered from the running profile, and `/healthz`. Wire types live only here; the
+//! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1`, the web UI
+//! (`ui`: the reader at `/`, the operator's pages under `/admin`), the bot page at `/bot`
+//! rendered from the running profile, and `/healthz`. Wire types live only here; the
 //! handlers read and write through the `Store` trait and never send requests to publishers.
 
 pub mod auth;
@@ -8,6 +9,7 @@ mod escape;
 pub mod export;
 pub mod problem;
 pub mod publishers;
+pub mod ui;
 pub mod v1;
 
 use axum::Router;
@@ -26,6 +28,9 @@ pub struct AppState {
     pub version: &'static str,
     /// Who may read and write `/v1`; `Arc::default()` is public reads, admin-key writes.
     pub auth: Arc<auth::Auth>,
+    /// What a change of the do-not-crawl rules in the UI sets off (the crawler's pausing and
+    /// resuming of feeds); `None` leaves it to the crawler's next reading of the rules.
+    pub rules: Option<Arc<dyn ui::RuleEffects>>,
 }
 
 impl AppState {
@@ -36,12 +41,19 @@ impl AppState {
             profile,
             version,
             auth: Arc::default(),
+            rules: None,
         }
     }
 
     /// Who may read and write.
     pub fn with_auth(mut self, auth: auth::Auth) -> AppState {
         self.auth = Arc::new(auth);
+        self
+    }
+
+    /// What a rule change in the UI sets off.
+    pub fn with_rule_effects(mut self, rules: Arc<dyn ui::RuleEffects>) -> AppState {
+        self.rules = Some(rules);
         self
     }
 }
@@ -54,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .merge(bot::routes())
         .merge(export::routes())
         .merge(publishers::routes())
+        .merge(ui::routes())
         .with_state(state)
 }
 

@@ -4,7 +4,7 @@
 use super::params;
 use super::wire::{Feed, FeedList, Subscribe};
 use crate::AppState;
-use crate::auth::{ReadAccess, WriteAccess};
+use crate::auth::{Caller, ReadAccess, WriteAccess};
 use crate::problem::{Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
@@ -13,7 +13,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::{Block, BlockKind, BlockList};
-use tidings_store::{NewFeed, StoreError};
+use tidings_store::{FeedRecord, NewFeed, StoreError};
 
 /// Every feed, by id.
 pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<FeedList>, Problem> {
@@ -55,9 +55,25 @@ pub async fn create(
             ),
         )
     })?;
-    let url = FeedUrl::parse(&body.url)
-        .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
-    refuse_blocked(&state, &url).await?;
+    let feed = subscribe(&state, caller, &body.url).await?;
+    let mut response = (StatusCode::CREATED, Json(Feed::from(&feed))).into_response();
+    if let Ok(location) = HeaderValue::from_str(&format!("/v1/feeds/{}", feed.id)) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// Subscribe `caller` to the feed at `url` (text as given), for `POST /v1/feeds` and the web
+/// UI's subscribe form: a bad URL is a 400 problem naming `url`, a URL a rule forbids or a
+/// feed removed on request a 422. Returns the feed.
+pub(crate) async fn subscribe(
+    state: &AppState,
+    caller: Caller,
+    url: &str,
+) -> Result<FeedRecord, Problem> {
+    let url =
+        FeedUrl::parse(url).map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
+    refuse_blocked(state, &url).await?;
     let now = chrono::Utc::now();
     let first = tidings_policy::first_fetch(now, &state.profile);
     let new = NewFeed {
@@ -91,11 +107,7 @@ pub async fn create(
         new_feed = subscribed.new_feed,
         "subscribed through the api"
     );
-    let mut response = (StatusCode::CREATED, Json(Feed::from(&feed))).into_response();
-    if let Ok(location) = HeaderValue::from_str(&format!("/v1/feeds/{}", feed.id)) {
-        response.headers_mut().insert(header::LOCATION, location);
-    }
-    Ok(response)
+    Ok(feed)
 }
 
 /// Remove the calling key's subscription to feed `{id}`: 204, or 404 when it has none. The

@@ -96,7 +96,7 @@ pub async fn host(
 
 /// A host name as given (lower-cased, without a trailing dot), or an origin for `/v1/log`:
 /// letters, digits, dots, hyphens, and for an origin `scheme://` and `:port`.
-fn host_name(parameter: &'static str, text: &str) -> Result<String, Problem> {
+pub(crate) fn host_name(parameter: &'static str, text: &str) -> Result<String, Problem> {
     let text = text.trim().trim_end_matches('.').to_ascii_lowercase();
     let ok = !text.is_empty()
         && text.len() <= 300

@@ -6,10 +6,10 @@
 //! parameter), `cursor` (the opaque keyset cursor of entry pages), then one module per
 //! resource: `feeds`, `entries`, and `hosts` (the request log and hosts, for an admin key).
 
-mod cursor;
+pub(crate) mod cursor;
 mod entries;
-mod feeds;
-mod hosts;
+pub(crate) mod feeds;
+pub(crate) mod hosts;
 pub(crate) mod params;
 pub mod wire;
 

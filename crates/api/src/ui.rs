@@ -1,0 +1,76 @@
+//! The web UI: server-rendered HTML pages for readers and the operator, without any script.
+//!
+//! Reader: `/` (the newest entries across feeds, and the subscriptions), `/feeds/{id}`,
+//! `/entries/{id}` (the content sanitised by ammonia, or as plain text when the profile says
+//! so, PF12), `/search?q=`, `/subscribe` (an admin key's form). Admin (an admin key):
+//! `/admin` (feeds by state, with reasons), `/admin/hosts/{name}`, `/admin/log`,
+//! `/admin/rules` (do-not-crawl rules), `/admin/errors`. `/login` and `/logout` keep an API
+//! token in a cookie, since a browser cannot send a Bearer header (`crate::auth`).
+//!
+//! Every page carries a strict Content-Security-Policy ([`CSP`]): the only resource a page may
+//! load is the stylesheet at `/ui.css`. Nothing on a page contacts a publisher: feed icons are
+//! drawn as monograms, entry images are not shown (`content`). Every value from the store or
+//! the request goes through `crate::escape::text`, or through ammonia for entry HTML. Every
+//! state-changing form is a POST checked against cross-site requests (`access::SameOrigin`).
+//!
+//! Modules: `page` (the layout, the headers, error pages), `access` (who is asking: login,
+//! cookie, CSRF), `content` (entry HTML as shown), `reader`, `admin`, `rules`.
+
+mod access;
+mod admin;
+mod content;
+mod page;
+mod reader;
+mod rules;
+
+use crate::AppState;
+use axum::Router;
+use axum::routing::{get, post};
+use std::future::Future;
+use std::pin::Pin;
+use tidings_model::FeedId;
+
+pub use page::CSP;
+
+/// Entries on one page of the reader.
+pub const PAGE_SIZE: u32 = 30;
+
+/// What a change of the do-not-crawl rules sets off beyond the store, given by the process
+/// that runs the crawler (`tidings serve` passes its crawler's): pausing at once the feeds a
+/// new rule covers, resuming those no rule covers any more. Without it a rule still holds from
+/// the crawler's next reading of the rules, and a covered feed is paused when it falls due.
+pub trait RuleEffects: Send + Sync {
+    /// A rule was added: pause every active feed a rule now covers.
+    fn rule_added(&self) -> Effects<'_>;
+    /// A rule was removed: resume the feeds paused by a rule that no longer covers them.
+    fn rule_removed(&self) -> Effects<'_>;
+}
+
+/// The feeds a [`RuleEffects`] call changed, each with a reason, or why it failed (for the
+/// log; the page says only that it failed).
+pub type Effects<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<(FeedId, String)>, String>> + Send + 'a>>;
+
+/// The UI's routes, with the strict headers on every answer.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/", get(reader::home))
+        .route("/feeds/{id}", get(reader::feed))
+        .route("/entries/{id}", get(reader::entry))
+        .route("/search", get(reader::search))
+        .route(
+            "/subscribe",
+            get(reader::subscribe_form).post(reader::subscribe),
+        )
+        .route("/login", get(access::login_form).post(access::login))
+        .route("/logout", get(access::logout_form).post(access::logout))
+        .route("/admin", get(admin::feeds))
+        .route("/admin/hosts/{name}", get(admin::host))
+        .route("/admin/log", get(admin::log))
+        .route("/admin/errors", get(admin::errors))
+        .route("/admin/rules", get(rules::list).post(rules::add))
+        .route("/admin/rules/remove", post(rules::remove))
+        .route("/ui.css", get(page::stylesheet))
+        .fallback(page::not_found)
+        .layer(axum::middleware::map_response(page::strict_headers))
+}

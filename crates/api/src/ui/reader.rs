@@ -1,0 +1,574 @@
+//! The reader's pages: `/` (newest entries and the subscriptions), `/feeds/{id}`,
+//! `/entries/{id}`, `/search`, and the subscribe form.
+//!
+//! Lists are paged like `/v1/entries`: the "older" link carries the keyset cursor of the last
+//! entry shown, so entries arriving meanwhile never shift a page.
+
+use super::PAGE_SIZE;
+use super::access::{Admin, SameOrigin, Viewer, frame, query_escape, see_other};
+use super::content::{plain_text, sanitise};
+use super::page::{self, Frame, feed_name, monogram, render, time};
+use crate::AppState;
+use crate::escape::text as esc;
+use crate::publishers::public_url;
+use crate::v1::cursor::Cursor;
+use crate::v1::feeds::subscribe as subscribe_feed;
+use crate::v1::params;
+use axum::extract::rejection::{FormRejection, PathRejection, QueryRejection};
+use axum::extract::{Form, Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Deserialize;
+use std::collections::HashMap;
+use tidings_model::FeedId;
+use tidings_store::{EntryQuery, FeedRecord, FeedState, StoredEntry};
+
+/// The most subscriptions listed beside the entries.
+pub const MAX_SIDE_FEEDS: usize = 200;
+
+/// A list's query string: the cursor of the page's start, and a search.
+#[derive(Debug, Default, Deserialize)]
+pub struct ListQuery {
+    before: Option<String>,
+    q: Option<String>,
+    added: Option<String>,
+}
+
+/// `GET /`.
+pub async fn home(
+    State(state): State<AppState>,
+    Viewer(who): Viewer,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Response {
+    let frame = frame(&state, who, "reader");
+    let query = match read_query(&frame, query) {
+        Ok(q) => q,
+        Err(page) => return page,
+    };
+    let after = match cursor(&frame, query.before.as_deref()) {
+        Ok(after) => after,
+        Err(page) => return page,
+    };
+    let listed = list(
+        &state,
+        EntryQuery {
+            after,
+            ..EntryQuery::default()
+        },
+    )
+    .await;
+    let (feeds, (entries, more)) = match listed {
+        Ok(found) => found,
+        Err(e) => return page::failed(&frame, &e),
+    };
+    let mut main = String::from("<h1>Newest entries</h1>\n");
+    if entries.is_empty() && after.is_none() {
+        main.push_str(
+            "<p>No entries yet. Subscribe to a feed; its entries appear here once the crawler \
+             has read it.</p>\n",
+        );
+    }
+    entry_list(&mut main, &entries, &feeds, true);
+    older_link(&mut main, &entries, more, "/?");
+    let side = side(&frame, &feeds);
+    page::html(
+        StatusCode::OK,
+        render(&frame, "Newest entries", Some(&side), &main),
+    )
+}
+
+/// `GET /feeds/{id}`: the feed's state and its entries.
+pub async fn feed(
+    State(state): State<AppState>,
+    Viewer(who): Viewer,
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Response {
+    let frame = frame(&state, who, "reader");
+    let id = match id
+        .map_err(|_| ())
+        .and_then(|Path(id)| params::feed_id("id", &id).map_err(|_| ()))
+    {
+        Ok(id) => id,
+        Err(()) => return bad_request(&frame, "A feed is named by a positive whole number."),
+    };
+    let query = match read_query(&frame, query) {
+        Ok(q) => q,
+        Err(page) => return page,
+    };
+    let after = match cursor(&frame, query.before.as_deref()) {
+        Ok(after) => after,
+        Err(page) => return page,
+    };
+    let listed = list(
+        &state,
+        EntryQuery {
+            feed: Some(id),
+            after,
+            ..EntryQuery::default()
+        },
+    )
+    .await;
+    let (feeds, (entries, more)) = match listed {
+        Ok(found) => found,
+        Err(e) => return page::failed(&frame, &e),
+    };
+    let Some(feed) = feeds.get(&id) else {
+        return page::message(
+            &frame,
+            StatusCode::NOT_FOUND,
+            "No such feed",
+            &format!("There is no feed {id}."),
+        );
+    };
+    let name = feed_name(feed);
+    let mut main = format!(
+        "<div class=\"feedhead\">{}<h1>{}</h1></div>\n",
+        monogram(feed, true),
+        esc(&name)
+    );
+    if query.added.is_some() {
+        main.push_str(
+            "<p class=\"notice\" role=\"status\">Subscribed. The feed is due now: the crawler \
+             reads it shortly, and its entries appear below once it has (reload the page).</p>\n",
+        );
+    }
+    facts(&mut main, feed, frame.is_admin());
+    main.push_str("<h2>Entries</h2>\n");
+    if entries.is_empty() && after.is_none() {
+        main.push_str("<p>No entries from this feed yet.</p>\n");
+    }
+    entry_list(&mut main, &entries, &feeds, false);
+    older_link(&mut main, &entries, more, &format!("/feeds/{id}?"));
+    let side = side(&frame, &feeds);
+    page::html(StatusCode::OK, render(&frame, &name, Some(&side), &main))
+}
+
+/// What the reader may know about a feed; the operator sees its full URL and subscribers.
+fn facts(main: &mut String, feed: &FeedRecord, admin: bool) {
+    let url = if admin {
+        feed.url.to_string()
+    } else {
+        public_url(feed.url.as_str())
+    };
+    main.push_str("<dl class=\"facts\">\n");
+    main.push_str(&format!(
+        "<dt>Feed</dt><dd><code>{}</code></dd>\n",
+        esc(&url)
+    ));
+    if let Some(site) = feed.site_link.as_deref().and_then(web_link) {
+        main.push_str(&format!(
+            "<dt>Site</dt><dd><a href=\"{href}\" rel=\"noopener noreferrer nofollow\">{href}</a>\
+             </dd>\n",
+            href = esc(&site)
+        ));
+    }
+    let state = feed.state.as_str();
+    let reason = feed
+        .state_reason
+        .as_deref()
+        .map(|r| format!(": {}", esc(r)))
+        .unwrap_or_default();
+    main.push_str(&format!(
+        "<dt>State</dt><dd><span class=\"state-{state}\">{state}</span>{reason}</dd>\n"
+    ));
+    match (feed.last_fetch_at, feed.last_outcome.as_deref()) {
+        (Some(at), outcome) => {
+            let status = feed
+                .last_status
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default();
+            main.push_str(&format!(
+                "<dt>Last read</dt><dd>{}: {}{status}</dd>\n",
+                time(at),
+                esc(outcome.unwrap_or("?"))
+            ));
+        }
+        (None, _) => main.push_str("<dt>Last read</dt><dd>not read yet</dd>\n"),
+    }
+    if let Some(error) = &feed.last_error {
+        main.push_str(&format!("<dt>Last error</dt><dd>{}</dd>\n", esc(error)));
+    }
+    if matches!(feed.state, FeedState::Active | FeedState::Paused) {
+        main.push_str(&format!(
+            "<dt>Next read</dt><dd>{} ({})</dd>\n",
+            time(feed.next_fetch_at),
+            esc(&feed.next_fetch_reason)
+        ));
+    }
+    if admin {
+        main.push_str(&format!(
+            "<dt>Subscribers</dt><dd>{}</dd>\n<dt>Operator</dt><dd><a href=\"/admin/log?feed={}\">\
+             requests</a> · <a href=\"/admin/hosts/{}\">host</a></dd>\n",
+            feed.subscribers,
+            feed.id,
+            esc(feed.url.as_url().host_str().unwrap_or_default())
+        ));
+    }
+    main.push_str("</dl>\n");
+}
+
+/// `GET /entries/{id}`: one entry, its content sanitised (or as plain text, PF12).
+pub async fn entry(
+    State(state): State<AppState>,
+    Viewer(who): Viewer,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let frame = frame(&state, who, "reader");
+    let id = match id.ok().and_then(|Path(id)| id.parse::<i64>().ok()) {
+        Some(id) if id > 0 => id,
+        _ => return bad_request(&frame, "An entry is named by a positive whole number."),
+    };
+    let stored = match state.store.entry(id).await {
+        Ok(Some(stored)) => stored,
+        Ok(None) => {
+            return page::message(
+                &frame,
+                StatusCode::NOT_FOUND,
+                "No such entry",
+                &format!("There is no entry {id}."),
+            );
+        }
+        Err(e) => return page::failed(&frame, &e),
+    };
+    let feed = match state.store.feed(stored.feed_id).await {
+        Ok(feed) => feed,
+        Err(e) => return page::failed(&frame, &e),
+    };
+    let e = &stored.entry;
+    let title = entry_title(&stored);
+    let mut main = format!("<article class=\"entry\">\n<h1>{}</h1>\n", esc(&title));
+    let mut meta = Vec::new();
+    if let Some(feed) = &feed {
+        meta.push(format!(
+            "<a href=\"/feeds/{}\">{}</a>",
+            feed.id,
+            esc(&feed_name(feed))
+        ));
+    }
+    meta.push(time(stored.sort_at));
+    let authors: Vec<String> = e
+        .authors
+        .iter()
+        .filter_map(|a| a.name.as_deref())
+        .map(esc)
+        .collect();
+    if !authors.is_empty() {
+        meta.push(format!("by {}", authors.join(", ")));
+    }
+    main.push_str(&format!("<p class=\"meta\">{}</p>\n", meta.join(" · ")));
+    let original = e.link.as_deref().and_then(web_link);
+    if let Some(link) = &original {
+        main.push_str(&format!(
+            "<p><a href=\"{}\" rel=\"noopener noreferrer nofollow\">Read the original</a></p>\n",
+            esc(link)
+        ));
+    }
+    let body = e.content.as_deref().or(e.summary.as_deref()).unwrap_or("");
+    if state.profile.display.plain_text {
+        main.push_str(&format!(
+            "<div class=\"content plain\">{}</div>\n",
+            plain_text(body)
+        ));
+    } else {
+        let shown = sanitise(body, original.as_deref());
+        main.push_str(&format!(
+            "<div class=\"content\">\n{}\n</div>\n",
+            shown.html
+        ));
+        if shown.had_images {
+            main.push_str(
+                "<p class=\"meta\">This entry has images or media, which are not shown here so \
+                 that reading it does not contact the publisher's server; see the original.</p>\n",
+            );
+        }
+    }
+    if !e.categories.is_empty() {
+        let categories: Vec<String> = e.categories.iter().map(|c| esc(c)).collect();
+        main.push_str(&format!(
+            "<p class=\"meta\">Filed under: {}</p>\n",
+            categories.join(", ")
+        ));
+    }
+    main.push_str("</article>\n");
+    page::html(StatusCode::OK, render(&frame, &title, None, &main))
+}
+
+/// `GET /search?q=`: entries whose title or summary holds every word.
+pub async fn search(
+    State(state): State<AppState>,
+    Viewer(who): Viewer,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Response {
+    let frame = frame(&state, who, "search");
+    let query = match read_query(&frame, query) {
+        Ok(q) => q,
+        Err(page) => return page,
+    };
+    let q = query.q.as_deref().map(str::trim).unwrap_or_default();
+    let mut main = format!(
+        "<h1>Search</h1>\n<form class=\"inline\" method=\"get\" action=\"/search\" \
+         role=\"search\">\n<label>Words in the title or summary\
+         <input name=\"q\" type=\"search\" value=\"{}\"></label>\n\
+         <button type=\"submit\">Search</button>\n</form>\n",
+        esc(q)
+    );
+    if q.is_empty() {
+        return page::html(StatusCode::OK, render(&frame, "Search", None, &main));
+    }
+    let after = match cursor(&frame, query.before.as_deref()) {
+        Ok(after) => after,
+        Err(page) => return page,
+    };
+    let listed = list(
+        &state,
+        EntryQuery {
+            search: Some(q.to_owned()),
+            after,
+            ..EntryQuery::default()
+        },
+    )
+    .await;
+    let (feeds, (entries, more)) = match listed {
+        Ok(found) => found,
+        Err(e) => return page::failed(&frame, &e),
+    };
+    if entries.is_empty() {
+        main.push_str(&format!(
+            "<p role=\"status\">No entry matches {}.</p>\n",
+            esc(&format!("“{q}”"))
+        ));
+    } else {
+        main.push_str(&format!(
+            "<h2>Entries matching {}</h2>\n",
+            esc(&format!("“{q}”"))
+        ));
+    }
+    entry_list(&mut main, &entries, &feeds, true);
+    older_link(
+        &mut main,
+        &entries,
+        more,
+        &format!("/search?q={}&", query_escape(q)),
+    );
+    let title = format!("Search: {q}");
+    page::html(StatusCode::OK, render(&frame, &title, None, &main))
+}
+
+/// The subscribe form's fields.
+#[derive(Debug, Default, Deserialize)]
+pub struct SubscribeForm {
+    url: String,
+}
+
+/// `GET /subscribe`: the form.
+pub async fn subscribe_form(State(state): State<AppState>, Admin(caller): Admin) -> Response {
+    let frame = frame(&state, Some(caller), "subscribe");
+    subscribe_page(&frame, StatusCode::OK, "", None)
+}
+
+/// `POST /subscribe`: subscribe this key to a URL, as `POST /v1/feeds` does. Nothing is
+/// fetched here: the feed is due at once and the running crawler reads it.
+pub async fn subscribe(
+    State(state): State<AppState>,
+    _: SameOrigin,
+    Admin(caller): Admin,
+    form: Result<Form<SubscribeForm>, FormRejection>,
+) -> Response {
+    let frame = frame(&state, Some(caller), "subscribe");
+    let Ok(Form(form)) = form else {
+        return subscribe_page(
+            &frame,
+            StatusCode::BAD_REQUEST,
+            "",
+            Some("The form was incomplete: give the feed's URL."),
+        );
+    };
+    match subscribe_feed(&state, caller, form.url.trim()).await {
+        Ok(feed) => see_other(&format!("/feeds/{}?added=1", feed.id)),
+        // The problem's detail is written for the client (a failure's says only that).
+        Err(problem) => subscribe_page(
+            &frame,
+            problem.kind.status(),
+            &form.url,
+            Some(&problem.detail),
+        ),
+    }
+}
+
+fn subscribe_page(
+    frame: &Frame<'_>,
+    status: StatusCode,
+    url: &str,
+    error: Option<&str>,
+) -> Response {
+    let error = error
+        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>\n", esc(e)))
+        .unwrap_or_default();
+    let main = format!(
+        "<h1>Subscribe</h1>\n{error}<form class=\"stack\" method=\"post\" action=\"/subscribe\">\n\
+         <label for=\"url\">Feed URL</label>\n\
+         <input id=\"url\" name=\"url\" type=\"url\" required value=\"{}\" \
+         placeholder=\"https://example.org/feed.xml\">\n\
+         <button type=\"submit\">Subscribe</button>\n</form>\n\
+         <p>The feed is read shortly by the running crawler, as its robots.txt and the \
+         do-not-crawl rules allow; nothing is fetched while you wait.</p>\n",
+        esc(url)
+    );
+    page::html(status, render(frame, "Subscribe", None, &main))
+}
+
+/// Every feed by id, and one page of entries (one more is read to know whether there are
+/// older ones).
+async fn list(
+    state: &AppState,
+    query: EntryQuery,
+) -> Result<(HashMap<FeedId, FeedRecord>, (Vec<StoredEntry>, bool)), tidings_store::StoreError> {
+    let mut entries = state
+        .store
+        .entries(&EntryQuery {
+            limit: PAGE_SIZE + 1,
+            ..query
+        })
+        .await?;
+    let more = entries.len() > PAGE_SIZE as usize;
+    entries.truncate(PAGE_SIZE as usize);
+    let feeds = state
+        .store
+        .feeds()
+        .await?
+        .into_iter()
+        .map(|f| (f.id, f))
+        .collect();
+    Ok((feeds, (entries, more)))
+}
+
+fn read_query(
+    frame: &Frame<'_>,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<ListQuery, Response> {
+    query
+        .map(|Query(q)| q)
+        .map_err(|_| bad_request(frame, "The address's query string could not be read."))
+}
+
+fn cursor(
+    frame: &Frame<'_>,
+    before: Option<&str>,
+) -> Result<Option<tidings_store::EntryCursor>, Response> {
+    match before {
+        None | Some("") => Ok(None),
+        Some(text) => Cursor::decode(text).map(|c| Some(c.0)).map_err(|_| {
+            bad_request(
+                frame,
+                "This page's position is not one tidings gave out; start again from the first page.",
+            )
+        }),
+    }
+}
+
+fn bad_request(frame: &Frame<'_>, text: &str) -> Response {
+    page::message(frame, StatusCode::BAD_REQUEST, "Bad request", text)
+}
+
+/// The side column: the subscribe form for an admin, then the subscribed feeds.
+fn side(frame: &Frame<'_>, feeds: &HashMap<FeedId, FeedRecord>) -> String {
+    let mut html = String::new();
+    if frame.is_admin() {
+        html.push_str(
+            "<h2>Subscribe</h2>\n<form class=\"stack\" method=\"post\" action=\"/subscribe\">\n\
+             <label for=\"side-url\">Feed URL</label>\n\
+             <input id=\"side-url\" name=\"url\" type=\"url\" required \
+             placeholder=\"https://example.org/feed.xml\">\n\
+             <button type=\"submit\">Subscribe</button>\n</form>\n",
+        );
+    }
+    let mut shown: Vec<&FeedRecord> = feeds
+        .values()
+        .filter(|f| f.subscribers > 0 && f.state != FeedState::Removed)
+        .collect();
+    shown.sort_by_cached_key(|f| (feed_name(f).to_lowercase(), f.id));
+    html.push_str("<h2>Subscriptions</h2>\n");
+    if shown.is_empty() {
+        html.push_str("<p>None yet.</p>\n");
+        return html;
+    }
+    html.push_str("<ul class=\"feeds\">\n");
+    for feed in shown.iter().take(MAX_SIDE_FEEDS) {
+        let state = match feed.state {
+            FeedState::Active => String::new(),
+            other => format!(" <span class=\"meta\">({})</span>", other.as_str()),
+        };
+        html.push_str(&format!(
+            "<li>{}<a href=\"/feeds/{}\">{}</a>{state}</li>\n",
+            monogram(feed, false),
+            feed.id,
+            esc(&feed_name(feed))
+        ));
+    }
+    html.push_str("</ul>\n");
+    if shown.len() > MAX_SIDE_FEEDS {
+        html.push_str(&format!(
+            "<p class=\"meta\">and {} more</p>\n",
+            shown.len() - MAX_SIDE_FEEDS
+        ));
+    }
+    html
+}
+
+fn entry_list(
+    html: &mut String,
+    entries: &[StoredEntry],
+    feeds: &HashMap<FeedId, FeedRecord>,
+    with_feed: bool,
+) {
+    if entries.is_empty() {
+        return;
+    }
+    html.push_str("<ol class=\"entries\">\n");
+    for stored in entries {
+        let feed = feeds.get(&stored.feed_id);
+        let icon = feed.map(|f| monogram(f, false)).unwrap_or_default();
+        let source = match feed.filter(|_| with_feed) {
+            Some(f) => format!("<a href=\"/feeds/{}\">{}</a> · ", f.id, esc(&feed_name(f))),
+            None => String::new(),
+        };
+        html.push_str(&format!(
+            "<li>{icon}<div><a class=\"title\" href=\"/entries/{}\">{}</a>\
+             <div class=\"meta\">{source}{}</div></div></li>\n",
+            stored.id,
+            esc(&entry_title(stored)),
+            time(stored.sort_at)
+        ));
+    }
+    html.push_str("</ol>\n");
+}
+
+/// The "older entries" link after a page, when there are more.
+fn older_link(html: &mut String, entries: &[StoredEntry], more: bool, base: &str) {
+    if let (true, Some(last)) = (more, entries.last()) {
+        html.push_str(&format!(
+            "<nav class=\"pages\" aria-label=\"Pages\"><a href=\"{}before={}\" rel=\"next\">\
+             Older entries</a></nav>\n",
+            esc(base),
+            Cursor(last.cursor()).encode()
+        ));
+    }
+}
+
+fn entry_title(stored: &StoredEntry) -> String {
+    match stored.entry.title.as_deref().map(str::trim) {
+        Some(title) if !title.is_empty() => title.to_owned(),
+        _ => "Untitled entry".to_owned(),
+    }
+}
+
+/// `link` when it is an absolute http(s) URL, the only links the reader follows out.
+fn web_link(link: &str) -> Option<String> {
+    let url = url_of(link)?;
+    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
+}
+
+fn url_of(text: &str) -> Option<ammonia::Url> {
+    ammonia::Url::parse(text.trim()).ok()
+}
