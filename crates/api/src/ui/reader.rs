@@ -41,13 +41,9 @@ pub async fn home(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Response {
     let frame = frame(&state, who, "reader");
-    let query = match read_query(&frame, query) {
-        Ok(q) => q,
-        Err(page) => return page,
-    };
-    let after = match cursor(&frame, query.before.as_deref()) {
-        Ok(after) => after,
-        Err(page) => return page,
+    let (_, after) = match position(query) {
+        Ok(found) => found,
+        Err(text) => return bad_request(&frame, text),
     };
     let listed = list(
         &state,
@@ -92,13 +88,9 @@ pub async fn feed(
         Ok(id) => id,
         Err(()) => return bad_request(&frame, "A feed is named by a positive whole number."),
     };
-    let query = match read_query(&frame, query) {
-        Ok(q) => q,
-        Err(page) => return page,
-    };
-    let after = match cursor(&frame, query.before.as_deref()) {
-        Ok(after) => after,
-        Err(page) => return page,
+    let (query, after) = match position(query) {
+        Ok(found) => found,
+        Err(text) => return bad_request(&frame, text),
     };
     let listed = list(
         &state,
@@ -301,9 +293,9 @@ pub async fn search(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Response {
     let frame = frame(&state, who, "search");
-    let query = match read_query(&frame, query) {
-        Ok(q) => q,
-        Err(page) => return page,
+    let (query, after) = match position(query) {
+        Ok(found) => found,
+        Err(text) => return bad_request(&frame, text),
     };
     let q = query.q.as_deref().map(str::trim).unwrap_or_default();
     let mut main = format!(
@@ -316,10 +308,6 @@ pub async fn search(
     if q.is_empty() {
         return page::html(StatusCode::OK, render(&frame, "Search", None, &main));
     }
-    let after = match cursor(&frame, query.before.as_deref()) {
-        Ok(after) => after,
-        Err(page) => return page,
-    };
     let listed = list(
         &state,
         EntryQuery {
@@ -443,28 +431,26 @@ async fn list(
     Ok((feeds, (entries, more)))
 }
 
-fn read_query(
-    frame: &Frame<'_>,
+/// The query string and the cursor it names, or what is wrong with them (for a 400 page).
+fn position(
     query: Result<Query<ListQuery>, QueryRejection>,
-) -> Result<ListQuery, Response> {
-    query
-        .map(|Query(q)| q)
-        .map_err(|_| bad_request(frame, "The address's query string could not be read."))
-}
-
-fn cursor(
-    frame: &Frame<'_>,
-    before: Option<&str>,
-) -> Result<Option<tidings_store::EntryCursor>, Response> {
-    match before {
-        None | Some("") => Ok(None),
-        Some(text) => Cursor::decode(text).map(|c| Some(c.0)).map_err(|_| {
-            bad_request(
-                frame,
-                "This page's position is not one tidings gave out; start again from the first page.",
-            )
-        }),
-    }
+) -> Result<(ListQuery, Option<tidings_store::EntryCursor>), &'static str> {
+    let Ok(Query(query)) = query else {
+        return Err("The address's query string could not be read.");
+    };
+    let after = match query.before.as_deref() {
+        None | Some("") => None,
+        Some(text) => match Cursor::decode(text) {
+            Ok(cursor) => Some(cursor.0),
+            Err(_) => {
+                return Err(
+                    "This page's position is not one tidings gave out; start again \
+                            from the first page.",
+                );
+            }
+        },
+    };
+    Ok((query, after))
 }
 
 fn bad_request(frame: &Frame<'_>, text: &str) -> Response {

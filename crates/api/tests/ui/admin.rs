@@ -1,0 +1,193 @@
+//! The forms that change something (subscribe, rules) and the operator's pages.
+
+use crate::harness::{Ui, form_value};
+use crate::support::{ok, t};
+use tidings_model::FeedUrl;
+use tidings_store::{FeedState, NewBlock};
+
+#[tokio::test]
+async fn the_subscribe_form_creates_the_subscription() {
+    let ui = Ui::start().await;
+    let url = "https://feeds.example/news.xml";
+    let page = ui
+        .admin_post("/subscribe", &format!("url={}", form_value(url)))
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    let feed = ui
+        .store
+        .feed_by_url(&FeedUrl::parse(url).unwrap())
+        .await
+        .unwrap()
+        .expect("the feed exists");
+    assert_eq!(feed.subscribers, 1);
+    assert_eq!(feed.state, FeedState::Active);
+    assert_eq!(page.location(), format!("/feeds/{}?added=1", feed.id));
+    assert!(feed.last_fetch_at.is_none(), "nothing is fetched inline");
+    let shown = ui.admin_page(&page.location()).await;
+    assert!(shown.contains("the crawler reads it shortly"), "{shown}");
+    assert!(shown.contains("not read yet"));
+    // The subscriber is the admin key, as with POST /v1/feeds: unsubscribing it works.
+    assert!(ui.store.unsubscribe(feed.id, "key:1").await.unwrap());
+
+    let page = ui.admin_post("/subscribe", "url=not%20a%20url").await;
+    assert_eq!(page.status, 400, "{}", page.body);
+    assert!(page.body.contains("not a feed URL"), "{}", page.body);
+    assert!(
+        page.body.contains("value=\"not a url\""),
+        "the input is kept"
+    );
+}
+
+#[tokio::test]
+async fn a_blocked_url_shows_the_rule() {
+    let ui = Ui::start().await;
+    ui.store
+        .add_block(&NewBlock {
+            kind: "host".to_owned(),
+            value: "blocked.example".to_owned(),
+            reason: Some("asked by mail".to_owned()),
+            created_at: t(0),
+        })
+        .await
+        .unwrap();
+    let page = ui
+        .admin_post("/subscribe", "url=https%3A%2F%2Fblocked.example%2Ffeed.xml")
+        .await;
+    assert_eq!(page.status, 422, "{}", page.body);
+    assert!(
+        page.body
+            .contains("may not be crawled: do-not-crawl: host blocked.example (FF13)"),
+        "{}",
+        page.body
+    );
+    assert!(ui.store.feeds().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn admin_pages_show_a_paused_feeds_reason_its_errors_host_and_log() {
+    let ui = Ui::start().await;
+    let paused = ui.subscribe("https://example.org/feed.xml", "alice").await;
+    let healthy = ui.subscribe("https://other.example/feed.xml", "bob").await;
+    let reason = "PF5: paused after 4 404 answers in a row";
+    let mut record = ok(paused, t(3600), Vec::new());
+    record.update.state = FeedState::Paused;
+    record.update.state_reason = Some(reason.to_owned());
+    record.update.consecutive_failures = 4;
+    record.update.last_status = Some(404);
+    record.update.last_outcome = "not_found".to_owned();
+    record.update.last_error = Some("404 Not Found <b>".to_owned());
+    record.update.next_fetch_reason = "paused until an operator resumes it".to_owned();
+    record.log[0].status = Some(404);
+    record.log[0].outcome = "not_found".to_owned();
+    ui.store.apply_fetch(&record).await.unwrap();
+    ui.store
+        .apply_fetch(&ok(healthy, t(3600), Vec::new()))
+        .await
+        .unwrap();
+
+    let page = ui.admin_page("/admin").await;
+    let section = page
+        .split("<h2 id=\"paused\">")
+        .nth(1)
+        .expect("a paused section");
+    let section = section.split("<h2").next().unwrap_or_default();
+    assert!(section.contains(reason), "{section}");
+    assert!(section.contains("paused until an operator resumes it"));
+    assert!(section.contains("https://example.org/feed.xml"));
+    assert!(
+        !section.contains("other.example"),
+        "the active feed is elsewhere"
+    );
+    assert!(page.contains("Paused: 1") && page.contains("Active: 1"));
+
+    let page = ui.admin_page("/admin/errors").await;
+    assert!(page.contains("404 Not Found &lt;b&gt;"), "{page}");
+    assert!(!page.contains("other.example"), "no error there");
+
+    let page = ui.admin_page("/admin/hosts/example.org").await;
+    assert!(page.contains("<h1>Host example.org</h1>"));
+    assert!(page.contains(reason), "{page}");
+    assert!(page.contains("Paused: 1"));
+
+    let page = ui.admin_page("/admin/log?host=example.org").await;
+    assert!(
+        page.contains("<code>https://example.org/feed.xml</code>"),
+        "{page}"
+    );
+    assert!(page.contains("404 not_found"), "status and outcome");
+    assert!(page.contains("due: interval 1h"), "why it was sent");
+    let page = ui.admin_page(&format!("/admin/log?feed={healthy}")).await;
+    assert!(!page.contains("404"), "only the healthy feed's request");
+    assert!(page.contains("200 ok"));
+}
+
+#[tokio::test]
+async fn a_rule_added_through_the_form_pauses_a_covered_feed() {
+    let ui = Ui::start().await;
+    let covered = ui
+        .subscribe("https://blocked.example/feed.xml", "alice")
+        .await;
+    let free = ui.subscribe("https://free.example/feed.xml", "alice").await;
+
+    let page = ui
+        .admin_post(
+            "/admin/rules",
+            "kind=host&value=Blocked.Example.&reason=asked+by+mail",
+        )
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("Added rule 1: host blocked.example."),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains(&format!(
+            "Paused: feed {covered} (blocked: do-not-crawl: host blocked.example (FF13))"
+        )),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("<td>asked by mail</td>"),
+        "the list shows it"
+    );
+
+    let feed = ui.store.feed(covered).await.unwrap().unwrap();
+    assert_eq!(feed.state, FeedState::Paused);
+    assert_eq!(
+        feed.state_reason.as_deref(),
+        Some("blocked: do-not-crawl: host blocked.example (FF13)")
+    );
+    let other = ui.store.feed(free).await.unwrap().unwrap();
+    assert_eq!(other.state, FeedState::Active, "a feed no rule covers");
+    let admin = ui.admin_page("/admin").await;
+    assert!(admin.contains("blocked: do-not-crawl: host blocked.example (FF13)"));
+
+    // A bad rule is refused with its reason.
+    let page = ui
+        .admin_post("/admin/rules", "kind=domain&value=co.uk")
+        .await;
+    assert_eq!(page.status, 400);
+    assert!(page.body.contains("public suffix"), "{}", page.body);
+    assert!(page.body.contains("value=\"co.uk\""), "the input is kept");
+    assert_eq!(ui.store.blocks().await.unwrap().len(), 1);
+
+    // Removing the rule resumes the feed.
+    let page = ui
+        .admin_post("/admin/rules/remove", "kind=host&value=blocked.example")
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains(&format!("Resumed: feed {covered}")),
+        "{}",
+        page.body
+    );
+    assert!(ui.store.blocks().await.unwrap().is_empty());
+    let feed = ui.store.feed(covered).await.unwrap().unwrap();
+    assert_eq!(feed.state, FeedState::Active);
+    let page = ui
+        .admin_post("/admin/rules/remove", "kind=host&value=blocked.example")
+        .await;
+    assert_eq!(page.status, 404, "no such rule any more");
+}

@@ -1,0 +1,220 @@
+//! A UI server on port 0 over a fresh SQLite store, with an admin and a reader key, the rule
+//! changes applied by a real crawler (which sends nothing here: blocked feeds are paused
+//! without a request), and a small HTTP client that speaks forms and cookies.
+
+use crate::support::{header, t};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tidings_api::auth::{Auth, AuthConfig, Role, issue};
+use tidings_api::ui::{Effects, RuleEffects};
+use tidings_api::{AppState, router};
+use tidings_crawler::{Crawler, CrawlerConfig};
+use tidings_fetch::{FetchConfig, Fetcher};
+use tidings_model::{FeedId, FeedUrl};
+use tidings_policy::Profile;
+use tidings_store::{NewFeed, Store};
+
+/// A running UI over its own store.
+pub struct Ui {
+    pub store: Arc<dyn Store>,
+    pub addr: SocketAddr,
+    /// An admin key's token and a reader key's.
+    pub admin: String,
+    pub reader: String,
+    _dir: tempfile::TempDir,
+}
+
+/// One answer.
+#[derive(Debug)]
+pub struct Page {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+impl Page {
+    pub fn header(&self, name: &str) -> Option<String> {
+        header(&self.head, name)
+    }
+
+    /// Where a redirect points.
+    pub fn location(&self) -> String {
+        self.header("location").unwrap_or_default()
+    }
+}
+
+/// The crawler's pausing and resuming, as `tidings serve` wires it.
+struct Rules(Crawler);
+
+impl RuleEffects for Rules {
+    fn rule_added(&self) -> Effects<'_> {
+        Box::pin(async move {
+            let held = self
+                .0
+                .hold_covered_feeds()
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(held
+                .into_iter()
+                .map(|(f, r)| (f.id, r.next_fetch_reason))
+                .collect())
+        })
+    }
+
+    fn rule_removed(&self) -> Effects<'_> {
+        Box::pin(async move {
+            let resumed = self
+                .0
+                .resume_uncovered_feeds()
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(resumed.into_iter().map(|f| (f.id, String::new())).collect())
+        })
+    }
+}
+
+impl Ui {
+    /// Public reads, the default profile.
+    pub async fn start() -> Ui {
+        Ui::with("default", false).await
+    }
+
+    /// The embedded profile `profile`; reads keyed when `keyed_reads`.
+    pub async fn with(profile: &str, keyed_reads: bool) -> Ui {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("ui.db");
+        let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
+            .await
+            .expect("open store");
+        let profile = Arc::new(Profile::embedded(profile).expect("profile"));
+        let fetcher = Fetcher::new(FetchConfig::new("tidings-test/1")).expect("fetcher");
+        let crawler = Crawler::new(
+            store.clone(),
+            Arc::new(fetcher),
+            profile.clone(),
+            CrawlerConfig::default(),
+        );
+        let state = AppState::new(store.clone(), profile, "test")
+            .with_auth(Auth::new(AuthConfig {
+                keyed_reads,
+                ..AuthConfig::default()
+            }))
+            .with_rule_effects(Arc::new(Rules(crawler)));
+        let mut tokens = Vec::new();
+        for role in [Role::Admin, Role::Reader] {
+            let (token, key) = issue(None, role, t(0)).expect("issue a key");
+            store.create_key(&key).await.expect("store the key");
+            tokens.push(token);
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind port 0");
+        let addr = listener.local_addr().expect("bound address");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, router(state)).await;
+        });
+        let reader = tokens.pop().expect("reader");
+        let admin = tokens.pop().expect("admin");
+        Ui {
+            store,
+            addr,
+            admin,
+            reader,
+            _dir: dir,
+        }
+    }
+
+    /// The cookie header a logged-in browser sends.
+    pub fn cookie(token: &str) -> String {
+        format!("Cookie: tidings_key={token}\r\n")
+    }
+
+    /// GET `path` with extra `headers` (each line ending in CRLF).
+    pub async fn get(&self, path: &str, headers: &str) -> Page {
+        self.send("GET", path, headers, None).await
+    }
+
+    /// GET `path` as the admin key's browser; the page must be a 200.
+    pub async fn admin_page(&self, path: &str) -> String {
+        let page = self.get(path, &Ui::cookie(&self.admin)).await;
+        assert_eq!(page.status, 200, "GET {path}: {}", page.body);
+        page.body
+    }
+
+    /// POST a form (`a=1&b=2`, already encoded) with extra `headers`.
+    pub async fn post(&self, path: &str, form: &str, headers: &str) -> Page {
+        self.send("POST", path, headers, Some(form)).await
+    }
+
+    /// POST a form as the admin's browser on this site (`Origin` is this server).
+    pub async fn admin_post(&self, path: &str, form: &str) -> Page {
+        let headers = format!(
+            "{}Origin: http://{}\r\n",
+            Ui::cookie(&self.admin),
+            self.addr
+        );
+        self.post(path, form, &headers).await
+    }
+
+    async fn send(&self, method: &str, path: &str, headers: &str, form: Option<&str>) -> Page {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(self.addr)
+            .await
+            .expect("connect");
+        let content = match form {
+            Some(body) => format!(
+                "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n\
+                 {body}",
+                body.len()
+            ),
+            None => "\r\n".to_owned(),
+        };
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{headers}{content}",
+            self.addr
+        );
+        stream.write_all(request.as_bytes()).await.expect("send");
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.expect("read answer");
+        let text = String::from_utf8(raw).expect("a UTF-8 answer");
+        let (head, body) = text.split_once("\r\n\r\n").expect("end of headers");
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("status line");
+        Page {
+            status,
+            head: head.to_owned(),
+            body: body.to_owned(),
+        }
+    }
+
+    /// Subscribe `who` to `url` through the store, due at `t(0)`.
+    pub async fn subscribe(&self, url: &str, who: &str) -> FeedId {
+        let new = NewFeed {
+            next_fetch_at: t(0),
+            next_fetch_reason: "first add".to_owned(),
+            interval_secs: 3600,
+        };
+        self.store
+            .subscribe(&FeedUrl::parse(url).expect("test url"), who, t(0), &new)
+            .await
+            .expect("subscribe")
+            .feed_id
+    }
+}
+
+/// Percent-encode a form value.
+pub fn form_value(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(char::from(byte));
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
