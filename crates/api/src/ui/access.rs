@@ -105,26 +105,31 @@ impl FromRequestParts<AppState> for SameOrigin {
 /// Whether a request's `Origin` (else `Referer`) names the host it was sent to, and its
 /// `Sec-Fetch-Site` (when sent) does not say it came from elsewhere. Neither header present
 /// passes: the SameSite=Strict cookie already keeps other sites' requests unauthenticated.
+///
+/// The pages' `Referrer-Policy: no-referrer` makes a browser send `Origin: null` with their
+/// own forms; that passes only when `Sec-Fetch-Site: same-origin` vouches for it.
 pub fn same_origin(headers: &HeaderMap) -> bool {
     let value = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
-        && !matches!(site, "same-origin" | "none")
-    {
+    let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if fetch_site.is_some_and(|site| !matches!(site, "same-origin" | "none")) {
         return false;
     }
-    let Some(host) = value(header::HOST) else {
-        // Without a Host nothing can be compared; HTTP/1.1 always sends one.
-        return value(header::ORIGIN).is_none() && value(header::REFERER).is_none();
-    };
     let source = match (value(header::ORIGIN), value(header::REFERER)) {
+        (Some(origin), _) if origin.trim() == "null" => {
+            return fetch_site == Some("same-origin");
+        }
         (Some(origin), _) => origin,
         (None, Some(referer)) => referer,
         (None, None) => return true,
     };
+    // Without a Host nothing can be compared; HTTP/1.1 always sends one.
+    let Some(host) = value(header::HOST) else {
+        return false;
+    };
     match authority(source) {
         Some((scheme, authority)) => strip_default_port(scheme, authority)
             .eq_ignore_ascii_case(strip_default_port(scheme, host.trim())),
-        // `Origin: null` (a sandboxed or opaque origin) or something unreadable.
+        // Something unreadable.
         None => false,
     }
 }
@@ -412,6 +417,15 @@ mod tests {
             (vec![host, ("origin", "http://evil.example")], false),
             (vec![host, ("origin", "http://127.0.0.1:9999")], false),
             (vec![host, ("origin", "null")], false),
+            (
+                vec![host, ("origin", "null"), ("sec-fetch-site", "same-origin")],
+                true,
+            ),
+            (
+                vec![host, ("origin", "null"), ("sec-fetch-site", "cross-site")],
+                false,
+            ),
+            (vec![("referer", "http://127.0.0.1:8080/")], false),
             (vec![host, ("referer", "https://evil.example/x")], false),
             (
                 vec![

@@ -1,0 +1,437 @@
+//! The web UI in a real browser: headless Chromium, driven through chromedriver's WebDriver
+//! HTTP API, against the real `tidings serve` crawling a simulated publisher on 127.0.0.x.
+//!
+//! Through the UI: log in with an admin key made by `tidings keys create`, subscribe to the
+//! simulated feed with the form, wait until the crawler has read it and its entries show on
+//! `/`, open one, search for a word, and read `/bot`.
+//!
+//! Needs `chromedriver` and Chromium on PATH (Debian: `chromium chromium-driver`; `.ci/run`
+//! installs them). Without them the test is skipped with a message, unless `CI` is set, where
+//! it fails.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use support::{command, fast_profile, stderr, tidings};
+use tidings_sim::{FeedSpec, HostSpec, Resource, Web};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+/// How long the crawler may take to read a new feed: it looks for new work at least every
+/// 30 s, so this is generous. Waiting polls; nothing is asserted about the time taken.
+const DEADLINE: Duration = Duration::from_secs(180);
+
+/// WebDriver's key for an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
+    let Some(chromedriver) = on_path("chromedriver") else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromedriver is not on PATH: install chromium chromium-driver");
+        }
+        eprintln!("skipped: install chromium chromium-driver (chromedriver is not on PATH)");
+        return;
+    };
+
+    // The publisher: one host on 127.0.0.x with one feed of ten entries.
+    let web = Web::start(vec![
+        HostSpec::new("breeze.test")
+            .at("/robots.txt", Resource::robots("User-agent: *\nAllow: /\n"))
+            .at("/feed.xml", Resource::feed(FeedSpec::fixed("breeze"))),
+    ])
+    .await
+    .expect("start the simulated web");
+    let feed_url = web.url("breeze.test", "/feed.xml").expect("feed url");
+
+    // tidings: a fresh store, an admin key, and `serve` crawling the simulated web.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("browser.db");
+    let out = tidings(&db, &["keys", "create", "--role", "admin"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let token = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(token.starts_with("tdg_"), "a token: {token}");
+    let profile = fast_profile(dir.path());
+    let mut serve = command(&db);
+    serve.args(["--allow-private-networks", "--profile", &profile]);
+    for resolve in web.resolve_args() {
+        serve.args(["--resolve", &resolve]);
+    }
+    let mut child = serve
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start tidings serve");
+    let addr = listening_address(&mut child).await;
+    let base = format!("http://{addr}");
+
+    // The browser.
+    let port = free_port();
+    let _driver = tokio::process::Command::new(&chromedriver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start chromedriver");
+    let driver = SocketAddr::from(([127, 0, 0, 1], port));
+    let browser = Browser::start(driver).await;
+
+    // Log in.
+    browser.go(&format!("{base}/login")).await;
+    browser.type_into("#token", &token).await;
+    browser.click("main form button[type=submit]").await;
+    let page = browser
+        .wait_for("the logged-in reader", |source| {
+            source.contains("Log out (key 1, admin)")
+        })
+        .await;
+    assert!(!page.contains(&token), "the token is never on a page");
+
+    // Subscribe through the form.
+    browser.go(&format!("{base}/subscribe")).await;
+    browser.type_into("#url", &feed_url).await;
+    browser.click("main form button[type=submit]").await;
+    let page = browser
+        .wait_for("the subscribed feed's page", |source| {
+            source.contains("the crawler reads it shortly")
+        })
+        .await;
+    assert!(page.contains("breeze.test"), "the feed's page");
+
+    // The crawler reads it; its entries show on the reader's front page.
+    let start = Instant::now();
+    loop {
+        browser.go(&format!("{base}/")).await;
+        if browser.source().await.contains("breeze story 9") {
+            break;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "the feed's entries never appeared on /"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
+    // Open one entry.
+    browser.click("ol.entries a.title").await;
+    let page = browser
+        .wait_for("an entry's page", |source| {
+            source.contains("Read the original")
+        })
+        .await;
+    assert!(page.contains("<h1>breeze story 9</h1>"), "the newest entry");
+    assert!(page.contains("Story 9 of breeze."), "its text");
+    assert!(browser.url().await.contains("/entries/"));
+
+    // Search for a word only one entry holds.
+    browser.type_into("#top-q", "7").await;
+    browser.click("header form.search button").await;
+    let page = browser
+        .wait_for("the search results", |source| {
+            source.contains("Entries matching")
+        })
+        .await;
+    assert!(page.contains("breeze story 7"), "the match");
+    assert!(!page.contains("breeze story 6"), "only the match");
+
+    // The bot page shows the User-Agent of the running profile.
+    browser.go(&format!("{base}/bot")).await;
+    let page = browser.source().await;
+    assert!(
+        page.contains("tidings-test/"),
+        "the profile's User-Agent on /bot"
+    );
+
+    browser.quit().await;
+    // The publisher saw robots.txt first, then the feed, each with that User-Agent (C1); the
+    // reader's browser never contacted it.
+    let exchanges = web.recorder().exchanges();
+    let paths: Vec<&str> = exchanges.iter().map(|e| e.path()).collect();
+    assert_eq!(paths.first(), Some(&"/robots.txt"), "{paths:?}");
+    assert!(paths.contains(&"/feed.xml"), "{paths:?}");
+    for exchange in &exchanges {
+        let agent = exchange.header("user-agent").unwrap_or_default();
+        assert!(agent.starts_with(b"tidings-test/"), "{paths:?}");
+    }
+    let _ = child.start_kill();
+    let _ = child.wait().await;
+}
+
+/// A program on PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// A port nobody listens on now (the OS picks it; chromedriver takes it right after).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Read `serve`'s stdout until it says where it listens; keep reading it afterwards so the
+/// pipe never fills.
+async fn listening_address(child: &mut tokio::process::Child) -> SocketAddr {
+    let out = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(out).lines();
+    let addr = loop {
+        let line = lines
+            .next_line()
+            .await
+            .expect("read stdout")
+            .expect("serve printed where it listens");
+        if let Some(rest) = line.strip_prefix("listening on http://") {
+            break rest.parse::<SocketAddr>().expect("a socket address");
+        }
+    };
+    let mut rest = lines.into_inner();
+    tokio::spawn(async move {
+        let mut sink = Vec::new();
+        let _ = rest.read_to_end(&mut sink).await;
+    });
+    addr
+}
+
+/// A WebDriver session.
+struct Browser {
+    driver: SocketAddr,
+    session: String,
+}
+
+impl Browser {
+    /// Wait for chromedriver, then open a headless Chromium.
+    async fn start(driver: SocketAddr) -> Browser {
+        let start = Instant::now();
+        while webdriver(driver, "GET", "/status", None).await.is_err() {
+            assert!(start.elapsed() < DEADLINE, "chromedriver never answered");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let mut options = json!({
+            "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage"]
+        });
+        if let Some(binary) = ["chromium", "chromium-browser", "google-chrome"]
+            .into_iter()
+            .find_map(on_path)
+        {
+            options["binary"] = json!(binary.to_string_lossy());
+        }
+        let capabilities = json!({
+            "capabilities": {
+                "alwaysMatch": { "browserName": "chrome", "goog:chromeOptions": options }
+            }
+        });
+        let value = webdriver(driver, "POST", "/session", Some(capabilities))
+            .await
+            .unwrap_or_else(|e| panic!("cannot open a browser session: {e}"));
+        let session = value["sessionId"]
+            .as_str()
+            .expect("a session id")
+            .to_owned();
+        Browser { driver, session }
+    }
+
+    async fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let path = format!("/session/{}{path}", self.session);
+        webdriver(self.driver, method, &path, body)
+            .await
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    }
+
+    async fn go(&self, url: &str) {
+        self.command("POST", "/url", Some(json!({ "url": url })))
+            .await;
+    }
+
+    async fn url(&self) -> String {
+        self.command("GET", "/url", None)
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    async fn source(&self) -> String {
+        self.command("GET", "/source", None)
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    async fn element(&self, css: &str) -> String {
+        let found = self
+            .command(
+                "POST",
+                "/element",
+                Some(json!({ "using": "css selector", "value": css })),
+            )
+            .await;
+        found[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}"))
+            .to_owned()
+    }
+
+    async fn type_into(&self, css: &str, text: &str) {
+        let id = self.element(css).await;
+        self.command(
+            "POST",
+            &format!("/element/{id}/value"),
+            Some(json!({ "text": text })),
+        )
+        .await;
+    }
+
+    async fn click(&self, css: &str) {
+        let id = self.element(css).await;
+        self.command("POST", &format!("/element/{id}/click"), Some(json!({})))
+            .await;
+    }
+
+    /// Poll the page until `ready` holds; returns its source.
+    async fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let source = self.source().await;
+            if ready(&source) {
+                return source;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "never saw {what}; last page: {source}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn quit(mut self) {
+        let path = format!("/session/{}", self.session);
+        let _ = webdriver(self.driver, "DELETE", &path, None).await;
+        self.session.clear();
+    }
+}
+
+impl Drop for Browser {
+    /// A test that failed half-way still closes Chromium: killing chromedriver alone would
+    /// leave it running.
+    fn drop(&mut self) {
+        use std::io::{Read, Write};
+        if self.session.is_empty() {
+            return;
+        }
+        let Ok(mut stream) = std::net::TcpStream::connect(self.driver) else {
+            return;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let request = format!(
+            "DELETE /session/{} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\n\r\n",
+            self.session, self.driver
+        );
+        if stream.write_all(request.as_bytes()).is_ok() {
+            let _ = stream.read(&mut [0u8; 1024]);
+        }
+    }
+}
+
+/// One WebDriver call over HTTP/1.1: the answer's `value`, or its error.
+async fn webdriver(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> Result<Value, String> {
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .map_err(|e| e.to_string())?;
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    // chromedriver keeps the connection open whatever the request says: read the head, then
+    // as many bytes as it announces (or the chunks).
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    let split = loop {
+        if let Some(at) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at;
+        }
+        let n = stream.read(&mut buf).await.map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("the connection closed before the end of the headers".into());
+        }
+        raw.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let mut body = raw[split + 4..].to_vec();
+    let length = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        (name.trim() == "content-length")
+            .then(|| value.trim().parse::<usize>().ok())
+            .flatten()
+    });
+    let chunked =
+        head.contains("transfer-encoding: chunked") || head.contains("transfer-encoding:chunked");
+    loop {
+        let done = match length {
+            Some(length) => body.len() >= length,
+            None if chunked => body.windows(5).any(|w| w == b"0\r\n\r\n"),
+            None => false,
+        };
+        if done {
+            break;
+        }
+        let n = stream.read(&mut buf).await.map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&buf[..n]);
+    }
+    let body = if chunked { dechunk(&body) } else { body };
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("no status")?;
+    let body = String::from_utf8_lossy(&body);
+    let json: Value = serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))?;
+    if status == 200 {
+        Ok(json["value"].clone())
+    } else {
+        Err(format!("{status}: {}", json["value"]))
+    }
+}
+
+/// The body of a chunked answer.
+fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&rest[..end])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.trim(), 16).ok());
+        let after = &rest[end + 2..];
+        match size {
+            Some(size) if size > 0 && after.len() >= size => {
+                out.extend_from_slice(&after[..size]);
+                rest = after[size..]
+                    .strip_prefix(b"\r\n")
+                    .unwrap_or(&after[size..]);
+            }
+            _ => break,
+        }
+    }
+    out
+}
