@@ -13,6 +13,8 @@ mod hosts;
 pub(crate) mod params;
 pub mod wire;
 
+pub(crate) use entries::Scope;
+
 use crate::AppState;
 use crate::problem;
 use axum::Router;
@@ -28,7 +30,10 @@ pub const DEFAULT_LIMIT: u32 = 50;
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/v1/feeds", get(feeds::list).post(feeds::create))
-        .route("/v1/feeds/{id}", get(feeds::get).delete(feeds::delete))
+        .route(
+            "/v1/feeds/{id}",
+            get(feeds::get).patch(feeds::patch).delete(feeds::delete),
+        )
         .route("/v1/entries", get(entries::list))
         .route("/v1/log", get(hosts::log))
         .route("/v1/hosts/{name}", get(hosts::host))

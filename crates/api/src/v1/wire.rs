@@ -40,6 +40,53 @@ pub struct Feed {
     pub validators: ValidatorsPresent,
     pub counters: Counters,
     pub created_at: DateTime<Utc>,
+    /// The feed's own `dcterms:valid` end (FF16): after it, its entries leave current views.
+    pub expires: Option<DateTime<Utc>>,
+    /// The local address an operator assigned to this feed's requests, if any.
+    pub egress: Option<String>,
+    /// What an operator set for this feed in place of the profile's values.
+    pub overrides: Overrides,
+}
+
+/// An operator's settings for one feed (`PATCH /v1/feeds/{id}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overrides {
+    /// A fixed refresh interval in seconds instead of the one learned from the feed.
+    pub interval_secs: Option<u64>,
+}
+
+/// The body of `PATCH /v1/feeds/{id}`: each field present changes that part, `null` clears
+/// `interval_secs` and `egress`; unknown fields are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeedChange {
+    /// `true` pauses the feed; `false` resumes a paused or switched-off feed (read at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<bool>,
+    /// A fixed refresh interval in seconds, within the profile's bounds; `null` goes back to
+    /// the learned one.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub interval_secs: Option<Option<u64>>,
+    /// The local IP address to send this feed's requests from; `null` goes back to the default.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub egress: Option<Option<String>>,
+}
+
+/// A field that is present: `Some(None)` for `null`, so that absent and `null` differ.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// Whether an ETag and a Last-Modified are stored.
@@ -87,6 +134,11 @@ impl From<&FeedRecord> for Feed {
                 errors: f.counters.errors,
             },
             created_at: f.created_at,
+            expires: f.expires,
+            egress: f.egress.clone(),
+            overrides: Overrides {
+                interval_secs: f.overrides.interval_secs,
+            },
         }
     }
 }

@@ -116,6 +116,13 @@ impl Store for Broken {
     async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
         fail()
     }
+    async fn patch_feed(
+        &self,
+        _: FeedId,
+        _: &tidings_store::FeedPatch,
+    ) -> tidings_store::Result<Option<FeedRecord>> {
+        fail()
+    }
 }
 
 #[tokio::test]
