@@ -551,14 +551,19 @@ pub fn set_aside(
 pub fn hold_blocked(state: &FeedSchedule, now: DateTime<Utc>, rule: &str) -> Decision {
     Decision {
         next_fetch_at: now,
-        reason: format!("blocked: {rule}"),
+        reason: block_hold_reason(rule),
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
         failure: state.last_failure,
         lifecycle: Lifecycle::Paused,
-        lifecycle_reason: Some(format!("blocked: {rule}")),
+        lifecycle_reason: Some(block_hold_reason(rule)),
         validators: None,
     }
+}
+
+/// The pause reason of a feed a do-not-crawl rule covers: `blocked: <rule>`.
+pub fn block_hold_reason(rule: &str) -> String {
+    format!("blocked: {rule}")
 }
 
 /// Whether a stored pause reason is [`hold_blocked`]'s.

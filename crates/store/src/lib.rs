@@ -163,6 +163,9 @@ pub trait Store: Send + Sync {
     /// `None` when there is no such feed. A removed feed keeps its state (WFM10); resuming
     /// touches only a paused or off feed, and `reschedule` only an active one.
     async fn patch_feed(&self, id: FeedId, patch: &FeedPatch) -> Result<Option<FeedRecord>>;
+
+    /// The feeds `subscriber` is subscribed to, by id.
+    async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

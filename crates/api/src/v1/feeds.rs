@@ -5,7 +5,7 @@
 use super::params;
 use super::wire::{Feed, FeedChange, FeedList, Subscribe};
 use crate::AppState;
-use crate::auth::{ReadAccess, WriteAccess};
+use crate::auth::{Caller, ReadAccess, WriteAccess};
 use crate::problem::{Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
@@ -14,7 +14,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::{Block, BlockKind, BlockList};
-use tidings_store::{FeedOverrides, FeedPatch, FeedState, NewFeed, StoreError};
+use tidings_store::{
+    FeedOverrides, FeedPatch, FeedRecord, FeedState, NewFeed, StoreError, Subscribed,
+};
 
 /// Every feed, by id.
 pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<FeedList>, Problem> {
@@ -58,33 +60,7 @@ pub async fn create(
     })?;
     let url = FeedUrl::parse(&body.url)
         .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
-    refuse_blocked(&state, &url).await?;
-    let now = chrono::Utc::now();
-    let first = tidings_policy::first_fetch(now, &state.profile);
-    let new = NewFeed {
-        next_fetch_at: first.next_fetch_at,
-        next_fetch_reason: first.reason,
-        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
-    };
-    let subscribed = match state
-        .store
-        .subscribe(&url, &caller.subscriber(), now, &new)
-        .await
-    {
-        Ok(subscribed) => subscribed,
-        Err(StoreError::FeedRemoved(_)) => {
-            return Err(Problem::new(
-                ProblemKind::Refused,
-                "this feed was removed on request and cannot be subscribed to again",
-            ));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let Some(feed) = state.store.feed(subscribed.feed_id).await? else {
-        return Err(Problem::internal(
-            &"the feed vanished right after it was added",
-        ));
-    };
+    let (subscribed, feed) = subscribe(&state, &caller, &url).await?;
     tracing::info!(
         feed_id = %feed.id,
         feed_url = %feed.url,
@@ -116,6 +92,43 @@ pub async fn delete(
             "this key has no subscription to feed {id}"
         )))
     }
+}
+
+/// Subscribe `caller` to `url`: refused (422) when a do-not-crawl rule forbids it (FF13) or the
+/// feed was removed on request (WFM10). The new feed is due at once, for the running crawl.
+pub(crate) async fn subscribe(
+    state: &AppState,
+    caller: &Caller,
+    url: &FeedUrl,
+) -> Result<(Subscribed, FeedRecord), Problem> {
+    refuse_blocked(state, url).await?;
+    let now = chrono::Utc::now();
+    let first = tidings_policy::first_fetch(now, &state.profile);
+    let new = NewFeed {
+        next_fetch_at: first.next_fetch_at,
+        next_fetch_reason: first.reason,
+        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
+    };
+    let subscribed = match state
+        .store
+        .subscribe(url, &caller.subscriber(), now, &new)
+        .await
+    {
+        Ok(subscribed) => subscribed,
+        Err(StoreError::FeedRemoved(_)) => {
+            return Err(Problem::new(
+                ProblemKind::Refused,
+                "this feed was removed on request and cannot be subscribed to again",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let Some(feed) = state.store.feed(subscribed.feed_id).await? else {
+        return Err(Problem::internal(
+            &"the feed vanished right after it was added",
+        ));
+    };
+    Ok((subscribed, feed))
 }
 
 /// An operator's change to feed `{id}` (see [`FeedChange`]): 200 with the feed as it is now.
@@ -248,7 +261,7 @@ pub(crate) async fn block_list(state: &AppState) -> Result<BlockList, Problem> {
 }
 
 /// A 422 problem when a do-not-crawl rule forbids `url` (or the feed it already names).
-async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> {
+pub(crate) async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> {
     let list = block_list(state).await?;
     if list.is_empty() {
         return Ok(());

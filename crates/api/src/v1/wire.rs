@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredEntry};
+use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredBlock, StoredEntry};
 
 /// `GET /v1/feeds`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -346,4 +346,102 @@ impl From<&FeedRecord> for HostFeed {
             last_status: f.last_status,
         }
     }
+}
+
+/// `GET /v1/rules`: the operator's do-not-crawl rules (FF13), oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleList {
+    pub rules: Vec<Rule>,
+}
+
+/// One do-not-crawl rule: no request goes to what it covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub id: i64,
+    /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    pub kind: String,
+    /// The value in its normal form (a host lower-cased, a URL parsed, ...).
+    pub value: String,
+    /// Why it was added.
+    pub reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<&StoredBlock> for Rule {
+    fn from(b: &StoredBlock) -> Rule {
+        Rule {
+            id: b.id,
+            kind: b.kind.clone(),
+            value: b.value.clone(),
+            reason: b.reason.clone(),
+            created_at: b.created_at,
+        }
+    }
+}
+
+/// The body of `POST /v1/rules`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewRule {
+    /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    pub kind: String,
+    pub value: String,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `POST /v1/rules`: the rule, whether it is new, and the feeds it paused at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleAdded {
+    pub rule: Rule,
+    pub new: bool,
+    pub paused: Vec<i64>,
+}
+
+/// `DELETE /v1/rules/{id}`: the rule that went and the feeds resumed because of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleRemoved {
+    pub rule: Rule,
+    pub resumed: Vec<i64>,
+}
+
+/// The body of `POST /v1/feeds/{id}/removal` (WFM10).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Removal {
+    /// Why, as the publisher asked; kept with the rules.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Also add `url` rules for the feed's URLs, so no one adds it again under another name.
+    #[serde(default)]
+    pub block: bool,
+}
+
+/// `POST /v1/feeds/{id}/removal`: the feed as it is now (`removed`), how many subscriptions
+/// ended, and the rules added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Removed {
+    pub feed: Feed,
+    pub subscriptions_ended: i64,
+    pub rules: Vec<Rule>,
+}
+
+/// `POST /v1/opml`: what became of each outline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpmlImport {
+    /// Feed ids newly subscribed to.
+    pub subscribed: Vec<i64>,
+    /// Feed ids this key was already subscribed to.
+    pub already: Vec<i64>,
+    /// Refused by a do-not-crawl rule or a removal.
+    pub refused: Vec<ImportedFeed>,
+    /// Not a feed URL.
+    pub skipped: Vec<ImportedFeed>,
+}
+
+/// An outline that was not subscribed to, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedFeed {
+    pub url: String,
+    pub detail: String,
 }

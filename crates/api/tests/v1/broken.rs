@@ -123,6 +123,9 @@ impl Store for Broken {
     ) -> tidings_store::Result<Option<FeedRecord>> {
         fail()
     }
+    async fn feeds_of(&self, _: &str) -> tidings_store::Result<Vec<FeedRecord>> {
+        fail()
+    }
 }
 
 #[tokio::test]

@@ -522,6 +522,19 @@ impl Store for PgStore {
         tx.commit().await?;
         Ok(feed)
     }
+
+    async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.id IN (SELECT feed_id FROM subscriptions WHERE subscriber = $1) \
+             ORDER BY f.id"
+        ))
+        .bind(without_nul(subscriber).into_owned())
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
 }
 
 type BlockTuple = (i64, String, String, Option<String>, DateTime<Utc>);

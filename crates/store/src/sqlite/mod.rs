@@ -580,6 +580,19 @@ impl Store for SqliteStore {
         tx.commit().await?;
         Ok(feed)
     }
+
+    async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.id IN (SELECT feed_id FROM subscriptions WHERE subscriber = ?1) \
+             ORDER BY f.id"
+        ))
+        .bind(subscriber)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
 }
 
 fn block_from_row(

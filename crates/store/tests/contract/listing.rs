@@ -403,4 +403,15 @@ pub async fn subscriber_filter_lists_only_that_subscribers_feeds(store: Arc<dyn 
     assert_eq!(ids(&store, of("key:1")).await, ["m"]);
     assert_eq!(ids(&store, of("key:3")).await, ["t"]);
     assert!(ids(&store, of("key:9")).await.is_empty());
+
+    let feeds = |who: &'static str| {
+        let store = store.clone();
+        async move {
+            let found = store.feeds_of(who).await.expect("feeds of");
+            found.into_iter().map(|f| f.id).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(feeds("key:1").await, [mine]);
+    assert_eq!(feeds("key:3").await, [theirs]);
+    assert!(feeds("key:9").await.is_empty());
 }
