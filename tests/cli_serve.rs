@@ -100,7 +100,11 @@ async fn serve_no_crawl_answers_and_stops_on_sigterm() {
 
     let (ok, rest, err) = stop(serving).await;
     assert!(ok, "clean exit after SIGTERM: {rest} {err}");
-    assert!(rest.starts_with("not crawling"), "{rest}");
+    assert!(rest.contains("\nnot crawling"), "{rest}");
+    assert!(
+        rest.contains("no admin key yet: `tidings keys create --role admin`"),
+        "the first start says how to get an admin key: {rest}"
+    );
     assert!(rest.contains("stopped"), "{rest}");
 }
 

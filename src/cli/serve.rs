@@ -63,6 +63,20 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
             .into_future(),
     );
     println!("listening on http://{addr}");
+    println!("  reader: http://{addr}/   bot page: http://{addr}/bot   API: http://{addr}/v1/feeds");
+    let admins = ctx
+        .store
+        .list_keys()
+        .await?
+        .iter()
+        .filter(|k| k.role == "admin" && k.revoked_at.is_none())
+        .count();
+    if admins == 0 {
+        println!(
+            "  no admin key yet: `tidings keys create --role admin` prints one; subscribing, \
+             the admin pages and every write need it"
+        );
+    }
     if args.no_crawl {
         println!("not crawling (--no-crawl)");
     } else {
