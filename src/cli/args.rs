@@ -39,6 +39,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "HOST:PORT:ADDR")]
     pub resolve: Vec<String>,
 
+    /// A local address feeds may be read from when an operator assigns it (repeatable)
+    #[arg(long, global = true, value_name = "ADDR")]
+    pub egress: Vec<String>,
+
     /// Run crawler time N times faster than real time (tests, demos) [default: 1]
     #[arg(long, global = true, env = "TIDINGS_TIME_SCALE", value_name = "N")]
     pub time_scale: Option<u32>,

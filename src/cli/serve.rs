@@ -45,6 +45,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         Arc::new(ctx.settings.profile.clone()),
         env!("CARGO_PKG_VERSION"),
     )
+    .with_egress(ctx.settings.fetch.egress.clone())
     .with_auth(tidings_api::auth::Auth::new(
         tidings_api::auth::AuthConfig {
             keyed_reads: args.keyed_reads,
@@ -63,7 +64,9 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
             .into_future(),
     );
     println!("listening on http://{addr}");
-    println!("  reader: http://{addr}/   bot page: http://{addr}/bot   API: http://{addr}/v1/feeds");
+    println!(
+        "  reader: http://{addr}/   bot page: http://{addr}/bot   API: http://{addr}/v1/feeds"
+    );
     let admins = ctx
         .store
         .list_keys()

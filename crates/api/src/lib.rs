@@ -26,6 +26,8 @@ pub struct AppState {
     pub version: &'static str,
     /// Who may read and write `/v1`; `Arc::default()` is public reads, admin-key writes.
     pub auth: Arc<auth::Auth>,
+    /// The local addresses an operator may assign to a feed (`PATCH /v1/feeds/{id}`).
+    pub egress: Arc<Vec<std::net::IpAddr>>,
 }
 
 impl AppState {
@@ -36,7 +38,14 @@ impl AppState {
             profile,
             version,
             auth: Arc::default(),
+            egress: Arc::default(),
         }
+    }
+
+    /// The egress addresses the fetcher is configured with.
+    pub fn with_egress(mut self, egress: Vec<std::net::IpAddr>) -> AppState {
+        self.egress = Arc::new(egress);
+        self
     }
 
     /// Who may read and write.

@@ -149,6 +149,7 @@ impl Crawler {
             let request = FetchRequest {
                 validators: validators.clone(),
                 follow_redirects: false,
+                egress: egress_of(feed),
                 ..FetchRequest::new(url.clone())
             };
             let response = {
@@ -666,6 +667,12 @@ impl Read {
     }
 }
 
+/// The local address an operator assigned to `feed` (WFM7); a stored value that is no address
+/// (never written by tidings) is read as the default.
+fn egress_of(feed: &FeedRecord) -> Option<std::net::IpAddr> {
+    feed.egress.as_deref().and_then(|e| e.parse().ok())
+}
+
 /// The request-log row of one request sent (C7) for a feed's read, allowed by `rule`.
 fn log_row(
     feed: &FeedRecord,
@@ -674,13 +681,16 @@ fn log_row(
     outcome_label: &str,
     rule: String,
 ) -> RequestLogRow {
-    request_row(
-        Some(feed.id),
-        purpose.as_str(),
-        response,
-        outcome_label,
-        rule,
-    )
+    RequestLogRow {
+        egress: feed.egress.clone(),
+        ..request_row(
+            Some(feed.id),
+            purpose.as_str(),
+            response,
+            outcome_label,
+            rule,
+        )
+    }
 }
 
 /// The request-log row of one request sent (C7): `at` is the request's real start time.

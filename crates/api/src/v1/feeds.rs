@@ -177,7 +177,12 @@ pub async fn patch(
     let egress = change
         .egress
         .as_ref()
-        .map(|address| address.as_deref().map(egress_address).transpose())
+        .map(|address| {
+            address
+                .as_deref()
+                .map(|a| egress_address(&state, a))
+                .transpose()
+        })
         .transpose()?;
     if change.paused == Some(false) {
         refuse_blocked(&state, &feed.url).await?;
@@ -227,17 +232,28 @@ fn interval_within_profile(state: &AppState, secs: u64) -> Result<u64, Problem> 
     }
 }
 
-/// An egress address: an IP address, kept in its canonical form.
-fn egress_address(text: &str) -> Result<String, Problem> {
-    text.trim()
-        .parse::<std::net::IpAddr>()
-        .map(|ip| ip.to_string())
-        .map_err(|_| {
-            Problem::invalid(
-                "egress",
-                format!("egress is a local IP address such as 192.0.2.10, not {text:?}"),
-            )
-        })
+/// An egress address: one of the addresses the server is configured to send from, kept in
+/// its canonical form.
+fn egress_address(state: &AppState, text: &str) -> Result<String, Problem> {
+    let ip = text.trim().parse::<std::net::IpAddr>().map_err(|_| {
+        Problem::invalid(
+            "egress",
+            format!("egress is a local IP address such as 192.0.2.10, not {text:?}"),
+        )
+    })?;
+    if !state.egress.contains(&ip) {
+        let configured = if state.egress.is_empty() {
+            "none is configured (tidings.toml `egress = [...]` or --egress)".to_owned()
+        } else {
+            let list: Vec<String> = state.egress.iter().map(ToString::to_string).collect();
+            format!("the configured ones are {}", list.join(", "))
+        };
+        return Err(Problem::invalid(
+            "egress",
+            format!("{ip} is not an egress address of this server: {configured}"),
+        ));
+    }
+    Ok(ip.to_string())
 }
 
 /// The operator's do-not-crawl rules, read on each call, so one added by `tidings block`

@@ -149,7 +149,7 @@ async fn intervals_outside_the_profile_and_bad_bodies_are_400s() {
 
 #[tokio::test]
 async fn an_egress_address_is_stored_canonical_and_cleared_with_null() {
-    let server = Server::start().await;
+    let server = Server::with_egress(&["192.0.2.7", "2001:db8::1"]).await;
     let (_, admin) = key(&server, Role::Admin).await;
     let feed = server
         .subscribe("https://example.org/feed.xml", "alice")
@@ -175,6 +175,48 @@ async fn an_egress_address_is_stored_canonical_and_cleared_with_null() {
     .await;
     assert_eq!(cleared.2["egress"], serde_json::Value::Null);
     assert_eq!(server.store.feed(feed).await.unwrap().unwrap().egress, None);
+
+    let elsewhere = call(
+        &server,
+        "PATCH",
+        &path,
+        Some(&admin),
+        Some(r#"{"egress": "192.0.2.8"}"#),
+    )
+    .await;
+    is_problem(&elsewhere, 400, "invalid-parameter");
+    assert!(
+        elsewhere.2["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("the configured ones are 192.0.2.7, 2001:db8::1")),
+        "{}",
+        elsewhere.2
+    );
+}
+
+#[tokio::test]
+async fn without_configured_egress_addresses_none_can_be_assigned() {
+    let server = Server::start().await;
+    let (_, admin) = key(&server, Role::Admin).await;
+    let feed = server
+        .subscribe("https://example.org/feed.xml", "alice")
+        .await;
+    let answer = call(
+        &server,
+        "PATCH",
+        &format!("/v1/feeds/{feed}"),
+        Some(&admin),
+        Some(r#"{"egress": "192.0.2.7"}"#),
+    )
+    .await;
+    is_problem(&answer, 400, "invalid-parameter");
+    assert!(
+        answer.2["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("none is configured")),
+        "{}",
+        answer.2
+    );
 }
 
 #[tokio::test]

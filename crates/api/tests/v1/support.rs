@@ -28,28 +28,47 @@ impl Server {
         Server::with_auth(AuthConfig::default()).await
     }
 
+    /// A server whose fetcher may send from `egress`.
+    pub async fn with_egress(egress: &[&str]) -> Server {
+        let egress = egress
+            .iter()
+            .map(|e| e.parse().expect("test address"))
+            .collect();
+        Server::configured(AuthConfig::default(), egress).await
+    }
+
     /// A server whose access rules are `auth`.
     pub async fn with_auth(auth: AuthConfig) -> Server {
+        Server::configured(auth, Vec::new()).await
+    }
+
+    async fn configured(auth: AuthConfig, egress: Vec<std::net::IpAddr>) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("api.db");
         let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
             .await
             .expect("open store");
-        Server::over_with(store, dir, auth).await
+        Server::over_with(store, dir, auth, egress).await
     }
 
     /// A server over `store`.
     pub async fn over(store: Arc<dyn Store>, dir: tempfile::TempDir) -> Server {
-        Server::over_with(store, dir, AuthConfig::default()).await
+        Server::over_with(store, dir, AuthConfig::default(), Vec::new()).await
     }
 
-    async fn over_with(store: Arc<dyn Store>, dir: tempfile::TempDir, auth: AuthConfig) -> Server {
+    async fn over_with(
+        store: Arc<dyn Store>,
+        dir: tempfile::TempDir,
+        auth: AuthConfig,
+        egress: Vec<std::net::IpAddr>,
+    ) -> Server {
         let state = AppState::new(
             store.clone(),
             Arc::new(Profile::embedded("default").expect("default profile")),
             "test",
         )
-        .with_auth(Auth::new(auth));
+        .with_auth(Auth::new(auth))
+        .with_egress(egress);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind port 0");
