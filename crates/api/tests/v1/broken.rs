@@ -116,6 +116,14 @@ impl Store for Broken {
     async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
         fail()
     }
+    async fn count_due(&self, _: DateTime<Utc>) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn count_feeds_by_state(
+        &self,
+    ) -> tidings_store::Result<Vec<(tidings_store::FeedState, u64)>> {
+        fail()
+    }
 }
 
 #[tokio::test]
