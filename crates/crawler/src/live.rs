@@ -81,6 +81,11 @@ impl Live {
         self.durations.observe(response.duration.as_secs_f64());
     }
 
+    /// Crawler time now (the due queue is counted at it).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
     /// A host's gate now (`host` as `gate::host_of` gives it: lower case, no trailing dot);
     /// the default view for a host this process never sent anything.
     pub fn gate(&self, host: &str) -> GateView {

@@ -135,6 +135,7 @@ async fn store_failures_are_500_problems_that_leak_nothing() {
         "/v1/feeds/1",
         "/v1/entries",
         "/v1/entries?feed=1&q=x",
+        "/metrics",
     ] {
         let problem = server.problem(path, 500, "internal").await;
         assert_eq!(problem["title"], "Internal error", "{path}");

@@ -43,13 +43,35 @@ impl Server {
         Server::over_with(store, dir, AuthConfig::default()).await
     }
 
+    /// A server that shows `live` as the crawler running in its process.
+    pub async fn with_live(live: tidings_crawler::Live) -> Server {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("api.db");
+        let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
+            .await
+            .expect("open store");
+        Server::serve(store, dir, AuthConfig::default(), Some(live)).await
+    }
+
     async fn over_with(store: Arc<dyn Store>, dir: tempfile::TempDir, auth: AuthConfig) -> Server {
-        let state = AppState::new(
+        Server::serve(store, dir, auth, None).await
+    }
+
+    async fn serve(
+        store: Arc<dyn Store>,
+        dir: tempfile::TempDir,
+        auth: AuthConfig,
+        live: Option<tidings_crawler::Live>,
+    ) -> Server {
+        let mut state = AppState::new(
             store.clone(),
             Arc::new(Profile::embedded("default").expect("default profile")),
             "test",
         )
         .with_auth(Auth::new(auth));
+        if let Some(live) = live {
+            state = state.with_live(live);
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind port 0");
