@@ -155,6 +155,12 @@ pub struct EntriesArgs {
     /// Full-text search in titles and summaries
     #[arg(long, value_name = "QUERY")]
     pub search: Option<String>,
+    /// Only entries filed under this category (case does not matter)
+    #[arg(long, value_name = "NAME")]
+    pub category: Option<String>,
+    /// Also entries past their `dcterms:valid` end, or whose feed's end passed (FF16)
+    #[arg(long)]
+    pub expired: bool,
     /// At most this many entries
     #[arg(long, default_value_t = 50)]
     pub limit: u32,

@@ -12,9 +12,10 @@
 //! no `rel="self"` link and ids are `urn:tidings:` names where the publisher gave no URI.
 
 use crate::AppState;
-use crate::auth::ReadAccess;
+use crate::auth::{Caller, ReadAccess};
 use crate::escape::text as xml_text;
 use crate::problem::{self, Problem};
+use crate::v1::Scope;
 use crate::v1::params;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -50,6 +51,8 @@ pub fn routes() -> Router<AppState> {
 #[derive(Debug, Default, Deserialize)]
 pub struct ExportParams {
     limit: Option<String>,
+    /// The all-feeds outputs: only the calling key's subscriptions.
+    mine: Option<String>,
 }
 
 /// What one output holds: a title, a site link, the entries, and a fallback `updated`.
@@ -94,6 +97,7 @@ async fn one_feed(
         .store
         .entries(&EntryQuery {
             feed: Some(id),
+            current_at: Some(Utc::now()),
             limit,
             ..EntryQuery::default()
         })
@@ -119,14 +123,20 @@ fn feed_listing(feed: &FeedRecord, entries: Vec<StoredEntry>) -> Listing {
 
 async fn all_feeds(
     state: &AppState,
+    caller: Option<Caller>,
     query: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Listing, Problem> {
     let Query(p) = query?;
     let limit = params::limit(p.limit.as_deref())?;
+    // Expired entries (FF16) never go out in an output.
+    let scope = Scope::of(caller, p.mine.as_deref(), None, Utc::now())?;
+    let mine = scope.subscriber.is_some();
     let entries = state
         .store
         .entries(&EntryQuery {
             limit,
+            current_at: scope.current_at,
+            subscriber: scope.subscriber,
             ..EntryQuery::default()
         })
         .await?;
@@ -137,9 +147,19 @@ async fn all_feeds(
         .into_iter()
         .map(|f| (f.id, f))
         .collect();
+    let (title, id) = match caller.filter(|_| mine) {
+        Some(c) => (
+            format!("tidings: the subscriptions of key {}", c.key_id),
+            format!("urn:tidings:entries:key:{}", c.key_id),
+        ),
+        None => (
+            "tidings: every feed".to_owned(),
+            "urn:tidings:entries".to_owned(),
+        ),
+    };
     Ok(Listing {
-        title: "tidings: every feed".to_owned(),
-        id: "urn:tidings:entries".to_owned(),
+        title,
+        id,
         site_link: None,
         source_url: None,
         entries,
@@ -168,18 +188,18 @@ async fn feed_json(
 
 async fn all_atom(
     State(state): State<AppState>,
-    _: ReadAccess,
+    ReadAccess(caller): ReadAccess,
     query: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
-    Ok(atom_response(&all_feeds(&state, query).await?))
+    Ok(atom_response(&all_feeds(&state, caller, query).await?))
 }
 
 async fn all_json(
     State(state): State<AppState>,
-    _: ReadAccess,
+    ReadAccess(caller): ReadAccess,
     query: Result<Query<ExportParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
-    Ok(json_response(&all_feeds(&state, query).await?))
+    Ok(json_response(&all_feeds(&state, caller, query).await?))
 }
 
 fn atom_response(listing: &Listing) -> Response {

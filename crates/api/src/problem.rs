@@ -164,6 +164,12 @@ impl IntoResponse for Problem {
         response
             .headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+        if self.kind == ProblemKind::Unauthorized {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"tidings\""),
+            );
+        }
         response
     }
 }

@@ -498,6 +498,7 @@ fn schedule_state(feed: &FeedRecord) -> FeedSchedule {
             FailureKind::from_stored(label, feed.last_status.and_then(|s| u16::try_from(s).ok()))
         }),
         seed: u64::try_from(feed.id.0).unwrap_or(0),
+        fixed_interval_secs: feed.overrides.interval_secs,
     }
 }
 
@@ -616,6 +617,7 @@ fn record(
             Some(FeedMeta {
                 title: parsed.feed.title,
                 site_link: parsed.feed.link,
+                expires: parsed.feed.expires,
             }),
             parsed.entries,
         ),

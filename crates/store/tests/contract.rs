@@ -53,6 +53,7 @@ contract! {
     feeds::moving_onto_another_feeds_url_fails_whole,
     feeds::pending_move_round_trips,
     feeds::paused_feeds_wait_for_an_operator,
+    feeds::an_operators_patch_pauses_resumes_and_sets_overrides,
     feeds::due_and_state_counts_match_the_feeds,
     fetch::first_fetch_stores_entries_feed_state_and_log,
     fetch::same_body_again_changes_no_entry,
@@ -78,6 +79,9 @@ contract! {
     listing::keyset_pages_return_each_entry_once_despite_inserts,
     listing::limit_defaults_and_caps,
     listing::sort_time_prefers_published_then_updated_and_never_the_future,
+    listing::category_filter_matches_whole_categories_case_folded,
+    listing::ff16_expired_entries_and_feeds_leave_current_listings,
+    listing::subscriber_filter_lists_only_that_subscribers_feeds,
     log::request_log_filters_and_orders_newest_first,
     log::robots_cache_round_trips_and_logs_its_fetch,
 }

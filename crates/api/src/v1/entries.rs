@@ -8,11 +8,12 @@ use super::cursor::Cursor;
 use super::params;
 use super::wire::{Entry, EntryPage};
 use crate::AppState;
-use crate::auth::ReadAccess;
-use crate::problem::Problem;
+use crate::auth::{Caller, ReadAccess, Role};
+use crate::problem::{Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use tidings_store::EntryQuery;
 
@@ -25,15 +26,26 @@ pub struct EntriesParams {
     until: Option<String>,
     q: Option<String>,
     cursor: Option<String>,
+    category: Option<String>,
+    /// Only the entries of the calling key's subscriptions.
+    mine: Option<String>,
+    /// Expired entries too (FF16); needs an admin key.
+    include_expired: Option<String>,
 }
 
 pub async fn list(
     State(state): State<AppState>,
-    _: ReadAccess,
+    ReadAccess(caller): ReadAccess,
     query: Result<Query<EntriesParams>, QueryRejection>,
 ) -> Result<Json<EntryPage>, Problem> {
     let Query(p) = query?;
     let limit = params::limit(p.limit.as_deref())?;
+    let scope = Scope::of(
+        caller,
+        p.mine.as_deref(),
+        p.include_expired.as_deref(),
+        Utc::now(),
+    )?;
     let store_query = EntryQuery {
         feed: p
             .feed
@@ -57,6 +69,9 @@ pub async fn list(
             .map(Cursor::decode)
             .transpose()?
             .map(|c| c.0),
+        category: p.category.as_deref().map(params::category).transpose()?,
+        current_at: scope.current_at,
+        subscriber: scope.subscriber,
         limit: limit + 1,
     };
     let mut found = state.store.entries(&store_query).await?;
@@ -69,4 +84,51 @@ pub async fn list(
         entries: found.iter().map(Entry::from).collect(),
         next_cursor,
     }))
+}
+
+/// Whose entries and which: the caller's subscriptions only (`mine`), and whether expired
+/// entries are left out (FF16: always, unless an admin key asks for them).
+pub(crate) struct Scope {
+    pub subscriber: Option<String>,
+    pub current_at: Option<DateTime<Utc>>,
+}
+
+impl Scope {
+    pub(crate) fn of(
+        caller: Option<Caller>,
+        mine: Option<&str>,
+        include_expired: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Scope, Problem> {
+        let subscriber = if params::flag("mine", mine)? {
+            let Some(caller) = caller else {
+                return Err(Problem::new(
+                    ProblemKind::Unauthorized,
+                    "mine=true lists the subscriptions of the key sent: send one as \
+                     Authorization: Bearer TOKEN",
+                ));
+            };
+            Some(caller.subscriber())
+        } else {
+            None
+        };
+        let current_at = if params::flag("include_expired", include_expired)? {
+            match caller {
+                Some(c) if c.role == Role::Admin => None,
+                _ => {
+                    return Err(Problem::new(
+                        ProblemKind::Forbidden,
+                        "expired entries (FF16) are kept for administration: \
+                         include_expired=true needs an admin key",
+                    ));
+                }
+            }
+        } else {
+            Some(now)
+        };
+        Ok(Scope {
+            subscriber,
+            current_at,
+        })
+    }
 }

@@ -4,19 +4,23 @@
 //! Modules: `wire` (the JSON shapes, which live only here and change only with a new version),
 //! `params` (reading query and path parameters, every failure a 400 problem naming the
 //! parameter), `cursor` (the opaque keyset cursor of entry pages), then one module per
-//! resource: `feeds`, `entries`, and `hosts` (the request log and hosts, for an admin key).
+//! resource: `feeds`, `entries`, `hosts` (the request log and hosts, for an admin key) and
+//! `operator` (do-not-crawl rules, removal on request, OPML import and export).
 
 mod cursor;
 mod entries;
 mod feeds;
 mod hosts;
+mod operator;
 pub(crate) mod params;
 pub mod wire;
+
+pub(crate) use entries::Scope;
 
 use crate::AppState;
 use crate::problem;
 use axum::Router;
-use axum::routing::{any, get};
+use axum::routing::{any, delete, get, post};
 
 /// The most entries one page may hold (`limit`).
 pub const MAX_LIMIT: u32 = 500;
@@ -28,7 +32,17 @@ pub const DEFAULT_LIMIT: u32 = 50;
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/v1/feeds", get(feeds::list).post(feeds::create))
-        .route("/v1/feeds/{id}", get(feeds::get).delete(feeds::delete))
+        .route(
+            "/v1/feeds/{id}",
+            get(feeds::get).patch(feeds::patch).delete(feeds::delete),
+        )
+        .route("/v1/feeds/{id}/removal", post(operator::remove_feed))
+        .route("/v1/rules", get(operator::rules).post(operator::add_rule))
+        .route("/v1/rules/{id}", delete(operator::remove_rule))
+        .route(
+            "/v1/opml",
+            get(operator::export_opml).post(operator::import_opml),
+        )
         .route("/v1/entries", get(entries::list))
         .route("/v1/log", get(hosts::log))
         .route("/v1/hosts/{name}", get(hosts::host))

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredEntry};
+use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredBlock, StoredEntry};
 
 /// `GET /v1/feeds`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,6 +40,53 @@ pub struct Feed {
     pub validators: ValidatorsPresent,
     pub counters: Counters,
     pub created_at: DateTime<Utc>,
+    /// The feed's own `dcterms:valid` end (FF16): after it, its entries leave current views.
+    pub expires: Option<DateTime<Utc>>,
+    /// The local address an operator assigned to this feed's requests, if any.
+    pub egress: Option<String>,
+    /// What an operator set for this feed in place of the profile's values.
+    pub overrides: Overrides,
+}
+
+/// An operator's settings for one feed (`PATCH /v1/feeds/{id}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overrides {
+    /// A fixed refresh interval in seconds instead of the one learned from the feed.
+    pub interval_secs: Option<u64>,
+}
+
+/// The body of `PATCH /v1/feeds/{id}`: each field present changes that part, `null` clears
+/// `interval_secs` and `egress`; unknown fields are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeedChange {
+    /// `true` pauses the feed; `false` resumes a paused or switched-off feed (read at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<bool>,
+    /// A fixed refresh interval in seconds, within the profile's bounds; `null` goes back to
+    /// the learned one.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub interval_secs: Option<Option<u64>>,
+    /// The local IP address to send this feed's requests from; `null` goes back to the default.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub egress: Option<Option<String>>,
+}
+
+/// A field that is present: `Some(None)` for `null`, so that absent and `null` differ.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// Whether an ETag and a Last-Modified are stored.
@@ -87,6 +134,11 @@ impl From<&FeedRecord> for Feed {
                 errors: f.counters.errors,
             },
             created_at: f.created_at,
+            expires: f.expires,
+            egress: f.egress.clone(),
+            overrides: Overrides {
+                interval_secs: f.overrides.interval_secs,
+            },
         }
     }
 }
@@ -319,4 +371,102 @@ impl From<&FeedRecord> for HostFeed {
             last_status: f.last_status,
         }
     }
+}
+
+/// `GET /v1/rules`: the operator's do-not-crawl rules (FF13), oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleList {
+    pub rules: Vec<Rule>,
+}
+
+/// One do-not-crawl rule: no request goes to what it covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub id: i64,
+    /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    pub kind: String,
+    /// The value in its normal form (a host lower-cased, a URL parsed, ...).
+    pub value: String,
+    /// Why it was added.
+    pub reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<&StoredBlock> for Rule {
+    fn from(b: &StoredBlock) -> Rule {
+        Rule {
+            id: b.id,
+            kind: b.kind.clone(),
+            value: b.value.clone(),
+            reason: b.reason.clone(),
+            created_at: b.created_at,
+        }
+    }
+}
+
+/// The body of `POST /v1/rules`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewRule {
+    /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    pub kind: String,
+    pub value: String,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `POST /v1/rules`: the rule, whether it is new, and the feeds it paused at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleAdded {
+    pub rule: Rule,
+    pub new: bool,
+    pub paused: Vec<i64>,
+}
+
+/// `DELETE /v1/rules/{id}`: the rule that went and the feeds resumed because of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleRemoved {
+    pub rule: Rule,
+    pub resumed: Vec<i64>,
+}
+
+/// The body of `POST /v1/feeds/{id}/removal` (WFM10).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Removal {
+    /// Why, as the publisher asked; kept with the rules.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Also add `url` rules for the feed's URLs, so no one adds it again under another name.
+    #[serde(default)]
+    pub block: bool,
+}
+
+/// `POST /v1/feeds/{id}/removal`: the feed as it is now (`removed`), how many subscriptions
+/// ended, and the rules added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Removed {
+    pub feed: Feed,
+    pub subscriptions_ended: i64,
+    pub rules: Vec<Rule>,
+}
+
+/// `POST /v1/opml`: what became of each outline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpmlImport {
+    /// Feed ids newly subscribed to.
+    pub subscribed: Vec<i64>,
+    /// Feed ids this key was already subscribed to.
+    pub already: Vec<i64>,
+    /// Refused by a do-not-crawl rule or a removal.
+    pub refused: Vec<ImportedFeed>,
+    /// Not a feed URL.
+    pub skipped: Vec<ImportedFeed>,
+}
+
+/// An outline that was not subscribed to, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedFeed {
+    pub url: String,
+    pub detail: String,
 }

@@ -116,6 +116,16 @@ impl Store for Broken {
     async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
         fail()
     }
+    async fn patch_feed(
+        &self,
+        _: FeedId,
+        _: &tidings_store::FeedPatch,
+    ) -> tidings_store::Result<Option<FeedRecord>> {
+        fail()
+    }
+    async fn feeds_of(&self, _: &str) -> tidings_store::Result<Vec<FeedRecord>> {
+        fail()
+    }
     async fn count_due(&self, _: DateTime<Utc>) -> tidings_store::Result<u64> {
         fail()
     }
