@@ -5,7 +5,8 @@
 //! 127.0.0.1:0` prints the port it got). SIGINT or SIGTERM stops both gracefully: the server
 //! stops accepting, answers what it is answering, and the crawl starts no new read and lets
 //! the reads in flight finish and be stored (as `tidings crawl` does). A crawl that fails
-//! stops the server too, and the command fails.
+//! stops the server too, and the command fails. The crawl's live state (`Crawler::live`) is
+//! shared with the API: `/metrics` and the host gate in `/v1/hosts/{name}` show it.
 
 use super::commands::Context;
 use super::crawl::signals;
@@ -40,7 +41,12 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     let addr = listener
         .local_addr()
         .context("cannot read the address listened on")?;
-    let state = AppState::new(
+    let crawler = if args.no_crawl {
+        None
+    } else {
+        Some(ctx.crawler()?)
+    };
+    let mut state = AppState::new(
         ctx.store.clone(),
         Arc::new(ctx.settings.profile.clone()),
         env!("CARGO_PKG_VERSION"),
@@ -52,6 +58,10 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
             ..Default::default()
         },
     ));
+    // `/metrics` and the host gate in `/v1/hosts/{name}` show the crawl of this process.
+    if let Some(crawler) = &crawler {
+        state = state.with_live(crawler.live());
+    }
     let (stop, stopped) = watch::channel(false);
     tokio::spawn(signals(stop.clone()));
 
@@ -86,10 +96,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         println!("crawling feeds as they fall due");
     }
 
-    let crawled = if args.no_crawl {
-        None
-    } else {
-        let crawler = ctx.crawler()?;
+    let crawled = if let Some(crawler) = crawler {
         let until = CrawlUntil {
             stop: stopped,
             deadline: None,
@@ -98,6 +105,8 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         // A failed crawl takes the server down with it: better no process than half of one.
         let _ = stop.send(true);
         Some(outcome)
+    } else {
+        None
     };
 
     server

@@ -1,11 +1,14 @@
 //! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1`, the bot page at
-//! `/bot` rendered from the running profile, and `/healthz`. Wire types live only here; the
-//! handlers read and write through the `Store` trait and never send requests to publishers.
+//! `/bot` rendered from the running profile, `/metrics` and `/healthz`. Wire types live only
+//! here; the handlers read and write through the `Store` trait and never send requests to
+//! publishers. Of a crawler running in the same process they read only its live state
+//! (`tidings_crawler::Live`).
 
 pub mod auth;
 pub mod bot;
 mod escape;
 pub mod export;
+pub mod metrics;
 pub mod problem;
 pub mod publishers;
 pub mod v1;
@@ -28,6 +31,9 @@ pub struct AppState {
     pub auth: Arc<auth::Auth>,
     /// The local addresses an operator may assign to a feed (`PATCH /v1/feeds/{id}`).
     pub egress: Arc<Vec<std::net::IpAddr>>,
+    /// The live state of the crawler running in this process, if one does (`/metrics`, the
+    /// host gate in `/v1/hosts/{name}`).
+    pub live: Option<tidings_crawler::Live>,
 }
 
 impl AppState {
@@ -39,6 +45,7 @@ impl AppState {
             version,
             auth: Arc::default(),
             egress: Arc::default(),
+            live: None,
         }
     }
 
@@ -53,12 +60,19 @@ impl AppState {
         self.auth = Arc::new(auth);
         self
     }
+
+    /// The crawler running in this process: its counters and host gate are shown.
+    pub fn with_live(mut self, live: tidings_crawler::Live) -> AppState {
+        self.live = Some(live);
+        self
+    }
 }
 
 /// Every route.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
+        .merge(metrics::routes())
         .merge(v1::routes())
         .merge(bot::routes())
         .merge(export::routes())

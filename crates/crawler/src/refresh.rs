@@ -155,7 +155,7 @@ impl Crawler {
             let response = {
                 let first = {
                     let _permit = self.host_turn(&url, gap).await;
-                    self.fetcher.fetch(&request).await
+                    self.send(&request, purpose.as_str()).await
                 };
                 // WFM5: no answer at all gets one more attempt at once, same URL, address and
                 // User-Agent, with more time; nothing else is tried again early (WFM4).
@@ -174,7 +174,7 @@ impl Crawler {
                         };
                         // A new turn: the gap follows the unanswered request too (C3).
                         let _permit = self.host_turn(&url, gap).await;
-                        self.fetcher.fetch(&longer).await
+                        self.send(&longer, purpose.as_str()).await
                     }
                 }
             };

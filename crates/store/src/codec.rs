@@ -276,6 +276,25 @@ pub fn sort_time(entry: &Entry, first_seen: DateTime<Utc>) -> DateTime<Utc> {
         .map_or(first_seen, |t| t.min(first_seen))
 }
 
+/// Per-state counts from a `GROUP BY state` query: every state, zero when absent.
+pub fn counts_by_state(rows: Vec<(String, i64)>) -> Result<Vec<(FeedState, u64)>> {
+    let mut counts = [
+        FeedState::Active,
+        FeedState::Paused,
+        FeedState::Off,
+        FeedState::Removed,
+    ]
+    .map(|state| (state, 0u64));
+    for (state, n) in rows {
+        let state = parse_state(&state)?;
+        let n = u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))?;
+        if let Some(slot) = counts.iter_mut().find(|(s, _)| *s == state) {
+            slot.1 = n;
+        }
+    }
+    Ok(counts.to_vec())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

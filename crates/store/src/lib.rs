@@ -166,6 +166,14 @@ pub trait Store: Send + Sync {
 
     /// The feeds `subscriber` is subscribed to, by id.
     async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>>;
+
+    /// How many feeds [`Store::due_feeds`] would return at `now` without a limit: the depth
+    /// of the due queue (one indexed count, for `/metrics`).
+    async fn count_due(&self, now: DateTime<Utc>) -> Result<u64>;
+
+    /// How many feeds are in each state, every state listed (zero when none), in the order
+    /// active, paused, off, removed.
+    async fn count_feeds_by_state(&self) -> Result<Vec<(FeedState, u64)>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

@@ -1,9 +1,9 @@
 //! The operator's view of publishers, for an admin key: `GET /v1/log` (the request log, C7)
 //! and `GET /v1/hosts/{name}` (what tidings holds about a host: its robots.txt, its
-//! Retry-After floor, its feeds by state).
+//! Retry-After floor, its feeds by state, and its gate in the crawler of this process).
 
 use super::params;
-use super::wire::{HostFeed, HostOrigin, HostView, LogPage, LogRow};
+use super::wire::{HostFeed, HostGate, HostOrigin, HostView, LogPage, LogRow};
 use crate::AppState;
 use crate::auth::AdminAccess;
 use crate::problem::Problem;
@@ -52,8 +52,8 @@ pub async fn log(
     }))
 }
 
-/// A host by name: its two usual origins' robots.txt and Retry-After floor, and its feeds by
-/// state, with the reason of each that is not active.
+/// A host by name: its two usual origins' robots.txt and Retry-After floor, its feeds by
+/// state, with the reason of each that is not active, and its gate when a crawler runs here.
 pub async fn host(
     State(state): State<AppState>,
     _: AdminAccess,
@@ -86,11 +86,16 @@ pub async fn host(
             not_active.push(HostFeed::from(&feed));
         }
     }
+    let gate = state
+        .live
+        .as_ref()
+        .map(|live| HostGate::from(live.gate(&name)));
     Ok(Json(HostView {
         name,
         origins,
         feeds_by_state: states,
         not_active,
+        gate,
     }))
 }
 

@@ -294,6 +294,31 @@ pub struct HostView {
     pub feeds_by_state: std::collections::BTreeMap<String, u64>,
     /// The host's feeds that are paused, off or removed, with why.
     pub not_active: Vec<HostFeed>,
+    /// The host gate of the crawler running in this process (C3); `null` when none runs.
+    pub gate: Option<HostGate>,
+}
+
+/// A host's gate in the crawler of this process: one request in flight at most, spaced by a gap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostGate {
+    /// A request to the host is being sent or answered now.
+    pub in_flight: bool,
+    /// The earliest the next request may start (in the past: the host is free now); `null`
+    /// while one is in flight, or when this process sent the host nothing yet.
+    pub next_allowed_at: Option<DateTime<Utc>>,
+    /// The gap the last request was spaced by (the profile's, or the host's crawl-delay);
+    /// `null` when this process sent the host nothing yet.
+    pub gap_secs: Option<f64>,
+}
+
+impl From<tidings_crawler::GateView> for HostGate {
+    fn from(g: tidings_crawler::GateView) -> HostGate {
+        HostGate {
+            in_flight: g.in_flight,
+            next_allowed_at: g.next_allowed_at,
+            gap_secs: g.gap.map(|gap| gap.as_secs_f64()),
+        }
+    }
 }
 
 /// One origin of a host.

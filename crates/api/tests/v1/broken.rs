@@ -126,6 +126,14 @@ impl Store for Broken {
     async fn feeds_of(&self, _: &str) -> tidings_store::Result<Vec<FeedRecord>> {
         fail()
     }
+    async fn count_due(&self, _: DateTime<Utc>) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn count_feeds_by_state(
+        &self,
+    ) -> tidings_store::Result<Vec<(tidings_store::FeedState, u64)>> {
+        fail()
+    }
 }
 
 #[tokio::test]
@@ -137,6 +145,7 @@ async fn store_failures_are_500_problems_that_leak_nothing() {
         "/v1/feeds/1",
         "/v1/entries",
         "/v1/entries?feed=1&q=x",
+        "/metrics",
     ] {
         let problem = server.problem(path, 500, "internal").await;
         assert_eq!(problem["title"], "Internal error", "{path}");

@@ -43,11 +43,7 @@ impl Server {
     }
 
     async fn configured(auth: AuthConfig, egress: Vec<std::net::IpAddr>) -> Server {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("api.db");
-        let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
-            .await
-            .expect("open store");
+        let (store, dir) = fresh_store().await;
         Server::over_with(store, dir, auth, egress).await
     }
 
@@ -56,19 +52,38 @@ impl Server {
         Server::over_with(store, dir, AuthConfig::default(), Vec::new()).await
     }
 
+    /// A server that shows `live` as the crawler running in its process.
+    pub async fn with_live(live: tidings_crawler::Live) -> Server {
+        let (store, dir) = fresh_store().await;
+        Server::serve(store, dir, AuthConfig::default(), Vec::new(), Some(live)).await
+    }
+
     async fn over_with(
         store: Arc<dyn Store>,
         dir: tempfile::TempDir,
         auth: AuthConfig,
         egress: Vec<std::net::IpAddr>,
     ) -> Server {
-        let state = AppState::new(
+        Server::serve(store, dir, auth, egress, None).await
+    }
+
+    async fn serve(
+        store: Arc<dyn Store>,
+        dir: tempfile::TempDir,
+        auth: AuthConfig,
+        egress: Vec<std::net::IpAddr>,
+        live: Option<tidings_crawler::Live>,
+    ) -> Server {
+        let mut state = AppState::new(
             store.clone(),
             Arc::new(Profile::embedded("default").expect("default profile")),
             "test",
         )
         .with_auth(Auth::new(auth))
         .with_egress(egress);
+        if let Some(live) = live {
+            state = state.with_live(live);
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind port 0");
@@ -144,6 +159,16 @@ impl Server {
             .await
             .expect("apply fetch");
     }
+}
+
+/// A fresh SQLite store in its own temporary directory.
+async fn fresh_store() -> (Arc<dyn Store>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("api.db");
+    let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
+        .await
+        .expect("open store");
+    (store, dir)
 }
 
 /// A minimal HTTP/1.1 client: one request, `Connection: close`, the body read to the end

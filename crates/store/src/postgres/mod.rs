@@ -535,6 +535,25 @@ impl Store for PgStore {
         .map(rows::feed_from_row)
         .collect()
     }
+
+    async fn count_due(&self, now: DateTime<Utc>) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM feeds f WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
+        )
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?;
+        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
+    }
+
+    async fn count_feeds_by_state(&self) -> Result<Vec<(FeedState, u64)>> {
+        let rows: Vec<(String, i64)> =
+            sqlx::query_as("SELECT state, COUNT(*) FROM feeds GROUP BY state")
+                .fetch_all(&self.pool)
+                .await?;
+        codec::counts_by_state(rows)
+    }
 }
 
 type BlockTuple = (i64, String, String, Option<String>, DateTime<Utc>);

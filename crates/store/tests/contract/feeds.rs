@@ -368,3 +368,58 @@ pub async fn an_operators_patch_pauses_resumes_and_sets_overrides(store: Arc<dyn
             .is_none()
     );
 }
+
+/// The due queue's depth is what `due_feeds` would return without a limit, and every state
+/// is counted (for `/metrics`).
+pub async fn due_and_state_counts_match_the_feeds(store: Arc<dyn Store>) {
+    let zero = [
+        (FeedState::Active, 0),
+        (FeedState::Paused, 0),
+        (FeedState::Off, 0),
+        (FeedState::Removed, 0),
+    ];
+    assert_eq!(store.count_feeds_by_state().await.unwrap(), zero);
+    assert_eq!(store.count_due(t(1_000_000)).await.unwrap(), 0);
+    let mut ids = Vec::new();
+    for name in ["soon", "later", "paused", "off", "orphan", "removed"] {
+        ids.push(feed(&store, &format!("https://{name}.example/feed")).await);
+    }
+    let [soon, later, paused, off, orphan, removed] = ids[..] else {
+        unreachable!()
+    };
+    for (id, next, state) in [
+        (soon, t(300), FeedState::Active),
+        (later, t(900), FeedState::Active),
+        (paused, t(50), FeedState::Paused),
+        (off, t(60), FeedState::Off),
+        (orphan, t(10), FeedState::Active),
+    ] {
+        let mut r = outcome(id, t(0), "ok", Some(200));
+        r.update.next_fetch_at = next;
+        r.update.state = state;
+        store.apply_fetch(&r).await.unwrap();
+    }
+    store.unsubscribe(orphan, "alice").await.unwrap();
+    assert!(store.remove_feed(removed).await.unwrap());
+
+    for (now, want) in [
+        (t(0), 0),
+        (t(299), 0),
+        (t(300), 1),
+        (t(900), 2),
+        (t(99_999), 2),
+    ] {
+        assert_eq!(store.count_due(now).await.unwrap(), want, "at {now}");
+        let listed = store.due_feeds(now, 100).await.unwrap().len();
+        assert_eq!(u64::try_from(listed).unwrap(), want, "due_feeds at {now}");
+    }
+    assert_eq!(
+        store.count_feeds_by_state().await.unwrap(),
+        [
+            (FeedState::Active, 3),
+            (FeedState::Paused, 1),
+            (FeedState::Off, 1),
+            (FeedState::Removed, 1),
+        ]
+    );
+}
