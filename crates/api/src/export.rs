@@ -14,20 +14,23 @@
 use crate::AppState;
 use crate::auth::ReadAccess;
 use crate::escape::text as xml_text;
+use crate::openapi::ReadErrors;
 use crate::problem::{self, Problem};
 use crate::v1::params;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, header};
+use axum::Json;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use tidings_model::FeedId;
 use tidings_store::{EntryQuery, FeedRecord, StoredEntry};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// The media type of the Atom outputs.
 pub const ATOM_TYPE: &str = "application/atom+xml; charset=utf-8";
@@ -36,19 +39,21 @@ pub const JSON_FEED_TYPE: &str = "application/feed+json";
 /// The `version` of every JSON Feed served.
 pub const JSON_FEED_VERSION: &str = "https://jsonfeed.org/version/1.1";
 
-/// The output routes; other methods on them are 405 problems.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/v1/feeds/{id}/atom", get(feed_atom))
-        .route("/v1/feeds/{id}/feed.json", get(feed_json))
-        .route("/v1/entries/atom", get(all_atom))
-        .route("/v1/entries/feed.json", get(all_json))
-        .method_not_allowed_fallback(problem::method_not_allowed)
+/// The output routes and their OpenAPI operations (see `crate::openapi`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(feed_atom))
+        .routes(routes!(feed_json))
+        .routes(routes!(all_atom))
+        .routes(routes!(all_json))
 }
 
-/// The query string, as text; [`params`] reads it.
-#[derive(Debug, Default, Deserialize)]
+/// The query string, as text; [`params`] reads it. The `#[param]` says what is read.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ExportParams {
+    /// Entries in the document, newest first.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
     limit: Option<String>,
 }
 
@@ -148,6 +153,23 @@ async fn all_feeds(
     })
 }
 
+/// One feed's stored entries as Atom 1.0, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/atom",
+    tag = "outputs",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "An Atom 1.0 document (RFC 4287).", body = String,
+            content_type = "application/atom+xml"),
+        (status = BAD_REQUEST, description = "`id` or `limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn feed_atom(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -157,6 +179,23 @@ async fn feed_atom(
     Ok(atom_response(&one_feed(&state, id, query).await?))
 }
 
+/// One feed's stored entries as JSON Feed 1.1, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/feed.json",
+    tag = "outputs",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "A JSON Feed 1.1 document.", body = JsonFeed,
+            content_type = "application/feed+json"),
+        (status = BAD_REQUEST, description = "`id` or `limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn feed_json(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -166,6 +205,21 @@ async fn feed_json(
     Ok(json_response(&one_feed(&state, id, query).await?))
 }
 
+/// Every feed's stored entries as Atom 1.0, newest first, each naming its feed in `<source>`.
+#[utoipa::path(
+    get,
+    path = "/v1/entries/atom",
+    tag = "outputs",
+    params(ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "An Atom 1.0 document (RFC 4287).", body = String,
+            content_type = "application/atom+xml"),
+        (status = BAD_REQUEST, description = "`limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn all_atom(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -174,6 +228,21 @@ async fn all_atom(
     Ok(atom_response(&all_feeds(&state, query).await?))
 }
 
+/// Every feed's stored entries as JSON Feed 1.1, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/entries/feed.json",
+    tag = "outputs",
+    params(ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "A JSON Feed 1.1 document.", body = JsonFeed,
+            content_type = "application/feed+json"),
+        (status = BAD_REQUEST, description = "`limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn all_json(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -379,7 +448,7 @@ fn atom_source(out: &mut String, feed: &FeedRecord) {
 }
 
 /// A JSON Feed 1.1 document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JsonFeed {
     pub version: String,
     pub title: String,
@@ -389,7 +458,7 @@ pub struct JsonFeed {
 }
 
 /// One JSON Feed item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JsonItem {
     pub id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -405,7 +474,9 @@ pub struct JsonItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
     pub date_published: Option<String>,
+    #[schema(format = DateTime)]
     pub date_modified: String,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub authors: Vec<JsonAuthor>,
@@ -415,7 +486,7 @@ pub struct JsonItem {
     pub attachments: Vec<JsonAttachment>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct JsonAuthor {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -423,7 +494,7 @@ pub struct JsonAuthor {
     pub url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct JsonAttachment {
     pub url: String,
     pub mime_type: String,

@@ -9,24 +9,57 @@ use super::params;
 use super::wire::{Entry, EntryPage};
 use crate::AppState;
 use crate::auth::ReadAccess;
-use crate::problem::Problem;
+use crate::openapi::ReadErrors;
+use crate::problem::{self, Problem};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use serde::Deserialize;
 use tidings_store::EntryQuery;
+use utoipa::IntoParams;
 
-/// The query string, as text; [`params`] reads each value.
-#[derive(Debug, Default, Deserialize)]
+/// The query string, as text; [`params`] reads each value. The `#[param]`s say what is read.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EntriesParams {
+    /// Entries per page.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
     limit: Option<String>,
+    /// Only this feed's entries: its id.
+    #[param(value_type = Option<i64>, minimum = 1)]
     feed: Option<String>,
+    /// Only entries listed at or after this time (`sort_at`).
+    #[param(schema_with = params::time_schema)]
     since: Option<String>,
+    /// Only entries listed before this time (`sort_at`).
+    #[param(schema_with = params::time_schema)]
     until: Option<String>,
+    /// Full-text search: entries holding every word (title, summary, content). Blank is no
+    /// search; text without a letter or digit matches nothing.
     q: Option<String>,
+    /// `next_cursor` of the previous page, unchanged.
+    #[param(pattern = "^[0-9a-fA-F]{34}$")]
     cursor: Option<String>,
 }
 
+/// One page of entries, newest first (by `sort_at`, then id).
+///
+/// Pass `next_cursor` as `cursor` for the next page; entries that arrive meanwhile never shift
+/// a page.
+#[utoipa::path(
+    get,
+    path = "/v1/entries",
+    tag = "entries",
+    params(EntriesParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "One page of entries.", body = EntryPage),
+        (status = BAD_REQUEST, description = "A parameter is malformed or out of bounds, or \
+            the cursor is not one this API gave out; `parameter` names it.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 pub async fn list(
     State(state): State<AppState>,
     _: ReadAccess,

@@ -5,7 +5,8 @@ use super::params;
 use super::wire::{Feed, FeedList, Subscribe};
 use crate::AppState;
 use crate::auth::{ReadAccess, WriteAccess};
-use crate::problem::{Problem, ProblemKind};
+use crate::openapi::{AdminErrors, ReadErrors};
+use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
@@ -16,6 +17,16 @@ use tidings_policy::{Block, BlockKind, BlockList};
 use tidings_store::{NewFeed, StoreError};
 
 /// Every feed, by id.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds",
+    tag = "feeds",
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "Every feed, by id.", body = FeedList),
+        ReadErrors,
+    )
+)]
 pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<FeedList>, Problem> {
     let feeds = state.store.feeds().await?;
     Ok(Json(FeedList {
@@ -24,6 +35,21 @@ pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<F
 }
 
 /// One feed; 404 when there is none with that id.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "The feed.", body = Feed),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 pub async fn get(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -41,6 +67,25 @@ pub async fn get(
 /// a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
 /// (WFM10). Nothing is fetched here: a new feed is due at once and the running crawl reads it.
 /// 201 with the feed and its `Location`.
+#[utoipa::path(
+    post,
+    path = "/v1/feeds",
+    tag = "feeds",
+    request_body(content = Subscribe, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = CREATED, description = "Subscribed: the feed, new or already known.",
+            body = Feed,
+            headers(("Location" = String, description = "`/v1/feeds/ID`"))),
+        (status = BAD_REQUEST, description = "The body is not JSON with a `url`, or the URL \
+            is not an http or https URL with a host and without credentials.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = UNPROCESSABLE_ENTITY, description = "A do-not-crawl rule forbids the URL, or \
+            the feed was removed on request.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn create(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -100,6 +145,21 @@ pub async fn create(
 
 /// Remove the calling key's subscription to feed `{id}`: 204, or 404 when it has none. The
 /// feed and its entries stay.
+#[utoipa::path(
+    delete,
+    path = "/v1/feeds/{id}",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security(("bearer" = [])),
+    responses(
+        (status = NO_CONTENT, description = "The key's subscription is removed."),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "This key has no subscription to the feed.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn delete(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,

@@ -4,15 +4,16 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredEntry};
+use utoipa::ToSchema;
 
 /// `GET /v1/feeds`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct FeedList {
     pub feeds: Vec<Feed>,
 }
 
 /// One feed: what it is, whether and when it is read next, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Feed {
     pub id: i64,
     /// The URL read now (after a permanent redirect was followed, it differs from
@@ -43,14 +44,14 @@ pub struct Feed {
 }
 
 /// Whether an ETag and a Last-Modified are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ValidatorsPresent {
     pub etag: bool,
     pub last_modified: bool,
 }
 
 /// Reads of a feed since it was added, by outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Counters {
     pub fetches: i64,
     pub ok: i64,
@@ -92,7 +93,7 @@ impl From<&FeedRecord> for Feed {
 }
 
 /// `GET /v1/entries`: one page, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct EntryPage {
     pub entries: Vec<Entry>,
     /// Pass as `cursor` for the next page; `null` on the last page.
@@ -100,7 +101,7 @@ pub struct EntryPage {
 }
 
 /// One stored entry. Text fields are the publisher's, as parsed (HTML is not sanitised here).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Entry {
     /// The entry's id in tidings.
     pub id: i64,
@@ -126,14 +127,14 @@ pub struct Entry {
     pub changed_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Author {
     pub name: Option<String>,
     pub email: Option<String>,
     pub uri: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Enclosure {
     pub url: String,
     #[serde(rename = "type")]
@@ -182,20 +183,20 @@ impl From<&StoredEntry> for Entry {
 }
 
 /// The body of `POST /v1/feeds`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Subscribe {
     /// The feed's URL (http or https).
     pub url: String,
 }
 
 /// `GET /v1/log`: requests sent to publishers, newest first (C7).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LogPage {
     pub requests: Vec<LogRow>,
 }
 
 /// One request sent: when, where, why, and what came back.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LogRow {
     pub at: DateTime<Utc>,
     pub feed_id: Option<i64>,
@@ -233,7 +234,7 @@ impl From<&RequestLogRow> for LogRow {
 }
 
 /// `GET /v1/hosts/{name}`: what tidings holds about a host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostView {
     pub name: String,
     /// The origins (https on 443, http on 80) with a stored robots.txt or Retry-After floor.
@@ -245,7 +246,7 @@ pub struct HostView {
 }
 
 /// One origin of a host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostOrigin {
     pub origin: String,
     /// When robots.txt was last read, if ever.
@@ -275,7 +276,7 @@ impl HostOrigin {
 }
 
 /// A feed of a host that is not active.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostFeed {
     pub id: i64,
     pub url: String,
