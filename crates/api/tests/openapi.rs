@@ -8,7 +8,7 @@ mod support;
 
 use serde_json::{Value, json};
 use support::{Server, dated, header, send, t};
-use tidings_api::auth::{Role, issue};
+use tidings_api::auth::{AuthConfig, RateLimit, Role, issue};
 use tidings_model::{Author, Enclosure};
 
 /// The served document.
@@ -362,7 +362,15 @@ async fn the_schemas_refuse_what_breaks_them() {
 /// parameter's schema exactly when the server does not answer 400.
 #[tokio::test]
 async fn parameter_bounds_are_the_handlers() {
-    let server = Server::start().await;
+    // Room for every request of the table under one key.
+    let server = Server::with_auth(AuthConfig {
+        rate: RateLimit {
+            burst: 1000,
+            ..RateLimit::default()
+        },
+        ..AuthConfig::default()
+    })
+    .await;
     let doc = document(&server).await;
     let token = admin_key(&server).await;
     let long = "a".repeat(301);
@@ -384,6 +392,20 @@ async fn parameter_bounds_are_the_handlers() {
             "since",
             "/v1/entries?since=",
             &["2026-11-30", "2026-11-30T12:00:00Z", "2026-11-30T12:00:00%2B01:00", "yesterday", "2026-13-01", "24h"],
+        ),
+        (
+            "/v1/entries",
+            "cursor",
+            "/v1/entries?cursor=",
+            &[
+                "0100000000000000000000000000000001",
+                "01FFFFFFFFFFFFFFFF7FFFFFFFFFFFFFFF",
+                "0200000000000000000000000000000001",
+                "0100000000000000000000000000000000",
+                "0100000000000000008000000000000001",
+                "01000000000000000000000000000001",
+                "zz",
+            ],
         ),
         (
             "/v1/log",
@@ -430,6 +452,26 @@ async fn parameter_bounds_are_the_handlers() {
                 parameter["schema"]
             );
         }
+    }
+    // The body of POST /v1/feeds: a URL matching the pattern is subscribed to.
+    let body = validator(&doc, &json!({"$ref": "#/components/schemas/Subscribe"}));
+    for url in [
+        "https://example.org/feed.xml",
+        "HTTP://a-b.example:8080/x?y=1#z",
+        "http://localhost",
+        "",
+        "ftp://example.org/",
+        "http://user@example.org/",
+        "http://1.2.3.256/",
+    ] {
+        let request = json!({ "url": url }).to_string();
+        let auth = format!("Authorization: Bearer {token}\r\n");
+        let (status, _, _) = send(server.addr, "POST", "/v1/feeds", &auth, Some(&request)).await;
+        assert_eq!(
+            body.is_valid(&json!({ "url": url })),
+            status == 201,
+            "{url}: the server answered {status}"
+        );
     }
     let limit = doc["paths"]["/v1/entries"]["get"]["parameters"]
         .as_array()

@@ -37,8 +37,9 @@ pub struct EntriesParams {
     /// Full-text search: entries holding every word (title, summary, content). Blank is no
     /// search; text without a letter or digit matches nothing.
     q: Option<String>,
-    /// `next_cursor` of the previous page, unchanged.
-    #[param(pattern = "^[0-9a-fA-F]{34}$")]
+    /// `next_cursor` of the previous page, unchanged. The pattern is the shape of every cursor
+    /// this API gives out (version 1, a time within 36,000 years of 1970, a positive id).
+    #[param(pattern = "^01[0fF][0-9a-fA-F]{15}(?!0{16}$)[0-7][0-9a-fA-F]{15}$")]
     cursor: Option<String>,
 }
 

@@ -185,7 +185,13 @@ impl From<&StoredEntry> for Entry {
 /// The body of `POST /v1/feeds`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Subscribe {
-    /// The feed's URL (http or https).
+    /// The feed's URL: http or https, with a host, without user name or password. The pattern
+    /// is the usual shape of one (a host name, no punycode, at most a 4-digit port); other
+    /// valid URLs, such as an IP address, are taken too.
+    #[schema(
+        pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://(?![^/]*[Xx][Nn]--)([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[!-~]*)?$",
+        example = "https://example.org/feed.xml"
+    )]
     pub url: String,
 }
 
