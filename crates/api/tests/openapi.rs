@@ -463,6 +463,8 @@ async fn parameter_bounds_are_the_handlers() {
         "ftp://example.org/",
         "http://user@example.org/",
         "http://1.2.3.256/",
+        "HTTP://A*",
+        "http://a!b.example/",
     ] {
         let request = json!({ "url": url }).to_string();
         let auth = format!("Authorization: Bearer {token}\r\n");

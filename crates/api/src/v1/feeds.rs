@@ -102,6 +102,12 @@ pub async fn create(
     })?;
     let url = FeedUrl::parse(&body.url)
         .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
+    if !resolvable_host(&url) {
+        return Err(Problem::invalid(
+            "url",
+            format!("not a feed URL: the host of {url} is neither a host name nor an IP address"),
+        ));
+    }
     refuse_blocked(&state, &url).await?;
     let now = chrono::Utc::now();
     let first = tidings_policy::first_fetch(now, &state.profile);
@@ -174,6 +180,19 @@ pub async fn delete(
         Err(Problem::not_found(format!(
             "this key has no subscription to feed {id}"
         )))
+    }
+}
+
+/// Whether the URL's host is one DNS could know: letters, digits, hyphens, underscores and
+/// dots (an IDN arrives as punycode), or an IP address. The URL standard lets through names
+/// such as `a*` or `a!b`, which no resolver answers for.
+fn resolvable_host(url: &FeedUrl) -> bool {
+    match url.as_url().host_str() {
+        Some(host) if host.starts_with('[') => true,
+        Some(host) => host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')),
+        None => false,
     }
 }
 
