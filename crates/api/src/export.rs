@@ -17,10 +17,10 @@ use crate::escape::text as xml_text;
 use crate::openapi::ReadErrors;
 use crate::problem::{self, Problem};
 use crate::v1::params;
+use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, header};
-use axum::Json;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -157,6 +157,7 @@ async fn all_feeds(
 #[utoipa::path(
     get,
     path = "/v1/feeds/{id}/atom",
+    operation_id = "feed_atom",
     tag = "outputs",
     params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
     security((), ("bearer" = [])),
@@ -183,6 +184,7 @@ async fn feed_atom(
 #[utoipa::path(
     get,
     path = "/v1/feeds/{id}/feed.json",
+    operation_id = "feed_json_feed",
     tag = "outputs",
     params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
     security((), ("bearer" = [])),
@@ -209,6 +211,7 @@ async fn feed_json(
 #[utoipa::path(
     get,
     path = "/v1/entries/atom",
+    operation_id = "entries_atom",
     tag = "outputs",
     params(ExportParams),
     security((), ("bearer" = [])),
@@ -232,6 +235,7 @@ async fn all_atom(
 #[utoipa::path(
     get,
     path = "/v1/entries/feed.json",
+    operation_id = "entries_json_feed",
     tag = "outputs",
     params(ExportParams),
     security((), ("bearer" = [])),

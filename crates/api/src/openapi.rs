@@ -186,7 +186,9 @@ fn too_many() -> RefOr<Response> {
         .header(
             "Retry-After",
             HeaderBuilder::new()
-                .schema(Some(utoipa::openapi::Object::with_type(SchemaType::Integer)))
+                .schema(Some(utoipa::openapi::Object::with_type(
+                    SchemaType::Integer,
+                )))
                 .description(Some("Whole seconds to wait, at least 1."))
                 .build(),
         )

@@ -143,7 +143,10 @@ pub struct Body<'a> {
     /// Stable: `https://tidings.example/problems/` and the kind (`invalid-parameter`,
     /// `not-found`, `unauthorized`, ...).
     #[serde(rename = "type")]
-    #[schema(format = "uri", example = "https://tidings.example/problems/invalid-parameter")]
+    #[schema(
+        format = "uri",
+        example = "https://tidings.example/problems/invalid-parameter"
+    )]
     pub type_: String,
     /// The kind's title, the same for every problem of that `type`.
     pub title: &'static str,

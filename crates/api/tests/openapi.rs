@@ -52,7 +52,10 @@ fn check(doc: &Value, answer: &Sent) -> Value {
     } = *answer;
     let what = format!("{method} {template} → {status}");
     let operation = &doc["paths"][template][method.to_ascii_lowercase()];
-    assert!(operation.is_object(), "{what}: no such operation documented");
+    assert!(
+        operation.is_object(),
+        "{what}: no such operation documented"
+    );
     let response = &operation["responses"][status.to_string()];
     assert!(
         response.is_object(),
@@ -62,7 +65,10 @@ fn check(doc: &Value, answer: &Sent) -> Value {
     let content_type = header(&answer.head, "content-type").unwrap_or_default();
     let media_type = content_type.split(';').next().unwrap_or("").trim();
     let Some(contents) = response["content"].as_object() else {
-        assert!(answer.body.is_empty(), "{what}: a body where none is documented");
+        assert!(
+            answer.body.is_empty(),
+            "{what}: a body where none is documented"
+        );
         return Value::Null;
     };
     let content = contents
@@ -136,9 +142,12 @@ async fn the_document_is_served_as_openapi_3_1_and_is_the_codes() {
     let bearer = &served["components"]["securitySchemes"]["bearer"];
     assert_eq!(bearer["type"], "http");
     assert_eq!(bearer["scheme"], "bearer");
-    // Every error answer of every operation is a problem document.
+    // Every error answer of every operation is a problem document; operation ids are unique.
+    let mut ids = std::collections::BTreeSet::new();
     for (path, item) in served["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
+            let id = operation["operationId"].as_str().unwrap().to_owned();
+            assert!(ids.insert(id), "{method} {path}: operationId used twice");
             for (status, response) in operation["responses"].as_object().unwrap() {
                 if status.starts_with('4') || status.starts_with('5') {
                     let schema = &response["content"]["application/problem+json"]["schema"];
@@ -148,7 +157,10 @@ async fn the_document_is_served_as_openapi_3_1_and_is_the_codes() {
                     );
                 }
             }
-            assert!(operation["security"].is_array() || path == "/healthz", "{method} {path}");
+            assert!(
+                operation["security"].is_array() || path == "/healthz",
+                "{method} {path}"
+            );
         }
     }
 }
@@ -195,7 +207,10 @@ fn no_route_under_v1_bypasses_the_document() {
             }
         }
     }
-    assert!(seen >= UNDOCUMENTED.len(), "the scan found no routes at all");
+    assert!(
+        seen >= UNDOCUMENTED.len(),
+        "the scan found no routes at all"
+    );
 }
 
 /// A value for each path parameter, to call every documented operation.
@@ -228,8 +243,7 @@ async fn every_documented_operation_is_routed_and_answers_as_documented() {
         for method in item.as_object().unwrap().keys() {
             let method = method.to_ascii_uppercase();
             let body = (method == "POST").then_some("{}");
-            let (status, json) =
-                call(&server, &doc, (&method, template, &path), None, body).await;
+            let (status, json) = call(&server, &doc, (&method, template, &path), None, body).await;
             assert_ne!(status, 405, "{method} {path}");
             assert_ne!(json["detail"], "no such resource", "{method} {path}");
             operations += 1;
@@ -245,8 +259,12 @@ async fn real_answers_validate_against_their_schemas() {
     let server = Server::start().await;
     let doc = document(&server).await;
     let token = admin_key(&server).await;
-    let a = server.subscribe("https://example.org/feed.xml", "alice").await;
-    let b = server.subscribe("https://example.net/feed.xml", "bob").await;
+    let a = server
+        .subscribe("https://example.org/feed.xml", "alice")
+        .await;
+    let b = server
+        .subscribe("https://example.net/feed.xml", "bob")
+        .await;
     let mut rich = dated("rich", t(60));
     rich.content = Some("<p>content</p>".to_owned());
     rich.categories = vec!["news".to_owned()];
@@ -281,7 +299,10 @@ async fn real_answers_validate_against_their_schemas() {
         get("/v1/log", "/v1/log?feed=x".into()),
         get("/v1/hosts/{name}", "/v1/hosts/example.org".into()),
         get("/v1/hosts/{name}", "/v1/hosts/a_b".into()),
-        get("/v1/feeds/{id}/feed.json", format!("/v1/feeds/{a}/feed.json")),
+        get(
+            "/v1/feeds/{id}/feed.json",
+            format!("/v1/feeds/{a}/feed.json"),
+        ),
         get("/v1/feeds/{id}/atom", format!("/v1/feeds/{a}/atom")),
         get("/v1/entries/feed.json", "/v1/entries/feed.json".into()),
         get("/v1/entries/atom", "/v1/entries/atom?limit=501".into()),
@@ -294,7 +315,9 @@ async fn real_answers_validate_against_their_schemas() {
     }
     assert_eq!(
         statuses,
-        [200, 200, 404, 400, 200, 200, 400, 400, 200, 400, 200, 400, 200, 200, 200, 400, 200]
+        [
+            200, 200, 404, 400, 200, 200, 400, 400, 200, 400, 200, 400, 200, 200, 200, 400, 200
+        ]
     );
 
     // A page with a next cursor, and the page it leads to.
@@ -310,7 +333,11 @@ async fn real_answers_validate_against_their_schemas() {
     let (status, _) = call(
         &server,
         &doc,
-        ("GET", "/v1/entries", &format!("/v1/entries?cursor={cursor}")),
+        (
+            "GET",
+            "/v1/entries",
+            &format!("/v1/entries?cursor={cursor}"),
+        ),
         None,
         None,
     )
@@ -331,7 +358,14 @@ async fn real_answers_validate_against_their_schemas() {
     let (status, _) = call(&server, &doc, feeds, Some("tdg_unknown"), Some(url)).await;
     assert_eq!(status, 401);
     let delete = format!("/v1/feeds/{}", created["id"]);
-    let (status, _) = call(&server, &doc, ("DELETE", "/v1/feeds/{id}", &delete), key, None).await;
+    let (status, _) = call(
+        &server,
+        &doc,
+        ("DELETE", "/v1/feeds/{id}", &delete),
+        key,
+        None,
+    )
+    .await;
     assert_eq!(status, 204);
 }
 
@@ -391,7 +425,14 @@ async fn parameter_bounds_are_the_handlers() {
             "/v1/entries",
             "since",
             "/v1/entries?since=",
-            &["2026-11-30", "2026-11-30T12:00:00Z", "2026-11-30T12:00:00%2B01:00", "yesterday", "2026-13-01", "24h"],
+            &[
+                "2026-11-30",
+                "2026-11-30T12:00:00Z",
+                "2026-11-30T12:00:00%2B01:00",
+                "yesterday",
+                "2026-13-01",
+                "24h",
+            ],
         ),
         (
             "/v1/entries",
@@ -411,7 +452,17 @@ async fn parameter_bounds_are_the_handlers() {
             "/v1/log",
             "host",
             "/v1/log?host=",
-            &["example.org", "EXAMPLE.org.", "https://example.org:443", "[::1]", "-", "...", "a_b", "a%3Cb", &long],
+            &[
+                "example.org",
+                "EXAMPLE.org.",
+                "https://example.org:443",
+                "[::1]",
+                "-",
+                "...",
+                "a_b",
+                "a%3Cb",
+                &long,
+            ],
         ),
         (
             "/v1/hosts/{name}",

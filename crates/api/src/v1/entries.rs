@@ -50,6 +50,7 @@ pub struct EntriesParams {
 #[utoipa::path(
     get,
     path = "/v1/entries",
+    operation_id = "list_entries",
     tag = "entries",
     params(EntriesParams),
     security((), ("bearer" = [])),

@@ -20,6 +20,7 @@ use tidings_store::{NewFeed, StoreError};
 #[utoipa::path(
     get,
     path = "/v1/feeds",
+    operation_id = "list_feeds",
     tag = "feeds",
     security((), ("bearer" = [])),
     responses(
@@ -38,6 +39,7 @@ pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<F
 #[utoipa::path(
     get,
     path = "/v1/feeds/{id}",
+    operation_id = "get_feed",
     tag = "feeds",
     params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
     security((), ("bearer" = [])),
@@ -63,13 +65,15 @@ pub async fn get(
     }
 }
 
-/// Subscribe the calling key (`key:ID`) to `{"url": ...}`, as the crawler's `subscribe` does:
-/// a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
+/// Subscribe the calling key to a feed.
+///
+/// The key subscribes as `key:ID`, as the crawler's `subscribe` does: a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
 /// (WFM10). Nothing is fetched here: a new feed is due at once and the running crawl reads it.
 /// 201 with the feed and its `Location`.
 #[utoipa::path(
     post,
     path = "/v1/feeds",
+    operation_id = "subscribe",
     tag = "feeds",
     request_body(content = Subscribe, content_type = "application/json"),
     security(("bearer" = [])),
@@ -149,11 +153,13 @@ pub async fn create(
     Ok(response)
 }
 
-/// Remove the calling key's subscription to feed `{id}`: 204, or 404 when it has none. The
-/// feed and its entries stay.
+/// Unsubscribe the calling key from a feed.
+///
+/// 204, or 404 when the key has no subscription to feed `{id}`. The feed and its entries stay.
 #[utoipa::path(
     delete,
     path = "/v1/feeds/{id}",
+    operation_id = "unsubscribe",
     tag = "feeds",
     params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
     security(("bearer" = [])),

@@ -22,8 +22,11 @@ use utoipa::IntoParams;
 #[into_params(parameter_in = Query)]
 pub struct LogParams {
     /// A host name (`example.org`: every scheme and port) or an origin
-    /// (`https://example.org:443`); the pattern is what [`host_name`] takes.
-    #[param(pattern = r"^[A-Za-z0-9.:/\[\]-]*[A-Za-z0-9:/\[\]-][A-Za-z0-9.:/\[\]-]*$", max_length = 300)]
+    /// (`https://example.org:443`); the pattern is what the server takes.
+    #[param(
+        pattern = r"^[A-Za-z0-9.:/\[\]-]*[A-Za-z0-9:/\[\]-][A-Za-z0-9.:/\[\]-]*$",
+        max_length = 300
+    )]
     host: Option<String>,
     /// Only requests for this feed: its id.
     #[param(value_type = Option<i64>, minimum = 1)]
@@ -40,6 +43,7 @@ pub struct LogParams {
 #[utoipa::path(
     get,
     path = "/v1/log",
+    operation_id = "request_log",
     tag = "operator",
     params(LogParams),
     security(("bearer" = [])),
@@ -79,11 +83,14 @@ pub async fn log(
     }))
 }
 
-/// A host by name: its two usual origins' robots.txt and Retry-After floor, and its feeds by
-/// state, with the reason of each that is not active.
+/// What tidings holds about a host.
+///
+/// Its two usual origins' robots.txt and Retry-After floor, and its feeds by state, with the
+/// reason of each that is not active.
 #[utoipa::path(
     get,
     path = "/v1/hosts/{name}",
+    operation_id = "get_host",
     tag = "operator",
     params(("name" = String, Path, description = "A host name (`example.org`).",
         pattern = r"^[A-Za-z0-9.:/\[\]-]*[A-Za-z0-9:/\[\]-][A-Za-z0-9.:/\[\]-]*$", max_length = 300)),

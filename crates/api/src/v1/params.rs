@@ -40,6 +40,7 @@ pub fn time_schema() -> utoipa::openapi::schema::Schema {
             .format(Some(SchemaFormat::KnownFormat(format)))
     };
     OneOfBuilder::new()
+        .description(Some("An RFC 3339 time, or a date (midnight UTC)."))
         .item(string(KnownFormat::DateTime).examples([serde_json::json!("2026-11-30T12:00:00Z")]))
         .item(string(KnownFormat::Date).examples([serde_json::json!("2026-11-30")]))
         .build()
