@@ -14,21 +14,24 @@
 use crate::AppState;
 use crate::auth::{Caller, ReadAccess};
 use crate::escape::text as xml_text;
+use crate::openapi::ReadErrors;
 use crate::problem::{self, Problem};
 use crate::v1::Scope;
 use crate::v1::params;
+use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use tidings_model::FeedId;
 use tidings_store::{EntryQuery, FeedRecord, StoredEntry};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// The media type of the Atom outputs.
 pub const ATOM_TYPE: &str = "application/atom+xml; charset=utf-8";
@@ -37,21 +40,33 @@ pub const JSON_FEED_TYPE: &str = "application/feed+json";
 /// The `version` of every JSON Feed served.
 pub const JSON_FEED_VERSION: &str = "https://jsonfeed.org/version/1.1";
 
-/// The output routes; other methods on them are 405 problems.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/v1/feeds/{id}/atom", get(feed_atom))
-        .route("/v1/feeds/{id}/feed.json", get(feed_json))
-        .route("/v1/entries/atom", get(all_atom))
-        .route("/v1/entries/feed.json", get(all_json))
-        .method_not_allowed_fallback(problem::method_not_allowed)
+/// The output routes and their OpenAPI operations (see `crate::openapi`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(feed_atom))
+        .routes(routes!(feed_json))
+        .routes(routes!(all_atom))
+        .routes(routes!(all_json))
 }
 
-/// The query string, as text; [`params`] reads it.
-#[derive(Debug, Default, Deserialize)]
+/// The query string, as text; [`params`] reads it. The `#[param]` says what is read.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ExportParams {
+    /// Entries in the document, newest first.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
     limit: Option<String>,
-    /// The all-feeds outputs: only the calling key's subscriptions.
+}
+
+/// The query string of the all-feeds outputs.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AllParams {
+    /// Entries in the document, newest first.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
+    limit: Option<String>,
+    /// Only the entries of the feeds the calling key subscribes to; needs a key.
+    #[param(value_type = Option<bool>)]
     mine: Option<String>,
 }
 
@@ -124,7 +139,7 @@ fn feed_listing(feed: &FeedRecord, entries: Vec<StoredEntry>) -> Listing {
 async fn all_feeds(
     state: &AppState,
     caller: Option<Caller>,
-    query: Result<Query<ExportParams>, QueryRejection>,
+    query: Result<Query<AllParams>, QueryRejection>,
 ) -> Result<Listing, Problem> {
     let Query(p) = query?;
     let limit = params::limit(p.limit.as_deref())?;
@@ -168,6 +183,24 @@ async fn all_feeds(
     })
 }
 
+/// One feed's stored entries as Atom 1.0, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/atom",
+    operation_id = "feed_atom",
+    tag = "outputs",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "An Atom 1.0 document (RFC 4287).", body = String,
+            content_type = "application/atom+xml"),
+        (status = BAD_REQUEST, description = "`id` or `limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn feed_atom(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -177,6 +210,24 @@ async fn feed_atom(
     Ok(atom_response(&one_feed(&state, id, query).await?))
 }
 
+/// One feed's stored entries as JSON Feed 1.1, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/feed.json",
+    operation_id = "feed_json_feed",
+    tag = "outputs",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "A JSON Feed 1.1 document.", body = JsonFeed,
+            content_type = "application/feed+json"),
+        (status = BAD_REQUEST, description = "`id` or `limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn feed_json(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -186,18 +237,50 @@ async fn feed_json(
     Ok(json_response(&one_feed(&state, id, query).await?))
 }
 
+/// Every feed's stored entries as Atom 1.0, newest first, each naming its feed in `<source>`.
+#[utoipa::path(
+    get,
+    path = "/v1/entries/atom",
+    operation_id = "entries_atom",
+    tag = "outputs",
+    params(AllParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "An Atom 1.0 document (RFC 4287).", body = String,
+            content_type = "application/atom+xml"),
+        (status = BAD_REQUEST, description = "`limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn all_atom(
     State(state): State<AppState>,
     ReadAccess(caller): ReadAccess,
-    query: Result<Query<ExportParams>, QueryRejection>,
+    query: Result<Query<AllParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
     Ok(atom_response(&all_feeds(&state, caller, query).await?))
 }
 
+/// Every feed's stored entries as JSON Feed 1.1, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/entries/feed.json",
+    operation_id = "entries_json_feed",
+    tag = "outputs",
+    params(AllParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "A JSON Feed 1.1 document.", body = JsonFeed,
+            content_type = "application/feed+json"),
+        (status = BAD_REQUEST, description = "`limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn all_json(
     State(state): State<AppState>,
     ReadAccess(caller): ReadAccess,
-    query: Result<Query<ExportParams>, QueryRejection>,
+    query: Result<Query<AllParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
     Ok(json_response(&all_feeds(&state, caller, query).await?))
 }
@@ -399,7 +482,7 @@ fn atom_source(out: &mut String, feed: &FeedRecord) {
 }
 
 /// A JSON Feed 1.1 document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JsonFeed {
     pub version: String,
     pub title: String,
@@ -409,7 +492,7 @@ pub struct JsonFeed {
 }
 
 /// One JSON Feed item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JsonItem {
     pub id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -425,7 +508,9 @@ pub struct JsonItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
     pub date_published: Option<String>,
+    #[schema(format = DateTime)]
     pub date_modified: String,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub authors: Vec<JsonAuthor>,
@@ -435,7 +520,7 @@ pub struct JsonItem {
     pub attachments: Vec<JsonAttachment>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct JsonAuthor {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -443,7 +528,7 @@ pub struct JsonAuthor {
     pub url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct JsonAttachment {
     pub url: String,
     pub mime_type: String,

@@ -1,20 +1,20 @@
-//! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1`, the bot page at
-//! `/bot` rendered from the running profile, `/metrics` and `/healthz`. Wire types live only
-//! here; the handlers read and write through the `Store` trait and never send requests to
-//! publishers. Of a crawler running in the same process they read only its live state
-//! (`tidings_crawler::Live`).
+//! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1` and its OpenAPI
+//! document at `/openapi.json`, the bot page at `/bot` rendered from the running profile,
+//! `/metrics` and `/healthz`. Wire types live only here; the handlers read and write through
+//! the `Store` trait and never send requests to publishers. Of a crawler running in the same
+//! process they read only its live state (`tidings_crawler::Live`).
 
 pub mod auth;
 pub mod bot;
 mod escape;
 pub mod export;
 pub mod metrics;
+pub mod openapi;
 pub mod problem;
 pub mod publishers;
 pub mod v1;
 
 use axum::Router;
-use axum::routing::get;
 use std::sync::Arc;
 use tidings_policy::Profile;
 use tidings_store::Store;
@@ -68,18 +68,24 @@ impl AppState {
     }
 }
 
-/// Every route.
+/// Every route: the documented ones (`/healthz`, `/v1`, the outputs; see `openapi`) and the
+/// pages.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .route("/healthz", get(healthz))
+        .merge(openapi::routes())
         .merge(metrics::routes())
-        .merge(v1::routes())
         .merge(bot::routes())
-        .merge(export::routes())
         .merge(publishers::routes())
         .with_state(state)
 }
 
+/// The server answers.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "health",
+    responses((status = OK, description = "`ok` and a newline", body = String, content_type = "text/plain"))
+)]
 async fn healthz() -> &'static str {
     "ok\n"
 }

@@ -9,30 +9,72 @@ use super::params;
 use super::wire::{Entry, EntryPage};
 use crate::AppState;
 use crate::auth::{Caller, ReadAccess, Role};
-use crate::problem::{Problem, ProblemKind};
+use crate::openapi::ReadErrors;
+use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use tidings_store::EntryQuery;
+use utoipa::IntoParams;
 
-/// The query string, as text; [`params`] reads each value.
-#[derive(Debug, Default, Deserialize)]
+/// The query string, as text; [`params`] reads each value. The `#[param]`s say what is read.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EntriesParams {
+    /// Entries per page.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
     limit: Option<String>,
+    /// Only this feed's entries: its id.
+    #[param(value_type = Option<i64>, minimum = 1)]
     feed: Option<String>,
+    /// Only entries listed at or after this time (`sort_at`).
+    #[param(schema_with = params::time_schema)]
     since: Option<String>,
+    /// Only entries listed before this time (`sort_at`).
+    #[param(schema_with = params::time_schema)]
     until: Option<String>,
+    /// Full-text search: entries holding every word (title, summary, content). Blank is no
+    /// search; text without a letter or digit matches nothing.
     q: Option<String>,
+    /// `next_cursor` of the previous page, unchanged. The pattern is the shape of every cursor
+    /// this API gives out (version 1, a time within 36,000 years of 1970, a positive id).
+    #[param(pattern = "^01[0fF][0-9a-fA-F]{15}(?!0{16}$)[0-7][0-9a-fA-F]{15}$")]
     cursor: Option<String>,
+    /// Only entries filed under this category (compared trimmed, case-folded, whole).
+    #[param(min_length = 1, max_length = 200, pattern = r"\S")]
     category: Option<String>,
-    /// Only the entries of the calling key's subscriptions.
+    /// Only the entries of the feeds the calling key subscribes to; needs a key.
+    #[param(value_type = Option<bool>)]
     mine: Option<String>,
-    /// Expired entries too (FF16); needs an admin key.
+    /// Expired entries too (FF16: past their or their feed's `dcterms:valid` end); needs an
+    /// admin key.
+    #[param(value_type = Option<bool>)]
     include_expired: Option<String>,
 }
 
+/// One page of entries, newest first (by `sort_at`, then id).
+///
+/// Pass `next_cursor` as `cursor` for the next page; entries that arrive meanwhile never shift
+/// a page.
+#[utoipa::path(
+    get,
+    path = "/v1/entries",
+    operation_id = "list_entries",
+    tag = "entries",
+    params(EntriesParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "One page of entries.", body = EntryPage),
+        (status = BAD_REQUEST, description = "A parameter is malformed or out of bounds, or \
+            the cursor is not one this API gave out; `parameter` names it.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = FORBIDDEN, description = "`include_expired=true` without an admin key.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 pub async fn list(
     State(state): State<AppState>,
     ReadAccess(caller): ReadAccess,

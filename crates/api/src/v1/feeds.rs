@@ -6,7 +6,8 @@ use super::params;
 use super::wire::{Feed, FeedChange, FeedList, Subscribe};
 use crate::AppState;
 use crate::auth::{Caller, ReadAccess, WriteAccess};
-use crate::problem::{Problem, ProblemKind};
+use crate::openapi::{AdminErrors, ReadErrors};
+use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
@@ -19,6 +20,17 @@ use tidings_store::{
 };
 
 /// Every feed, by id.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds",
+    operation_id = "list_feeds",
+    tag = "feeds",
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "Every feed, by id.", body = FeedList),
+        ReadErrors,
+    )
+)]
 pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<FeedList>, Problem> {
     let feeds = state.store.feeds().await?;
     Ok(Json(FeedList {
@@ -27,6 +39,22 @@ pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<F
 }
 
 /// One feed; 404 when there is none with that id.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}",
+    operation_id = "get_feed",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "The feed.", body = Feed),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 pub async fn get(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -40,10 +68,31 @@ pub async fn get(
     }
 }
 
-/// Subscribe the calling key (`key:ID`) to `{"url": ...}`, as the crawler's `subscribe` does:
-/// a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
+/// Subscribe the calling key to a feed.
+///
+/// The key subscribes as `key:ID`, as the crawler's `subscribe` does: a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
 /// (WFM10). Nothing is fetched here: a new feed is due at once and the running crawl reads it.
 /// 201 with the feed and its `Location`.
+#[utoipa::path(
+    post,
+    path = "/v1/feeds",
+    operation_id = "subscribe",
+    tag = "feeds",
+    request_body(content = Subscribe, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = CREATED, description = "Subscribed: the feed, new or already known.",
+            body = Feed,
+            headers(("Location" = String, description = "`/v1/feeds/ID`"))),
+        (status = BAD_REQUEST, description = "The body is not JSON with a `url`, or the URL \
+            is not an http or https URL with a host and without credentials.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = UNPROCESSABLE_ENTITY, description = "A do-not-crawl rule forbids the URL, or \
+            the feed was removed on request.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn create(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -75,8 +124,25 @@ pub async fn create(
     Ok(response)
 }
 
-/// Remove the calling key's subscription to feed `{id}`: 204, or 404 when it has none. The
-/// feed and its entries stay.
+/// Unsubscribe the calling key from a feed.
+///
+/// 204, or 404 when the key has no subscription to feed `{id}`. The feed and its entries stay.
+#[utoipa::path(
+    delete,
+    path = "/v1/feeds/{id}",
+    operation_id = "unsubscribe",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security(("bearer" = [])),
+    responses(
+        (status = NO_CONTENT, description = "The key's subscription is removed."),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "This key has no subscription to the feed.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn delete(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -94,13 +160,19 @@ pub async fn delete(
     }
 }
 
-/// Subscribe `caller` to `url`: refused (422) when a do-not-crawl rule forbids it (FF13) or the
+/// Subscribe `caller` to `url`: a 400 when its host is no host name or address; refused (422) when a do-not-crawl rule forbids it (FF13) or the
 /// feed was removed on request (WFM10). The new feed is due at once, for the running crawl.
 pub(crate) async fn subscribe(
     state: &AppState,
     caller: &Caller,
     url: &FeedUrl,
 ) -> Result<(Subscribed, FeedRecord), Problem> {
+    if !resolvable_host(url) {
+        return Err(Problem::invalid(
+            "url",
+            format!("not a feed URL: the host of {url} is neither a host name nor an IP address"),
+        ));
+    }
     refuse_blocked(state, url).await?;
     let now = chrono::Utc::now();
     let first = tidings_policy::first_fetch(now, &state.profile);
@@ -136,6 +208,29 @@ pub(crate) async fn subscribe(
 /// feed removed on request, or one a do-not-crawl rule still covers, cannot be resumed (422).
 /// A longer interval moves the next read at once; a shorter one takes effect after it, so a
 /// change never brings a read forward past a failure's wait or a Retry-After.
+#[utoipa::path(
+    patch,
+    path = "/v1/feeds/{id}",
+    operation_id = "change_feed",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    request_body(content = FeedChange, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The feed as it is now.", body = Feed),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number; the body is \
+            not JSON with at least one of `paused`, `interval_secs`, `egress` and nothing else; \
+            the interval is outside the running profile's bounds; or the egress is not one of \
+            the server's configured addresses. `parameter` names which.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = UNPROCESSABLE_ENTITY, description = "The feed was removed on request, or a \
+            do-not-crawl rule still covers the feed being resumed.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn patch(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -254,6 +349,19 @@ fn egress_address(state: &AppState, text: &str) -> Result<String, Problem> {
         ));
     }
     Ok(ip.to_string())
+}
+
+/// Whether the URL's host is one DNS could know: letters, digits, hyphens, underscores and
+/// dots (an IDN arrives as punycode), or an IP address. The URL standard lets through names
+/// such as `a*` or `a!b`, which no resolver answers for.
+fn resolvable_host(url: &FeedUrl) -> bool {
+    match url.as_url().host_str() {
+        Some(host) if host.starts_with('[') => true,
+        Some(host) => host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')),
+        None => false,
+    }
 }
 
 /// The operator's do-not-crawl rules, read on each call, so one added by `tidings block`

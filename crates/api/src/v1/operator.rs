@@ -15,7 +15,8 @@ use super::wire::{
 };
 use crate::AppState;
 use crate::auth::{AdminAccess, Caller, ReadAccess, WriteAccess};
-use crate::problem::{Problem, ProblemKind};
+use crate::openapi::{AdminErrors, ReadErrors};
+use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, JsonRejection, PathRejection, QueryRejection};
@@ -28,6 +29,7 @@ use tidings_feed::opml::{self, Outline};
 use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::{BlockKind, block_hold_reason, is_block_hold, parse_rule};
 use tidings_store::{FeedPatch, FeedState, NewBlock};
+use utoipa::IntoParams;
 
 /// The media type of the OPML export.
 pub const OPML_TYPE: &str = "text/x-opml; charset=utf-8";
@@ -35,6 +37,17 @@ pub const OPML_TYPE: &str = "text/x-opml; charset=utf-8";
 pub const MAX_IMPORT: usize = 10_000;
 
 /// `GET /v1/rules`: every do-not-crawl rule, oldest first.
+#[utoipa::path(
+    get,
+    path = "/v1/rules",
+    operation_id = "list_rules",
+    tag = "operator",
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The do-not-crawl rules.", body = RuleList),
+        AdminErrors,
+    )
+)]
 pub async fn rules(
     State(state): State<AppState>,
     _: AdminAccess,
@@ -47,6 +60,23 @@ pub async fn rules(
 
 /// `POST /v1/rules` with `{"kind": "host", "value": "example.org", "reason": "..."}`: 201 with
 /// the new rule and the feeds it paused, or 200 with the rule that already existed.
+#[utoipa::path(
+    post,
+    path = "/v1/rules",
+    operation_id = "add_rule",
+    tag = "operator",
+    request_body(content = NewRule, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = CREATED, description = "The new rule and the feeds it paused.", body = RuleAdded),
+        (status = OK, description = "The rule existed already; feeds it covers are paused.",
+            body = RuleAdded),
+        (status = BAD_REQUEST, description = "The body is not JSON with `kind` and `value`, \
+            the kind is unknown, or the value is not a valid rule of that kind.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn add_rule(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -99,6 +129,20 @@ pub async fn add_rule(
 
 /// `DELETE /v1/rules/{id}`: the rule goes and the feeds it held that no other rule covers are
 /// resumed (read when due). 404 when there is no such rule.
+#[utoipa::path(
+    delete,
+    path = "/v1/rules/{id}",
+    operation_id = "remove_rule",
+    tag = "operator",
+    params(("id" = i64, Path, minimum = 1, description = "The rule's id.")),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The rule removed and the feeds resumed.", body = RuleRemoved),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.", body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No rule has this id.", body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn remove_rule(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -190,6 +234,22 @@ async fn resume_uncovered_feeds(state: &AppState, caller: &Caller) -> Result<Vec
 /// `POST /v1/feeds/{id}/removal` (WFM10): the feed is removed at once, every subscription
 /// ends, and it is never read or subscribed to again; its entries and request log stay. With
 /// `"block": true` its URLs (the one read and the one first added) also become `url` rules.
+#[utoipa::path(
+    post,
+    path = "/v1/feeds/{id}/removal",
+    operation_id = "remove_feed",
+    tag = "operator",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    request_body(content = Removal, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The feed, now removed; the rules added.", body = Removed),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number, or the body \
+            is not JSON with only `reason` and `block`.", body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.", body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn remove_feed(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -255,13 +315,29 @@ pub async fn remove_feed(
 }
 
 /// The OPML export's query string.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct OpmlParams {
-    /// Only the calling key's subscriptions.
+    /// Only the calling key's subscriptions; needs a key.
+    #[param(value_type = Option<bool>)]
     mine: Option<String>,
 }
 
 /// `GET /v1/opml`: every subscribed feed (or, with `mine=true`, the calling key's) as OPML 2.0.
+#[utoipa::path(
+    get,
+    path = "/v1/opml",
+    operation_id = "export_opml",
+    tag = "operator",
+    params(OpmlParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "The subscriptions as OPML 2.0.", body = String,
+            content_type = "text/x-opml"),
+        (status = BAD_REQUEST, description = "`mine` is not true or false.", body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 pub async fn export_opml(
     State(state): State<AppState>,
     ReadAccess(caller): ReadAccess,
@@ -302,6 +378,21 @@ pub async fn export_opml(
 /// `POST /v1/opml` with an OPML document as the body: the calling key subscribes to every
 /// feed listed, each as `POST /v1/feeds` would (rules and removals refuse some). Nothing is
 /// fetched here. 200 with what became of each outline; a body that is no OPML is a 400.
+#[utoipa::path(
+    post,
+    path = "/v1/opml",
+    operation_id = "import_opml",
+    tag = "operator",
+    request_body(content = String, content_type = "text/x-opml",
+        description = "An OPML document (at most 10,000 feeds, 2 MiB)."),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "What became of each outline.", body = OpmlImport),
+        (status = BAD_REQUEST, description = "The body is not an OPML document, or lists too \
+            many feeds.", body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn import_opml(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,

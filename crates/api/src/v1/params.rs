@@ -31,6 +31,22 @@ pub fn limit(text: Option<&str>) -> Result<u32, Problem> {
     }
 }
 
+/// The schema of a time parameter, as [`time`] reads it: an RFC 3339 time or a date.
+pub fn time_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, Type};
+    let string = |format| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(format)))
+    };
+    OneOfBuilder::new()
+        .description(Some("An RFC 3339 time, or a date (midnight UTC)."))
+        .item(string(KnownFormat::DateTime).examples([serde_json::json!("2026-11-30T12:00:00Z")]))
+        .item(string(KnownFormat::Date).examples([serde_json::json!("2026-11-30")]))
+        .build()
+        .into()
+}
+
 /// A time: RFC 3339 (`2026-11-30T12:00:00Z`) or a date (`2026-11-30`, midnight UTC).
 pub fn time(parameter: &'static str, text: &str) -> Result<DateTime<Utc>, Problem> {
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {

@@ -4,15 +4,16 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredBlock, StoredEntry};
+use utoipa::ToSchema;
 
 /// `GET /v1/feeds`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct FeedList {
     pub feeds: Vec<Feed>,
 }
 
 /// One feed: what it is, whether and when it is read next, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Feed {
     pub id: i64,
     /// The URL read now (after a permanent redirect was followed, it differs from
@@ -49,7 +50,7 @@ pub struct Feed {
 }
 
 /// An operator's settings for one feed (`PATCH /v1/feeds/{id}`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Overrides {
     /// A fixed refresh interval in seconds instead of the one learned from the feed.
     pub interval_secs: Option<u64>,
@@ -57,8 +58,9 @@ pub struct Overrides {
 
 /// The body of `PATCH /v1/feeds/{id}`: each field present changes that part, `null` clears
 /// `interval_secs` and `egress`; unknown fields are refused.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(min_properties = 1)]
 pub struct FeedChange {
     /// `true` pauses the feed; `false` resumes a paused or switched-off feed (read at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,6 +72,7 @@ pub struct FeedChange {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schema(value_type = Option<u64>, minimum = 0)]
     pub interval_secs: Option<Option<u64>>,
     /// The local IP address to send this feed's requests from; `null` goes back to the default.
     #[serde(
@@ -77,6 +80,7 @@ pub struct FeedChange {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schema(value_type = Option<String>)]
     pub egress: Option<Option<String>>,
 }
 
@@ -90,14 +94,14 @@ where
 }
 
 /// Whether an ETag and a Last-Modified are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ValidatorsPresent {
     pub etag: bool,
     pub last_modified: bool,
 }
 
 /// Reads of a feed since it was added, by outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Counters {
     pub fetches: i64,
     pub ok: i64,
@@ -144,7 +148,7 @@ impl From<&FeedRecord> for Feed {
 }
 
 /// `GET /v1/entries`: one page, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct EntryPage {
     pub entries: Vec<Entry>,
     /// Pass as `cursor` for the next page; `null` on the last page.
@@ -152,7 +156,7 @@ pub struct EntryPage {
 }
 
 /// One stored entry. Text fields are the publisher's, as parsed (HTML is not sanitised here).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Entry {
     /// The entry's id in tidings.
     pub id: i64,
@@ -178,14 +182,14 @@ pub struct Entry {
     pub changed_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Author {
     pub name: Option<String>,
     pub email: Option<String>,
     pub uri: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Enclosure {
     pub url: String,
     #[serde(rename = "type")]
@@ -234,20 +238,26 @@ impl From<&StoredEntry> for Entry {
 }
 
 /// The body of `POST /v1/feeds`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Subscribe {
-    /// The feed's URL (http or https).
+    /// The feed's URL: http or https, with a host, without user name or password. The pattern
+    /// is the usual shape of one (a host name, no punycode, at most a 4-digit port); other
+    /// valid URLs, such as an IP address, are taken too.
+    #[schema(
+        pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://(?![^/]*[Xx][Nn]--)([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[!-~]*)?$",
+        example = "https://example.org/feed.xml"
+    )]
     pub url: String,
 }
 
 /// `GET /v1/log`: requests sent to publishers, newest first (C7).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LogPage {
     pub requests: Vec<LogRow>,
 }
 
 /// One request sent: when, where, why, and what came back.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LogRow {
     pub at: DateTime<Utc>,
     pub feed_id: Option<i64>,
@@ -285,7 +295,7 @@ impl From<&RequestLogRow> for LogRow {
 }
 
 /// `GET /v1/hosts/{name}`: what tidings holds about a host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostView {
     pub name: String,
     /// The origins (https on 443, http on 80) with a stored robots.txt or Retry-After floor.
@@ -299,7 +309,7 @@ pub struct HostView {
 }
 
 /// A host's gate in the crawler of this process: one request in flight at most, spaced by a gap.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostGate {
     /// A request to the host is being sent or answered now.
     pub in_flight: bool,
@@ -322,7 +332,7 @@ impl From<tidings_crawler::GateView> for HostGate {
 }
 
 /// One origin of a host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostOrigin {
     pub origin: String,
     /// When robots.txt was last read, if ever.
@@ -352,7 +362,7 @@ impl HostOrigin {
 }
 
 /// A feed of a host that is not active.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostFeed {
     pub id: i64,
     pub url: String,
@@ -374,13 +384,13 @@ impl From<&FeedRecord> for HostFeed {
 }
 
 /// `GET /v1/rules`: the operator's do-not-crawl rules (FF13), oldest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RuleList {
     pub rules: Vec<Rule>,
 }
 
 /// One do-not-crawl rule: no request goes to what it covers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Rule {
     pub id: i64,
     /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
@@ -405,7 +415,7 @@ impl From<&StoredBlock> for Rule {
 }
 
 /// The body of `POST /v1/rules`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewRule {
     /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
@@ -416,7 +426,7 @@ pub struct NewRule {
 }
 
 /// `POST /v1/rules`: the rule, whether it is new, and the feeds it paused at once.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RuleAdded {
     pub rule: Rule,
     pub new: bool,
@@ -424,14 +434,14 @@ pub struct RuleAdded {
 }
 
 /// `DELETE /v1/rules/{id}`: the rule that went and the feeds resumed because of it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RuleRemoved {
     pub rule: Rule,
     pub resumed: Vec<i64>,
 }
 
 /// The body of `POST /v1/feeds/{id}/removal` (WFM10).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Removal {
     /// Why, as the publisher asked; kept with the rules.
@@ -444,7 +454,7 @@ pub struct Removal {
 
 /// `POST /v1/feeds/{id}/removal`: the feed as it is now (`removed`), how many subscriptions
 /// ended, and the rules added.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Removed {
     pub feed: Feed,
     pub subscriptions_ended: i64,
@@ -452,7 +462,7 @@ pub struct Removed {
 }
 
 /// `POST /v1/opml`: what became of each outline.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct OpmlImport {
     /// Feed ids newly subscribed to.
     pub subscribed: Vec<i64>,
@@ -465,7 +475,7 @@ pub struct OpmlImport {
 }
 
 /// An outline that was not subscribed to, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ImportedFeed {
     pub url: String,
     pub detail: String,
