@@ -21,7 +21,7 @@ async fn keys_are_created_listed_without_their_token_and_revoked() {
     assert_eq!(admin.len(), 4 + 64, "{admin}");
     assert!(!admin.contains('\n'), "the token alone on stdout");
     assert!(
-        stderr(&out).contains("key 1 (admin) created"),
+        stderr(&out).contains("key 1 (admin) named \"ops\" created"),
         "{}",
         stderr(&out)
     );

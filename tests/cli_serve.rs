@@ -97,10 +97,20 @@ async fn serve_no_crawl_answers_and_stops_on_sigterm() {
     let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
     assert_eq!(json["feeds"][0]["url"], "https://feeds.example/feed.xml");
     assert_eq!(json["feeds"][0]["last_outcome"], serde_json::Value::Null);
+    // The store's gauges without a crawler; no fetch series.
+    let (status, metrics) = get(serving.addr, "/metrics").await;
+    assert_eq!(status, 200, "{metrics}");
+    assert!(metrics.contains("\ntidings_due_feeds 1\n"), "{metrics}");
+    assert!(metrics.contains("\ntidings_feeds{state=\"active\"} 1\n"));
+    assert!(!metrics.contains("tidings_fetches_total"), "{metrics}");
 
     let (ok, rest, err) = stop(serving).await;
     assert!(ok, "clean exit after SIGTERM: {rest} {err}");
-    assert!(rest.starts_with("not crawling"), "{rest}");
+    assert!(rest.contains("\nnot crawling"), "{rest}");
+    assert!(
+        rest.contains("no admin key yet: `tidings keys create --role admin`"),
+        "the first start says how to get an admin key: {rest}"
+    );
     assert!(rest.contains("stopped"), "{rest}");
 }
 
@@ -136,6 +146,19 @@ async fn serve_crawls_in_the_same_process() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(entries, 3, "the crawl read the feed");
+    // The crawl's requests show in /metrics: the feed's first read, and robots.txt before it.
+    let (status, metrics) = get(serving.addr, "/metrics").await;
+    assert_eq!(status, 200, "{metrics}");
+    assert!(
+        metrics.contains("\ntidings_fetches_total{outcome=\"ok\",purpose=\"first_add\"} 1\n"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("purpose=\"robots\"} 1\n"), "{metrics}");
+    assert!(
+        metrics.contains("\ntidings_fetch_duration_seconds_count 2\n"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("\ntidings_hosts_in_flight "), "{metrics}");
     let (ok, rest, err) = stop(serving).await;
     assert!(ok, "clean exit after SIGTERM: {rest} {err}");
     assert!(rest.contains("stopped: 1 feeds read (ok 1"), "{rest}");

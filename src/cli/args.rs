@@ -39,6 +39,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "HOST:PORT:ADDR")]
     pub resolve: Vec<String>,
 
+    /// A local address feeds may be read from when an operator assigns it (repeatable)
+    #[arg(long, global = true, value_name = "ADDR")]
+    pub egress: Vec<String>,
+
     /// Run crawler time N times faster than real time (tests, demos) [default: 1]
     #[arg(long, global = true, env = "TIDINGS_TIME_SCALE", value_name = "N")]
     pub time_scale: Option<u32>,
@@ -155,6 +159,12 @@ pub struct EntriesArgs {
     /// Full-text search in titles and summaries
     #[arg(long, value_name = "QUERY")]
     pub search: Option<String>,
+    /// Only entries filed under this category (case does not matter)
+    #[arg(long, value_name = "NAME")]
+    pub category: Option<String>,
+    /// Also entries past their `dcterms:valid` end, or whose feed's end passed (FF16)
+    #[arg(long)]
+    pub expired: bool,
     /// At most this many entries
     #[arg(long, default_value_t = 50)]
     pub limit: u32,

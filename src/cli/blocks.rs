@@ -9,9 +9,10 @@ use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;
+use tidings_crawler::Purpose;
 use tidings_model::{FeedId, FeedUrl};
-use tidings_policy::{BlockKind, parse_rule};
-use tidings_store::{FeedRecord, NewBlock};
+use tidings_policy::{BlockKind, is_block_hold, parse_rule};
+use tidings_store::{FeedRecord, FeedState, NewBlock};
 
 #[derive(Debug, Args)]
 pub struct BlockArgs {
@@ -62,9 +63,17 @@ pub async fn block(ctx: &Context, args: BlockArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Pause at once every active feed a rule now covers (`Crawler::hold_covered_feeds`).
+/// Pause at once every active feed a rule now covers, so `feeds` shows it blocked before its
+/// next read would find out. Nothing is sent: the crawler checks the rules first.
 async fn hold_covered_feeds(ctx: &Context) -> Result<()> {
-    for (feed, report) in ctx.crawler()?.hold_covered_feeds().await? {
+    let crawler = ctx.crawler()?;
+    let list = crawler.reload_blocks().await?;
+    for feed in ctx.store.feeds().await? {
+        if feed.state != FeedState::Active || list.check(feed.url.as_url(), Some(feed.id)).is_none()
+        {
+            continue;
+        }
+        let report = crawler.refresh(&feed, Purpose::Scheduled).await?;
         println!(
             "feed {}: {} paused: {}",
             feed.id,
@@ -75,11 +84,28 @@ async fn hold_covered_feeds(ctx: &Context) -> Result<()> {
     Ok(())
 }
 
-/// Resume the feeds paused by a rule that no longer covers them
-/// (`Crawler::resume_uncovered_feeds`).
+/// Resume the feeds paused by a rule that no longer covers them; they are read when due.
 async fn resume_uncovered_feeds(ctx: &Context) -> Result<()> {
-    for feed in ctx.crawler()?.resume_uncovered_feeds().await? {
-        println!("feed {}: {} resumed", feed.id, describe(&feed));
+    let crawler = ctx.crawler()?;
+    let list = crawler.reload_blocks().await?;
+    let now = crawler.now();
+    for feed in ctx.store.feeds().await? {
+        let held = feed.state == FeedState::Paused
+            && feed.state_reason.as_deref().is_some_and(is_block_hold);
+        if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
+            continue;
+        }
+        if ctx
+            .store
+            .resume_feed(
+                feed.id,
+                now,
+                "resumed: no do-not-crawl rule covers it any more",
+            )
+            .await?
+        {
+            println!("feed {}: {} resumed", feed.id, describe(&feed));
+        }
     }
     Ok(())
 }

@@ -176,6 +176,9 @@ pub async fn entries(ctx: &Context, args: EntriesArgs) -> Result<ExitCode> {
             .transpose()?,
         until: None,
         search: args.search.clone(),
+        category: args.category.clone(),
+        current_at: (!args.expired).then_some(now),
+        subscriber: None,
         after: None,
         limit: args.limit,
     };

@@ -71,8 +71,13 @@ async fn create(ctx: &Context, args: CreateArgs) -> Result<ExitCode> {
     let (token, new) = issue(args.name, role, chrono::Utc::now())?;
     let key = ctx.store.create_key(&new).await?;
     println!("{token}");
+    let named = key
+        .name
+        .as_deref()
+        .map(|n| format!(" named {n:?}"))
+        .unwrap_or_default();
     eprintln!(
-        "key {} ({}) created; the token above is shown only this once",
+        "key {} ({}){named} created; the token above is shown only this once",
         key.id, key.role
     );
     Ok(ExitCode::SUCCESS)

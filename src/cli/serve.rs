@@ -5,7 +5,8 @@
 //! 127.0.0.1:0` prints the port it got). SIGINT or SIGTERM stops both gracefully: the server
 //! stops accepting, answers what it is answering, and the crawl starts no new read and lets
 //! the reads in flight finish and be stored (as `tidings crawl` does). A crawl that fails
-//! stops the server too, and the command fails.
+//! stops the server too, and the command fails. The crawl's live state (`Crawler::live`) is
+//! shared with the API: `/metrics` and the host gate in `/v1/hosts/{name}` show it.
 
 use super::commands::Context;
 use super::crawl::signals;
@@ -15,8 +16,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use tidings_api::AppState;
-use tidings_api::ui::{Effects, RuleEffects};
-use tidings_crawler::{CrawlState, CrawlUntil, Crawler, FeedReport, Progress};
+use tidings_crawler::{CrawlState, CrawlUntil, FeedReport, Progress};
 use tokio::sync::watch;
 
 #[derive(Debug, Args)]
@@ -41,21 +41,27 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     let addr = listener
         .local_addr()
         .context("cannot read the address listened on")?;
-    // One crawler for the crawl and for the UI's rule changes, so a rule added there holds for
-    // the running crawl at once.
-    let crawler = ctx.crawler()?;
-    let state = AppState::new(
+    let crawler = if args.no_crawl {
+        None
+    } else {
+        Some(ctx.crawler()?)
+    };
+    let mut state = AppState::new(
         ctx.store.clone(),
         Arc::new(ctx.settings.profile.clone()),
         env!("CARGO_PKG_VERSION"),
     )
+    .with_egress(ctx.settings.fetch.egress.clone())
     .with_auth(tidings_api::auth::Auth::new(
         tidings_api::auth::AuthConfig {
             keyed_reads: args.keyed_reads,
             ..Default::default()
         },
-    ))
-    .with_rule_effects(Arc::new(Rules(crawler.clone())));
+    ));
+    // `/metrics` and the host gate in `/v1/hosts/{name}` show the crawl of this process.
+    if let Some(crawler) = &crawler {
+        state = state.with_live(crawler.live());
+    }
     let (stop, stopped) = watch::channel(false);
     tokio::spawn(signals(stop.clone()));
 
@@ -68,16 +74,29 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
             .into_future(),
     );
     println!("listening on http://{addr}");
+    println!(
+        "  reader: http://{addr}/   bot page: http://{addr}/bot   API: http://{addr}/v1/feeds"
+    );
+    let admins = ctx
+        .store
+        .list_keys()
+        .await?
+        .iter()
+        .filter(|k| k.role == "admin" && k.revoked_at.is_none())
+        .count();
+    if admins == 0 {
+        println!(
+            "  no admin key yet: `tidings keys create --role admin` prints one; subscribing, \
+             the admin pages and every write need it"
+        );
+    }
     if args.no_crawl {
         println!("not crawling (--no-crawl)");
     } else {
         println!("crawling feeds as they fall due");
     }
-    println!("web UI: http://{addr}/ (log in with a key from `tidings keys create --role admin`)");
 
-    let crawled = if args.no_crawl {
-        None
-    } else {
+    let crawled = if let Some(crawler) = crawler {
         let until = CrawlUntil {
             stop: stopped,
             deadline: None,
@@ -86,6 +105,8 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         // A failed crawl takes the server down with it: better no process than half of one.
         let _ = stop.send(true);
         Some(outcome)
+    } else {
+        None
     };
 
     server
@@ -109,39 +130,6 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The UI's rule changes, applied by the crawler: `tidings block` and `unblock` do the same.
-struct Rules(Crawler);
-
-impl RuleEffects for Rules {
-    fn rule_added(&self) -> Effects<'_> {
-        Box::pin(async move {
-            let held = self
-                .0
-                .hold_covered_feeds()
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok(held
-                .into_iter()
-                .map(|(feed, report)| (feed.id, report.next_fetch_reason))
-                .collect())
-        })
-    }
-
-    fn rule_removed(&self) -> Effects<'_> {
-        Box::pin(async move {
-            let resumed = self
-                .0
-                .resume_uncovered_feeds()
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok(resumed
-                .into_iter()
-                .map(|feed| (feed.id, "no rule covers it any more".to_owned()))
-                .collect())
-        })
-    }
 }
 
 /// The crawl's progress as structured log lines (a server has no status line to draw).

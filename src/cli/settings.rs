@@ -27,6 +27,9 @@ pub struct FileSettings {
     pub allow_private_networks: Option<bool>,
     #[serde(default)]
     pub resolve: Vec<String>,
+    /// Local addresses an operator may assign to feeds (WFM7).
+    #[serde(default)]
+    pub egress: Vec<String>,
     pub log: Option<String>,
     pub max_body_bytes: Option<u64>,
     pub connect_timeout_secs: Option<u64>,
@@ -82,6 +85,21 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         .iter()
         .map(|s| parse_resolve(s))
         .collect::<Result<Vec<_>>>()?;
+    let egress_specs = if global.egress.is_empty() {
+        &file.egress
+    } else {
+        &global.egress
+    };
+    let mut egress = Vec::new();
+    for spec in egress_specs {
+        let ip: std::net::IpAddr = spec
+            .trim()
+            .parse()
+            .with_context(|| format!("egress {spec:?} is not an IP address"))?;
+        if !egress.contains(&ip) {
+            egress.push(ip);
+        }
+    }
     for (name, value) in [
         ("connect_timeout_secs", file.connect_timeout_secs),
         ("timeout_secs", file.timeout_secs),
@@ -104,6 +122,7 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         resolve,
         allow_private_networks: global.allow_private_networks
             || file.allow_private_networks.unwrap_or(false),
+        egress,
     };
     let mut crawler = CrawlerConfig::default();
     if let Some(n) = file.host_concurrency {
@@ -282,6 +301,44 @@ mod tests {
         };
         let s = resolve(&fast, FileSettings::default()).unwrap();
         assert_eq!(s.crawler.clock.scale(), 60);
+    }
+
+    #[test]
+    fn egress_addresses_come_from_the_flags_else_the_file_and_must_be_addresses() {
+        let file: FileSettings =
+            toml::from_str("egress = [\"127.0.0.2\", \" ::1 \", \"127.0.0.2\"]").unwrap();
+        let s = resolve(&GlobalArgs::default(), file).unwrap();
+        let shown: Vec<String> = s.fetch.egress.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["127.0.0.2", "::1"], "parsed, duplicates dropped");
+        let flag = GlobalArgs {
+            egress: vec!["10.0.0.9".into()],
+            ..GlobalArgs::default()
+        };
+        let file: FileSettings = toml::from_str("egress = [\"127.0.0.2\"]").unwrap();
+        let s = resolve(&flag, file).unwrap();
+        assert_eq!(
+            s.fetch.egress,
+            ["10.0.0.9".parse::<std::net::IpAddr>().unwrap()]
+        );
+        let bad = GlobalArgs {
+            egress: vec!["eth0".into()],
+            ..GlobalArgs::default()
+        };
+        let err = resolve(&bad, FileSettings::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("egress \"eth0\" is not an IP address"),
+            "{err}"
+        );
+        assert!(
+            resolve(&GlobalArgs::default(), FileSettings::default())
+                .unwrap()
+                .fetch
+                .egress
+                .is_empty()
+        );
     }
 
     #[test]

@@ -141,6 +141,7 @@ fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> F
             meta: Some(FeedMeta {
                 title: Some(format!("Feed {f}")),
                 site_link: Some(format!("https://site{}.example/", f % 997)),
+                expires: None,
             }),
         },
         entries,

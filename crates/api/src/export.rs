@@ -12,22 +12,26 @@
 //! no `rel="self"` link and ids are `urn:tidings:` names where the publisher gave no URI.
 
 use crate::AppState;
-use crate::auth::ReadAccess;
+use crate::auth::{Caller, ReadAccess};
 use crate::escape::text as xml_text;
+use crate::openapi::ReadErrors;
 use crate::problem::{self, Problem};
+use crate::v1::Scope;
 use crate::v1::params;
+use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use tidings_model::FeedId;
 use tidings_store::{EntryQuery, FeedRecord, StoredEntry};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// The media type of the Atom outputs.
 pub const ATOM_TYPE: &str = "application/atom+xml; charset=utf-8";
@@ -36,20 +40,34 @@ pub const JSON_FEED_TYPE: &str = "application/feed+json";
 /// The `version` of every JSON Feed served.
 pub const JSON_FEED_VERSION: &str = "https://jsonfeed.org/version/1.1";
 
-/// The output routes; other methods on them are 405 problems.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/v1/feeds/{id}/atom", get(feed_atom))
-        .route("/v1/feeds/{id}/feed.json", get(feed_json))
-        .route("/v1/entries/atom", get(all_atom))
-        .route("/v1/entries/feed.json", get(all_json))
-        .method_not_allowed_fallback(problem::method_not_allowed)
+/// The output routes and their OpenAPI operations (see `crate::openapi`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(feed_atom))
+        .routes(routes!(feed_json))
+        .routes(routes!(all_atom))
+        .routes(routes!(all_json))
 }
 
-/// The query string, as text; [`params`] reads it.
-#[derive(Debug, Default, Deserialize)]
+/// The query string, as text; [`params`] reads it. The `#[param]` says what is read.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ExportParams {
+    /// Entries in the document, newest first.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
     limit: Option<String>,
+}
+
+/// The query string of the all-feeds outputs.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AllParams {
+    /// Entries in the document, newest first.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
+    limit: Option<String>,
+    /// Only the entries of the feeds the calling key subscribes to; needs a key.
+    #[param(value_type = Option<bool>)]
+    mine: Option<String>,
 }
 
 /// What one output holds: a title, a site link, the entries, and a fallback `updated`.
@@ -94,6 +112,7 @@ async fn one_feed(
         .store
         .entries(&EntryQuery {
             feed: Some(id),
+            current_at: Some(Utc::now()),
             limit,
             ..EntryQuery::default()
         })
@@ -119,14 +138,20 @@ fn feed_listing(feed: &FeedRecord, entries: Vec<StoredEntry>) -> Listing {
 
 async fn all_feeds(
     state: &AppState,
-    query: Result<Query<ExportParams>, QueryRejection>,
+    caller: Option<Caller>,
+    query: Result<Query<AllParams>, QueryRejection>,
 ) -> Result<Listing, Problem> {
     let Query(p) = query?;
     let limit = params::limit(p.limit.as_deref())?;
+    // Expired entries (FF16) never go out in an output.
+    let scope = Scope::of(caller, p.mine.as_deref(), None, Utc::now())?;
+    let mine = scope.subscriber.is_some();
     let entries = state
         .store
         .entries(&EntryQuery {
             limit,
+            current_at: scope.current_at,
+            subscriber: scope.subscriber,
             ..EntryQuery::default()
         })
         .await?;
@@ -137,9 +162,19 @@ async fn all_feeds(
         .into_iter()
         .map(|f| (f.id, f))
         .collect();
+    let (title, id) = match caller.filter(|_| mine) {
+        Some(c) => (
+            format!("tidings: the subscriptions of key {}", c.key_id),
+            format!("urn:tidings:entries:key:{}", c.key_id),
+        ),
+        None => (
+            "tidings: every feed".to_owned(),
+            "urn:tidings:entries".to_owned(),
+        ),
+    };
     Ok(Listing {
-        title: "tidings: every feed".to_owned(),
-        id: "urn:tidings:entries".to_owned(),
+        title,
+        id,
         site_link: None,
         source_url: None,
         entries,
@@ -148,6 +183,24 @@ async fn all_feeds(
     })
 }
 
+/// One feed's stored entries as Atom 1.0, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/atom",
+    operation_id = "feed_atom",
+    tag = "outputs",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "An Atom 1.0 document (RFC 4287).", body = String,
+            content_type = "application/atom+xml"),
+        (status = BAD_REQUEST, description = "`id` or `limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn feed_atom(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -157,6 +210,24 @@ async fn feed_atom(
     Ok(atom_response(&one_feed(&state, id, query).await?))
 }
 
+/// One feed's stored entries as JSON Feed 1.1, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/feed.json",
+    operation_id = "feed_json_feed",
+    tag = "outputs",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id."), ExportParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "A JSON Feed 1.1 document.", body = JsonFeed,
+            content_type = "application/feed+json"),
+        (status = BAD_REQUEST, description = "`id` or `limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn feed_json(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -166,20 +237,52 @@ async fn feed_json(
     Ok(json_response(&one_feed(&state, id, query).await?))
 }
 
+/// Every feed's stored entries as Atom 1.0, newest first, each naming its feed in `<source>`.
+#[utoipa::path(
+    get,
+    path = "/v1/entries/atom",
+    operation_id = "entries_atom",
+    tag = "outputs",
+    params(AllParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "An Atom 1.0 document (RFC 4287).", body = String,
+            content_type = "application/atom+xml"),
+        (status = BAD_REQUEST, description = "`limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn all_atom(
     State(state): State<AppState>,
-    _: ReadAccess,
-    query: Result<Query<ExportParams>, QueryRejection>,
+    ReadAccess(caller): ReadAccess,
+    query: Result<Query<AllParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
-    Ok(atom_response(&all_feeds(&state, query).await?))
+    Ok(atom_response(&all_feeds(&state, caller, query).await?))
 }
 
+/// Every feed's stored entries as JSON Feed 1.1, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/entries/feed.json",
+    operation_id = "entries_json_feed",
+    tag = "outputs",
+    params(AllParams),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "A JSON Feed 1.1 document.", body = JsonFeed,
+            content_type = "application/feed+json"),
+        (status = BAD_REQUEST, description = "`limit` is malformed or out of bounds.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 async fn all_json(
     State(state): State<AppState>,
-    _: ReadAccess,
-    query: Result<Query<ExportParams>, QueryRejection>,
+    ReadAccess(caller): ReadAccess,
+    query: Result<Query<AllParams>, QueryRejection>,
 ) -> Result<Response, Problem> {
-    Ok(json_response(&all_feeds(&state, query).await?))
+    Ok(json_response(&all_feeds(&state, caller, query).await?))
 }
 
 fn atom_response(listing: &Listing) -> Response {
@@ -379,7 +482,7 @@ fn atom_source(out: &mut String, feed: &FeedRecord) {
 }
 
 /// A JSON Feed 1.1 document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JsonFeed {
     pub version: String,
     pub title: String,
@@ -389,7 +492,7 @@ pub struct JsonFeed {
 }
 
 /// One JSON Feed item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JsonItem {
     pub id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -405,7 +508,9 @@ pub struct JsonItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
     pub date_published: Option<String>,
+    #[schema(format = DateTime)]
     pub date_modified: String,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub authors: Vec<JsonAuthor>,
@@ -415,7 +520,7 @@ pub struct JsonItem {
     pub attachments: Vec<JsonAttachment>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct JsonAuthor {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -423,7 +528,7 @@ pub struct JsonAuthor {
     pub url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct JsonAttachment {
     pub url: String,
     pub mime_type: String,

@@ -1,19 +1,22 @@
-//! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1`, the web UI
-//! (`ui`: the reader at `/`, the operator's pages under `/admin`), the bot page at `/bot`
-//! rendered from the running profile, and `/healthz`. Wire types live only here; the
-//! handlers read and write through the `Store` trait and never send requests to publishers.
+//! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1` and its OpenAPI
+//! document at `/openapi.json`, the web UI (`ui`: the reader at `/`, the operator's pages
+//! under `/admin`), the bot page at `/bot` rendered from the running profile,
+//! `/metrics` and `/healthz`. Wire types live only here; the handlers read and write through
+//! the `Store` trait and never send requests to publishers. Of a crawler running in the same
+//! process they read only its live state (`tidings_crawler::Live`).
 
 pub mod auth;
 pub mod bot;
 mod escape;
 pub mod export;
+pub mod metrics;
+pub mod openapi;
 pub mod problem;
 pub mod publishers;
 pub mod ui;
 pub mod v1;
 
 use axum::Router;
-use axum::routing::get;
 use std::sync::Arc;
 use tidings_policy::Profile;
 use tidings_store::Store;
@@ -28,9 +31,11 @@ pub struct AppState {
     pub version: &'static str,
     /// Who may read and write `/v1`; `Arc::default()` is public reads, admin-key writes.
     pub auth: Arc<auth::Auth>,
-    /// What a change of the do-not-crawl rules in the UI sets off (the crawler's pausing and
-    /// resuming of feeds); `None` leaves it to the crawler's next reading of the rules.
-    pub rules: Option<Arc<dyn ui::RuleEffects>>,
+    /// The local addresses an operator may assign to a feed (`PATCH /v1/feeds/{id}`).
+    pub egress: Arc<Vec<std::net::IpAddr>>,
+    /// The live state of the crawler running in this process, if one does (`/metrics`, the
+    /// host gate in `/v1/hosts/{name}`).
+    pub live: Option<tidings_crawler::Live>,
 }
 
 impl AppState {
@@ -41,8 +46,15 @@ impl AppState {
             profile,
             version,
             auth: Arc::default(),
-            rules: None,
+            egress: Arc::default(),
+            live: None,
         }
+    }
+
+    /// The egress addresses the fetcher is configured with.
+    pub fn with_egress(mut self, egress: Vec<std::net::IpAddr>) -> AppState {
+        self.egress = Arc::new(egress);
+        self
     }
 
     /// Who may read and write.
@@ -51,25 +63,32 @@ impl AppState {
         self
     }
 
-    /// What a rule change in the UI sets off.
-    pub fn with_rule_effects(mut self, rules: Arc<dyn ui::RuleEffects>) -> AppState {
-        self.rules = Some(rules);
+    /// The crawler running in this process: its counters and host gate are shown.
+    pub fn with_live(mut self, live: tidings_crawler::Live) -> AppState {
+        self.live = Some(live);
         self
     }
 }
 
-/// Every route.
+/// Every route: the documented ones (`/healthz`, `/v1`, the outputs; see `openapi`) and the
+/// pages.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .route("/healthz", get(healthz))
-        .merge(v1::routes())
+        .merge(openapi::routes())
+        .merge(metrics::routes())
         .merge(bot::routes())
-        .merge(export::routes())
         .merge(publishers::routes())
         .merge(ui::routes())
         .with_state(state)
 }
 
+/// The server answers.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "health",
+    responses((status = OK, description = "`ok` and a newline", body = String, content_type = "text/plain"))
+)]
 async fn healthz() -> &'static str {
     "ok\n"
 }

@@ -11,6 +11,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tidings_store::StoreError;
+use utoipa::ToSchema;
 
 /// Where the problem types live; each kind appends its own name.
 pub const TYPE_BASE: &str = "https://tidings.example/problems/";
@@ -135,17 +136,28 @@ impl Problem {
     }
 }
 
-/// The problem document as sent.
-#[derive(Serialize)]
-struct Body<'a> {
+/// The problem document as sent (RFC 9457), and its schema in the OpenAPI document.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Problem)]
+pub struct Body<'a> {
+    /// Stable: `https://tidings.example/problems/` and the kind (`invalid-parameter`,
+    /// `not-found`, `unauthorized`, ...).
     #[serde(rename = "type")]
-    type_: String,
-    title: &'static str,
-    status: u16,
-    detail: &'a str,
-    /// Extension member: the parameter at fault.
+    #[schema(
+        format = "uri",
+        example = "https://tidings.example/problems/invalid-parameter"
+    )]
+    pub type_: String,
+    /// The kind's title, the same for every problem of that `type`.
+    pub title: &'static str,
+    /// The HTTP status, repeated.
+    #[schema(minimum = 400, maximum = 599)]
+    pub status: u16,
+    /// What was wrong with this request, for a person to read.
+    pub detail: &'a str,
+    /// Extension member: the query or path parameter at fault (`limit`, `id`, `body`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    parameter: Option<&'static str>,
+    pub parameter: Option<&'static str>,
 }
 
 impl IntoResponse for Problem {
@@ -164,6 +176,12 @@ impl IntoResponse for Problem {
         response
             .headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+        if self.kind == ProblemKind::Unauthorized {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"tidings\""),
+            );
+        }
         response
     }
 }

@@ -26,30 +26,11 @@ mod rules;
 use crate::AppState;
 use axum::Router;
 use axum::routing::{get, post};
-use std::future::Future;
-use std::pin::Pin;
-use tidings_model::FeedId;
 
 pub use page::CSP;
 
 /// Entries on one page of the reader.
 pub const PAGE_SIZE: u32 = 30;
-
-/// What a change of the do-not-crawl rules sets off beyond the store, given by the process
-/// that runs the crawler (`tidings serve` passes its crawler's): pausing at once the feeds a
-/// new rule covers, resuming those no rule covers any more. Without it a rule still holds from
-/// the crawler's next reading of the rules, and a covered feed is paused when it falls due.
-pub trait RuleEffects: Send + Sync {
-    /// A rule was added: pause every active feed a rule now covers.
-    fn rule_added(&self) -> Effects<'_>;
-    /// A rule was removed: resume the feeds paused by a rule that no longer covers them.
-    fn rule_removed(&self) -> Effects<'_>;
-}
-
-/// The feeds a [`RuleEffects`] call changed, each with a reason, or why it failed (for the
-/// log; the page says only that it failed).
-pub type Effects<'a> =
-    Pin<Box<dyn Future<Output = Result<Vec<(FeedId, String)>, String>> + Send + 'a>>;
 
 /// The UI's routes, with the strict headers on every answer.
 pub fn routes() -> Router<AppState> {

@@ -15,3 +15,9 @@ mod errors;
 mod feeds;
 #[path = "v1/hosts.rs"]
 mod hosts;
+#[path = "v1/operator.rs"]
+mod operator;
+#[path = "v1/patch.rs"]
+mod patch;
+#[path = "v1/scope.rs"]
+mod scope;

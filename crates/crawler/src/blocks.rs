@@ -6,11 +6,11 @@
 //! asks first: the feed, its robots.txt and each redirect hop of either, which the crawler
 //! follows itself.
 
-use crate::{CrawlError, Crawler, FeedReport, Purpose};
+use crate::{CrawlError, Crawler};
 use std::sync::Arc;
 use tidings_model::FeedId;
-use tidings_policy::{Block, BlockKind, BlockList, is_block_hold};
-use tidings_store::{FeedRecord, FeedState, StoredBlock};
+use tidings_policy::{Block, BlockKind, BlockList};
+use tidings_store::StoredBlock;
 use url::Url;
 
 /// A stored rule read back, or `None` (logged) for a kind this version does not know.
@@ -66,51 +66,5 @@ impl Crawler {
             .await?
             .check(url, feed)
             .map(Block::describe))
-    }
-
-    /// After a rule was added: read the rules again and pause at once every active feed a
-    /// rule now covers, so it shows as blocked before its next read would find out. Nothing
-    /// is sent (a blocked read checks the rules first). Returns each feed paused with its
-    /// read's report (the reason is `next_fetch_reason`).
-    pub async fn hold_covered_feeds(&self) -> Result<Vec<(FeedRecord, FeedReport)>, CrawlError> {
-        let list = self.reload_blocks().await?;
-        let mut held = Vec::new();
-        for feed in self.store.feeds().await? {
-            if feed.state != FeedState::Active
-                || list.check(feed.url.as_url(), Some(feed.id)).is_none()
-            {
-                continue;
-            }
-            let report = self.refresh(&feed, Purpose::Scheduled).await?;
-            held.push((feed, report));
-        }
-        Ok(held)
-    }
-
-    /// After a rule was removed: read the rules again and resume the feeds paused by a rule
-    /// that no longer covers them; they are read when due. Returns the feeds resumed.
-    pub async fn resume_uncovered_feeds(&self) -> Result<Vec<FeedRecord>, CrawlError> {
-        let list = self.reload_blocks().await?;
-        let now = self.now();
-        let mut resumed = Vec::new();
-        for feed in self.store.feeds().await? {
-            let held = feed.state == FeedState::Paused
-                && feed.state_reason.as_deref().is_some_and(is_block_hold);
-            if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
-                continue;
-            }
-            if self
-                .store
-                .resume_feed(
-                    feed.id,
-                    now,
-                    "resumed: no do-not-crawl rule covers it any more",
-                )
-                .await?
-            {
-                resumed.push(feed);
-            }
-        }
-        Ok(resumed)
     }
 }

@@ -7,6 +7,7 @@
 //! the previous request, so a slow server is never asked faster than it answers.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
@@ -15,17 +16,74 @@ use url::Url;
 
 /// The gate for all hosts.
 pub struct HostGate {
-    hosts: Mutex<HashMap<String, Arc<AsyncMutex<Option<Instant>>>>>,
+    hosts: Mutex<HashMap<String, Arc<Slot>>>,
+    /// The instant the slots' times count from.
+    epoch: Instant,
+}
+
+/// One host's turn and what a reader of [`HostGate::state`] sees of it. The times are atomics
+/// written only by the holder of `turn`, so reading them takes no lock.
+struct Slot {
+    /// Held by the request in flight, and by the next one while it waits out the gap.
+    turn: Arc<AsyncMutex<()>>,
+    /// When the last request ended, in nanoseconds from the gate's epoch (negative for a
+    /// seed from before it); [`NEVER`] when none did.
+    ended: AtomicI64,
+    /// The gap the last (or current) request was spaced by, in nanoseconds; [`NEVER`] as
+    /// `u64` when no request of this gate had one yet.
+    gap: AtomicU64,
+    in_flight: AtomicBool,
+}
+
+const NEVER: i64 = i64::MIN;
+
+impl Slot {
+    fn new(ended: i64) -> Slot {
+        Slot {
+            turn: Arc::default(),
+            ended: AtomicI64::new(ended),
+            gap: AtomicU64::new(u64::MAX),
+            in_flight: AtomicBool::new(false),
+        }
+    }
 }
 
 /// The right to send one request to one host. Dropping it records the end of the request.
 pub struct Permit {
-    guard: OwnedMutexGuard<Option<Instant>>,
+    slot: Arc<Slot>,
+    epoch: Instant,
+    _turn: OwnedMutexGuard<()>,
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        *self.guard = Some(Instant::now());
+        self.slot
+            .ended
+            .store(offset(self.epoch, Instant::now()), Ordering::Release);
+        self.slot.in_flight.store(false, Ordering::Release);
+    }
+}
+
+/// What the gate holds for one host at a moment ([`HostGate::state`]), in real time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GateState {
+    /// A request to the host is being sent or answered now.
+    pub in_flight: bool,
+    /// When the last request ended (or an earlier process's, from the request log).
+    pub last_ended: Option<Instant>,
+    /// The gap the last request was spaced by; `None` before this gate sent one.
+    pub gap: Option<Duration>,
+}
+
+impl GateState {
+    /// The earliest the next request may start: the last end plus the gap; `None` while one
+    /// is in flight (its end is not known yet) or when either is unknown. In the past when
+    /// the host is free.
+    pub fn next_allowed(&self) -> Option<Instant> {
+        if self.in_flight {
+            return None;
+        }
+        Some(self.last_ended? + self.gap?)
     }
 }
 
@@ -39,6 +97,7 @@ impl HostGate {
     pub fn new() -> HostGate {
         HostGate {
             hosts: Mutex::new(HashMap::new()),
+            epoch: Instant::now(),
         }
     }
 
@@ -47,13 +106,25 @@ impl HostGate {
     pub async fn acquire(&self, url: &Url, gap: Duration) -> Permit {
         let slot = {
             let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-            hosts.entry(host_of(url)).or_default().clone()
+            hosts
+                .entry(host_of(url))
+                .or_insert_with(|| Arc::new(Slot::new(NEVER)))
+                .clone()
         };
-        let guard = slot.lock_owned().await;
-        if let Some(last) = *guard {
+        let turn = slot.turn.clone().lock_owned().await;
+        slot.gap.store(
+            u64::try_from(gap.as_nanos()).unwrap_or(u64::MAX - 1),
+            Ordering::Release,
+        );
+        if let Some(last) = instant(self.epoch, slot.ended.load(Ordering::Acquire)) {
             tokio::time::sleep_until(last + gap).await;
         }
-        Permit { guard }
+        slot.in_flight.store(true, Ordering::Release);
+        Permit {
+            slot,
+            epoch: self.epoch,
+            _turn: turn,
+        }
     }
 }
 
@@ -70,20 +141,68 @@ impl HostGate {
         let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
         hosts
             .entry(host_of(url))
-            .or_insert_with(|| Arc::new(AsyncMutex::new(Some(ended))));
+            .or_insert_with(|| Arc::new(Slot::new(offset(self.epoch, ended))));
     }
 
     /// How long `url`'s host has been quiet: since its last request ended (zero while one is
-    /// in flight; `None` when nothing was sent to it by this gate).
+    /// in flight or waiting for its turn; `None` when nothing was sent to it by this gate).
     pub fn quiet_for(&self, url: &Url) -> Option<Duration> {
         let slot = {
             let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
             hosts.get(&host_of(url))?.clone()
         };
-        match slot.try_lock() {
-            Ok(last) => last.map(|t| t.elapsed()),
-            Err(_) => Some(Duration::ZERO),
+        if slot.turn.try_lock().is_err() {
+            return Some(Duration::ZERO);
         }
+        instant(self.epoch, slot.ended.load(Ordering::Acquire)).map(|t| t.elapsed())
+    }
+
+    /// What the gate holds for `host` (a name as [`host_of`] gives it), without waiting for
+    /// its turn; `None` when the gate never saw the host.
+    pub fn state(&self, host: &str) -> Option<GateState> {
+        let slot = {
+            let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+            hosts.get(host)?.clone()
+        };
+        let gap = slot.gap.load(Ordering::Acquire);
+        Some(GateState {
+            in_flight: slot.in_flight.load(Ordering::Acquire),
+            last_ended: instant(self.epoch, slot.ended.load(Ordering::Acquire)),
+            gap: (gap != u64::MAX).then(|| Duration::from_nanos(gap)),
+        })
+    }
+
+    /// How many hosts have a request in flight now.
+    pub fn in_flight(&self) -> usize {
+        let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        hosts
+            .values()
+            .filter(|slot| slot.in_flight.load(Ordering::Acquire))
+            .count()
+    }
+}
+
+/// `t` as signed nanoseconds from `epoch` (saturating).
+fn offset(epoch: Instant, t: Instant) -> i64 {
+    let nanos = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+    if t >= epoch {
+        nanos(t - epoch)
+    } else {
+        // Never NEVER: i64::MIN + 1 at the most negative.
+        -nanos(epoch - t)
+    }
+}
+
+/// The instant `offset` nanoseconds from `epoch`; `None` for [`NEVER`].
+fn instant(epoch: Instant, offset: i64) -> Option<Instant> {
+    if offset == NEVER {
+        return None;
+    }
+    let d = Duration::from_nanos(offset.unsigned_abs());
+    if offset >= 0 {
+        Some(epoch + d)
+    } else {
+        Some(epoch.checked_sub(d).unwrap_or(epoch))
     }
 }
 
@@ -142,5 +261,40 @@ mod tests {
         gate.seed(&url, ended - Duration::from_secs(60));
         drop(gate.acquire(&url, gap).await);
         assert_eq!(Instant::now() - ended, Duration::from_secs(10));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_state_shows_a_request_in_flight_then_when_the_next_may_start() {
+        let gate = HostGate::new();
+        let url = host("http://A.test./feed");
+        assert_eq!(gate.state("a.test"), None);
+        let t0 = Instant::now();
+        gate.seed(&url, t0 - Duration::from_secs(4));
+        let seeded = gate.state("a.test").unwrap();
+        assert_eq!(
+            seeded,
+            GateState {
+                in_flight: false,
+                last_ended: Some(t0 - Duration::from_secs(4)),
+                gap: None,
+            }
+        );
+        assert_eq!(seeded.next_allowed(), None, "no gap known yet");
+        let gap = Duration::from_secs(10);
+        let permit = gate.acquire(&url, gap).await;
+        let started = Instant::now();
+        assert_eq!(started - t0, Duration::from_secs(6));
+        let busy = gate.state("a.test").unwrap();
+        assert!(busy.in_flight);
+        assert_eq!(busy.gap, Some(gap));
+        assert_eq!(busy.next_allowed(), None, "its end is not known yet");
+        assert_eq!(gate.in_flight(), 1);
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        drop(permit);
+        let free = gate.state("a.test").unwrap();
+        assert!(!free.in_flight);
+        assert_eq!(gate.in_flight(), 0);
+        assert_eq!(free.last_ended, Some(started + Duration::from_secs(3)));
+        assert_eq!(free.next_allowed(), Some(started + Duration::from_secs(13)));
     }
 }

@@ -7,16 +7,19 @@
 //!
 //! Reading order: [`gate`] (per-host spacing), [`blocks`] (do-not-crawl rules before every
 //! request, FF13), [`refresh`] (one feed, its redirects followed hop by hop), [`run`]
-//! (everything due, once or continuously).
+//! (everything due, once or continuously), [`live`] (what it sent and its gate, for
+//! `/metrics` and the API).
 
 pub mod blocks;
 pub mod clock;
 pub mod gate;
+pub mod live;
 pub mod refresh;
 mod robots;
 pub mod run;
 
 pub use clock::Clock;
+pub use live::{GateView, Live};
 pub use refresh::{FeedReport, Purpose};
 pub use run::{CrawlState, CrawlUntil, NoProgress, Progress, RunSummary};
 
@@ -69,6 +72,8 @@ pub struct Crawler {
     gate: Arc<gate::HostGate>,
     /// The do-not-crawl rules, read on first use (`blocks`).
     blocks: Arc<std::sync::Mutex<Option<Arc<tidings_policy::BlockList>>>>,
+    /// What it sent and its gate, for `/metrics` and the API.
+    live: live::Live,
 }
 
 impl Crawler {
@@ -78,13 +83,16 @@ impl Crawler {
         profile: Arc<Profile>,
         config: CrawlerConfig,
     ) -> Crawler {
+        let gate = Arc::new(gate::HostGate::new());
+        let live = live::Live::new(gate.clone(), config.clock);
         Crawler {
             store,
             fetcher,
             profile,
             config,
-            gate: Arc::new(gate::HostGate::new()),
+            gate,
             blocks: Arc::default(),
+            live,
         }
     }
 
@@ -129,6 +137,11 @@ impl Crawler {
         &self.profile
     }
 
+    /// The live state this crawler updates: share it with the API (`tidings serve`).
+    pub fn live(&self) -> live::Live {
+        self.live.clone()
+    }
+
     /// Crawler time now.
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.config.clock.now()
@@ -142,6 +155,17 @@ impl Crawler {
         self.gate
             .acquire(url, self.config.clock.real_wait(gap))
             .await
+    }
+
+    /// Send one request for `purpose` (the request log's) and count it in [`Crawler::live`].
+    pub(crate) async fn send(
+        &self,
+        request: &tidings_fetch::FetchRequest,
+        purpose: &'static str,
+    ) -> tidings_fetch::FetchResponse {
+        let response = self.fetcher.fetch(request).await;
+        self.live.record(purpose, &response);
+        response
     }
 
     /// The first request of this process to a host is spaced from the last one the request

@@ -149,12 +149,13 @@ impl Crawler {
             let request = FetchRequest {
                 validators: validators.clone(),
                 follow_redirects: false,
+                egress: egress_of(feed),
                 ..FetchRequest::new(url.clone())
             };
             let response = {
                 let first = {
                     let _permit = self.host_turn(&url, gap).await;
-                    self.fetcher.fetch(&request).await
+                    self.send(&request, purpose.as_str()).await
                 };
                 // WFM5: no answer at all gets one more attempt at once, same URL, address and
                 // User-Agent, with more time; nothing else is tried again early (WFM4).
@@ -173,7 +174,7 @@ impl Crawler {
                         };
                         // A new turn: the gap follows the unanswered request too (C3).
                         let _permit = self.host_turn(&url, gap).await;
-                        self.fetcher.fetch(&longer).await
+                        self.send(&longer, purpose.as_str()).await
                     }
                 }
             };
@@ -498,6 +499,7 @@ fn schedule_state(feed: &FeedRecord) -> FeedSchedule {
             FailureKind::from_stored(label, feed.last_status.and_then(|s| u16::try_from(s).ok()))
         }),
         seed: u64::try_from(feed.id.0).unwrap_or(0),
+        fixed_interval_secs: feed.overrides.interval_secs,
     }
 }
 
@@ -616,6 +618,7 @@ fn record(
             Some(FeedMeta {
                 title: parsed.feed.title,
                 site_link: parsed.feed.link,
+                expires: parsed.feed.expires,
             }),
             parsed.entries,
         ),
@@ -664,6 +667,12 @@ impl Read {
     }
 }
 
+/// The local address an operator assigned to `feed` (WFM7); a stored value that is no address
+/// (never written by tidings) is read as the default.
+fn egress_of(feed: &FeedRecord) -> Option<std::net::IpAddr> {
+    feed.egress.as_deref().and_then(|e| e.parse().ok())
+}
+
 /// The request-log row of one request sent (C7) for a feed's read, allowed by `rule`.
 fn log_row(
     feed: &FeedRecord,
@@ -672,13 +681,16 @@ fn log_row(
     outcome_label: &str,
     rule: String,
 ) -> RequestLogRow {
-    request_row(
-        Some(feed.id),
-        purpose.as_str(),
-        response,
-        outcome_label,
-        rule,
-    )
+    RequestLogRow {
+        egress: feed.egress.clone(),
+        ..request_row(
+            Some(feed.id),
+            purpose.as_str(),
+            response,
+            outcome_label,
+            rule,
+        )
+    }
 }
 
 /// The request-log row of one request sent (C7): `at` is the request's real start time.

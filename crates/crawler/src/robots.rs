@@ -117,7 +117,7 @@ impl Crawler {
             };
             let response = {
                 let _permit = self.host_turn(&target, gap).await;
-                self.fetcher.fetch(&request).await
+                self.send(&request, "robots").await
             };
             if let FetchOutcome::Blocked { reason } = &response.outcome {
                 return Ok(Err(reason.clone()));

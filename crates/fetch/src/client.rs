@@ -12,6 +12,8 @@ use crate::transport::no_answer;
 use chrono::{DateTime, Utc};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use reqwest::{Client, StatusCode};
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tidings_model::{FetchOutcome, TransportError};
@@ -47,10 +49,13 @@ pub enum FetchError {
     Client(String),
 }
 
-/// Sends requests. Cheap to share behind an `Arc`; holds one connection pool.
+/// Sends requests. Cheap to share behind an `Arc`; holds one connection pool per local
+/// address (reqwest binds a client, not a request, to an address).
 pub struct Fetcher {
     config: FetchConfig,
     client: Client,
+    /// One client per configured egress address.
+    bound: HashMap<IpAddr, Client>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -72,27 +77,17 @@ impl Fetcher {
     /// Build the client: fixed User-Agent and Accept, no redirects, retries or proxies,
     /// rustls with the ring provider, the guarded resolver.
     pub fn new(config: FetchConfig) -> Result<Fetcher, FetchError> {
-        let user_agent = HeaderValue::from_str(&config.user_agent).map_err(|_| {
-            FetchError::Client("the user agent is not a valid header value".to_owned())
-        })?;
-        let mut headers = HeaderMap::new();
-        headers.insert(header::USER_AGENT, user_agent);
-        headers.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT));
-        let client = Client::builder()
-            .default_headers(headers)
-            .redirect(reqwest::redirect::Policy::none())
-            .retry(reqwest::retry::never())
-            .no_proxy()
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.total_timeout)
-            .dns_resolver(GuardedResolver::new(
-                &config.resolve,
-                config.allow_private_networks,
-            ))
-            .tls_backend_preconfigured(tls_config()?)
-            .build()
-            .map_err(|e| FetchError::Client(crate::transport::error_text(&e)))?;
-        Ok(Fetcher { config, client })
+        let client = build_client(&config, None)?;
+        let bound = config
+            .egress
+            .iter()
+            .map(|&ip| Ok((ip, build_client(&config, Some(ip))?)))
+            .collect::<Result<_, FetchError>>()?;
+        Ok(Fetcher {
+            config,
+            client,
+            bound,
+        })
     }
 
     /// The configuration this fetcher was built with.
@@ -147,7 +142,18 @@ impl Fetcher {
             if let Err(refusal) = check_target(&url, self.config.allow_private_networks) {
                 return FetchOutcome::Blocked { reason: refusal.0 };
             }
-            let response = match self.send(&url, request).await {
+            let client = match request.egress {
+                None => &self.client,
+                Some(ip) => match self.bound.get(&ip) {
+                    Some(client) => client,
+                    None => {
+                        return FetchOutcome::Blocked {
+                            reason: format!("egress {ip} is not one of the configured addresses"),
+                        };
+                    }
+                },
+            };
+            let response = match self.send(client, &url, request).await {
                 Ok(response) => response,
                 Err(e) => return no_answer(&e),
             };
@@ -178,11 +184,12 @@ impl Fetcher {
 
     async fn send(
         &self,
+        client: &Client,
         url: &Url,
         request: &FetchRequest,
     ) -> Result<reqwest::Response, reqwest::Error> {
         let validators = &request.validators;
-        let mut builder = self.client.get(url.clone());
+        let mut builder = client.get(url.clone());
         if let Some(timeout) = request.timeout {
             builder = builder.timeout(timeout);
         }
@@ -203,6 +210,30 @@ impl Fetcher {
         }
         builder.send().await
     }
+}
+
+/// A client with the fixed headers and bounds of `config`, sending from `local` when given.
+fn build_client(config: &FetchConfig, local: Option<IpAddr>) -> Result<Client, FetchError> {
+    let user_agent = HeaderValue::from_str(&config.user_agent)
+        .map_err(|_| FetchError::Client("the user agent is not a valid header value".to_owned()))?;
+    let mut headers = HeaderMap::new();
+    headers.insert(header::USER_AGENT, user_agent);
+    headers.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT));
+    Client::builder()
+        .default_headers(headers)
+        .redirect(reqwest::redirect::Policy::none())
+        .retry(reqwest::retry::never())
+        .no_proxy()
+        .connect_timeout(config.connect_timeout)
+        .timeout(config.total_timeout)
+        .dns_resolver(GuardedResolver::new(
+            &config.resolve,
+            config.allow_private_networks,
+        ))
+        .local_address(local)
+        .tls_backend_preconfigured(tls_config()?)
+        .build()
+        .map_err(|e| FetchError::Client(crate::transport::error_text(&e)))
 }
 
 impl FetchResponse {

@@ -3,7 +3,7 @@
 //! Every default is a named constant with the rule it serves. The configuration is built once
 //! from resolved settings; nothing here reads the environment.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::Validators;
@@ -45,6 +45,9 @@ pub struct FetchConfig {
     pub resolve: Vec<(String, u16, SocketAddr)>,
     /// Allow loopback, private, link-local and other non-public targets (tests, local use).
     pub allow_private_networks: bool,
+    /// Local addresses a request may be sent from besides the system's choice (WFM7, PF11);
+    /// a request names one in [`FetchRequest::egress`].
+    pub egress: Vec<IpAddr>,
 }
 
 impl FetchConfig {
@@ -58,6 +61,7 @@ impl FetchConfig {
             max_redirects: DEFAULT_MAX_REDIRECTS,
             resolve: Vec::new(),
             allow_private_networks: false,
+            egress: Vec::new(),
         }
     }
 }
@@ -83,6 +87,9 @@ pub struct FetchRequest {
     pub follow_redirects: bool,
     /// Run before every request this read sends, redirect hops included.
     pub check: Option<HopCheck>,
+    /// Send from this local address (one of [`FetchConfig::egress`]); `None`: the system's
+    /// choice. Every hop of the read goes from the same address.
+    pub egress: Option<IpAddr>,
 }
 
 impl std::fmt::Debug for FetchRequest {
@@ -93,6 +100,7 @@ impl std::fmt::Debug for FetchRequest {
             .field("timeout", &self.timeout)
             .field("follow_redirects", &self.follow_redirects)
             .field("check", &self.check.is_some())
+            .field("egress", &self.egress)
             .finish()
     }
 }
@@ -106,6 +114,7 @@ impl FetchRequest {
             timeout: None,
             follow_redirects: true,
             check: None,
+            egress: None,
         }
     }
 }

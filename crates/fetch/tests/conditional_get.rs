@@ -46,6 +46,7 @@ async fn round_trip(etag: &'static [u8], last_modified: &'static [u8]) {
             timeout: None,
             follow_redirects: true,
             check: None,
+            egress: None,
         })
         .await;
     assert!(
@@ -94,6 +95,7 @@ async fn c4_not_modified_carries_the_304s_own_validators_only() {
             timeout: None,
             follow_redirects: true,
             check: None,
+            egress: None,
         })
         .await;
     // Empty: the caller keeps what it stored.
@@ -147,6 +149,7 @@ async fn c4_validators_follow_redirect_hops() {
             timeout: None,
             follow_redirects: true,
             check: None,
+            egress: None,
         })
         .await;
     assert!(

@@ -31,6 +31,9 @@ pub struct FeedSchedule {
     pub last_failure: Option<FailureKind>,
     /// Spreads jitter per feed; the feed id does.
     pub seed: u64,
+    /// An operator's fixed refresh interval in place of the learned one (still within the
+    /// profile's bounds; cache headers, failures and Retry-After still lengthen the wait).
+    pub fixed_interval_secs: Option<u64>,
 }
 
 /// What a feed says about its own rhythm (RSS `ttl`, `skipHours`, `skipDays`, `sy:*`) and
@@ -206,10 +209,10 @@ pub fn decide(
     profile: &Profile,
 ) -> Decision {
     let bounds = &profile.schedule;
-    let current = if state.interval_secs == 0 {
-        bounds.default_interval
-    } else {
-        state.interval_secs
+    let current = match (state.fixed_interval_secs, state.interval_secs) {
+        (Some(fixed), _) => fixed,
+        (None, 0) => bounds.default_interval,
+        (None, learned) => learned,
     }
     .clamp(bounds.min_interval, bounds.max_interval);
     let failure = FailureKind::of(outcome, body, state.last_failure);
@@ -264,6 +267,10 @@ fn success(
 ) -> Decision {
     let hints = &profile.hints;
     let (interval, mut reason) = match body {
+        _ if state.fixed_interval_secs.is_some() => (
+            current,
+            format!("interval {} (set by an operator)", human(current)),
+        ),
         BodyVerdict::Parsed(feed) => learned_interval(feed, now, profile),
         _ => (current, format!("interval {}", human(current))),
     };
@@ -544,14 +551,19 @@ pub fn set_aside(
 pub fn hold_blocked(state: &FeedSchedule, now: DateTime<Utc>, rule: &str) -> Decision {
     Decision {
         next_fetch_at: now,
-        reason: format!("blocked: {rule}"),
+        reason: block_hold_reason(rule),
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
         failure: state.last_failure,
         lifecycle: Lifecycle::Paused,
-        lifecycle_reason: Some(format!("blocked: {rule}")),
+        lifecycle_reason: Some(block_hold_reason(rule)),
         validators: None,
     }
+}
+
+/// The pause reason of a feed a do-not-crawl rule covers: `blocked: <rule>`.
+pub fn block_hold_reason(rule: &str) -> String {
+    format!("blocked: {rule}")
 }
 
 /// Whether a stored pause reason is [`hold_blocked`]'s.
@@ -634,6 +646,7 @@ mod tests {
             },
             last_failure: None,
             seed: 7,
+            fixed_interval_secs: None,
         }
     }
 
@@ -879,6 +892,50 @@ mod tests {
             d.validators, None,
             "a body that is no feed is not validated"
         );
+    }
+
+    #[test]
+    fn an_operators_interval_replaces_the_learned_one_within_the_profiles_bounds() {
+        let p = profile();
+        // Hints that would teach a 4-hour interval (RSS ttl), and a failure to compare with.
+        let hinted = BodyVerdict::Parsed(FeedHints {
+            ttl_minutes: Some(240),
+            ..FeedHints::default()
+        });
+        let fixed = |secs: u64| FeedSchedule {
+            fixed_interval_secs: Some(secs),
+            ..state(0)
+        };
+        let cases = [
+            // (operator's interval, expected interval)
+            (2 * 3600, 2 * 3600),
+            (p.schedule.min_interval / 2, p.schedule.min_interval),
+            (p.schedule.max_interval * 2, p.schedule.max_interval),
+        ];
+        for (set, want) in cases {
+            let d = decide(&fixed(set), &ok("\"x\""), &hinted, now(), &p);
+            assert_eq!(d.interval_secs, want, "set {set}");
+            assert!(d.reason.ends_with("(set by an operator)"), "{}", d.reason);
+            assert!(d.next_fetch_at >= now() + Duration::seconds(want as i64));
+        }
+        let learned = decide(&state(0), &ok("\"x\""), &hinted, now(), &p);
+        assert_eq!(
+            learned.interval_secs,
+            4 * 3600,
+            "without one the ttl is learned"
+        );
+        // A failure still waits at least the interval and climbs its ladder from there.
+        let failed = decide(
+            &fixed(2 * 3600),
+            &FetchOutcome::ServerError {
+                status: 500,
+                retry_after: None,
+            },
+            &BodyVerdict::NotApplicable,
+            now(),
+            &p,
+        );
+        assert!(failed.next_fetch_at >= now() + Duration::seconds(2 * 3600));
     }
 
     #[test]

@@ -27,7 +27,7 @@ macro_rules! select_feeds {
             "f.etag, f.last_modified, f.content_hash, f.next_fetch_at, f.next_fetch_reason, ",
             "f.interval_secs, f.last_fetch_at, f.last_status, f.last_outcome, f.last_error, ",
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
-            "f.moved_to, f.moved_since, ",
+            "f.moved_to, f.moved_since, f.expires, f.egress, f.profile_overrides, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest
@@ -105,6 +105,58 @@ pub fn encode_entry(entry: &Entry) -> Result<EncodedEntry> {
     })?;
     let content_hash = hex::encode(Sha256::digest(data.as_bytes()));
     Ok(EncodedEntry { data, content_hash })
+}
+
+/// Separates an entry's categories in the `categories` column.
+const CATEGORY_SEPARATOR: char = '\u{1f}';
+
+/// One category as it is stored and looked up: trimmed and lower-cased, with the separator
+/// and NUL taken out. `None` when nothing is left.
+pub fn category_term(category: &str) -> Option<String> {
+    let term: String = category
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|&c| c != CATEGORY_SEPARATOR && c != '\0')
+        .collect();
+    (!term.is_empty()).then_some(term)
+}
+
+/// The `categories` column of an entry: every term followed by the separator and the whole
+/// preceded by one, so [`category_needle`] finds a whole term only. `None` without categories.
+pub fn category_column(categories: &[String]) -> Option<String> {
+    let mut column = String::new();
+    for term in categories.iter().filter_map(|c| category_term(c)) {
+        if column.is_empty() {
+            column.push(CATEGORY_SEPARATOR);
+        }
+        column.push_str(&term);
+        column.push(CATEGORY_SEPARATOR);
+    }
+    (!column.is_empty()).then_some(column)
+}
+
+/// What to look for in the `categories` column to find entries filed under `category`.
+pub fn category_needle(category: &str) -> Option<String> {
+    category_term(category).map(|t| format!("{CATEGORY_SEPARATOR}{t}{CATEGORY_SEPARATOR}"))
+}
+
+/// The `profile_overrides` column of a feed: `None` when nothing is overridden.
+pub fn encode_overrides(overrides: &crate::FeedOverrides) -> Result<Option<String>> {
+    if *overrides == crate::FeedOverrides::default() {
+        return Ok(None);
+    }
+    serde_json::to_string(overrides)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(format!("overrides cannot be serialised: {e}")))
+}
+
+/// Read back the `profile_overrides` column.
+pub fn decode_overrides(column: Option<&str>) -> Result<crate::FeedOverrides> {
+    column.map_or(Ok(crate::FeedOverrides::default()), |text| {
+        serde_json::from_str(text)
+            .map_err(|e| StoreError::Corrupt(format!("stored overrides are not valid: {e}")))
+    })
 }
 
 /// Read back an entry stored by [`encode_entry`].
@@ -224,9 +276,51 @@ pub fn sort_time(entry: &Entry, first_seen: DateTime<Utc>) -> DateTime<Utc> {
         .map_or(first_seen, |t| t.min(first_seen))
 }
 
+/// Per-state counts from a `GROUP BY state` query: every state, zero when absent.
+pub fn counts_by_state(rows: Vec<(String, i64)>) -> Result<Vec<(FeedState, u64)>> {
+    let mut counts = [
+        FeedState::Active,
+        FeedState::Paused,
+        FeedState::Off,
+        FeedState::Removed,
+    ]
+    .map(|state| (state, 0u64));
+    for (state, n) in rows {
+        let state = parse_state(&state)?;
+        let n = u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))?;
+        if let Some(slot) = counts.iter_mut().find(|(s, _)| *s == state) {
+            slot.1 = n;
+        }
+    }
+    Ok(counts.to_vec())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn categories_are_stored_folded_and_found_whole() {
+        let stored =
+            |c: &[&str]| category_column(&c.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let cases: [(&[&str], Option<&str>); 4] = [
+            (&[], None),
+            (&["  ", ""], None),
+            (
+                &[" Rust ", "ÉCONOMIE"],
+                Some("\u{1f}rust\u{1f}économie\u{1f}"),
+            ),
+            (&["a\u{1f}b\0"], Some("\u{1f}ab\u{1f}")),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(stored(input).as_deref(), expected, "{input:?}");
+        }
+        let column = stored(&["Rust Lang", "web"]).expect("stored");
+        assert!(column.contains(&category_needle(" RUST lang").expect("needle")));
+        assert!(!column.contains(&category_needle("rust").expect("needle")));
+        assert!(!column.contains(&category_needle("lang").expect("needle")));
+        assert_eq!(category_needle("   "), None);
+    }
 
     #[test]
     fn counters_follow_the_outcome_label() {

@@ -159,6 +159,22 @@ pub trait Store: Send + Sync {
     /// Record that key `id` was used at `at` (`last_used_at` only moves later).
     async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()>;
 
+    /// An operator's change to feed `id`, in one transaction; the feed as it is afterwards, or
+    /// `None` when there is no such feed. A removed feed keeps its state (WFM10); resuming
+    /// touches only a paused or off feed, and `reschedule` only an active one.
+    async fn patch_feed(&self, id: FeedId, patch: &FeedPatch) -> Result<Option<FeedRecord>>;
+
+    /// The feeds `subscriber` is subscribed to, by id.
+    async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>>;
+
+    /// How many feeds [`Store::due_feeds`] would return at `now` without a limit: the depth
+    /// of the due queue (one indexed count, for `/metrics`).
+    async fn count_due(&self, now: DateTime<Utc>) -> Result<u64>;
+
+    /// How many feeds are in each state, every state listed (zero when none), in the order
+    /// active, paused, off, removed.
+    async fn count_feeds_by_state(&self) -> Result<Vec<(FeedState, u64)>>;
+
     /// One stored entry by its row id ([`StoredEntry::id`]).
     async fn entry(&self, id: i64) -> Result<Option<StoredEntry>>;
 }

@@ -32,6 +32,11 @@ const SQLITE: &[Source] = &[
         "api keys",
         include_str!("../migrations/sqlite/0004_api_keys.sql"),
     ),
+    (
+        5,
+        "categories and expiry",
+        include_str!("../migrations/sqlite/0005_categories_expiry.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -54,6 +59,11 @@ const POSTGRES: &[Source] = &[
         4,
         "api keys",
         include_str!("../migrations/postgres/0004_api_keys.sql"),
+    ),
+    (
+        5,
+        "categories and expiry",
+        include_str!("../migrations/postgres/0005_categories_expiry.sql"),
     ),
 ];
 

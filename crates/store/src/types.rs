@@ -81,6 +81,40 @@ pub struct FeedRecord {
     pub created_at: DateTime<Utc>,
     /// A permanent redirect seen on every successful read since `.1`, not yet persisted (PF9).
     pub pending_move: Option<(String, DateTime<Utc>)>,
+    /// The feed's own `dcterms:valid` end (FF16): after it, the feed and its entries leave
+    /// current views and search.
+    pub expires: Option<DateTime<Utc>>,
+    /// The local address an operator assigned to this feed's requests (WFM7, PF11), if any.
+    pub egress: Option<String>,
+    /// What an operator set for this feed in place of the profile's values.
+    pub overrides: FeedOverrides,
+}
+
+/// An operator's settings for one feed in place of the profile's values. Each stays within
+/// the profile's bounds (the API checks; the policy clamps again).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FeedOverrides {
+    /// A fixed refresh interval in seconds, used instead of the one learned from the feed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval_secs: Option<u64>,
+}
+
+/// An operator's change to one feed ([`Store::patch_feed`](crate::Store::patch_feed)); each
+/// `None` leaves that part as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedPatch {
+    /// `Some(true)` pauses the feed with `reason`; `Some(false)` makes a paused or off feed
+    /// active again, due at `at`.
+    pub paused: Option<bool>,
+    /// The reason stored with the new state.
+    pub reason: String,
+    /// `Some(None)` clears the assigned egress address.
+    pub egress: Option<Option<String>>,
+    pub overrides: Option<FeedOverrides>,
+    /// A new next read (with its reason) when the overrides change when the feed is due.
+    pub reschedule: Option<(DateTime<Utc>, String)>,
+    pub at: DateTime<Utc>,
 }
 
 /// The schedule a new feed starts with, as the policy decided it.
@@ -106,6 +140,9 @@ pub struct Subscribed {
 pub struct FeedMeta {
     pub title: Option<String>,
     pub site_link: Option<String>,
+    /// The feed's `dcterms:valid` end (FF16); unlike the other fields, a body without one
+    /// clears a stored one.
+    pub expires: Option<DateTime<Utc>>,
 }
 
 /// How the feed row changes after one fetch, as the policy decided.
@@ -191,6 +228,13 @@ pub struct EntryQuery {
     pub until: Option<DateTime<Utc>>,
     /// Full-text query over title and summary.
     pub search: Option<String>,
+    /// Only entries filed under this category (compared trimmed and case-folded).
+    pub category: Option<String>,
+    /// Only entries current at this time (FF16): neither the entry nor its feed expired.
+    /// `None` lists expired entries too (for administration).
+    pub current_at: Option<DateTime<Utc>>,
+    /// Only entries of feeds this subscriber is subscribed to.
+    pub subscriber: Option<String>,
     /// Keyset cursor: only entries strictly after this one in the listing order.
     pub after: Option<EntryCursor>,
     /// At most this many (0 means the default, 50).

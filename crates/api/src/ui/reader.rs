@@ -10,6 +10,7 @@ use super::content::{plain_text, sanitise};
 use super::page::{self, Frame, feed_name, monogram, render, time};
 use crate::AppState;
 use crate::escape::text as esc;
+use crate::problem::Problem;
 use crate::publishers::public_url;
 use crate::v1::cursor::Cursor;
 use crate::v1::feeds::subscribe as subscribe_feed;
@@ -20,7 +21,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 use std::collections::HashMap;
-use tidings_model::FeedId;
+use tidings_model::{FeedId, FeedUrl};
 use tidings_store::{EntryQuery, FeedRecord, FeedState, StoredEntry};
 
 /// The most subscriptions listed beside the entries.
@@ -228,6 +229,21 @@ pub async fn entry(
         Err(e) => return page::failed(&frame, &e),
     };
     let e = &stored.entry;
+    // FF16: past its end of validity (or its feed's), an entry is kept for administration only.
+    let now = chrono::Utc::now();
+    let expired = e.expires.is_some_and(|at| at <= now)
+        || feed
+            .as_ref()
+            .and_then(|f| f.expires)
+            .is_some_and(|at| at <= now);
+    if expired && !frame.is_admin() {
+        return page::message(
+            &frame,
+            StatusCode::NOT_FOUND,
+            "Entry expired",
+            "Its publisher set an end to this entry's validity, so it is no longer shown.",
+        );
+    }
     let title = entry_title(&stored);
     let mut main = format!("<article class=\"entry\">\n<h1>{}</h1>\n", esc(&title));
     let mut meta = Vec::new();
@@ -249,6 +265,12 @@ pub async fn entry(
         meta.push(format!("by {}", authors.join(", ")));
     }
     main.push_str(&format!("<p class=\"meta\">{}</p>\n", meta.join(" · ")));
+    if expired {
+        main.push_str(
+            "<p class=\"notice\">Expired (FF16): readers no longer see this entry; it is shown \
+             to an admin key only.</p>\n",
+        );
+    }
     let original = e.link.as_deref().and_then(web_link);
     if let Some(link) = &original {
         main.push_str(&format!(
@@ -372,8 +394,15 @@ pub async fn subscribe(
             Some("The form was incomplete: give the feed's URL."),
         );
     };
-    match subscribe_feed(&state, caller, form.url.trim()).await {
-        Ok(feed) => see_other(&format!("/feeds/{}?added=1", feed.id)),
+    let subscribed = match FeedUrl::parse(form.url.trim()) {
+        Ok(url) => subscribe_feed(&state, &caller, &url).await,
+        Err(e) => Err(Problem::invalid("url", format!("not a feed URL: {e}"))),
+    };
+    match subscribed {
+        Ok((_, feed)) => {
+            tracing::info!(feed_id = %feed.id, feed_url = %feed.url, key_id = caller.key_id, "subscribed in the web ui");
+            see_other(&format!("/feeds/{}?added=1", feed.id))
+        }
         // The problem's detail is written for the client (a failure's says only that).
         Err(problem) => subscribe_page(
             &frame,
@@ -415,6 +444,8 @@ async fn list(
     let mut entries = state
         .store
         .entries(&EntryQuery {
+            // FF16: an expired entry (or one of an expired feed) is not shown to readers.
+            current_at: Some(chrono::Utc::now()),
             limit: PAGE_SIZE + 1,
             ..query
         })

@@ -1,13 +1,14 @@
 //! `/admin/rules`: the operator's do-not-crawl rules (FF13): the list, a form to add one and a
 //! button to remove each. Input is read by `tidings_policy::parse_rule`, as `tidings block`
-//! reads it. After a change, the feeds it concerns are paused or resumed at once through the
-//! process's [`RuleEffects`](super::RuleEffects) (the running crawler's), as `tidings block`
-//! and `unblock` do.
+//! reads it. After a change, the feeds it concerns are paused or resumed at once, as
+//! `POST /v1/rules` and `tidings block` do (`v1::operator`, reused here).
 
 use super::access::{Admin, SameOrigin, frame};
 use super::page::{self, Frame, render, time};
 use crate::AppState;
+use crate::auth::Caller;
 use crate::escape::text as esc;
+use crate::v1::operator::{hold_covered_feeds, resume_uncovered_feeds};
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, State};
 use axum::http::StatusCode;
@@ -102,7 +103,7 @@ pub async fn add(
         )
     };
     text.push(' ');
-    text.push_str(&effects(&state, true).await);
+    text.push_str(&effects(&state, &caller, true).await);
     rules_page(&state, &frame, StatusCode::OK, Outcome::Done(text), None).await
 }
 
@@ -129,7 +130,7 @@ pub async fn remove(
             tracing::info!(kind = %kind, value = %value, key_id = caller.key_id, "do-not-crawl rule removed in the web ui");
             let text = format!(
                 "Removed the rule {kind} {value}. {}",
-                effects(&state, false).await
+                effects(&state, &caller, false).await
             );
             rules_page(&state, &frame, StatusCode::OK, Outcome::Done(text), None).await
         }
@@ -142,35 +143,23 @@ pub async fn remove(
 }
 
 /// Pause (after an addition) or resume (after a removal) the feeds concerned, and say which.
-async fn effects(state: &AppState, added: bool) -> String {
-    let Some(hook) = &state.rules else {
-        return if added {
-            "Feeds it covers are paused when the crawler next reaches them.".to_owned()
-        } else {
-            "Feeds it held are resumed when the crawler next reaches them.".to_owned()
-        };
-    };
+async fn effects(state: &AppState, caller: &Caller, added: bool) -> String {
     let done = if added {
-        hook.rule_added().await
+        hold_covered_feeds(state, caller).await
     } else {
-        hook.rule_removed().await
+        resume_uncovered_feeds(state, caller).await
     };
     let verb = if added { "Paused" } else { "Resumed" };
     match done {
         Ok(feeds) if feeds.is_empty() => format!("{verb} no feed."),
         Ok(feeds) => {
-            let list: Vec<String> = feeds
-                .iter()
-                .map(|(id, why)| format!("feed {id} ({why})"))
-                .collect();
-            format!("{verb}: {}.", list.join("; "))
+            let list: Vec<String> = feeds.iter().map(|id| format!("feed {id}")).collect();
+            format!("{verb}: {}.", list.join(", "))
         }
-        Err(e) => {
-            tracing::error!(error = %e, "applying the do-not-crawl rules to feeds failed");
-            "The rule is stored, but the feeds could not be updated just now; the crawler \
-             applies it as each feed falls due."
-                .to_owned()
-        }
+        // The problem was logged; the crawler applies the rules before every request anyway.
+        Err(_) => "The rule is stored, but the feeds could not be updated just now; the crawler \
+                   applies it before every request."
+            .to_owned(),
     }
 }
 

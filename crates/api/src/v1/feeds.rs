@@ -1,11 +1,13 @@
 //! `GET /v1/feeds`, `GET /v1/feeds/{id}`, and the writes an admin key may make:
-//! `POST /v1/feeds` (subscribe) and `DELETE /v1/feeds/{id}` (unsubscribe).
+//! `POST /v1/feeds` (subscribe), `PATCH /v1/feeds/{id}` (pause, resume, refresh interval,
+//! egress address) and `DELETE /v1/feeds/{id}` (unsubscribe).
 
 use super::params;
-use super::wire::{Feed, FeedList, Subscribe};
+use super::wire::{Feed, FeedChange, FeedList, Subscribe};
 use crate::AppState;
 use crate::auth::{Caller, ReadAccess, WriteAccess};
-use crate::problem::{Problem, ProblemKind};
+use crate::openapi::{AdminErrors, ReadErrors};
+use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
@@ -13,9 +15,22 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::{Block, BlockKind, BlockList};
-use tidings_store::{FeedRecord, NewFeed, StoreError};
+use tidings_store::{
+    FeedOverrides, FeedPatch, FeedRecord, FeedState, NewFeed, StoreError, Subscribed,
+};
 
 /// Every feed, by id.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds",
+    operation_id = "list_feeds",
+    tag = "feeds",
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "Every feed, by id.", body = FeedList),
+        ReadErrors,
+    )
+)]
 pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<FeedList>, Problem> {
     let feeds = state.store.feeds().await?;
     Ok(Json(FeedList {
@@ -24,6 +39,22 @@ pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<F
 }
 
 /// One feed; 404 when there is none with that id.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}",
+    operation_id = "get_feed",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "The feed.", body = Feed),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
 pub async fn get(
     State(state): State<AppState>,
     _: ReadAccess,
@@ -37,10 +68,31 @@ pub async fn get(
     }
 }
 
-/// Subscribe the calling key (`key:ID`) to `{"url": ...}`, as the crawler's `subscribe` does:
-/// a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
+/// Subscribe the calling key to a feed.
+///
+/// The key subscribes as `key:ID`, as the crawler's `subscribe` does: a URL a do-not-crawl rule forbids is refused (FF13), and so is a feed removed on request
 /// (WFM10). Nothing is fetched here: a new feed is due at once and the running crawl reads it.
 /// 201 with the feed and its `Location`.
+#[utoipa::path(
+    post,
+    path = "/v1/feeds",
+    operation_id = "subscribe",
+    tag = "feeds",
+    request_body(content = Subscribe, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = CREATED, description = "Subscribed: the feed, new or already known.",
+            body = Feed,
+            headers(("Location" = String, description = "`/v1/feeds/ID`"))),
+        (status = BAD_REQUEST, description = "The body is not JSON with a `url`, or the URL \
+            is not an http or https URL with a host and without credentials.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = UNPROCESSABLE_ENTITY, description = "A do-not-crawl rule forbids the URL, or \
+            the feed was removed on request.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn create(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -55,51 +107,9 @@ pub async fn create(
             ),
         )
     })?;
-    let feed = subscribe(&state, caller, &body.url).await?;
-    let mut response = (StatusCode::CREATED, Json(Feed::from(&feed))).into_response();
-    if let Ok(location) = HeaderValue::from_str(&format!("/v1/feeds/{}", feed.id)) {
-        response.headers_mut().insert(header::LOCATION, location);
-    }
-    Ok(response)
-}
-
-/// Subscribe `caller` to the feed at `url` (text as given), for `POST /v1/feeds` and the web
-/// UI's subscribe form: a bad URL is a 400 problem naming `url`, a URL a rule forbids or a
-/// feed removed on request a 422. Returns the feed.
-pub(crate) async fn subscribe(
-    state: &AppState,
-    caller: Caller,
-    url: &str,
-) -> Result<FeedRecord, Problem> {
-    let url =
-        FeedUrl::parse(url).map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
-    refuse_blocked(state, &url).await?;
-    let now = chrono::Utc::now();
-    let first = tidings_policy::first_fetch(now, &state.profile);
-    let new = NewFeed {
-        next_fetch_at: first.next_fetch_at,
-        next_fetch_reason: first.reason,
-        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
-    };
-    let subscribed = match state
-        .store
-        .subscribe(&url, &caller.subscriber(), now, &new)
-        .await
-    {
-        Ok(subscribed) => subscribed,
-        Err(StoreError::FeedRemoved(_)) => {
-            return Err(Problem::new(
-                ProblemKind::Refused,
-                "this feed was removed on request and cannot be subscribed to again",
-            ));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let Some(feed) = state.store.feed(subscribed.feed_id).await? else {
-        return Err(Problem::internal(
-            &"the feed vanished right after it was added",
-        ));
-    };
+    let url = FeedUrl::parse(&body.url)
+        .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
+    let (subscribed, feed) = subscribe(&state, &caller, &url).await?;
     tracing::info!(
         feed_id = %feed.id,
         feed_url = %feed.url,
@@ -107,11 +117,32 @@ pub(crate) async fn subscribe(
         new_feed = subscribed.new_feed,
         "subscribed through the api"
     );
-    Ok(feed)
+    let mut response = (StatusCode::CREATED, Json(Feed::from(&feed))).into_response();
+    if let Ok(location) = HeaderValue::from_str(&format!("/v1/feeds/{}", feed.id)) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
 }
 
-/// Remove the calling key's subscription to feed `{id}`: 204, or 404 when it has none. The
-/// feed and its entries stay.
+/// Unsubscribe the calling key from a feed.
+///
+/// 204, or 404 when the key has no subscription to feed `{id}`. The feed and its entries stay.
+#[utoipa::path(
+    delete,
+    path = "/v1/feeds/{id}",
+    operation_id = "unsubscribe",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security(("bearer" = [])),
+    responses(
+        (status = NO_CONTENT, description = "The key's subscription is removed."),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "This key has no subscription to the feed.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn delete(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
@@ -129,11 +160,215 @@ pub async fn delete(
     }
 }
 
-/// A 422 problem when a do-not-crawl rule forbids `url` (or the feed it already names). The
-/// rules are read on each call, so one added by `tidings block` holds at once.
-async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> {
+/// Subscribe `caller` to `url`: a 400 when its host is no host name or address; refused (422) when a do-not-crawl rule forbids it (FF13) or the
+/// feed was removed on request (WFM10). The new feed is due at once, for the running crawl.
+pub(crate) async fn subscribe(
+    state: &AppState,
+    caller: &Caller,
+    url: &FeedUrl,
+) -> Result<(Subscribed, FeedRecord), Problem> {
+    if !resolvable_host(url) {
+        return Err(Problem::invalid(
+            "url",
+            format!("not a feed URL: the host of {url} is neither a host name nor an IP address"),
+        ));
+    }
+    refuse_blocked(state, url).await?;
+    let now = chrono::Utc::now();
+    let first = tidings_policy::first_fetch(now, &state.profile);
+    let new = NewFeed {
+        next_fetch_at: first.next_fetch_at,
+        next_fetch_reason: first.reason,
+        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
+    };
+    let subscribed = match state
+        .store
+        .subscribe(url, &caller.subscriber(), now, &new)
+        .await
+    {
+        Ok(subscribed) => subscribed,
+        Err(StoreError::FeedRemoved(_)) => {
+            return Err(Problem::new(
+                ProblemKind::Refused,
+                "this feed was removed on request and cannot be subscribed to again",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let Some(feed) = state.store.feed(subscribed.feed_id).await? else {
+        return Err(Problem::internal(
+            &"the feed vanished right after it was added",
+        ));
+    };
+    Ok((subscribed, feed))
+}
+
+/// An operator's change to feed `{id}` (see [`FeedChange`]): 200 with the feed as it is now.
+/// An interval outside the profile's bounds or an egress that is no IP address is a 400; a
+/// feed removed on request, or one a do-not-crawl rule still covers, cannot be resumed (422).
+/// A longer interval moves the next read at once; a shorter one takes effect after it, so a
+/// change never brings a read forward past a failure's wait or a Retry-After.
+#[utoipa::path(
+    patch,
+    path = "/v1/feeds/{id}",
+    operation_id = "change_feed",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    request_body(content = FeedChange, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The feed as it is now.", body = Feed),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number; the body is \
+            not JSON with at least one of `paused`, `interval_secs`, `egress` and nothing else; \
+            the interval is outside the running profile's bounds; or the egress is not one of \
+            the server's configured addresses. `parameter` names which.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = UNPROCESSABLE_ENTITY, description = "The feed was removed on request, or a \
+            do-not-crawl rule still covers the feed being resumed.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
+pub async fn patch(
+    State(state): State<AppState>,
+    WriteAccess(caller): WriteAccess,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Json<FeedChange>, JsonRejection>,
+) -> Result<Json<Feed>, Problem> {
+    let Path(id) = id?;
+    let id = params::feed_id("id", &id)?;
+    let Json(change) = body.map_err(|e| {
+        Problem::invalid(
+            "body",
+            format!(
+                "the body is JSON with any of paused (true or false), interval_secs (seconds \
+                 or null) and egress (an IP address or null): {}",
+                e.body_text()
+            ),
+        )
+    })?;
+    if change == FeedChange::default() {
+        return Err(Problem::invalid(
+            "body",
+            "nothing to change: give paused, interval_secs or egress",
+        ));
+    }
+    let Some(feed) = state.store.feed(id).await? else {
+        return Err(Problem::not_found(format!("no feed with id {id}")));
+    };
+    if feed.state == FeedState::Removed {
+        return Err(Problem::new(
+            ProblemKind::Refused,
+            "this feed was removed on request (WFM10) and stays removed",
+        ));
+    }
+    let now = chrono::Utc::now();
+    let interval = change
+        .interval_secs
+        .map(|secs| secs.map(|s| interval_within_profile(&state, s)).transpose())
+        .transpose()?;
+    let egress = change
+        .egress
+        .as_ref()
+        .map(|address| {
+            address
+                .as_deref()
+                .map(|a| egress_address(&state, a))
+                .transpose()
+        })
+        .transpose()?;
+    if change.paused == Some(false) {
+        refuse_blocked(&state, &feed.url).await?;
+    }
+    let overrides = interval.map(|interval_secs| FeedOverrides { interval_secs });
+    let reschedule = match (interval, feed.last_fetch_at) {
+        (Some(Some(secs)), Some(last))
+            if feed.state == FeedState::Active && feed.consecutive_failures == 0 =>
+        {
+            let at = last + chrono::Duration::seconds(i64::try_from(secs).unwrap_or(i64::MAX));
+            (at > feed.next_fetch_at)
+                .then(|| (at, format!("interval {secs}s (set by an operator)")))
+        }
+        _ => None,
+    };
+    let patch = FeedPatch {
+        paused: change.paused,
+        reason: match change.paused {
+            Some(true) => format!("paused by an operator (key {})", caller.key_id),
+            _ => format!("resumed by an operator (key {})", caller.key_id),
+        },
+        egress,
+        overrides,
+        reschedule,
+        at: now,
+    };
+    let Some(feed) = state.store.patch_feed(id, &patch).await? else {
+        return Err(Problem::not_found(format!("no feed with id {id}")));
+    };
+    tracing::info!(feed_id = %id, key_id = caller.key_id, ?change, "feed changed through the api");
+    Ok(Json(Feed::from(&feed)))
+}
+
+/// An operator's refresh interval: within the running profile's bounds (WFM3, DFB3, ...).
+fn interval_within_profile(state: &AppState, secs: u64) -> Result<u64, Problem> {
+    let bounds = &state.profile.schedule;
+    if (bounds.min_interval..=bounds.max_interval).contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(Problem::invalid(
+            "interval_secs",
+            format!(
+                "the profile {:?} reads a feed every {} to {} seconds; {secs} is outside that",
+                state.profile.name, bounds.min_interval, bounds.max_interval
+            ),
+        ))
+    }
+}
+
+/// An egress address: one of the addresses the server is configured to send from, kept in
+/// its canonical form.
+fn egress_address(state: &AppState, text: &str) -> Result<String, Problem> {
+    let ip = text.trim().parse::<std::net::IpAddr>().map_err(|_| {
+        Problem::invalid(
+            "egress",
+            format!("egress is a local IP address such as 192.0.2.10, not {text:?}"),
+        )
+    })?;
+    if !state.egress.contains(&ip) {
+        let configured = if state.egress.is_empty() {
+            "none is configured (tidings.toml `egress = [...]` or --egress)".to_owned()
+        } else {
+            let list: Vec<String> = state.egress.iter().map(ToString::to_string).collect();
+            format!("the configured ones are {}", list.join(", "))
+        };
+        return Err(Problem::invalid(
+            "egress",
+            format!("{ip} is not an egress address of this server: {configured}"),
+        ));
+    }
+    Ok(ip.to_string())
+}
+
+/// Whether the URL's host is one DNS could know: letters, digits, hyphens, underscores and
+/// dots (an IDN arrives as punycode), or an IP address. The URL standard lets through names
+/// such as `a*` or `a!b`, which no resolver answers for.
+fn resolvable_host(url: &FeedUrl) -> bool {
+    match url.as_url().host_str() {
+        Some(host) if host.starts_with('[') => true,
+        Some(host) => host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')),
+        None => false,
+    }
+}
+
+/// The operator's do-not-crawl rules, read on each call, so one added by `tidings block`
+/// holds at once.
+pub(crate) async fn block_list(state: &AppState) -> Result<BlockList, Problem> {
     let blocks = state.store.blocks().await?;
-    let list = BlockList::new(
+    Ok(BlockList::new(
         blocks
             .into_iter()
             .filter_map(|b| {
@@ -146,7 +381,12 @@ async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> 
                 })
             })
             .collect(),
-    );
+    ))
+}
+
+/// A 422 problem when a do-not-crawl rule forbids `url` (or the feed it already names).
+pub(crate) async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> {
+    let list = block_list(state).await?;
     if list.is_empty() {
         return Ok(());
     }

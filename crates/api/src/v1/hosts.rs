@@ -1,29 +1,60 @@
 //! The operator's view of publishers, for an admin key: `GET /v1/log` (the request log, C7)
 //! and `GET /v1/hosts/{name}` (what tidings holds about a host: its robots.txt, its
-//! Retry-After floor, its feeds by state).
+//! Retry-After floor, its feeds by state, and its gate in the crawler of this process).
 
 use super::params;
-use super::wire::{HostFeed, HostOrigin, HostView, LogPage, LogRow};
+use super::wire::{HostFeed, HostGate, HostOrigin, HostView, LogPage, LogRow};
 use crate::AppState;
 use crate::auth::AdminAccess;
-use crate::problem::Problem;
+use crate::openapi::AdminErrors;
+use crate::problem::{self, Problem};
 use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use tidings_store::{FeedState, LogQuery};
+use utoipa::IntoParams;
 
-/// The query string of `/v1/log`, as text; [`params`] reads each value.
-#[derive(Debug, Default, Deserialize)]
+/// The query string of `/v1/log`, as text; [`params`] reads each value. The `#[param]`s say
+/// what is read.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LogParams {
+    /// A host name (`example.org`: every scheme and port) or an origin
+    /// (`https://example.org:443`); the pattern is what the server takes.
+    #[param(
+        pattern = r"^[A-Za-z0-9.:/\[\]-]*[A-Za-z0-9:/\[\]-][A-Za-z0-9.:/\[\]-]*$",
+        max_length = 300
+    )]
     host: Option<String>,
+    /// Only requests for this feed: its id.
+    #[param(value_type = Option<i64>, minimum = 1)]
     feed: Option<String>,
+    /// Rows to return.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
     limit: Option<String>,
 }
 
-/// The newest requests first, for a host (a name, every scheme and port; or an origin,
-/// `https://example.org:443`) and/or a feed.
+/// The request log, newest first (C7).
+///
+/// For a host (a name, every scheme and port; or an origin, `https://example.org:443`) and/or
+/// a feed.
+#[utoipa::path(
+    get,
+    path = "/v1/log",
+    operation_id = "request_log",
+    tag = "operator",
+    params(LogParams),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The newest requests first.", body = LogPage),
+        (status = BAD_REQUEST, description = "A parameter is malformed or out of bounds; \
+            `parameter` names it.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn log(
     State(state): State<AppState>,
     _: AdminAccess,
@@ -52,8 +83,25 @@ pub async fn log(
     }))
 }
 
-/// A host by name: its two usual origins' robots.txt and Retry-After floor, and its feeds by
-/// state, with the reason of each that is not active.
+/// What tidings holds about a host.
+///
+/// Its two usual origins' robots.txt and Retry-After floor, its feeds by state, with the
+/// reason of each that is not active, and its gate when a crawler runs in this process.
+#[utoipa::path(
+    get,
+    path = "/v1/hosts/{name}",
+    operation_id = "get_host",
+    tag = "operator",
+    params(("name" = String, Path, description = "A host name (`example.org`).",
+        pattern = r"^[A-Za-z0-9.:/\[\]-]*[A-Za-z0-9:/\[\]-][A-Za-z0-9.:/\[\]-]*$", max_length = 300)),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "What tidings holds about the host.", body = HostView),
+        (status = BAD_REQUEST, description = "`name` is not a host name.",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
 pub async fn host(
     State(state): State<AppState>,
     _: AdminAccess,
@@ -86,11 +134,16 @@ pub async fn host(
             not_active.push(HostFeed::from(&feed));
         }
     }
+    let gate = state
+        .live
+        .as_ref()
+        .map(|live| HostGate::from(live.gate(&name)));
     Ok(Json(HostView {
         name,
         origins,
         feeds_by_state: states,
         not_active,
+        gate,
     }))
 }
 

@@ -4,35 +4,48 @@
 //! Modules: `wire` (the JSON shapes, which live only here and change only with a new version),
 //! `params` (reading query and path parameters, every failure a 400 problem naming the
 //! parameter), `cursor` (the opaque keyset cursor of entry pages), then one module per
-//! resource: `feeds`, `entries`, and `hosts` (the request log and hosts, for an admin key).
+//! resource: `feeds`, `entries`, `hosts` (the request log and hosts, for an admin key) and
+//! `operator` (do-not-crawl rules, removal on request, OPML import and export).
 
 pub(crate) mod cursor;
 mod entries;
 pub(crate) mod feeds;
 pub(crate) mod hosts;
+pub(crate) mod operator;
 pub(crate) mod params;
 pub mod wire;
 
+pub(crate) use entries::Scope;
+
 use crate::AppState;
 use crate::problem;
-use axum::Router;
-use axum::routing::{any, get};
+use axum::routing::any;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// The most entries one page may hold (`limit`).
 pub const MAX_LIMIT: u32 = 500;
 /// Entries per page when `limit` is not given.
 pub const DEFAULT_LIMIT: u32 = 50;
 
-/// The API's routes, under `/v1`. Unknown paths under `/v1` and wrong methods on known ones
-/// answer with problems too.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/v1/feeds", get(feeds::list).post(feeds::create))
-        .route("/v1/feeds/{id}", get(feeds::get).delete(feeds::delete))
-        .route("/v1/entries", get(entries::list))
-        .route("/v1/log", get(hosts::log))
-        .route("/v1/hosts/{name}", get(hosts::host))
+/// The API's routes, under `/v1`, and their OpenAPI operations (see `crate::openapi`).
+///
+/// To add an endpoint: give its handler a `#[utoipa::path(...)]` (method, path, parameters,
+/// body, every status with its schema, `security`), derive `ToSchema` on its wire types, and
+/// list the handler here in `routes!` (handlers on the same path share one `routes!`). Unknown
+/// paths under `/v1` and wrong methods on known ones answer with problems too.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(feeds::list, feeds::create))
+        .routes(routes!(feeds::get, feeds::patch, feeds::delete))
+        .routes(routes!(operator::remove_feed))
+        .routes(routes!(operator::rules, operator::add_rule))
+        .routes(routes!(operator::remove_rule))
+        .routes(routes!(operator::export_opml, operator::import_opml))
+        .routes(routes!(entries::list))
+        .routes(routes!(hosts::log))
+        .routes(routes!(hosts::host))
+        // Not operations: the problem for a path that names nothing, left out of the document.
         .route("/v1", any(problem::no_route))
         .route("/v1/{*rest}", any(problem::no_route))
-        .method_not_allowed_fallback(problem::method_not_allowed)
 }

@@ -31,6 +31,22 @@ pub fn limit(text: Option<&str>) -> Result<u32, Problem> {
     }
 }
 
+/// The schema of a time parameter, as [`time`] reads it: an RFC 3339 time or a date.
+pub fn time_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, Type};
+    let string = |format| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(format)))
+    };
+    OneOfBuilder::new()
+        .description(Some("An RFC 3339 time, or a date (midnight UTC)."))
+        .item(string(KnownFormat::DateTime).examples([serde_json::json!("2026-11-30T12:00:00Z")]))
+        .item(string(KnownFormat::Date).examples([serde_json::json!("2026-11-30")]))
+        .build()
+        .into()
+}
+
 /// A time: RFC 3339 (`2026-11-30T12:00:00Z`) or a date (`2026-11-30`, midnight UTC).
 pub fn time(parameter: &'static str, text: &str) -> Result<DateTime<Utc>, Problem> {
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {
@@ -51,9 +67,62 @@ pub fn time(parameter: &'static str, text: &str) -> Result<DateTime<Utc>, Proble
     ))
 }
 
+/// A yes/no switch: `true` or `false` (also `1`/`0`, `yes`/`no`); absent is `false`.
+pub fn flag(parameter: &'static str, text: Option<&str>) -> Result<bool, Problem> {
+    match text.map(|t| t.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("false" | "0" | "no") => Ok(false),
+        Some("true" | "1" | "yes") => Ok(true),
+        Some(_) => Err(Problem::invalid(
+            parameter,
+            format!(
+                "{parameter} is true or false, not {:?}",
+                text.unwrap_or_default()
+            ),
+        )),
+    }
+}
+
+/// A category name: not blank, at most 200 characters.
+pub fn category(text: &str) -> Result<String, Problem> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > 200 {
+        return Err(Problem::invalid(
+            "category",
+            "category is a category name of 1 to 200 characters",
+        ));
+    }
+    Ok(trimmed.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flags_are_true_or_false() {
+        assert!(!flag("mine", None).unwrap());
+        for yes in ["true", "TRUE", "1", "yes"] {
+            assert!(flag("mine", Some(yes)).unwrap(), "{yes}");
+        }
+        for no in ["false", "0", "no"] {
+            assert!(!flag("mine", Some(no)).unwrap(), "{no}");
+        }
+        for bad in ["", "maybe", "2"] {
+            assert_eq!(
+                flag("mine", Some(bad)).unwrap_err().parameter,
+                Some("mine"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn categories_are_names() {
+        assert_eq!(category("  Rust ").unwrap(), "Rust");
+        for bad in ["", "   ", &"x".repeat(201)] {
+            assert!(category(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn limits_are_bounded() {

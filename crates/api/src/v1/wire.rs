@@ -3,16 +3,17 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredEntry};
+use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredBlock, StoredEntry};
+use utoipa::ToSchema;
 
 /// `GET /v1/feeds`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct FeedList {
     pub feeds: Vec<Feed>,
 }
 
 /// One feed: what it is, whether and when it is read next, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Feed {
     pub id: i64,
     /// The URL read now (after a permanent redirect was followed, it differs from
@@ -40,17 +41,67 @@ pub struct Feed {
     pub validators: ValidatorsPresent,
     pub counters: Counters,
     pub created_at: DateTime<Utc>,
+    /// The feed's own `dcterms:valid` end (FF16): after it, its entries leave current views.
+    pub expires: Option<DateTime<Utc>>,
+    /// The local address an operator assigned to this feed's requests, if any.
+    pub egress: Option<String>,
+    /// What an operator set for this feed in place of the profile's values.
+    pub overrides: Overrides,
+}
+
+/// An operator's settings for one feed (`PATCH /v1/feeds/{id}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Overrides {
+    /// A fixed refresh interval in seconds instead of the one learned from the feed.
+    pub interval_secs: Option<u64>,
+}
+
+/// The body of `PATCH /v1/feeds/{id}`: each field present changes that part, `null` clears
+/// `interval_secs` and `egress`; unknown fields are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(min_properties = 1)]
+pub struct FeedChange {
+    /// `true` pauses the feed; `false` resumes a paused or switched-off feed (read at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<bool>,
+    /// A fixed refresh interval in seconds, within the profile's bounds; `null` goes back to
+    /// the learned one.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schema(value_type = Option<u64>, minimum = 0)]
+    pub interval_secs: Option<Option<u64>>,
+    /// The local IP address to send this feed's requests from; `null` goes back to the default.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schema(value_type = Option<String>)]
+    pub egress: Option<Option<String>>,
+}
+
+/// A field that is present: `Some(None)` for `null`, so that absent and `null` differ.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// Whether an ETag and a Last-Modified are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ValidatorsPresent {
     pub etag: bool,
     pub last_modified: bool,
 }
 
 /// Reads of a feed since it was added, by outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Counters {
     pub fetches: i64,
     pub ok: i64,
@@ -87,12 +138,17 @@ impl From<&FeedRecord> for Feed {
                 errors: f.counters.errors,
             },
             created_at: f.created_at,
+            expires: f.expires,
+            egress: f.egress.clone(),
+            overrides: Overrides {
+                interval_secs: f.overrides.interval_secs,
+            },
         }
     }
 }
 
 /// `GET /v1/entries`: one page, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct EntryPage {
     pub entries: Vec<Entry>,
     /// Pass as `cursor` for the next page; `null` on the last page.
@@ -100,7 +156,7 @@ pub struct EntryPage {
 }
 
 /// One stored entry. Text fields are the publisher's, as parsed (HTML is not sanitised here).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Entry {
     /// The entry's id in tidings.
     pub id: i64,
@@ -126,14 +182,14 @@ pub struct Entry {
     pub changed_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Author {
     pub name: Option<String>,
     pub email: Option<String>,
     pub uri: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Enclosure {
     pub url: String,
     #[serde(rename = "type")]
@@ -182,20 +238,26 @@ impl From<&StoredEntry> for Entry {
 }
 
 /// The body of `POST /v1/feeds`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Subscribe {
-    /// The feed's URL (http or https).
+    /// The feed's URL: http or https, with a host, without user name or password. The pattern
+    /// is the usual shape of one (a host name, no punycode, at most a 4-digit port); other
+    /// valid URLs, such as an IP address, are taken too.
+    #[schema(
+        pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://(?![^/]*[Xx][Nn]--)([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[!-~]*)?$",
+        example = "https://example.org/feed.xml"
+    )]
     pub url: String,
 }
 
 /// `GET /v1/log`: requests sent to publishers, newest first (C7).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LogPage {
     pub requests: Vec<LogRow>,
 }
 
 /// One request sent: when, where, why, and what came back.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LogRow {
     pub at: DateTime<Utc>,
     pub feed_id: Option<i64>,
@@ -233,7 +295,7 @@ impl From<&RequestLogRow> for LogRow {
 }
 
 /// `GET /v1/hosts/{name}`: what tidings holds about a host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostView {
     pub name: String,
     /// The origins (https on 443, http on 80) with a stored robots.txt or Retry-After floor.
@@ -242,10 +304,35 @@ pub struct HostView {
     pub feeds_by_state: std::collections::BTreeMap<String, u64>,
     /// The host's feeds that are paused, off or removed, with why.
     pub not_active: Vec<HostFeed>,
+    /// The host gate of the crawler running in this process (C3); `null` when none runs.
+    pub gate: Option<HostGate>,
+}
+
+/// A host's gate in the crawler of this process: one request in flight at most, spaced by a gap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HostGate {
+    /// A request to the host is being sent or answered now.
+    pub in_flight: bool,
+    /// The earliest the next request may start (in the past: the host is free now); `null`
+    /// while one is in flight, or when this process sent the host nothing yet.
+    pub next_allowed_at: Option<DateTime<Utc>>,
+    /// The gap the last request was spaced by (the profile's, or the host's crawl-delay);
+    /// `null` when this process sent the host nothing yet.
+    pub gap_secs: Option<f64>,
+}
+
+impl From<tidings_crawler::GateView> for HostGate {
+    fn from(g: tidings_crawler::GateView) -> HostGate {
+        HostGate {
+            in_flight: g.in_flight,
+            next_allowed_at: g.next_allowed_at,
+            gap_secs: g.gap.map(|gap| gap.as_secs_f64()),
+        }
+    }
 }
 
 /// One origin of a host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostOrigin {
     pub origin: String,
     /// When robots.txt was last read, if ever.
@@ -275,7 +362,7 @@ impl HostOrigin {
 }
 
 /// A feed of a host that is not active.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HostFeed {
     pub id: i64,
     pub url: String,
@@ -294,4 +381,102 @@ impl From<&FeedRecord> for HostFeed {
             last_status: f.last_status,
         }
     }
+}
+
+/// `GET /v1/rules`: the operator's do-not-crawl rules (FF13), oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RuleList {
+    pub rules: Vec<Rule>,
+}
+
+/// One do-not-crawl rule: no request goes to what it covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Rule {
+    pub id: i64,
+    /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    pub kind: String,
+    /// The value in its normal form (a host lower-cased, a URL parsed, ...).
+    pub value: String,
+    /// Why it was added.
+    pub reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<&StoredBlock> for Rule {
+    fn from(b: &StoredBlock) -> Rule {
+        Rule {
+            id: b.id,
+            kind: b.kind.clone(),
+            value: b.value.clone(),
+            reason: b.reason.clone(),
+            created_at: b.created_at,
+        }
+    }
+}
+
+/// The body of `POST /v1/rules`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewRule {
+    /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    pub kind: String,
+    pub value: String,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `POST /v1/rules`: the rule, whether it is new, and the feeds it paused at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RuleAdded {
+    pub rule: Rule,
+    pub new: bool,
+    pub paused: Vec<i64>,
+}
+
+/// `DELETE /v1/rules/{id}`: the rule that went and the feeds resumed because of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RuleRemoved {
+    pub rule: Rule,
+    pub resumed: Vec<i64>,
+}
+
+/// The body of `POST /v1/feeds/{id}/removal` (WFM10).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Removal {
+    /// Why, as the publisher asked; kept with the rules.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Also add `url` rules for the feed's URLs, so no one adds it again under another name.
+    #[serde(default)]
+    pub block: bool,
+}
+
+/// `POST /v1/feeds/{id}/removal`: the feed as it is now (`removed`), how many subscriptions
+/// ended, and the rules added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Removed {
+    pub feed: Feed,
+    pub subscriptions_ended: i64,
+    pub rules: Vec<Rule>,
+}
+
+/// `POST /v1/opml`: what became of each outline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct OpmlImport {
+    /// Feed ids newly subscribed to.
+    pub subscribed: Vec<i64>,
+    /// Feed ids this key was already subscribed to.
+    pub already: Vec<i64>,
+    /// Refused by a do-not-crawl rule or a removal.
+    pub refused: Vec<ImportedFeed>,
+    /// Not a feed URL.
+    pub skipped: Vec<ImportedFeed>,
+}
+
+/// An outline that was not subscribed to, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ImportedFeed {
+    pub url: String,
+    pub detail: String,
 }

@@ -1,15 +1,11 @@
-//! A UI server on port 0 over a fresh SQLite store, with an admin and a reader key, the rule
-//! changes applied by a real crawler (which sends nothing here: blocked feeds are paused
-//! without a request), and a small HTTP client that speaks forms and cookies.
+//! A UI server on port 0 over a fresh SQLite store, with an admin and a reader key, and a
+//! small HTTP client that speaks forms and cookies.
 
 use crate::support::{header, t};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tidings_api::auth::{Auth, AuthConfig, Role, issue};
-use tidings_api::ui::{Effects, RuleEffects};
 use tidings_api::{AppState, router};
-use tidings_crawler::{Crawler, CrawlerConfig};
-use tidings_fetch::{FetchConfig, Fetcher};
 use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::Profile;
 use tidings_store::{NewFeed, Store};
@@ -43,36 +39,6 @@ impl Page {
     }
 }
 
-/// The crawler's pausing and resuming, as `tidings serve` wires it.
-struct Rules(Crawler);
-
-impl RuleEffects for Rules {
-    fn rule_added(&self) -> Effects<'_> {
-        Box::pin(async move {
-            let held = self
-                .0
-                .hold_covered_feeds()
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok(held
-                .into_iter()
-                .map(|(f, r)| (f.id, r.next_fetch_reason))
-                .collect())
-        })
-    }
-
-    fn rule_removed(&self) -> Effects<'_> {
-        Box::pin(async move {
-            let resumed = self
-                .0
-                .resume_uncovered_feeds()
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok(resumed.into_iter().map(|f| (f.id, String::new())).collect())
-        })
-    }
-}
-
 impl Ui {
     /// Public reads, the default profile.
     pub async fn start() -> Ui {
@@ -87,19 +53,11 @@ impl Ui {
             .await
             .expect("open store");
         let profile = Arc::new(Profile::embedded(profile).expect("profile"));
-        let fetcher = Fetcher::new(FetchConfig::new("tidings-test/1")).expect("fetcher");
-        let crawler = Crawler::new(
-            store.clone(),
-            Arc::new(fetcher),
-            profile.clone(),
-            CrawlerConfig::default(),
-        );
-        let state = AppState::new(store.clone(), profile, "test")
-            .with_auth(Auth::new(AuthConfig {
+        let state =
+            AppState::new(store.clone(), profile, "test").with_auth(Auth::new(AuthConfig {
                 keyed_reads,
                 ..AuthConfig::default()
-            }))
-            .with_rule_effects(Arc::new(Rules(crawler)));
+            }));
         let mut tokens = Vec::new();
         for role in [Role::Admin, Role::Reader] {
             let (token, key) = issue(None, role, t(0)).expect("issue a key");

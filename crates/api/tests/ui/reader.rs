@@ -319,3 +319,29 @@ async fn every_ui_page_carries_the_csp_and_the_other_headers() {
     );
     assert!(css.body.contains(":focus-visible"), "focus is visible");
 }
+
+#[tokio::test]
+async fn ff16_an_expired_entry_is_kept_from_readers() {
+    let ui = Ui::start().await;
+    let expired = Entry {
+        expires: Some(t(100)),
+        ..dated("gone", t(60))
+    };
+    feed_with(&ui, vec![expired, dated("kept", t(120))]).await;
+    let home = ui.get("/", "").await;
+    assert!(home.body.contains("Title kept"));
+    assert!(!home.body.contains("Title gone"), "not listed");
+    let search = ui.get("/search?q=gone", "").await;
+    assert!(search.body.contains("No entry matches"), "not found");
+    let id = entries(&ui)
+        .await
+        .iter()
+        .find(|e| e.entry.id == "gone")
+        .expect("stored")
+        .id;
+    let page = ui.get(&format!("/entries/{id}"), "").await;
+    assert_eq!(page.status, 404, "{}", page.body);
+    assert!(!page.body.contains("Summary of gone"));
+    let page = ui.admin_page(&format!("/entries/{id}")).await;
+    assert!(page.contains("Summary of gone") && page.contains("Expired (FF16)"));
+}

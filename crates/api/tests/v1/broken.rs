@@ -116,6 +116,24 @@ impl Store for Broken {
     async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
         fail()
     }
+    async fn patch_feed(
+        &self,
+        _: FeedId,
+        _: &tidings_store::FeedPatch,
+    ) -> tidings_store::Result<Option<FeedRecord>> {
+        fail()
+    }
+    async fn feeds_of(&self, _: &str) -> tidings_store::Result<Vec<FeedRecord>> {
+        fail()
+    }
+    async fn count_due(&self, _: DateTime<Utc>) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn count_feeds_by_state(
+        &self,
+    ) -> tidings_store::Result<Vec<(tidings_store::FeedState, u64)>> {
+        fail()
+    }
     async fn entry(&self, _: i64) -> tidings_store::Result<Option<StoredEntry>> {
         fail()
     }
@@ -130,6 +148,7 @@ async fn store_failures_are_500_problems_that_leak_nothing() {
         "/v1/feeds/1",
         "/v1/entries",
         "/v1/entries?feed=1&q=x",
+        "/metrics",
     ] {
         let problem = server.problem(path, 500, "internal").await;
         assert_eq!(problem["title"], "Internal error", "{path}");

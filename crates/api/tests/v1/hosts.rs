@@ -3,7 +3,12 @@
 
 use crate::auth::{call, is_problem, key};
 use crate::support::{Server, dated, ok, t};
+use std::sync::Arc;
+use std::time::Duration;
 use tidings_api::auth::Role;
+use tidings_crawler::gate::HostGate;
+use tidings_crawler::{Clock, Live};
+use tidings_model::FeedUrl;
 use tidings_store::{FeedState, RobotsCache};
 
 #[tokio::test]
@@ -117,5 +122,41 @@ async fn c6_a_host_shows_its_robots_txt_its_floor_and_why_feeds_are_paused() {
         &call(&server, "GET", "/v1/hosts/a%20b", Some(&admin), None).await,
         400,
         "invalid-parameter",
+    );
+}
+
+/// C3: with a crawler in this process a host shows its gate: a request in flight, then when
+/// the next may start and the gap; without one, the gate is `null`.
+#[tokio::test]
+async fn c3_a_host_shows_its_gate_when_a_crawler_runs_here_and_null_otherwise() {
+    let without = Server::start().await;
+    let (_, admin) = key(&without, Role::Admin).await;
+    let (status, _, host) =
+        call(&without, "GET", "/v1/hosts/example.org", Some(&admin), None).await;
+    assert_eq!(status, 200, "{host}");
+    assert!(host["gate"].is_null(), "{host}");
+
+    let gate = Arc::new(HostGate::new());
+    let live = Live::new(gate.clone(), Clock::real());
+    let server = Server::with_live(live).await;
+    let (_, admin) = key(&server, Role::Admin).await;
+    let url = FeedUrl::parse("https://Example.org/feed.xml").unwrap();
+    let permit = gate
+        .acquire(url.as_url(), Duration::from_millis(2500))
+        .await;
+    let (_, _, busy) = call(&server, "GET", "/v1/hosts/example.org", Some(&admin), None).await;
+    assert_eq!(busy["gate"]["in_flight"], true, "{busy}");
+    assert!(busy["gate"]["next_allowed_at"].is_null(), "{busy}");
+    assert_eq!(busy["gate"]["gap_secs"], 2.5);
+    drop(permit);
+    let (_, _, free) = call(&server, "GET", "/v1/hosts/example.org", Some(&admin), None).await;
+    assert_eq!(free["gate"]["in_flight"], false, "{free}");
+    assert!(free["gate"]["next_allowed_at"].is_string(), "{free}");
+    assert_eq!(free["gate"]["gap_secs"], 2.5);
+    let (_, _, other) = call(&server, "GET", "/v1/hosts/other.test", Some(&admin), None).await;
+    assert_eq!(
+        other["gate"],
+        serde_json::json!({"in_flight": false, "next_allowed_at": null, "gap_secs": null}),
+        "a host this process sent nothing"
     );
 }

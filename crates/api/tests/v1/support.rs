@@ -28,28 +28,62 @@ impl Server {
         Server::with_auth(AuthConfig::default()).await
     }
 
+    /// A server whose fetcher may send from `egress`.
+    pub async fn with_egress(egress: &[&str]) -> Server {
+        let egress = egress
+            .iter()
+            .map(|e| e.parse().expect("test address"))
+            .collect();
+        Server::configured(AuthConfig::default(), egress).await
+    }
+
     /// A server whose access rules are `auth`.
     pub async fn with_auth(auth: AuthConfig) -> Server {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("api.db");
-        let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
-            .await
-            .expect("open store");
-        Server::over_with(store, dir, auth).await
+        Server::configured(auth, Vec::new()).await
+    }
+
+    async fn configured(auth: AuthConfig, egress: Vec<std::net::IpAddr>) -> Server {
+        let (store, dir) = fresh_store().await;
+        Server::over_with(store, dir, auth, egress).await
     }
 
     /// A server over `store`.
     pub async fn over(store: Arc<dyn Store>, dir: tempfile::TempDir) -> Server {
-        Server::over_with(store, dir, AuthConfig::default()).await
+        Server::over_with(store, dir, AuthConfig::default(), Vec::new()).await
     }
 
-    async fn over_with(store: Arc<dyn Store>, dir: tempfile::TempDir, auth: AuthConfig) -> Server {
-        let state = AppState::new(
+    /// A server that shows `live` as the crawler running in its process.
+    pub async fn with_live(live: tidings_crawler::Live) -> Server {
+        let (store, dir) = fresh_store().await;
+        Server::serve(store, dir, AuthConfig::default(), Vec::new(), Some(live)).await
+    }
+
+    async fn over_with(
+        store: Arc<dyn Store>,
+        dir: tempfile::TempDir,
+        auth: AuthConfig,
+        egress: Vec<std::net::IpAddr>,
+    ) -> Server {
+        Server::serve(store, dir, auth, egress, None).await
+    }
+
+    async fn serve(
+        store: Arc<dyn Store>,
+        dir: tempfile::TempDir,
+        auth: AuthConfig,
+        egress: Vec<std::net::IpAddr>,
+        live: Option<tidings_crawler::Live>,
+    ) -> Server {
+        let mut state = AppState::new(
             store.clone(),
             Arc::new(Profile::embedded("default").expect("default profile")),
             "test",
         )
-        .with_auth(Auth::new(auth));
+        .with_auth(Auth::new(auth))
+        .with_egress(egress);
+        if let Some(live) = live {
+            state = state.with_live(live);
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind port 0");
@@ -125,6 +159,16 @@ impl Server {
             .await
             .expect("apply fetch");
     }
+}
+
+/// A fresh SQLite store in its own temporary directory.
+async fn fresh_store() -> (Arc<dyn Store>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("api.db");
+    let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
+        .await
+        .expect("open store");
+    (store, dir)
 }
 
 /// A minimal HTTP/1.1 client: one request, `Connection: close`, the body read to the end
@@ -237,6 +281,7 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
             meta: Some(FeedMeta {
                 title: Some("A feed".to_owned()),
                 site_link: Some("https://example.org/".to_owned()),
+                expires: None,
             }),
         },
         entries,

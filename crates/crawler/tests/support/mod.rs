@@ -52,6 +52,8 @@ pub struct Script {
     pub requests: Arc<Mutex<Vec<String>>>,
     /// When each request arrived, by path.
     pub arrivals: Arc<Mutex<Vec<(String, std::time::Instant)>>>,
+    /// Where each request came from, by path.
+    pub sources: Arc<Mutex<Vec<(String, std::net::IpAddr)>>>,
 }
 
 impl Script {
@@ -89,7 +91,7 @@ pub async fn serve(script: Script) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
+        while let Ok((mut stream, peer)) = listener.accept().await {
             let script = script.clone();
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 8192];
@@ -97,6 +99,11 @@ pub async fn serve(script: Script) -> u16 {
                 let head = String::from_utf8_lossy(&buf[..n]).into_owned();
                 let path = head.split(' ').nth(1).unwrap_or("/").to_string();
                 script.requests.lock().unwrap().push(path.clone());
+                script
+                    .sources
+                    .lock()
+                    .unwrap()
+                    .push((path.clone(), peer.ip()));
                 script
                     .arrivals
                     .lock()
@@ -137,11 +144,21 @@ pub async fn crawler_with(
     dir: &std::path::Path,
     tune: impl FnOnce(&mut Profile),
 ) -> (Crawler, Arc<dyn Store>) {
+    crawler_configured(dir, tune, |_| {}).await
+}
+
+/// Like [`crawler_with`], with the fetcher's configuration changed by `configure` too.
+pub async fn crawler_configured(
+    dir: &std::path::Path,
+    tune: impl FnOnce(&mut Profile),
+    configure: impl FnOnce(&mut FetchConfig),
+) -> (Crawler, Arc<dyn Store>) {
     let store = tidings_store::open(dir.join("t.db").to_str().unwrap())
         .await
         .unwrap();
     let mut config = FetchConfig::new("tidings-test/1");
     config.allow_private_networks = true;
+    configure(&mut config);
     let mut profile = Profile::embedded("default").unwrap();
     profile.pacing.host_gap = 0.0;
     tune(&mut profile);

@@ -22,6 +22,8 @@ pub struct Recorded {
     pub target: String,
     /// Header names lowercased, values exactly as received.
     pub headers: Vec<(String, Vec<u8>)>,
+    /// The address the request came from.
+    pub peer: Option<SocketAddr>,
 }
 
 impl Recorded {
@@ -73,10 +75,10 @@ impl Server {
         let handler: Arc<Handler> = Arc::new(handler);
         let recorded = requests.clone();
         tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
+            while let Ok((stream, peer)) = listener.accept().await {
                 let handler = handler.clone();
                 let recorded = recorded.clone();
-                tokio::spawn(async move { serve(stream, addr, handler, recorded).await });
+                tokio::spawn(async move { serve(stream, addr, peer, handler, recorded).await });
             }
         });
         Server { addr, requests }
@@ -97,12 +99,14 @@ impl Server {
 async fn serve(
     mut stream: TcpStream,
     addr: SocketAddr,
+    peer: SocketAddr,
     handler: Arc<Handler>,
     recorded: Arc<Mutex<Vec<Recorded>>>,
 ) {
-    let Some(request) = read_request(&mut stream).await else {
+    let Some(mut request) = read_request(&mut stream).await else {
         return;
     };
+    request.peer = Some(peer);
     let reply = handler(&request, addr);
     match recorded.lock() {
         Ok(mut r) => r.push(request),
@@ -164,6 +168,7 @@ async fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
         method,
         target,
         headers,
+        peer: None,
     })
 }
 

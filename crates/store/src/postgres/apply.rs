@@ -43,7 +43,8 @@ pub(super) async fn apply(
          last_error = CASE WHEN $25 THEN last_error ELSE $19 END, \
          last_fetch_at = CASE WHEN $25 THEN last_fetch_at ELSE $20 END, \
          fetches = fetches + $24, ok = ok + $21, not_modified = not_modified + $22, \
-         errors = errors + $23, moved_to = $26, moved_since = $27 \
+         errors = errors + $23, moved_to = $26, moved_since = $27, \
+         expires = CASE WHEN $8 THEN $28 ELSE expires END \
          WHERE id = $1",
     )
     .bind(fetch.feed_id.0)
@@ -88,6 +89,7 @@ pub(super) async fn apply(
     .bind(update.last_outcome == "postponed")
     .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
     .bind(update.pending_move.as_ref().map(|(_, since)| *since))
+    .bind(update.meta.as_ref().and_then(|m| m.expires))
     .execute(&mut **tx)
     .await?;
 
@@ -214,8 +216,10 @@ async fn upsert_entry(
         None => {
             let id: i64 = sqlx::query_scalar(
                 "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
-                 updated, expires, sort_at, first_seen_at, updated_at, content_hash, data) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13) RETURNING id",
+                 updated, expires, sort_at, first_seen_at, updated_at, content_hash, data, \
+                 categories) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14) \
+                 RETURNING id",
             )
             .bind(fetch.feed_id.0)
             .bind(key.as_ref())
@@ -230,6 +234,7 @@ async fn upsert_entry(
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
+            .bind(codec::category_column(&entry.categories))
             .fetch_one(&mut **tx)
             .await?;
             let stored = Known {
@@ -244,7 +249,7 @@ async fn upsert_entry(
             sqlx::query(
                 "UPDATE entries SET guid = $2, title = $3, link = $4, summary = $5, published = $6, \
                  updated = $7, expires = $8, sort_at = $9, updated_at = $10, content_hash = $11, \
-                 data = $12 WHERE id = $1",
+                 data = $12, categories = $13 WHERE id = $1",
             )
             .bind(stored.id)
             .bind(without_nul_opt(entry.guid.as_deref()))
@@ -258,6 +263,7 @@ async fn upsert_entry(
             .bind(at)
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
+            .bind(codec::category_column(&entry.categories))
             .execute(&mut **tx)
             .await?;
             stored.content_hash = encoded.content_hash;

@@ -15,9 +15,9 @@ use crate::codec::{
     MAX_LOG_LIMIT, SearchFilter, select_feeds, without_nul, without_nul_opt,
 };
 use crate::{
-    ApplyReport, BlockAdded, EntryQuery, FeedRecord, FeedState, FetchRecord, LogQuery, NewBlock,
-    NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError, StoredBlock, StoredEntry,
-    Subscribed, migrations,
+    ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, LogQuery,
+    NewBlock, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError, StoredBlock,
+    StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -255,6 +255,26 @@ impl Store for PgStore {
                 .push_bind(after.id)
                 .push(")");
         }
+        if let Some(category) = &query.category {
+            let Some(needle) = codec::category_needle(category) else {
+                return Ok(Vec::new());
+            };
+            sql.push(" AND strpos(e.categories, ")
+                .push_bind(needle)
+                .push(") > 0");
+        }
+        if let Some(now) = query.current_at {
+            sql.push(" AND (e.expires IS NULL OR e.expires > ")
+                .push_bind(now)
+                .push(") AND e.feed_id NOT IN (SELECT id FROM feeds WHERE expires <= ")
+                .push_bind(now)
+                .push(")");
+        }
+        if let Some(subscriber) = &query.subscriber {
+            sql.push(" AND e.feed_id IN (SELECT feed_id FROM subscriptions WHERE subscriber = ")
+                .push_bind(without_nul(subscriber).into_owned())
+                .push(")");
+        }
         if let SearchFilter::Words(words) = &search {
             sql.push(" AND e.search @@ plainto_tsquery('simple', ")
                 .push_bind(without_nul(&words.join(" ")).into_owned())
@@ -438,6 +458,101 @@ impl Store for PgStore {
 
     async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()> {
         keys::touch(self, id, at).await
+    }
+
+    async fn patch_feed(&self, id: FeedId, patch: &FeedPatch) -> Result<Option<FeedRecord>> {
+        let mut tx = self.pool.begin().await?;
+        match patch.paused {
+            Some(true) => {
+                sqlx::query(
+                    "UPDATE feeds SET state = 'paused', state_reason = $2 \
+                     WHERE id = $1 AND state <> 'removed'",
+                )
+                .bind(id.0)
+                .bind(without_nul(&patch.reason).into_owned())
+                .execute(&mut *tx)
+                .await?;
+            }
+            Some(false) => {
+                sqlx::query(
+                    "UPDATE feeds SET state = 'active', state_reason = NULL, \
+                     consecutive_failures = 0, next_fetch_at = $2, next_fetch_reason = $3 \
+                     WHERE id = $1 AND state IN ('paused', 'off')",
+                )
+                .bind(id.0)
+                .bind(patch.at)
+                .bind(without_nul(&patch.reason).into_owned())
+                .execute(&mut *tx)
+                .await?;
+            }
+            None => {}
+        }
+        if let Some(egress) = &patch.egress {
+            sqlx::query("UPDATE feeds SET egress = $2 WHERE id = $1")
+                .bind(id.0)
+                .bind(egress.as_deref().map(|e| without_nul(e).into_owned()))
+                .execute(&mut *tx)
+                .await?;
+        }
+        if let Some(overrides) = &patch.overrides {
+            sqlx::query("UPDATE feeds SET profile_overrides = $2 WHERE id = $1")
+                .bind(id.0)
+                .bind(codec::encode_overrides(overrides)?)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if let Some((at, reason)) = &patch.reschedule {
+            sqlx::query(
+                "UPDATE feeds SET next_fetch_at = $2, next_fetch_reason = $3 \
+                 WHERE id = $1 AND state = 'active'",
+            )
+            .bind(id.0)
+            .bind(*at)
+            .bind(without_nul(reason).into_owned())
+            .execute(&mut *tx)
+            .await?;
+        }
+        let feed = sqlx::query(select_feeds!("WHERE f.id = $1"))
+            .bind(id.0)
+            .fetch_optional(&mut *tx)
+            .await?
+            .as_ref()
+            .map(rows::feed_from_row)
+            .transpose()?;
+        tx.commit().await?;
+        Ok(feed)
+    }
+
+    async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.id IN (SELECT feed_id FROM subscriptions WHERE subscriber = $1) \
+             ORDER BY f.id"
+        ))
+        .bind(without_nul(subscriber).into_owned())
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
+
+    async fn count_due(&self, now: DateTime<Utc>) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM feeds f WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
+        )
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?;
+        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
+    }
+
+    async fn count_feeds_by_state(&self) -> Result<Vec<(FeedState, u64)>> {
+        let rows: Vec<(String, i64)> =
+            sqlx::query_as("SELECT state, COUNT(*) FROM feeds GROUP BY state")
+                .fetch_all(&self.pool)
+                .await?;
+        codec::counts_by_state(rows)
     }
 
     async fn entry(&self, id: i64) -> Result<Option<StoredEntry>> {

@@ -40,6 +40,8 @@ struct EntryRow {
     published: Option<i64>,
     updated: Option<i64>,
     expires: Option<i64>,
+    /// See [`codec::category_column`].
+    categories: Option<String>,
     content_hash: String,
     data: String,
 }
@@ -70,6 +72,7 @@ impl Prepared {
                     published: entry.published.map(micros),
                     updated: entry.updated.map(micros),
                     expires: entry.expires.map(micros),
+                    categories: codec::category_column(&entry.categories),
                     content_hash: encoded.content_hash,
                     data: encoded.data,
                 })
@@ -199,7 +202,8 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
          last_error = CASE WHEN ?25 THEN last_error ELSE ?19 END, \
          last_fetch_at = CASE WHEN ?25 THEN last_fetch_at ELSE ?20 END, \
          fetches = fetches + ?24, ok = ok + ?21, not_modified = not_modified + ?22, \
-         errors = errors + ?23, moved_to = ?26, moved_since = ?27 \
+         errors = errors + ?23, moved_to = ?26, moved_since = ?27, \
+         expires = CASE WHEN ?8 THEN ?28 ELSE expires END \
          WHERE id = ?1",
     )
     .bind(fetch.feed_id.0)
@@ -245,6 +249,7 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
             .as_ref()
             .map(|(_, since)| micros(*since)),
     )
+    .bind(update.meta.as_ref().and_then(|m| m.expires).map(micros))
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -445,8 +450,8 @@ impl EntryWrites {
 
 const ENTRY_INSERT: &str = "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, \
                             published, updated, expires, sort_at, first_seen_at, updated_at, \
-                            content_hash, data) VALUES ";
-const ENTRY_PARAMS: usize = 14;
+                            content_hash, data, categories) VALUES ";
+const ENTRY_PARAMS: usize = 15;
 
 /// Insert new entries, in order (their row ids follow the batch order).
 async fn insert_entries(tx: &mut Transaction<'static, Sqlite>, rows: &[NewRow]) -> Result<()> {
@@ -469,7 +474,8 @@ async fn insert_entries(tx: &mut Transaction<'static, Sqlite>, rows: &[NewRow]) 
                 .bind(new.first_seen_at)
                 .bind(new.updated_at)
                 .bind(e.content_hash.as_str())
-                .bind(e.data.as_str());
+                .bind(e.data.as_str())
+                .bind(e.categories.as_deref());
         }
         query.execute(&mut **tx).await?;
     }
@@ -486,7 +492,7 @@ async fn update_entry(
     sqlx::query(
         "UPDATE entries SET guid = ?2, title = ?3, link = ?4, summary = ?5, published = ?6, \
          updated = ?7, expires = ?8, sort_at = ?9, updated_at = ?10, content_hash = ?11, \
-         data = ?12 WHERE id = ?1",
+         data = ?12, categories = ?13 WHERE id = ?1",
     )
     .bind(id)
     .bind(e.guid.as_deref())
@@ -500,6 +506,7 @@ async fn update_entry(
     .bind(changed.updated_at)
     .bind(e.content_hash.as_str())
     .bind(e.data.as_str())
+    .bind(e.categories.as_deref())
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -507,7 +514,7 @@ async fn update_entry(
 
 /// Rows per multi-row `INSERT`, largest first. Every batch is cut into chunks of these sizes,
 /// so only this many distinct statements exist per table and all stay in the connection's
-/// prepared-statement cache. 256 rows × 14 parameters stays far below SQLite's limit (32,766).
+/// prepared-statement cache. 256 rows × 15 parameters stays far below SQLite's limit (32,766).
 const CHUNK_SIZES: [usize; 5] = [256, 64, 16, 4, 1];
 
 /// `prefix` followed by `size` groups of `params` placeholders, for each of [`CHUNK_SIZES`].

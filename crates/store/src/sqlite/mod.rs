@@ -22,9 +22,9 @@ use crate::codec::{
     MAX_LOG_LIMIT, SearchFilter, micros, select_feeds,
 };
 use crate::{
-    ApplyReport, BlockAdded, EntryQuery, FeedRecord, FeedState, FetchRecord, LogQuery, NewBlock,
-    NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError, StoredBlock, StoredEntry,
-    Subscribed, migrations,
+    ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, LogQuery,
+    NewBlock, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError, StoredBlock,
+    StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -314,6 +314,26 @@ impl Store for SqliteStore {
                 .push_bind(after.id)
                 .push(")");
         }
+        if let Some(category) = &query.category {
+            let Some(needle) = codec::category_needle(category) else {
+                return Ok(Vec::new());
+            };
+            sql.push(" AND instr(e.categories, ")
+                .push_bind(needle)
+                .push(") > 0");
+        }
+        if let Some(now) = query.current_at {
+            sql.push(" AND (e.expires IS NULL OR e.expires > ")
+                .push_bind(micros(now))
+                .push(") AND e.feed_id NOT IN (SELECT id FROM feeds WHERE expires <= ")
+                .push_bind(micros(now))
+                .push(")");
+        }
+        if let Some(subscriber) = &query.subscriber {
+            sql.push(" AND e.feed_id IN (SELECT feed_id FROM subscriptions WHERE subscriber = ")
+                .push_bind(subscriber.as_str())
+                .push(")");
+        }
         if let SearchFilter::Words(words) = &search {
             sql.push(" AND e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ")
                 .push_bind(codec::fts5_match(words))
@@ -496,6 +516,101 @@ impl Store for SqliteStore {
 
     async fn touch_key(&self, id: i64, at: DateTime<Utc>) -> Result<()> {
         keys::touch(self, id, at).await
+    }
+
+    async fn patch_feed(&self, id: FeedId, patch: &FeedPatch) -> Result<Option<FeedRecord>> {
+        let (_turn, mut tx) = self.write().await?;
+        match patch.paused {
+            Some(true) => {
+                sqlx::query(
+                    "UPDATE feeds SET state = 'paused', state_reason = ?2 \
+                     WHERE id = ?1 AND state <> 'removed'",
+                )
+                .bind(id.0)
+                .bind(&patch.reason)
+                .execute(&mut *tx)
+                .await?;
+            }
+            Some(false) => {
+                sqlx::query(
+                    "UPDATE feeds SET state = 'active', state_reason = NULL, \
+                     consecutive_failures = 0, next_fetch_at = ?2, next_fetch_reason = ?3 \
+                     WHERE id = ?1 AND state IN ('paused', 'off')",
+                )
+                .bind(id.0)
+                .bind(micros(patch.at))
+                .bind(&patch.reason)
+                .execute(&mut *tx)
+                .await?;
+            }
+            None => {}
+        }
+        if let Some(egress) = &patch.egress {
+            sqlx::query("UPDATE feeds SET egress = ?2 WHERE id = ?1")
+                .bind(id.0)
+                .bind(egress.as_deref())
+                .execute(&mut *tx)
+                .await?;
+        }
+        if let Some(overrides) = &patch.overrides {
+            sqlx::query("UPDATE feeds SET profile_overrides = ?2 WHERE id = ?1")
+                .bind(id.0)
+                .bind(codec::encode_overrides(overrides)?)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if let Some((at, reason)) = &patch.reschedule {
+            sqlx::query(
+                "UPDATE feeds SET next_fetch_at = ?2, next_fetch_reason = ?3 \
+                 WHERE id = ?1 AND state = 'active'",
+            )
+            .bind(id.0)
+            .bind(micros(*at))
+            .bind(reason)
+            .execute(&mut *tx)
+            .await?;
+        }
+        let feed = sqlx::query(select_feeds!("WHERE f.id = ?1"))
+            .bind(id.0)
+            .fetch_optional(&mut *tx)
+            .await?
+            .as_ref()
+            .map(rows::feed_from_row)
+            .transpose()?;
+        tx.commit().await?;
+        Ok(feed)
+    }
+
+    async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>> {
+        sqlx::query(select_feeds!(
+            "WHERE f.id IN (SELECT feed_id FROM subscriptions WHERE subscriber = ?1) \
+             ORDER BY f.id"
+        ))
+        .bind(subscriber)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
+
+    async fn count_due(&self, now: DateTime<Utc>) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM feeds f WHERE f.state = 'active' AND f.next_fetch_at <= ?1 \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
+        )
+        .bind(micros(now))
+        .fetch_one(&self.pool)
+        .await?;
+        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
+    }
+
+    async fn count_feeds_by_state(&self) -> Result<Vec<(FeedState, u64)>> {
+        let rows: Vec<(String, i64)> =
+            sqlx::query_as("SELECT state, COUNT(*) FROM feeds GROUP BY state")
+                .fetch_all(&self.pool)
+                .await?;
+        codec::counts_by_state(rows)
     }
 
     async fn entry(&self, id: i64) -> Result<Option<StoredEntry>> {

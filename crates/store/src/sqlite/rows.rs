@@ -43,6 +43,12 @@ pub(super) fn feed_from_row(row: &SqliteRow) -> Result<FeedRecord> {
             (Some(to), Some(since)) => Some((to, since)),
             _ => None,
         },
+        expires: from_micros_opt(row.try_get("expires")?)?,
+        egress: row.try_get("egress")?,
+        overrides: codec::decode_overrides(
+            row.try_get::<Option<String>, _>("profile_overrides")?
+                .as_deref(),
+        )?,
     })
 }
 

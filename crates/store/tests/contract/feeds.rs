@@ -4,7 +4,7 @@ use crate::support::{feed, ok, outcome, subscribe, t, url};
 use chrono::Duration;
 use std::sync::Arc;
 use tidings_model::FeedId;
-use tidings_store::{FeedState, Store};
+use tidings_store::{FeedOverrides, FeedPatch, FeedState, Store};
 
 /// C2: two subscribers, one feed row; subscribing twice changes nothing.
 pub async fn subscribe_is_idempotent_and_one_feed_per_url(store: Arc<dyn Store>) {
@@ -276,5 +276,150 @@ pub async fn paused_feeds_wait_for_an_operator(store: Arc<dyn Store>) {
             .resume_feed(FeedId(id.0 + 99), t(40), "ghost")
             .await
             .unwrap()
+    );
+}
+
+pub async fn an_operators_patch_pauses_resumes_and_sets_overrides(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let patch = |paused: Option<bool>| FeedPatch {
+        paused,
+        reason: "by hand".to_owned(),
+        egress: None,
+        overrides: None,
+        reschedule: None,
+        at: t(100),
+    };
+    let f = store
+        .patch_feed(id, &patch(Some(true)))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (f.state, f.state_reason.as_deref()),
+        (FeedState::Paused, Some("by hand"))
+    );
+    assert!(store.due_feeds(t(1_000_000), 10).await.unwrap().is_empty());
+
+    let f = store
+        .patch_feed(
+            id,
+            &FeedPatch {
+                egress: Some(Some("192.0.2.7".to_owned())),
+                overrides: Some(FeedOverrides {
+                    interval_secs: Some(7200),
+                }),
+                ..patch(Some(false))
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (f.state, f.state_reason.as_deref()),
+        (FeedState::Active, None)
+    );
+    assert_eq!(
+        (f.next_fetch_at, f.next_fetch_reason.as_str()),
+        (t(100), "by hand")
+    );
+    assert_eq!(f.egress.as_deref(), Some("192.0.2.7"));
+    assert_eq!(f.overrides.interval_secs, Some(7200));
+    let again = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(again, f, "what patch_feed returns is what is stored");
+
+    // Rescheduling touches an active feed; clearing goes back to the defaults.
+    let f = store
+        .patch_feed(
+            id,
+            &FeedPatch {
+                egress: Some(None),
+                overrides: Some(FeedOverrides::default()),
+                reschedule: Some((t(9000), "interval 2h".to_owned())),
+                ..patch(None)
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (f.next_fetch_at, f.egress, f.overrides),
+        (t(9000), None, FeedOverrides::default())
+    );
+
+    // A removed feed stays removed.
+    store.remove_feed(id).await.unwrap();
+    let f = store
+        .patch_feed(id, &patch(Some(false)))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(f.state, FeedState::Removed);
+    let f = store
+        .patch_feed(id, &patch(Some(true)))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(f.state, FeedState::Removed);
+    assert!(
+        store
+            .patch_feed(FeedId(id.0 + 99), &patch(Some(true)))
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+/// The due queue's depth is what `due_feeds` would return without a limit, and every state
+/// is counted (for `/metrics`).
+pub async fn due_and_state_counts_match_the_feeds(store: Arc<dyn Store>) {
+    let zero = [
+        (FeedState::Active, 0),
+        (FeedState::Paused, 0),
+        (FeedState::Off, 0),
+        (FeedState::Removed, 0),
+    ];
+    assert_eq!(store.count_feeds_by_state().await.unwrap(), zero);
+    assert_eq!(store.count_due(t(1_000_000)).await.unwrap(), 0);
+    let mut ids = Vec::new();
+    for name in ["soon", "later", "paused", "off", "orphan", "removed"] {
+        ids.push(feed(&store, &format!("https://{name}.example/feed")).await);
+    }
+    let [soon, later, paused, off, orphan, removed] = ids[..] else {
+        unreachable!()
+    };
+    for (id, next, state) in [
+        (soon, t(300), FeedState::Active),
+        (later, t(900), FeedState::Active),
+        (paused, t(50), FeedState::Paused),
+        (off, t(60), FeedState::Off),
+        (orphan, t(10), FeedState::Active),
+    ] {
+        let mut r = outcome(id, t(0), "ok", Some(200));
+        r.update.next_fetch_at = next;
+        r.update.state = state;
+        store.apply_fetch(&r).await.unwrap();
+    }
+    store.unsubscribe(orphan, "alice").await.unwrap();
+    assert!(store.remove_feed(removed).await.unwrap());
+
+    for (now, want) in [
+        (t(0), 0),
+        (t(299), 0),
+        (t(300), 1),
+        (t(900), 2),
+        (t(99_999), 2),
+    ] {
+        assert_eq!(store.count_due(now).await.unwrap(), want, "at {now}");
+        let listed = store.due_feeds(now, 100).await.unwrap().len();
+        assert_eq!(u64::try_from(listed).unwrap(), want, "due_feeds at {now}");
+    }
+    assert_eq!(
+        store.count_feeds_by_state().await.unwrap(),
+        [
+            (FeedState::Active, 3),
+            (FeedState::Paused, 1),
+            (FeedState::Off, 1),
+            (FeedState::Removed, 1),
+        ]
     );
 }

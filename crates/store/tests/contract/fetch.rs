@@ -305,6 +305,7 @@ pub async fn unicode_round_trips(store: Arc<dyn Store>) {
     r.update.meta = Some(FeedMeta {
         title: Some("Fil d’actualité ✓".to_owned()),
         site_link: None,
+        expires: None,
     });
     store.apply_fetch(&r).await.unwrap();
 
@@ -428,6 +429,7 @@ pub async fn missing_metadata_keeps_what_was_known(store: Arc<dyn Store>) {
     bare.update.meta = Some(FeedMeta {
         title: None,
         site_link: Some("https://example.org/new-home".to_owned()),
+        expires: None,
     });
     store.apply_fetch(&bare).await.unwrap();
     let f = store.feed(id).await.unwrap().unwrap();

@@ -1,6 +1,6 @@
 //! Listing entries: full-text search, filters and keyset pagination.
 
-use crate::support::{all_entries, dated, entry, feed, ok, t};
+use crate::support::{all_entries, dated, entry, feed, ok, subscribe, t};
 use std::collections::HashSet;
 use std::sync::Arc;
 use tidings_model::Entry;
@@ -284,6 +284,136 @@ pub async fn sort_time_prefers_published_then_updated_and_never_the_future(store
     ];
     let sorted: Vec<(&str, i64)> = sorted.iter().map(|(id, s)| (id.as_str(), *s)).collect();
     assert_eq!(sorted, want);
+}
+
+pub async fn category_filter_matches_whole_categories_case_folded(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed").await;
+    let filed = |key: &str, categories: &[&str]| Entry {
+        categories: categories.iter().map(|c| (*c).to_owned()).collect(),
+        ..entry(key, key, "")
+    };
+    store
+        .apply_fetch(&ok(
+            id,
+            t(60),
+            vec![
+                filed("a", &["Rust", "Web Dev"]),
+                filed("b", &["rustacean"]),
+                filed("c", &[" ÉCONOMIE "]),
+                filed("d", &[]),
+            ],
+        ))
+        .await
+        .unwrap();
+    let in_category = |c: &str| EntryQuery {
+        category: Some(c.to_owned()),
+        ..Default::default()
+    };
+    assert_eq!(ids(&store, in_category("rust")).await, ["a"]);
+    assert_eq!(ids(&store, in_category("WEB DEV")).await, ["a"]);
+    assert_eq!(ids(&store, in_category("économie")).await, ["c"]);
+    assert!(ids(&store, in_category("web")).await.is_empty());
+    assert!(ids(&store, in_category("   ")).await.is_empty());
+    // A changed entry's categories follow it.
+    store
+        .apply_fetch(&ok(id, t(120), vec![filed("b", &["Rust"])]))
+        .await
+        .unwrap();
+    let mut found = ids(&store, in_category("rust")).await;
+    found.sort();
+    assert_eq!(found, ["a", "b"]);
+}
+
+pub async fn ff16_expired_entries_and_feeds_leave_current_listings(store: Arc<dyn Store>) {
+    let one = feed(&store, "https://one.example/feed").await;
+    let two = feed(&store, "https://two.example/feed").await;
+    let expiring = |key: &str, at: i64| Entry {
+        expires: Some(t(at)),
+        ..entry(key, key, "word")
+    };
+    store
+        .apply_fetch(&ok(
+            one,
+            t(60),
+            vec![
+                expiring("gone", 500),
+                expiring("later", 5000),
+                entry("kept", "kept", "word"),
+            ],
+        ))
+        .await
+        .unwrap();
+    let mut expired_feed = ok(two, t(60), vec![entry("of-expired-feed", "x", "word")]);
+    if let Some(meta) = expired_feed.update.meta.as_mut() {
+        meta.expires = Some(t(1000));
+    }
+    store.apply_fetch(&expired_feed).await.unwrap();
+    assert_eq!(
+        store.feed(two).await.unwrap().unwrap().expires,
+        Some(t(1000))
+    );
+
+    let current = |at: i64, search: Option<&str>| EntryQuery {
+        current_at: Some(t(at)),
+        search: search.map(str::to_owned),
+        ..Default::default()
+    };
+    let mut at_100 = ids(&store, current(100, None)).await;
+    at_100.sort();
+    assert_eq!(at_100, ["gone", "kept", "later", "of-expired-feed"]);
+    let mut at_2000 = ids(&store, current(2000, Some("word"))).await;
+    at_2000.sort();
+    assert_eq!(at_2000, ["kept", "later"], "search leaves them out too");
+    assert_eq!(
+        all_entries(&store).await.len(),
+        4,
+        "kept for administration"
+    );
+
+    // A later body without the end clears the feed's expiry.
+    store.apply_fetch(&ok(two, t(3000), vec![])).await.unwrap();
+    assert_eq!(store.feed(two).await.unwrap().unwrap().expires, None);
+    assert!(
+        ids(&store, current(4000, None))
+            .await
+            .contains(&"of-expired-feed".to_owned())
+    );
+}
+
+pub async fn subscriber_filter_lists_only_that_subscribers_feeds(store: Arc<dyn Store>) {
+    let mine = subscribe(&store, "https://one.example/feed", "key:1", t(0))
+        .await
+        .feed_id;
+    let theirs = subscribe(&store, "https://two.example/feed", "key:2", t(0))
+        .await
+        .feed_id;
+    subscribe(&store, "https://two.example/feed", "key:3", t(0)).await;
+    store
+        .apply_fetch(&ok(mine, t(60), vec![entry("m", "m", "")]))
+        .await
+        .unwrap();
+    store
+        .apply_fetch(&ok(theirs, t(60), vec![entry("t", "t", "")]))
+        .await
+        .unwrap();
+    let of = |who: &str| EntryQuery {
+        subscriber: Some(who.to_owned()),
+        ..Default::default()
+    };
+    assert_eq!(ids(&store, of("key:1")).await, ["m"]);
+    assert_eq!(ids(&store, of("key:3")).await, ["t"]);
+    assert!(ids(&store, of("key:9")).await.is_empty());
+
+    let feeds = |who: &'static str| {
+        let store = store.clone();
+        async move {
+            let found = store.feeds_of(who).await.expect("feeds of");
+            found.into_iter().map(|f| f.id).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(feeds("key:1").await, [mine]);
+    assert_eq!(feeds("key:3").await, [theirs]);
+    assert!(feeds("key:9").await.is_empty());
 }
 
 /// One entry by its row id is the entry the listing shows; an unknown id is none.

@@ -137,6 +137,7 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
     record.update.meta = Some(FeedMeta {
         title: Some("A feed".to_owned()),
         site_link: Some("https://example.org/".to_owned()),
+        expires: None,
     });
     record.entries = entries;
     record
