@@ -96,17 +96,9 @@ pub async fn get(
 pub async fn create(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
-    body: Result<Json<Subscribe>, JsonRejection>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Response, Problem> {
-    let Json(body) = body.map_err(|e| {
-        Problem::invalid(
-            "body",
-            format!(
-                "the body is JSON like {{\"url\": \"https://example.org/feed.xml\"}}: {}",
-                e.body_text()
-            ),
-        )
-    })?;
+    let body: Subscribe = params::json_object(body, r#"{"url": "https://example.org/feed.xml"}"#)?;
     let url = FeedUrl::parse(&body.url)
         .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
     let (subscribed, feed) = subscribe(&state, &caller, &url).await?;
@@ -235,20 +227,14 @@ pub async fn patch(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
     id: Result<Path<String>, PathRejection>,
-    body: Result<Json<FeedChange>, JsonRejection>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Json<Feed>, Problem> {
     let Path(id) = id?;
     let id = params::feed_id("id", &id)?;
-    let Json(change) = body.map_err(|e| {
-        Problem::invalid(
-            "body",
-            format!(
-                "the body is JSON with any of paused (true or false), interval_secs (seconds \
-                 or null) and egress (an IP address or null): {}",
-                e.body_text()
-            ),
-        )
-    })?;
+    let change: FeedChange = params::json_object(
+        body,
+        r#"{"paused": true, "interval_secs": 7200, "egress": null} (any of them)"#,
+    )?;
     if change == FeedChange::default() {
         return Err(Problem::invalid(
             "body",

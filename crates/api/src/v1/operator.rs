@@ -80,18 +80,12 @@ pub async fn rules(
 pub async fn add_rule(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
-    body: Result<Json<NewRule>, JsonRejection>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Response, Problem> {
-    let Json(body) = body.map_err(|e| {
-        Problem::invalid(
-            "body",
-            format!(
-                "the body is JSON like {{\"kind\": \"host\", \"value\": \"example.org\", \
-                 \"reason\": \"asked by its publisher\"}}: {}",
-                e.body_text()
-            ),
-        )
-    })?;
+    let body: NewRule = params::json_object(
+        body,
+        r#"{"kind": "host", "value": "example.org", "reason": "asked by its publisher"}"#,
+    )?;
     let kind = BlockKind::parse(&body.kind).map_err(|e| Problem::invalid("kind", e.to_string()))?;
     let value =
         parse_rule(kind, &body.value).map_err(|e| Problem::invalid("value", e.to_string()))?;
@@ -260,19 +254,14 @@ pub async fn remove_feed(
     State(state): State<AppState>,
     WriteAccess(caller): WriteAccess,
     id: Result<Path<String>, PathRejection>,
-    body: Result<Json<Removal>, JsonRejection>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Json<Removed>, Problem> {
     let Path(id) = id?;
     let id = params::feed_id("id", &id)?;
-    let Json(body) = body.map_err(|e| {
-        Problem::invalid(
-            "body",
-            format!(
-                "the body is JSON like {{\"reason\": \"asked by its publisher\", \"block\": true}}: {}",
-                e.body_text()
-            ),
-        )
-    })?;
+    let body: Removal = params::json_object(
+        body,
+        r#"{"reason": "asked by its publisher", "block": true}"#,
+    )?;
     let Some(before) = state.store.feed(id).await? else {
         return Err(Problem::not_found(format!("no feed with id {id}")));
     };

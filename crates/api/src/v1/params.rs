@@ -94,9 +94,55 @@ pub fn category(text: &str) -> Result<String, Problem> {
     Ok(trimmed.to_owned())
 }
 
+/// A JSON body that must be an object of shape `T`; `shape` shows one in the problem. Serde
+/// alone would also read a struct from an array of its fields (`[null, true]`), which no client
+/// means and the API does not document.
+pub fn json_object<T: serde::de::DeserializeOwned>(
+    body: Result<axum::Json<serde_json::Value>, axum::extract::rejection::JsonRejection>,
+    shape: &str,
+) -> Result<T, Problem> {
+    let invalid =
+        |why: String| Problem::invalid("body", format!("the body is JSON like {shape}: {why}"));
+    let axum::Json(value) = body.map_err(|e| invalid(e.body_text()))?;
+    if !value.is_object() {
+        return Err(invalid("it is not a JSON object".to_owned()));
+    }
+    serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_bodies_are_objects_of_the_shape() {
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        struct Shape {
+            a: Option<bool>,
+        }
+        let read = |v: serde_json::Value| json_object::<Shape>(Ok(axum::Json(v)), "{\"a\": true}");
+        assert_eq!(
+            read(serde_json::json!({"a": true})).unwrap(),
+            Shape { a: Some(true) }
+        );
+        for bad in [
+            serde_json::json!([true]),
+            serde_json::json!([null]),
+            serde_json::json!("a"),
+            serde_json::json!({"a": 1}),
+            serde_json::json!({"b": true}),
+        ] {
+            let problem = read(bad.clone()).unwrap_err();
+            assert_eq!(problem.parameter, Some("body"), "{bad}");
+            assert!(
+                problem
+                    .detail
+                    .starts_with("the body is JSON like {\"a\": true}: "),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn flags_are_true_or_false() {

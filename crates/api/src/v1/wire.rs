@@ -419,6 +419,7 @@ impl From<&StoredBlock> for Rule {
 #[serde(deny_unknown_fields)]
 pub struct NewRule {
     /// `url`, `feed`, `path`, `origin`, `host` or `domain`.
+    #[schema(example = "host")]
     pub kind: String,
     pub value: String,
     #[serde(default)]

@@ -129,6 +129,9 @@ async fn intervals_outside_the_profile_and_bad_bodies_are_400s() {
         (r#"{"colour": "red"}"#, "body"),
         (r#"{}"#, "body"),
         (r#"not json"#, "body"),
+        // Serde would read a struct from an array of its fields; the API takes objects only.
+        (r#"[null, null]"#, "body"),
+        (r#"[true]"#, "body"),
     ] {
         let answer = f.patch(body).await;
         is_problem(&answer, 400, "invalid-parameter");
