@@ -6,6 +6,8 @@
 
 ALTER TABLE entries ADD COLUMN categories TEXT;
 ALTER TABLE feeds ADD COLUMN expires TIMESTAMPTZ;
+-- Every current listing leaves out the entries of expired feeds: the few feeds with an end.
+CREATE INDEX feeds_expires ON feeds (expires) WHERE expires IS NOT NULL;
 
 UPDATE entries SET categories = (
     SELECT chr(31) || string_agg(lower(btrim(c)), chr(31)) || chr(31)

@@ -6,6 +6,8 @@
 
 ALTER TABLE entries ADD COLUMN categories TEXT;
 ALTER TABLE feeds ADD COLUMN expires INTEGER;
+-- Every current listing leaves out the entries of expired feeds: the few feeds with an end.
+CREATE INDEX feeds_expires ON feeds (expires) WHERE expires IS NOT NULL;
 
 -- Entries stored before this migration. SQLite's lower() folds ASCII letters only; entries
 -- written from now on are folded by the Rust code, which folds every letter.
