@@ -40,8 +40,8 @@ pub struct GlobalArgs {
     pub resolve: Vec<String>,
 
     /// A local address feeds may be read from when an operator assigns it (repeatable)
-    #[arg(long, global = true, value_name = "ADDR")]
-    pub egress: Vec<String>,
+    #[arg(long = "egress-address", global = true, value_name = "ADDR")]
+    pub egress_addresses: Vec<String>,
 
     /// Run crawler time N times faster than real time (tests, demos) [default: 1]
     #[arg(long, global = true, env = "TIDINGS_TIME_SCALE", value_name = "N")]
@@ -72,6 +72,8 @@ pub enum Command {
     ExportOpml(ExportOpmlArgs),
     /// Resume a paused or switched-off feed: read it again at the next fetch
     Resume(ResumeArgs),
+    /// Change how one feed is read: the egress address its requests leave from (WFM7)
+    Feed(FeedArgs),
     /// Parse feed files and print the normalized model as JSON
     Parse(ParseArgs),
     /// Check a URL against a robots.txt file: prints `allowed` or `disallowed` first, then the
@@ -171,6 +173,18 @@ pub struct EntriesArgs {
     /// Print JSON lines (one entry per line) instead of a table
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FeedArgs {
+    /// The feed id (see `tidings feeds`)
+    pub feed: i64,
+    /// Read it from this local address, one of the configured ones (--egress-address)
+    #[arg(long, value_name = "ADDR", conflicts_with = "default_egress")]
+    pub egress: Option<String>,
+    /// Read it from the system's own address again
+    #[arg(long)]
+    pub default_egress: bool,
 }
 
 #[derive(Debug, Args)]

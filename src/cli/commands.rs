@@ -1,7 +1,7 @@
 //! The commands that use the store: add, fetch, feeds, entries, import-opml, export-opml.
 
 use super::args::{
-    AddArgs, EntriesArgs, ExportOpmlArgs, FeedsArgs, ImportOpmlArgs, LogArgs, ResumeArgs,
+    AddArgs, EntriesArgs, ExportOpmlArgs, FeedArgs, FeedsArgs, ImportOpmlArgs, LogArgs, ResumeArgs,
 };
 use super::progress::Bar;
 use super::settings::{CLI_SUBSCRIBER, Settings};
@@ -306,6 +306,62 @@ pub async fn resume(ctx: &Context, args: ResumeArgs) -> Result<ExitCode> {
         describe(&feed),
         feed.state.as_str(),
         feed.state_reason.as_deref().unwrap_or("no reason stored")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tidings feed FEED --egress ADDR | --default-egress`: an operator assigns the local address a
+/// feed is read from (WFM7): one of the configured ones, never chosen by tidings itself.
+pub async fn feed(ctx: &Context, args: FeedArgs) -> Result<ExitCode> {
+    let id = FeedId(args.feed);
+    let egress = match (&args.egress, args.default_egress) {
+        (Some(text), _) => {
+            let ip: std::net::IpAddr = text
+                .trim()
+                .parse()
+                .with_context(|| format!("egress {text:?} is not an IP address"))?;
+            let configured = &ctx.settings.fetch.egress;
+            if !configured.contains(&ip) {
+                let known: Vec<String> = configured.iter().map(ToString::to_string).collect();
+                anyhow::bail!(
+                    "{ip} is not a configured egress address ({}); add it with --egress-address or \
+                     `egress = [...]` in tidings.toml",
+                    if known.is_empty() {
+                        "none is configured".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                );
+            }
+            Some(ip.to_string())
+        }
+        (None, true) => None,
+        (None, false) => anyhow::bail!("nothing to change: give --egress ADDR or --default-egress"),
+    };
+    let Some(before) = ctx.store.feed(id).await? else {
+        anyhow::bail!("no feed {id}");
+    };
+    if before.state == FeedState::Removed {
+        anyhow::bail!("feed {id} was removed on request (WFM10) and stays removed");
+    }
+    let patch = tidings_store::FeedPatch {
+        paused: None,
+        reason: String::new(),
+        egress: Some(egress),
+        overrides: None,
+        reschedule: None,
+        at: chrono::Utc::now(),
+    };
+    let Some(after) = ctx.store.patch_feed(id, &patch).await? else {
+        anyhow::bail!("no feed {id}");
+    };
+    println!(
+        "feed {id}: {} is read from {}",
+        describe(&after),
+        after
+            .egress
+            .as_deref()
+            .unwrap_or("the system's own address")
     );
     Ok(ExitCode::SUCCESS)
 }

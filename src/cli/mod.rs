@@ -64,6 +64,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::ImportOpml(a) => commands::import_opml(&ctx, a).await,
         Command::ExportOpml(a) => commands::export_opml(&ctx, a).await,
         Command::Resume(a) => commands::resume(&ctx, a).await,
+        Command::Feed(a) => commands::feed(&ctx, a).await,
         Command::Block(a) => blocks::block(&ctx, a).await,
         Command::Unblock(a) => blocks::unblock(&ctx, a).await,
         Command::Blocks(a) => blocks::blocks(&ctx, a).await,

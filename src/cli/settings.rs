@@ -85,10 +85,10 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         .iter()
         .map(|s| parse_resolve(s))
         .collect::<Result<Vec<_>>>()?;
-    let egress_specs = if global.egress.is_empty() {
+    let egress_specs = if global.egress_addresses.is_empty() {
         &file.egress
     } else {
-        &global.egress
+        &global.egress_addresses
     };
     let mut egress = Vec::new();
     for spec in egress_specs {
@@ -311,7 +311,7 @@ mod tests {
         let shown: Vec<String> = s.fetch.egress.iter().map(ToString::to_string).collect();
         assert_eq!(shown, ["127.0.0.2", "::1"], "parsed, duplicates dropped");
         let flag = GlobalArgs {
-            egress: vec!["10.0.0.9".into()],
+            egress_addresses: vec!["10.0.0.9".into()],
             ..GlobalArgs::default()
         };
         let file: FileSettings = toml::from_str("egress = [\"127.0.0.2\"]").unwrap();
@@ -321,7 +321,7 @@ mod tests {
             ["10.0.0.9".parse::<std::net::IpAddr>().unwrap()]
         );
         let bad = GlobalArgs {
-            egress: vec!["eth0".into()],
+            egress_addresses: vec!["eth0".into()],
             ..GlobalArgs::default()
         };
         let err = resolve(&bad, FileSettings::default())

@@ -41,7 +41,36 @@ const MAX_HOST_LEN: usize = 253;
 
 /// The page's route.
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/publishers", get(page))
+    Router::new()
+        .route("/publishers", get(page))
+        .route("/feed-ips.txt", get(feed_ips))
+}
+
+/// `/feed-ips.txt`: the addresses feeds are read from, one per line, when the running profile
+/// publishes them (PF11); a 404 saying so when it does not (SR12). Lines starting with `#` are
+/// comments. Without configured addresses, requests leave from the system's own choice, which
+/// the file says instead of guessing it.
+async fn feed_ips(State(state): State<AppState>) -> Response {
+    let plain = HeaderValue::from_static("text/plain; charset=utf-8");
+    if !state.profile.egress.publish {
+        return (
+            StatusCode::NOT_FOUND,
+            [(header::CONTENT_TYPE, plain)],
+            "# This bot does not publish the addresses it reads feeds from; they may change.\n",
+        )
+            .into_response();
+    }
+    let mut body = format!(
+        "# The addresses {} reads feeds from, one per line.\n",
+        state.profile.name
+    );
+    if state.egress.is_empty() {
+        body.push_str("# None is configured: requests leave from this server's own address.\n");
+    }
+    for ip in state.egress.iter() {
+        body.push_str(&format!("{ip}\n"));
+    }
+    ([(header::CONTENT_TYPE, plain)], body).into_response()
 }
 
 /// The query string: `host`, as text.

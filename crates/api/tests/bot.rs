@@ -566,3 +566,53 @@ async fn bot_page_is_served_with_strict_headers() {
 
     server.abort();
 }
+
+/// Serve `state` on port 0; the address.
+async fn serve(state: AppState) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| panic!("bind: {e}"));
+    let addr = listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("addr: {e}"));
+    tokio::spawn(async move { axum::serve(listener, router(state)).await });
+    addr
+}
+
+#[tokio::test]
+async fn pf11_sr12_feed_ips_are_published_only_when_the_profile_says_so() {
+    let (serene, _a) = state().await;
+    let addresses: Vec<std::net::IpAddr> = ["192.0.2.7", "2001:db8::1"]
+        .iter()
+        .map(|a| a.parse().unwrap_or_else(|e| panic!("{a}: {e}")))
+        .collect();
+    let serene = serve(serene.with_egress(addresses.clone())).await;
+    let answer = get(serene, "/feed-ips.txt", "").await;
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    assert!(
+        !answer.contains("192.0.2.7"),
+        "SR12: never published: {answer}"
+    );
+
+    let (plain, _b) = state().await;
+    let plain = AppState {
+        profile: Arc::new(embedded("plainfeeder")),
+        ..plain
+    };
+    let published = serve(plain.clone().with_egress(addresses)).await;
+    let answer = get(published, "/feed-ips.txt", "").await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!(
+        header(&answer, "content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let listed: Vec<&str> = body.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(listed, ["192.0.2.7", "2001:db8::1"], "PF11: {body}");
+
+    let unconfigured = serve(plain).await;
+    let answer = get(unconfigured, "/feed-ips.txt", "").await;
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    assert!(body.lines().all(|l| l.starts_with('#')), "{body}");
+    assert!(body.contains("this server's own address"), "{body}");
+}

@@ -105,6 +105,8 @@ pub struct Profile {
     pub fetch: FetchLimits,
     #[serde(default)]
     pub display: DisplaySettings,
+    #[serde(default)]
+    pub egress: EgressSettings,
 }
 
 /// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
@@ -404,6 +406,15 @@ pub struct DisplaySettings {
     pub plain_text: bool,
 }
 
+/// What the bot says about the addresses it reads from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EgressSettings {
+    /// The configured egress addresses are listed at `/feed-ips.txt` (PF11); when false they
+    /// are not published anywhere (SR12).
+    pub publish: bool,
+}
+
 impl Profile {
     /// Parse and check a profile.
     pub fn from_toml(text: &str) -> Result<Profile, ProfileError> {
@@ -608,6 +619,26 @@ mod tests {
         );
         assert!(with("[display]\nplain_text = \"yes\"").is_err());
         assert!(with("[display]\nplaintext = true").is_err());
+    }
+
+    #[test]
+    fn pf11_plainfeeder_publishes_its_egress_addresses_and_sr12_serenereader_does_not() {
+        assert!(Profile::embedded("plainfeeder").unwrap().egress.publish);
+        for name in [
+            "default",
+            "worldfeedmonitor",
+            "serenereader",
+            "ffbot",
+            "dailyfootballbot",
+        ] {
+            assert!(!Profile::embedded(name).unwrap().egress.publish, "{name}");
+        }
+        let with = |section: &str| {
+            Profile::from_toml(&format!("name = \"x\"\nuser_agent = \"x/1\"\n{section}"))
+        };
+        assert!(with("[egress]\npublish = true").unwrap().egress.publish);
+        assert!(with("[egress]\npublish = 1").is_err());
+        assert!(with("[egress]\nlist = true").is_err());
     }
 
     #[test]

@@ -324,7 +324,7 @@ fn egress_address(state: &AppState, text: &str) -> Result<String, Problem> {
     })?;
     if !state.egress.contains(&ip) {
         let configured = if state.egress.is_empty() {
-            "none is configured (tidings.toml `egress = [...]` or --egress)".to_owned()
+            "none is configured (tidings.toml `egress = [...]` or --egress-address)".to_owned()
         } else {
             let list: Vec<String> = state.egress.iter().map(ToString::to_string).collect();
             format!("the configured ones are {}", list.join(", "))
