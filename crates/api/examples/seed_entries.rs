@@ -143,6 +143,7 @@ fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> F
                 site_link: Some(format!("https://site{}.example/", f % 997)),
                 expires: None,
             }),
+            egress_refusals: None,
         },
         entries,
         log: vec![RequestLogRow {

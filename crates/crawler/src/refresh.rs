@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 use tidings_feed::{ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse, Hop};
 use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
+use tidings_policy::egress;
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{RobotsGate, crawl_delay_pause, host_gap};
@@ -608,10 +609,30 @@ fn record(
     log: Vec<RequestLogRow>,
     now: DateTime<Utc>,
 ) -> FetchRecord {
-    let (state, state_reason) = match decision.lifecycle {
-        Lifecycle::Active => (FeedState::Active, None),
-        Lifecycle::Paused => (FeedState::Paused, decision.lifecycle_reason.clone()),
-        Lifecycle::Off => (FeedState::Off, decision.lifecycle_reason.clone()),
+    // WFM8: each address's latest answer; a read that got none changes nothing.
+    let answered = !matches!(
+        response.outcome,
+        FetchOutcome::Transport(_) | FetchOutcome::Blocked { .. }
+    );
+    let egress_refusals = answered.then(|| {
+        egress::after_answer(
+            &feed.egress_refusals,
+            feed.egress.as_deref(),
+            egress::is_refusal(decision.failure),
+        )
+    });
+    let refused_everywhere = egress_refusals
+        .as_ref()
+        .and_then(egress::refused_everywhere);
+    let mut next_fetch_reason = decision.reason.clone();
+    let (state, state_reason) = match (refused_everywhere, decision.lifecycle) {
+        (Some(why), _) => {
+            next_fetch_reason = format!("off: {why}");
+            (FeedState::Off, Some(why))
+        }
+        (None, Lifecycle::Active) => (FeedState::Active, None),
+        (None, Lifecycle::Paused) => (FeedState::Paused, decision.lifecycle_reason.clone()),
+        (None, Lifecycle::Off) => (FeedState::Off, decision.lifecycle_reason.clone()),
     };
     let (meta, entries) = match verdict.parsed {
         Some(parsed) => (
@@ -635,13 +656,14 @@ fn record(
             state,
             state_reason,
             next_fetch_at: decision.next_fetch_at,
-            next_fetch_reason: decision.reason.clone(),
+            next_fetch_reason,
             interval_secs: i64::try_from(decision.interval_secs).unwrap_or(i64::MAX),
             consecutive_failures: i32::try_from(decision.consecutive_failures).unwrap_or(i32::MAX),
             last_status: response.outcome.status().map(i32::from),
             last_outcome: outcome_label.to_string(),
             last_error: verdict.error,
             meta,
+            egress_refusals,
         },
         entries,
         log,

@@ -1,12 +1,14 @@
 //! WFM7: a feed an operator assigned an egress address is read from that address, hop by hop,
 //! and the request log says which; robots.txt and other feeds go from the default address.
+//! WFM8: refused from one address, a feed climbs the refusal ladder and stays where it is;
+//! refused from every address it was read from, it is switched off.
 
 mod support;
 
 use std::net::IpAddr;
 use support::{Answer, FEED, Script, crawler_configured, serve, subscribe};
 use tidings_crawler::Purpose;
-use tidings_store::{FeedPatch, LogQuery};
+use tidings_store::{FeedPatch, FeedState, LogQuery, Store};
 
 fn ip(text: &str) -> IpAddr {
     text.parse().expect("test address")
@@ -37,21 +39,7 @@ async fn wfm7_an_assigned_egress_sends_the_feeds_requests_and_is_logged() {
     let base = format!("http://127.0.0.1:{port}");
     let assigned = subscribe(&store, &format!("{base}/old.xml")).await;
     let plain = subscribe(&store, &format!("{base}/other.xml")).await;
-    let assigned = store
-        .patch_feed(
-            assigned.id,
-            &FeedPatch {
-                paused: None,
-                reason: String::new(),
-                egress: Some(Some("127.0.0.5".into())),
-                overrides: None,
-                reschedule: None,
-                at: chrono::Utc::now(),
-            },
-        )
-        .await
-        .unwrap()
-        .unwrap();
+    let assigned = assign(&store, assigned.id, "127.0.0.5").await;
 
     crawler.refresh(&assigned, Purpose::FirstAdd).await.unwrap();
     crawler.refresh(&plain, Purpose::FirstAdd).await.unwrap();
@@ -80,5 +68,124 @@ async fn wfm7_an_assigned_egress_sends_the_feeds_requests_and_is_logged() {
             ("feed.xml", Some("127.0.0.5")),
             ("other.xml", None),
         ]
+    );
+}
+
+/// An operator assigns `address` to feed `id`.
+async fn assign(
+    store: &std::sync::Arc<dyn Store>,
+    id: tidings_model::FeedId,
+    address: &str,
+) -> tidings_store::FeedRecord {
+    let patch = FeedPatch {
+        paused: None,
+        reason: String::new(),
+        egress: Some(Some(address.into())),
+        overrides: None,
+        reschedule: None,
+        at: chrono::Utc::now(),
+    };
+    store.patch_feed(id, &patch).await.unwrap().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm8_refused_from_one_address_it_slows_down_refused_from_every_one_it_is_off() {
+    let script = Script::default();
+    script.push("/robots.txt", Answer::ok("User-agent: *\nAllow: /\n"));
+    script.push("/feed.xml", Answer::ok(FEED));
+    script
+        .refused_sources
+        .lock()
+        .unwrap()
+        .extend([ip("127.0.0.1"), ip("127.0.0.5")]);
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_configured(
+        dir.path(),
+        |_| {},
+        |config| config.egress = vec![ip("127.0.0.5")],
+    )
+    .await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/feed.xml")).await;
+
+    // Refused from the system's own address, twice: the refusal ladder, no move, not off.
+    let mut waits = Vec::new();
+    let mut current = feed.clone();
+    for _ in 0..2 {
+        let before = chrono::Utc::now();
+        crawler.refresh(&current, Purpose::Scheduled).await.unwrap();
+        current = store.feed(feed.id).await.unwrap().unwrap();
+        assert_eq!(
+            current.state,
+            FeedState::Active,
+            "{:?}",
+            current.state_reason
+        );
+        assert_eq!(current.egress, None, "never moved because of a refusal");
+        waits.push((current.next_fetch_at - before).num_seconds());
+    }
+    // On the failure ladder: counted, and never read sooner than the interval (the default
+    // profile's ladder doubles from there).
+    assert_eq!(current.consecutive_failures, 2);
+    assert!(waits.iter().all(|&w| w >= 3600), "{waits:?}");
+    assert_eq!(
+        current.egress_refusals,
+        [("default".to_owned(), true)].into_iter().collect()
+    );
+
+    // The operator assigns a second address; it refuses too: off, with the reason.
+    let moved = assign(&store, feed.id, "127.0.0.5").await;
+    crawler.refresh(&moved, Purpose::Scheduled).await.unwrap();
+    let off = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(off.state, FeedState::Off);
+    assert_eq!(
+        off.state_reason.as_deref(),
+        Some("refused from every address it was read from: 127.0.0.5, default (WFM8)")
+    );
+    let future = chrono::Utc::now() + chrono::Duration::days(3650);
+    assert!(
+        store.due_feeds(future, 10).await.unwrap().is_empty(),
+        "never due again"
+    );
+    let sources: Vec<IpAddr> = script
+        .sources
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(path, _)| path == "/feed.xml")
+        .map(|(_, from)| *from)
+        .collect();
+    assert_eq!(sources, [ip("127.0.0.1"), ip("127.0.0.1"), ip("127.0.0.5")]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm8_an_address_that_answers_keeps_the_feed_on() {
+    let script = Script::default();
+    script.push("/robots.txt", Answer::ok("User-agent: *\nAllow: /\n"));
+    script.push("/feed.xml", Answer::ok(FEED));
+    script.refused_sources.lock().unwrap().push(ip("127.0.0.1"));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_configured(
+        dir.path(),
+        |_| {},
+        |config| config.egress = vec![ip("127.0.0.6")],
+    )
+    .await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/feed.xml")).await;
+    crawler.refresh(&feed, Purpose::Scheduled).await.unwrap();
+    let moved = assign(&store, feed.id, "127.0.0.6").await;
+    crawler.refresh(&moved, Purpose::Scheduled).await.unwrap();
+    let read = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(read.state, FeedState::Active);
+    assert_eq!(read.last_status, Some(200));
+    assert_eq!(
+        read.egress_refusals,
+        [
+            ("127.0.0.6".to_owned(), false),
+            ("default".to_owned(), true)
+        ]
+        .into_iter()
+        .collect()
     );
 }

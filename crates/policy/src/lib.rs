@@ -7,10 +7,11 @@
 //!
 //! Reading order: [`profile`] (the settings a bot page promises), [`conditional`] (what a
 //! request sends), [`schedule`] (what happens after an answer), [`blocklist`] (the operator's
-//! do-not-crawl rules, FF13).
+//! do-not-crawl rules, FF13), [`egress`] (refusals per egress address, WFM8).
 
 pub mod blocklist;
 pub mod conditional;
+pub mod egress;
 pub mod profile;
 pub mod redirect;
 pub mod retry;

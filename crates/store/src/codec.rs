@@ -28,6 +28,7 @@ macro_rules! select_feeds {
             "f.interval_secs, f.last_fetch_at, f.last_status, f.last_outcome, f.last_error, ",
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
             "f.moved_to, f.moved_since, f.expires, f.egress, f.profile_overrides, ",
+            "f.egress_refusals, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest
@@ -149,6 +150,28 @@ pub fn encode_overrides(overrides: &crate::FeedOverrides) -> Result<Option<Strin
     serde_json::to_string(overrides)
         .map(Some)
         .map_err(|e| StoreError::Corrupt(format!("overrides cannot be serialised: {e}")))
+}
+
+/// The `egress_refusals` column: `None` for an empty record.
+pub fn encode_egress_refusals(
+    record: &std::collections::BTreeMap<String, bool>,
+) -> Result<Option<String>> {
+    if record.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(record)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(format!("egress refusals cannot be serialised: {e}")))
+}
+
+/// Read back the `egress_refusals` column.
+pub fn decode_egress_refusals(
+    column: Option<&str>,
+) -> Result<std::collections::BTreeMap<String, bool>> {
+    column.map_or(Ok(std::collections::BTreeMap::new()), |text| {
+        serde_json::from_str(text)
+            .map_err(|e| StoreError::Corrupt(format!("stored egress refusals are not valid: {e}")))
+    })
 }
 
 /// Read back the `profile_overrides` column.

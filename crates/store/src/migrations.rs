@@ -37,6 +37,11 @@ const SQLITE: &[Source] = &[
         "categories and expiry",
         include_str!("../migrations/sqlite/0005_categories_expiry.sql"),
     ),
+    (
+        6,
+        "egress refusals",
+        include_str!("../migrations/sqlite/0006_egress_refusals.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -64,6 +69,11 @@ const POSTGRES: &[Source] = &[
         5,
         "categories and expiry",
         include_str!("../migrations/postgres/0005_categories_expiry.sql"),
+    ),
+    (
+        6,
+        "egress refusals",
+        include_str!("../migrations/postgres/0006_egress_refusals.sql"),
     ),
 ];
 

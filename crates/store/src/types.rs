@@ -88,6 +88,9 @@ pub struct FeedRecord {
     pub egress: Option<String>,
     /// What an operator set for this feed in place of the profile's values.
     pub overrides: FeedOverrides,
+    /// Each address the feed was read from (`default` for the system's own) and whether its
+    /// latest answer was a refusal (WFM8).
+    pub egress_refusals: std::collections::BTreeMap<String, bool>,
 }
 
 /// An operator's settings for one feed in place of the profile's values. Each stays within
@@ -168,6 +171,8 @@ pub struct FeedUpdate {
     /// Metadata from a parsed body; `None` keeps the stored metadata, and so does each field
     /// the body lacks (a truncated body must not erase a known title).
     pub meta: Option<FeedMeta>,
+    /// The refusal record per egress address after this read; `None` keeps the stored one.
+    pub egress_refusals: Option<std::collections::BTreeMap<String, bool>>,
 }
 
 /// One row of the request log (C7).

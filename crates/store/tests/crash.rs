@@ -52,6 +52,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
             last_outcome: "ok".to_owned(),
             last_error: None,
             meta: None,
+            egress_refusals: None,
         },
         entries: (0..ENTRIES_PER_FETCH)
             .map(|n| Entry {

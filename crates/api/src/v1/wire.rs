@@ -47,6 +47,9 @@ pub struct Feed {
     pub egress: Option<String>,
     /// What an operator set for this feed in place of the profile's values.
     pub overrides: Overrides,
+    /// Each address the feed was read from (`default`: the system's own) and whether its
+    /// latest answer was a refusal; refused from every one of two or more, the feed is off (WFM8).
+    pub egress_refusals: std::collections::BTreeMap<String, bool>,
 }
 
 /// An operator's settings for one feed (`PATCH /v1/feeds/{id}`).
@@ -143,6 +146,7 @@ impl From<&FeedRecord> for Feed {
             overrides: Overrides {
                 interval_secs: f.overrides.interval_secs,
             },
+            egress_refusals: f.egress_refusals.clone(),
         }
     }
 }

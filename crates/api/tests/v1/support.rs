@@ -283,6 +283,7 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
                 site_link: Some("https://example.org/".to_owned()),
                 expires: None,
             }),
+            egress_refusals: None,
         },
         entries,
         log: vec![RequestLogRow {

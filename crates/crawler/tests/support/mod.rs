@@ -54,6 +54,8 @@ pub struct Script {
     pub arrivals: Arc<Mutex<Vec<(String, std::time::Instant)>>>,
     /// Where each request came from, by path.
     pub sources: Arc<Mutex<Vec<(String, std::net::IpAddr)>>>,
+    /// Feed requests from these addresses get a 403 (robots.txt is still served).
+    pub refused_sources: Arc<Mutex<Vec<std::net::IpAddr>>>,
 }
 
 impl Script {
@@ -109,11 +111,21 @@ pub async fn serve(script: Script) -> u16 {
                     .lock()
                     .unwrap()
                     .push((path.clone(), std::time::Instant::now()));
-                let answer = script.next(&path).unwrap_or(Answer {
-                    status: 404,
-                    headers: vec![],
-                    body: String::new(),
-                });
+                let refused = path != "/robots.txt"
+                    && script.refused_sources.lock().unwrap().contains(&peer.ip());
+                let answer = if refused {
+                    Answer {
+                        status: 403,
+                        headers: vec![],
+                        body: String::new(),
+                    }
+                } else {
+                    script.next(&path).unwrap_or(Answer {
+                        status: 404,
+                        headers: vec![],
+                        body: String::new(),
+                    })
+                };
                 if answer.status == 0 {
                     return; // dropping the stream closes it unanswered
                 }

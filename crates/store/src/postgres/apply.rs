@@ -44,7 +44,8 @@ pub(super) async fn apply(
          last_fetch_at = CASE WHEN $25 THEN last_fetch_at ELSE $20 END, \
          fetches = fetches + $24, ok = ok + $21, not_modified = not_modified + $22, \
          errors = errors + $23, moved_to = $26, moved_since = $27, \
-         expires = CASE WHEN $8 THEN $28 ELSE expires END \
+         expires = CASE WHEN $8 THEN $28 ELSE expires END, \
+         egress_refusals = COALESCE($29, egress_refusals) \
          WHERE id = $1",
     )
     .bind(fetch.feed_id.0)
@@ -90,6 +91,14 @@ pub(super) async fn apply(
     .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
     .bind(update.pending_move.as_ref().map(|(_, since)| *since))
     .bind(update.meta.as_ref().and_then(|m| m.expires))
+    .bind(
+        update
+            .egress_refusals
+            .as_ref()
+            .map(codec::encode_egress_refusals)
+            .transpose()?
+            .flatten(),
+    )
     .execute(&mut **tx)
     .await?;
 

@@ -175,6 +175,7 @@ mod tests {
                 last_outcome: "ok".to_owned(),
                 last_error: None,
                 meta: None,
+                egress_refusals: None,
             },
             entries,
             log: vec![RequestLogRow {

@@ -45,6 +45,10 @@ pub(super) fn feed_from_row(row: &SqliteRow) -> Result<FeedRecord> {
         },
         expires: from_micros_opt(row.try_get("expires")?)?,
         egress: row.try_get("egress")?,
+        egress_refusals: codec::decode_egress_refusals(
+            row.try_get::<Option<String>, _>("egress_refusals")?
+                .as_deref(),
+        )?,
         overrides: codec::decode_overrides(
             row.try_get::<Option<String>, _>("profile_overrides")?
                 .as_deref(),

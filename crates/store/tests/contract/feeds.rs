@@ -423,3 +423,31 @@ pub async fn due_and_state_counts_match_the_feeds(store: Arc<dyn Store>) {
         ]
     );
 }
+
+pub async fn wfm8_the_egress_refusal_record_is_stored_and_kept_when_not_given(
+    store: Arc<dyn Store>,
+) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let record: std::collections::BTreeMap<String, bool> = [
+        ("default".to_owned(), true),
+        ("192.0.2.7".to_owned(), false),
+    ]
+    .into_iter()
+    .collect();
+    let mut refused = outcome(id, t(10), "refused", Some(403));
+    refused.update.egress_refusals = Some(record.clone());
+    store.apply_fetch(&refused).await.unwrap();
+    assert_eq!(
+        store.feed(id).await.unwrap().unwrap().egress_refusals,
+        record
+    );
+    // A read that records nothing (no answer) keeps it.
+    store
+        .apply_fetch(&outcome(id, t(20), "no_answer", None))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.feed(id).await.unwrap().unwrap().egress_refusals,
+        record
+    );
+}

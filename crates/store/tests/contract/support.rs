@@ -168,6 +168,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             last_outcome: label.to_owned(),
             last_error: None,
             meta: None,
+            egress_refusals: None,
         },
         entries: Vec::new(),
         log: vec![RequestLogRow {
