@@ -107,7 +107,7 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                 "After 4 failures in a row the feed is paused until a person resumes it.",
                 "After 2 failures in a row the feed is paused",
                 "at the first successful read there",
-                "PlainFeeder v9.8.7 (+http://plainfeeder.com/about)",
+                "PlainFeeder v9.8.7 (+http://plainfeeder.com/about ; Subscriber Count: {subscribers})",
             ],
         ),
     ];

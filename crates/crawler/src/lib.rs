@@ -158,6 +158,14 @@ impl Crawler {
     }
 
     /// Send one request for `purpose` (the request log's) and count it in [`Crawler::live`].
+    /// The User-Agent of `feed`'s requests when the profile counts subscribers (PF10); `None`
+    /// sends the fetcher's own. One per read: every hop and its robots.txt carry the same.
+    pub(crate) fn user_agent_of(&self, subscribers: i64) -> Option<String> {
+        self.profile
+            .counts_subscribers()
+            .then(|| Profile::user_agent_of_feed(&self.fetcher.config().user_agent, subscribers))
+    }
+
     pub(crate) async fn send(
         &self,
         request: &tidings_fetch::FetchRequest,

@@ -85,6 +85,8 @@ impl Crawler {
             return self.postponed(feed, until, now).await;
         }
         let validators = conditional::request_validators(&feed.validators);
+        // PF10: the live subscriber count, the same on every request of this read (C1).
+        let user_agent = self.user_agent_of(feed.subscribers);
         let max_hops = usize::from(self.fetcher.config().max_redirects);
         let mut read = Read::start(feed);
         // WFM5: one early second attempt per read, after no answer at all.
@@ -111,7 +113,9 @@ impl Crawler {
                     return self.store_set_aside(feed, decision, now, read.log).await;
                 }
             }
-            let (robots, crawl_delay) = self.robots_gate(&url, Some(feed.id)).await?;
+            let (robots, crawl_delay) = self
+                .robots_gate(&url, Some(feed.id), user_agent.as_deref())
+                .await?;
             // FF11: a crawl-delay longer than the request window sets the host's work aside
             // until it has passed, rather than shortening it (before a read's first request;
             // a redirect hop already under way is paced by the capped gap).
@@ -151,6 +155,7 @@ impl Crawler {
                 validators: validators.clone(),
                 follow_redirects: false,
                 egress: egress_of(feed),
+                user_agent: user_agent.clone(),
                 ..FetchRequest::new(url.clone())
             };
             let response = {

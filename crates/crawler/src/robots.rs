@@ -25,6 +25,7 @@ impl Crawler {
         &self,
         url: &Url,
         feed: Option<FeedId>,
+        user_agent: Option<&str>,
     ) -> Result<(RobotsGate, Option<Duration>), CrawlError> {
         let origin = HostKey::of(url);
         let stored = self.store.robots(origin.as_str()).await?;
@@ -47,16 +48,18 @@ impl Crawler {
                 robots_url.set_fragment(None);
                 // Redirects are followed here, hop by hop (RFC 9309 allows five), so each
                 // request waits for its own host's turn and is checked and logged.
-                let (response, hops) = match self.fetch_robots(&robots_url, feed).await? {
-                    Ok(fetched) => fetched,
-                    Err(reason) => {
-                        // The file (or a hop of it) was not requested: the target is refused
-                        // by the address guard or a do-not-crawl rule, and without the file no
-                        // feed of this origin is fetched (FF11).
-                        let gate = RobotsGate::Denied(format!("robots.txt not fetched: {reason}"));
-                        return Ok((gate, None));
-                    }
-                };
+                let (response, hops) =
+                    match self.fetch_robots(&robots_url, feed, user_agent).await? {
+                        Ok(fetched) => fetched,
+                        Err(reason) => {
+                            // The file (or a hop of it) was not requested: the target is refused
+                            // by the address guard or a do-not-crawl rule, and without the file no
+                            // feed of this origin is fetched (FF11).
+                            let gate =
+                                RobotsGate::Denied(format!("robots.txt not fetched: {reason}"));
+                            return Ok((gate, None));
+                        }
+                    };
                 let body = match &response.outcome {
                     FetchOutcome::Fetched(f) => Some(String::from_utf8_lossy(&f.body).into_owned()),
                     _ => None,
@@ -102,6 +105,7 @@ impl Crawler {
         &self,
         robots_url: &Url,
         feed: Option<FeedId>,
+        user_agent: Option<&str>,
     ) -> Result<Result<(FetchResponse, Vec<FetchResponse>), String>, CrawlError> {
         let max_hops = usize::from(self.fetcher.config().max_redirects);
         let gap = host_gap(&self.profile, None, false);
@@ -113,6 +117,7 @@ impl Crawler {
             }
             let request = FetchRequest {
                 follow_redirects: false,
+                user_agent: user_agent.map(str::to_owned),
                 ..FetchRequest::new(target.clone())
             };
             let response = {

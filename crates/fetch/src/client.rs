@@ -190,6 +190,13 @@ impl Fetcher {
     ) -> Result<reqwest::Response, reqwest::Error> {
         let validators = &request.validators;
         let mut builder = client.get(url.clone());
+        if let Some(agent) = request
+            .user_agent
+            .as_deref()
+            .and_then(|ua| HeaderValue::from_str(ua).ok())
+        {
+            builder = builder.header(header::USER_AGENT, agent);
+        }
         if let Some(timeout) = request.timeout {
             builder = builder.timeout(timeout);
         }

@@ -90,6 +90,9 @@ pub struct FetchRequest {
     /// Send from this local address (one of [`FetchConfig::egress`]); `None`: the system's
     /// choice. Every hop of the read goes from the same address.
     pub egress: Option<IpAddr>,
+    /// The User-Agent of this read, when it differs from [`FetchConfig::user_agent`] (a count
+    /// of the feed's subscribers in it, PF10). Every hop of the read sends the same one (C1).
+    pub user_agent: Option<String>,
 }
 
 impl std::fmt::Debug for FetchRequest {
@@ -101,6 +104,7 @@ impl std::fmt::Debug for FetchRequest {
             .field("follow_redirects", &self.follow_redirects)
             .field("check", &self.check.is_some())
             .field("egress", &self.egress)
+            .field("user_agent", &self.user_agent)
             .finish()
     }
 }
@@ -115,6 +119,7 @@ impl FetchRequest {
             follow_redirects: true,
             check: None,
             egress: None,
+            user_agent: None,
         }
     }
 }

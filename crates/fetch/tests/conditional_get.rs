@@ -47,6 +47,7 @@ async fn round_trip(etag: &'static [u8], last_modified: &'static [u8]) {
             follow_redirects: true,
             check: None,
             egress: None,
+            user_agent: None,
         })
         .await;
     assert!(
@@ -96,6 +97,7 @@ async fn c4_not_modified_carries_the_304s_own_validators_only() {
             follow_redirects: true,
             check: None,
             egress: None,
+            user_agent: None,
         })
         .await;
     // Empty: the caller keeps what it stored.
@@ -150,6 +152,7 @@ async fn c4_validators_follow_redirect_hops() {
             follow_redirects: true,
             check: None,
             egress: None,
+            user_agent: None,
         })
         .await;
     assert!(

@@ -453,6 +453,17 @@ impl Profile {
         self.user_agent.replace("{version}", version)
     }
 
+    /// The User-Agent of one feed's requests: `user_agent` with `{subscribers}` (PF10) replaced
+    /// by the live number of the feed's subscribers. `template` is [`Profile::user_agent`]'s.
+    pub fn user_agent_of_feed(template: &str, subscribers: i64) -> String {
+        template.replace("{subscribers}", &subscribers.max(0).to_string())
+    }
+
+    /// Whether the User-Agent names each feed's subscriber count (PF10).
+    pub fn counts_subscribers(&self) -> bool {
+        self.user_agent.contains("{subscribers}")
+    }
+
     fn validate(&self) -> Result<(), ProfileError> {
         let s = &self.schedule;
         if s.min_interval == 0 {

@@ -54,6 +54,8 @@ pub struct Script {
     pub arrivals: Arc<Mutex<Vec<(String, std::time::Instant)>>>,
     /// Where each request came from, by path.
     pub sources: Arc<Mutex<Vec<(String, std::net::IpAddr)>>>,
+    /// The User-Agent of each request, by path.
+    pub user_agents: Arc<Mutex<Vec<(String, String)>>>,
     /// Feed requests from these addresses get a 403 (robots.txt is still served).
     pub refused_sources: Arc<Mutex<Vec<std::net::IpAddr>>>,
 }
@@ -106,6 +108,19 @@ pub async fn serve(script: Script) -> u16 {
                     .lock()
                     .unwrap()
                     .push((path.clone(), peer.ip()));
+                let agent = head
+                    .lines()
+                    .find_map(|l| {
+                        let (name, value) = l.split_once(':')?;
+                        name.eq_ignore_ascii_case("user-agent")
+                            .then(|| value.trim().to_string())
+                    })
+                    .unwrap_or_default();
+                script
+                    .user_agents
+                    .lock()
+                    .unwrap()
+                    .push((path.clone(), agent));
                 script
                     .arrivals
                     .lock()
