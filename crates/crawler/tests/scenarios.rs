@@ -707,3 +707,66 @@ async fn c3_a_slow_host_holds_up_only_itself() {
     assert!(sim.requests("slow.test", "/slow.xml").await.len() <= 3);
     assert_clean(&sim.audit(&sim.expectations()).await);
 }
+
+/// PF10, C1 on the simulated web under PlainFeeder: each feed's requests carry its own live
+/// subscriber count, the same on every read and after refusals; the auditor checks that per
+/// feed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pf10_c1_each_feed_carries_its_subscriber_count_on_every_request() {
+    let plainfeeder = tidings_policy::Profile::embedded("plainfeeder").unwrap();
+    let template = plainfeeder.user_agent("1");
+    let sim = start_with(
+        vec![
+            host(
+                "a.test",
+                vec![
+                    ("/one.xml", Resource::feed(FeedSpec::changing("one", HOUR))),
+                    ("/two.xml", Resource::feed(FeedSpec::changing("two", HOUR))),
+                ],
+            ),
+            host("b.test", vec![("/refused.xml", Resource::status(403))]),
+        ],
+        |p| {
+            *p = plainfeeder;
+            p.hints.adaptive = false;
+            p.hints.jitter = 0.0;
+        },
+        Setup {
+            user_agent: Some(template),
+            ..Setup::default()
+        },
+    )
+    .await;
+    sim.subscribe("a.test", "/one.xml").await;
+    for who in ["alice", "bob", "carol"] {
+        sim.subscribe_as("a.test", "/two.xml", who).await;
+    }
+    for who in ["alice", "bob"] {
+        sim.subscribe_as("b.test", "/refused.xml", who).await;
+    }
+    sim.crawl_hours(14.0).await;
+
+    let count =
+        |n: u32| format!("PlainFeeder v1 (+http://plainfeeder.com/about ; Subscriber Count: {n})");
+    for (host, path, n) in [
+        ("a.test", "/one.xml", 1),
+        ("a.test", "/two.xml", 3),
+        ("b.test", "/refused.xml", 2),
+    ] {
+        let sent = sim.requests(host, path).await;
+        assert!(sent.len() >= 2, "{host}{path}: {} reads", sent.len());
+        for e in &sent {
+            assert_eq!(
+                e.header("user-agent"),
+                Some(count(n).as_bytes()),
+                "{host}{path}"
+            );
+        }
+    }
+    let expect = tidings_sim::Expectations {
+        user_agent: Some(b"PlainFeeder v1 (+http://plainfeeder.com/about ; ".to_vec()),
+        user_agent_per_feed: true,
+        ..sim.expectations()
+    };
+    assert_clean(&sim.audit(&expect).await);
+}

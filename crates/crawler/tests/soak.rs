@@ -32,6 +32,7 @@ async fn soak(seed: u64, hosts: usize, feeds_per_host: usize, hours: f64) {
             // A 2 MiB body of 40,000 items takes ~25 s to parse and store in a debug build
             // (a release build is far faster); the cap makes it `too_large` instead.
             max_body_bytes: MAX_BODY_BYTES,
+            ..Setup::default()
         },
     )
     .await;

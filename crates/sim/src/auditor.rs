@@ -279,6 +279,11 @@ impl Block {
 pub struct Expectations {
     /// The User-Agent every request must carry; `None` takes the first request's.
     pub user_agent: Option<Vec<u8>>,
+    /// The User-Agent names each feed's subscriber count (PF10): instead of one User-Agent
+    /// for the run, each feed (host and target) keeps the one its first request carried, and
+    /// every request must carry one (robots.txt too, with the count of the feed it was read
+    /// for). `user_agent` then gives only what every User-Agent starts with.
+    pub user_agent_per_feed: bool,
     /// Minimum gap between requests to a host, unless `gaps` names the host.
     pub default_gap: Duration,
     /// Per-host minimum gaps (profile gap or crawl-delay).
@@ -313,6 +318,7 @@ impl Default for Expectations {
     fn default() -> Expectations {
         Expectations {
             user_agent: None,
+            user_agent_per_feed: false,
             default_gap: Duration::ZERO,
             gaps: HashMap::new(),
             gap_clock: TimeBase::default(),
@@ -355,6 +361,9 @@ fn violation(rule: Rule, exchanges: Vec<u64>, detail: String) -> Violation {
 }
 
 fn user_agent(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    if expect.user_agent_per_feed {
+        return user_agent_per_feed(ordered, expect, out);
+    }
     let expected: Option<&[u8]> = match &expect.user_agent {
         Some(ua) => Some(ua.as_slice()),
         None => ordered.first().and_then(|e| e.header("user-agent")),
@@ -367,6 +376,49 @@ fn user_agent(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violat
                 Rule::UserAgent,
                 vec![e.id],
                 format!("user-agent {:?}, expected {:?}", show(sent), show(expected)),
+            ));
+        }
+    }
+}
+
+/// PF10: one User-Agent per feed for the whole run (its count moves only when its
+/// subscriptions do, which a scenario does not do mid-run), never a missing one, each starting
+/// with the expected prefix.
+fn user_agent_per_feed(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    let show = |v: Option<&[u8]>| v.map_or_else(|| "none".to_string(), bytes_to_string);
+    let mut first: HashMap<(&str, &str), Option<&[u8]>> = HashMap::new();
+    for e in ordered {
+        let sent = e.header("user-agent");
+        let prefix_ok = match (&expect.user_agent, sent) {
+            (_, None) => false,
+            (Some(prefix), Some(ua)) => ua.starts_with(prefix),
+            (None, Some(_)) => true,
+        };
+        if !prefix_ok {
+            out.push(violation(
+                Rule::UserAgent,
+                vec![e.id],
+                format!("user-agent {:?} is not the bot's", show(sent)),
+            ));
+            continue;
+        }
+        if e.path() == ROBOTS_PATH {
+            continue;
+        }
+        let want = *first
+            .entry((e.host.as_str(), e.target.as_str()))
+            .or_insert(sent);
+        if sent != want {
+            out.push(violation(
+                Rule::UserAgent,
+                vec![e.id],
+                format!(
+                    "user-agent {:?} for {}{}, which was read as {:?}",
+                    show(sent),
+                    e.host,
+                    e.target,
+                    show(want)
+                ),
             ));
         }
     }

@@ -125,6 +125,53 @@ fn c1_a_missing_user_agent_is_a_violation() {
 }
 
 #[test]
+fn pf10_each_feed_keeps_its_own_user_agent_and_a_change_is_a_violation() {
+    let count = |n: u32| {
+        format!("PlainFeeder v1 (+http://plainfeeder.example/about ; Subscriber Count: {n})")
+    };
+    let expect = Expectations {
+        user_agent: Some(b"PlainFeeder v1 ".to_vec()),
+        user_agent_per_feed: true,
+        ..Expectations::default()
+    };
+    let clean = [
+        get(0, "a.test", ROBOTS_PATH, 0.0, 1.0).header("user-agent", &count(1)),
+        get(1, "a.test", "/one", 10.0, 11.0).header("user-agent", &count(1)),
+        get(2, "a.test", "/two", 20.0, 21.0).header("user-agent", &count(3)),
+        get(3, "a.test", "/two", 30.0, 31.0)
+            .header("user-agent", &count(3))
+            .answer(403, &[]),
+        get(4, "a.test", "/two", 40.0, 41.0).header("user-agent", &count(3)),
+    ];
+    assert_eq!(check(&clean, &expect), []);
+    assert_eq!(
+        check(&clean, &Expectations::default()),
+        [
+            (Rule::UserAgent, vec![2]),
+            (Rule::UserAgent, vec![3]),
+            (Rule::UserAgent, vec![4])
+        ],
+        "without PF10 one User-Agent holds for the run"
+    );
+    let changed = [
+        get(0, "a.test", "/two", 0.0, 1.0)
+            .header("user-agent", &count(3))
+            .answer(403, &[]),
+        get(1, "a.test", "/two", 10.0, 11.0).header("user-agent", &count(2)),
+        get(2, "a.test", "/one", 20.0, 21.0).header("user-agent", "Mozilla/5.0"),
+        get(3, "a.test", "/one", 30.0, 31.0).without("user-agent"),
+    ];
+    assert_eq!(
+        check(&changed, &expect),
+        [
+            (Rule::UserAgent, vec![1]),
+            (Rule::UserAgent, vec![2]),
+            (Rule::UserAgent, vec![3])
+        ]
+    );
+}
+
+#[test]
 fn c1_one_user_agent_on_every_host_is_clean() {
     let run = [
         get(0, "a.test", "/feed", 0.0, 1.0),

@@ -58,6 +58,8 @@ pub struct Setup {
     pub host_concurrency: usize,
     /// The fetcher's body cap.
     pub max_body_bytes: u64,
+    /// The fetcher's User-Agent, when not [`UA`] (a profile's template, PF10).
+    pub user_agent: Option<String>,
 }
 
 impl Default for Setup {
@@ -67,6 +69,7 @@ impl Default for Setup {
             timeout: Duration::from_secs(5),
             host_concurrency: 16,
             max_body_bytes: tidings_fetch::DEFAULT_MAX_BODY_BYTES,
+            user_agent: None,
         }
     }
 }
@@ -112,7 +115,7 @@ pub async fn start_with(
     let store = tidings_store::open(dir.path().join("sim.db").to_str().unwrap())
         .await
         .unwrap();
-    let mut fetch = FetchConfig::new(UA);
+    let mut fetch = FetchConfig::new(setup.user_agent.as_deref().unwrap_or(UA));
     fetch.connect_timeout = setup.timeout;
     fetch.total_timeout = setup.timeout;
     fetch.max_body_bytes = setup.max_body_bytes;
