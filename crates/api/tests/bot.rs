@@ -616,3 +616,27 @@ async fn pf11_sr12_feed_ips_are_published_only_when_the_profile_says_so() {
     assert!(body.lines().all(|l| l.starts_with('#')), "{body}");
     assert!(body.contains("this server's own address"), "{body}");
 }
+
+#[test]
+fn pf10_pf11_sr12_the_page_says_what_the_user_agent_counts_and_whether_addresses_are_published() {
+    let plain = embedded("plainfeeder");
+    let page = render(&plain, Lang::En, VERSION);
+    assert!(page.contains("Subscriber Count: {subscribers}"), "{page}");
+    assert!(page.contains("In place of <code>{subscribers}</code> each request carries"));
+    assert!(page.contains("<a href=\"/feed-ips.txt\">/feed-ips.txt</a>"));
+    assert!(page.contains("Only a person can move it to another"));
+    for lang in [Lang::Fr, Lang::Pt] {
+        let page = render(&plain, lang, VERSION);
+        assert!(page.contains("<code>{subscribers}</code>"), "{lang:?}");
+        assert!(page.contains("/feed-ips.txt"), "{lang:?}");
+    }
+    let serene = render(&embedded("serenereader"), Lang::En, VERSION);
+    assert!(serene.contains("We do not publish the addresses we read from; they may change."));
+    assert!(!serene.contains("/feed-ips.txt"));
+    assert!(
+        !serene.contains("In place of"),
+        "its User-Agent counts nothing"
+    );
+    let fr = render(&embedded("serenereader"), Lang::Fr, VERSION);
+    assert!(fr.contains("Nous ne publions pas les adresses"));
+}

@@ -42,7 +42,7 @@ pub fn render(profile: &Profile, lang: Lang, version: &str) -> String {
     ));
     html.push_str("</p>\n</header>\n<main>\n");
 
-    user_agent(&mut html, lang, &ua, &token);
+    user_agent(&mut html, profile, lang, &ua, &token);
     fetched(&mut html, profile, lang);
     how_often(&mut html, profile, lang);
     conditional(&mut html, lang);
@@ -98,7 +98,7 @@ pub(super) fn list(html: &mut String, items: &[String]) {
     html.push_str("</ul>\n");
 }
 
-fn user_agent(html: &mut String, lang: Lang, ua: &str, token: &str) {
+fn user_agent(html: &mut String, profile: &Profile, lang: Lang, ua: &str, token: &str) {
     section_start(html, "user-agent", "User-Agent");
     para(
         html,
@@ -121,6 +121,58 @@ fn user_agent(html: &mut String, lang: Lang, ua: &str, token: &str) {
              <code>{token}</code>.",
             "Nunca nos passamos por um navegador nem o trocamos para obter outra resposta. No \
              robots.txt, o robô responde pelo nome <code>{token}</code>.",
+        ),
+    );
+    if profile.counts_subscribers() {
+        para(
+            html,
+            &tr!(
+                lang,
+                "In place of <code>{{subscribers}}</code> each request carries how many of our \
+                 users subscribe to the feed it reads, counted when the read starts; every \
+                 request of that read, its robots.txt included, carries the same number.",
+                "À la place de <code>{{subscribers}}</code>, chaque requête indique combien de \
+                 nos utilisateurs sont abonnés au flux lu, compté au début de la lecture ; \
+                 chaque requête de cette lecture, robots.txt compris, porte le même nombre.",
+                "No lugar de <code>{{subscribers}}</code>, cada requisição traz quantos dos \
+                 nossos usuários assinam o feed lido, contados no início da leitura; toda \
+                 requisição dessa leitura, robots.txt incluído, traz o mesmo número.",
+            ),
+        );
+    }
+    let addresses = if profile.egress.publish {
+        tr!(
+            lang,
+            "The addresses we read from are listed, one per line, at \
+             <a href=\"/feed-ips.txt\">/feed-ips.txt</a>.",
+            "Les adresses depuis lesquelles nous lisons sont listées, une par ligne, dans \
+             <a href=\"/feed-ips.txt\">/feed-ips.txt</a>.",
+            "Os endereços de onde lemos estão listados, um por linha, em \
+             <a href=\"/feed-ips.txt\">/feed-ips.txt</a>.",
+        )
+    } else {
+        tr!(
+            lang,
+            "We do not publish the addresses we read from; they may change.",
+            "Nous ne publions pas les adresses depuis lesquelles nous lisons ; elles peuvent \
+             changer.",
+            "Não publicamos os endereços de onde lemos; eles podem mudar.",
+        )
+    };
+    para(html, &addresses);
+    para(
+        html,
+        &tr!(
+            lang,
+            "A feed is read from one address. Only a person can move it to another, never our \
+             software and never because a site refused it; once every address it was read \
+             from has been refused, we stop reading it.",
+            "Un flux est lu depuis une seule adresse. Seule une personne peut le déplacer vers \
+             une autre, jamais notre logiciel et jamais parce qu’un site l’a refusé ; quand \
+             chaque adresse depuis laquelle il a été lu a été refusée, nous cessons de le lire.",
+            "Um feed é lido de um único endereço. Só uma pessoa pode mudá-lo para outro, nunca \
+             o nosso software e nunca porque um site o recusou; quando todos os endereços de \
+             onde ele foi lido foram recusados, deixamos de lê-lo.",
         ),
     );
     html.push_str("</section>\n");
