@@ -344,14 +344,7 @@ pub async fn feed(ctx: &Context, args: FeedArgs) -> Result<ExitCode> {
     if before.state == FeedState::Removed {
         anyhow::bail!("feed {id} was removed on request (WFM10) and stays removed");
     }
-    let patch = tidings_store::FeedPatch {
-        paused: None,
-        reason: String::new(),
-        egress: Some(egress),
-        overrides: None,
-        reschedule: None,
-        at: chrono::Utc::now(),
-    };
+    let patch = tidings_store::FeedPatch::egress(egress, chrono::Utc::now());
     let Some(after) = ctx.store.patch_feed(id, &patch).await? else {
         anyhow::bail!("no feed {id}");
     };

@@ -77,19 +77,22 @@ async fn assign(
     id: tidings_model::FeedId,
     address: &str,
 ) -> tidings_store::FeedRecord {
-    let patch = FeedPatch {
-        paused: None,
-        reason: String::new(),
-        egress: Some(Some(address.into())),
-        overrides: None,
-        reschedule: None,
-        at: chrono::Utc::now(),
-    };
+    let patch = FeedPatch::egress(Some(address.into()), chrono::Utc::now());
     store.patch_feed(id, &patch).await.unwrap().unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wfm8_refused_from_one_address_it_slows_down_refused_from_every_one_it_is_off() {
+/// A publisher of `/feed.xml` that refuses requests from `refused` (robots.txt it serves to
+/// all), a crawler that may also send from `egress`, and the feed subscribed.
+async fn refusing_publisher(
+    dir: &std::path::Path,
+    refused: &[&str],
+    egress: &str,
+) -> (
+    Script,
+    tidings_crawler::Crawler,
+    std::sync::Arc<dyn Store>,
+    tidings_store::FeedRecord,
+) {
     let script = Script::default();
     script.push("/robots.txt", Answer::ok("User-agent: *\nAllow: /\n"));
     script.push("/feed.xml", Answer::ok(FEED));
@@ -97,16 +100,19 @@ async fn wfm8_refused_from_one_address_it_slows_down_refused_from_every_one_it_i
         .refused_sources
         .lock()
         .unwrap()
-        .extend([ip("127.0.0.1"), ip("127.0.0.5")]);
+        .extend(refused.iter().map(|a| ip(a)));
     let port = serve(script.clone()).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (crawler, store) = crawler_configured(
-        dir.path(),
-        |_| {},
-        |config| config.egress = vec![ip("127.0.0.5")],
-    )
-    .await;
+    let (crawler, store) =
+        crawler_configured(dir, |_| {}, |config| config.egress = vec![ip(egress)]).await;
     let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/feed.xml")).await;
+    (script, crawler, store, feed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm8_refused_from_one_address_it_slows_down_refused_from_every_one_it_is_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, crawler, store, feed) =
+        refusing_publisher(dir.path(), &["127.0.0.1", "127.0.0.5"], "127.0.0.5").await;
 
     // Refused from the system's own address, twice: the refusal ladder, no move, not off.
     let mut waits = Vec::new();
@@ -160,19 +166,9 @@ async fn wfm8_refused_from_one_address_it_slows_down_refused_from_every_one_it_i
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wfm8_an_address_that_answers_keeps_the_feed_on() {
-    let script = Script::default();
-    script.push("/robots.txt", Answer::ok("User-agent: *\nAllow: /\n"));
-    script.push("/feed.xml", Answer::ok(FEED));
-    script.refused_sources.lock().unwrap().push(ip("127.0.0.1"));
-    let port = serve(script.clone()).await;
     let dir = tempfile::tempdir().unwrap();
-    let (crawler, store) = crawler_configured(
-        dir.path(),
-        |_| {},
-        |config| config.egress = vec![ip("127.0.0.6")],
-    )
-    .await;
-    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/feed.xml")).await;
+    let (_script, crawler, store, feed) =
+        refusing_publisher(dir.path(), &["127.0.0.1"], "127.0.0.6").await;
     crawler.refresh(&feed, Purpose::Scheduled).await.unwrap();
     let moved = assign(&store, feed.id, "127.0.0.6").await;
     crawler.refresh(&moved, Purpose::Scheduled).await.unwrap();

@@ -120,6 +120,37 @@ pub struct FeedPatch {
     pub at: DateTime<Utc>,
 }
 
+impl FeedPatch {
+    /// A change made at `at` that changes nothing yet; set the parts that change.
+    pub fn at(at: DateTime<Utc>) -> FeedPatch {
+        FeedPatch {
+            paused: None,
+            reason: String::new(),
+            egress: None,
+            overrides: None,
+            reschedule: None,
+            at,
+        }
+    }
+
+    /// Pause (`true`) or resume (`false`) the feed with `reason`.
+    pub fn paused(paused: bool, reason: impl Into<String>, at: DateTime<Utc>) -> FeedPatch {
+        FeedPatch {
+            paused: Some(paused),
+            reason: reason.into(),
+            ..FeedPatch::at(at)
+        }
+    }
+
+    /// Read the feed from `egress` (`None`: the system's own address).
+    pub fn egress(egress: Option<String>, at: DateTime<Utc>) -> FeedPatch {
+        FeedPatch {
+            egress: Some(egress),
+            ..FeedPatch::at(at)
+        }
+    }
+}
+
 /// The schedule a new feed starts with, as the policy decided it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewFeed {

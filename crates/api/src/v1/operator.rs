@@ -186,14 +186,7 @@ pub(crate) async fn hold_covered_feeds(
         let Some(block) = list.check(feed.url.as_url(), Some(feed.id)) else {
             continue;
         };
-        let patch = FeedPatch {
-            paused: Some(true),
-            reason: block_hold_reason(&block.describe()),
-            egress: None,
-            overrides: None,
-            reschedule: None,
-            at: Utc::now(),
-        };
+        let patch = FeedPatch::paused(true, block_hold_reason(&block.describe()), Utc::now());
         if state.store.patch_feed(feed.id, &patch).await?.is_some() {
             tracing::info!(feed_id = %feed.id, key_id = caller.key_id, "feed held by a rule");
             paused.push(feed.id);
@@ -215,14 +208,11 @@ pub(crate) async fn resume_uncovered_feeds(
         if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
             continue;
         }
-        let patch = FeedPatch {
-            paused: Some(false),
-            reason: "resumed: no do-not-crawl rule covers it any more".to_owned(),
-            egress: None,
-            overrides: None,
-            reschedule: None,
-            at: Utc::now(),
-        };
+        let patch = FeedPatch::paused(
+            false,
+            "resumed: no do-not-crawl rule covers it any more",
+            Utc::now(),
+        );
         if state.store.patch_feed(feed.id, &patch).await?.is_some() {
             tracing::info!(feed_id = %feed.id, key_id = caller.key_id, "feed resumed: no rule covers it");
             resumed.push(feed.id);
