@@ -398,13 +398,9 @@ pub(crate) fn cookie(headers: &HeaderMap) -> Option<String> {
         .filter(|token| !token.is_empty())
 }
 
+/// A 401 problem; the problem itself adds `WWW-Authenticate`.
 fn unauthorized(detail: &str) -> Response {
-    let mut response = Problem::new(ProblemKind::Unauthorized, detail).into_response();
-    response.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        HeaderValue::from_static("Bearer realm=\"tidings\""),
-    );
-    response
+    Problem::new(ProblemKind::Unauthorized, detail).into_response()
 }
 
 fn too_many(wait: Duration) -> Response {
