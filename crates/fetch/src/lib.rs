@@ -21,6 +21,7 @@ pub mod classify;
 mod client;
 mod config;
 pub mod guard;
+pub mod signing;
 mod transport;
 
 pub use classify::{BodyError, classify};
