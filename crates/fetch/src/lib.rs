@@ -15,6 +15,8 @@
 //! - `body`: reading a body under the cap.
 //! - [`guard`]: which addresses are public; the guarded resolver.
 //! - `transport`: failed requests → `Blocked` or a [`TransportError`](tidings_model::TransportError).
+//! - [`signing`]: Web Bot Auth (SR11), pure: the RFC 9421 signature base, Ed25519 signatures,
+//!   the RFC 7638 key thumbprint; not yet sent with requests.
 
 mod body;
 pub mod classify;
