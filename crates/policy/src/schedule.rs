@@ -895,7 +895,7 @@ mod tests {
     }
 
     #[test]
-    fn an_operators_interval_replaces_the_learned_one_within_the_profiles_bounds() {
+    fn wfm3_an_operators_interval_replaces_the_learned_one_within_the_profiles_bounds() {
         let p = profile();
         // Hints that would teach a 4-hour interval (RSS ttl), and a failure to compare with.
         let hinted = BodyVerdict::Parsed(FeedHints {

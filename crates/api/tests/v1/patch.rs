@@ -116,7 +116,7 @@ async fn an_interval_within_the_profile_is_kept_and_a_longer_one_moves_the_next_
 }
 
 #[tokio::test]
-async fn intervals_outside_the_profile_and_bad_bodies_are_400s() {
+async fn wfm3_intervals_outside_the_profile_and_bad_bodies_are_400s() {
     let f = Fixture::new().await;
     for (body, parameter) in [
         // The default profile reads a feed at most every 15 minutes.
