@@ -177,6 +177,12 @@ pub trait Store: Send + Sync {
 
     /// One stored entry by its row id ([`StoredEntry::id`]).
     async fn entry(&self, id: i64) -> Result<Option<StoredEntry>>;
+
+    /// Store a new Web Bot Auth key (SR11); false when a key with its `keyid` exists already.
+    async fn add_bot_key(&self, key: &BotKeyRow) -> Result<bool>;
+
+    /// Every Web Bot Auth key, expired ones too, by `not_before` then `keyid`.
+    async fn bot_keys(&self) -> Result<Vec<BotKeyRow>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

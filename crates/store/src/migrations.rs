@@ -42,6 +42,11 @@ const SQLITE: &[Source] = &[
         "egress refusals",
         include_str!("../migrations/sqlite/0006_egress_refusals.sql"),
     ),
+    (
+        7,
+        "bot keys",
+        include_str!("../migrations/sqlite/0007_bot_keys.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -74,6 +79,11 @@ const POSTGRES: &[Source] = &[
         6,
         "egress refusals",
         include_str!("../migrations/postgres/0006_egress_refusals.sql"),
+    ),
+    (
+        7,
+        "bot keys",
+        include_str!("../migrations/postgres/0007_bot_keys.sql"),
     ),
 ];
 

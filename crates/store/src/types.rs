@@ -362,6 +362,35 @@ pub struct BlockAdded {
     pub new: bool,
 }
 
+/// A Web Bot Auth signing key (SR11), as stored and as given to store. The secret never
+/// leaves the process except into the store; `Debug` leaves it out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BotKeyRow {
+    /// The RFC 7638 thumbprint of the public key: the `keyid` of its signatures.
+    pub keyid: String,
+    /// The Ed25519 public key, base64url without padding (the JWK `x`).
+    pub public_key: String,
+    /// The Ed25519 secret seed, base64url without padding (the JWK `d`).
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
+    /// The key signs from this moment on.
+    pub not_before: DateTime<Utc>,
+    /// The key neither signs nor is published from this moment on.
+    pub expires_at: DateTime<Utc>,
+}
+
+impl std::fmt::Debug for BotKeyRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BotKeyRow")
+            .field("keyid", &self.keyid)
+            .field("public_key", &self.public_key)
+            .field("created_at", &self.created_at)
+            .field("not_before", &self.not_before)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
 /// An API key as stored: never the token, only its hash (looked up by) and a short prefix
 /// (shown to tell keys apart).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -74,6 +74,7 @@ contract! {
     fetch::missing_metadata_keeps_what_was_known,
     fetch::c6_host_floor_only_moves_later,
     keys::keys_are_found_by_hash_listed_and_revoked,
+    keys::sr11_bot_keys_round_trip_and_are_listed_by_start,
     listing::search_finds_title_and_summary_words,
     listing::hostile_search_input_is_just_words,
     listing::since_until_and_feed_filters,

@@ -137,6 +137,12 @@ impl Store for Broken {
     async fn entry(&self, _: i64) -> tidings_store::Result<Option<StoredEntry>> {
         fail()
     }
+    async fn add_bot_key(&self, _: &tidings_store::BotKeyRow) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn bot_keys(&self) -> tidings_store::Result<Vec<tidings_store::BotKeyRow>> {
+        fail()
+    }
 }
 
 #[tokio::test]

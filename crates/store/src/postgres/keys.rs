@@ -93,3 +93,52 @@ pub async fn touch(store: &PgStore, id: i64, at: DateTime<Utc>) -> Result<()> {
     .await?;
     Ok(())
 }
+
+type BotKeyTuple = (
+    String,
+    String,
+    String,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    DateTime<Utc>,
+);
+
+/// Store a Web Bot Auth key; false when its keyid exists already.
+pub async fn add_bot_key(store: &PgStore, key: &crate::BotKeyRow) -> Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO bot_keys (keyid, public_key, secret, created_at, not_before, expires_at) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (keyid) DO NOTHING",
+    )
+    .bind(without_nul(&key.keyid).as_ref())
+    .bind(without_nul(&key.public_key).as_ref())
+    .bind(without_nul(&key.secret).as_ref())
+    .bind(key.created_at)
+    .bind(key.not_before)
+    .bind(key.expires_at)
+    .execute(&store.pool)
+    .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Every Web Bot Auth key, by `not_before` then `keyid`.
+pub async fn bot_keys(store: &PgStore) -> Result<Vec<crate::BotKeyRow>> {
+    let rows: Vec<BotKeyTuple> = sqlx::query_as(
+        "SELECT keyid, public_key, secret, created_at, not_before, expires_at \
+         FROM bot_keys ORDER BY not_before, keyid",
+    )
+    .fetch_all(&store.pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(keyid, public_key, secret, created_at, not_before, expires_at)| crate::BotKeyRow {
+                keyid,
+                public_key,
+                secret,
+                created_at,
+                not_before,
+                expires_at,
+            },
+        )
+        .collect())
+}

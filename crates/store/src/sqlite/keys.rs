@@ -99,3 +99,48 @@ pub async fn touch(store: &SqliteStore, id: i64, at: DateTime<Utc>) -> Result<()
     tx.commit().await?;
     Ok(())
 }
+
+type BotKeyTuple = (String, String, String, i64, i64, i64);
+
+/// Store a Web Bot Auth key; false when its keyid exists already.
+pub async fn add_bot_key(store: &SqliteStore, key: &crate::BotKeyRow) -> Result<bool> {
+    let (_turn, mut tx) = store.write().await?;
+    let done = sqlx::query(
+        "INSERT INTO bot_keys (keyid, public_key, secret, created_at, not_before, expires_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (keyid) DO NOTHING",
+    )
+    .bind(&key.keyid)
+    .bind(&key.public_key)
+    .bind(&key.secret)
+    .bind(micros(key.created_at))
+    .bind(micros(key.not_before))
+    .bind(micros(key.expires_at))
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Every Web Bot Auth key, by `not_before` then `keyid`.
+pub async fn bot_keys(store: &SqliteStore) -> Result<Vec<crate::BotKeyRow>> {
+    let rows: Vec<BotKeyTuple> = sqlx::query_as(
+        "SELECT keyid, public_key, secret, created_at, not_before, expires_at \
+         FROM bot_keys ORDER BY not_before, keyid",
+    )
+    .fetch_all(&store.pool)
+    .await?;
+    rows.into_iter()
+        .map(
+            |(keyid, public_key, secret, created_at, not_before, expires_at)| {
+                Ok(crate::BotKeyRow {
+                    keyid,
+                    public_key,
+                    secret,
+                    created_at: codec::from_micros(created_at)?,
+                    not_before: codec::from_micros(not_before)?,
+                    expires_at: codec::from_micros(expires_at)?,
+                })
+            },
+        )
+        .collect()
+}

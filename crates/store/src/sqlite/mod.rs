@@ -498,6 +498,14 @@ impl Store for SqliteStore {
         rows.into_iter().map(block_from_row).collect()
     }
 
+    async fn add_bot_key(&self, key: &crate::BotKeyRow) -> Result<bool> {
+        keys::add_bot_key(self, key).await
+    }
+
+    async fn bot_keys(&self) -> Result<Vec<crate::BotKeyRow>> {
+        keys::bot_keys(self).await
+    }
+
     async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {
         keys::create(self, key).await
     }

@@ -2,7 +2,7 @@
 
 use crate::support::t;
 use std::sync::Arc;
-use tidings_store::{NewKey, Store};
+use tidings_store::{BotKeyRow, NewKey, Store};
 
 fn key(name: Option<&str>, role: &str, hash: &str) -> NewKey {
     NewKey {
@@ -74,5 +74,47 @@ pub async fn keys_are_found_by_hash_listed_and_revoked(store: Arc<dyn Store>) {
             .await
             .is_err(),
         "the schema knows two roles"
+    );
+}
+
+fn bot_key(keyid: &str, not_before: i64, expires: i64) -> BotKeyRow {
+    BotKeyRow {
+        keyid: keyid.into(),
+        public_key: format!("pub-{keyid}"),
+        secret: format!("secret-{keyid}"),
+        created_at: t(not_before),
+        not_before: t(not_before),
+        expires_at: t(expires),
+    }
+}
+
+/// SR11: bot keys round-trip whole, secret included, listed by `not_before`; a keyid is stored
+/// once, and a key that would end before it starts is refused.
+pub async fn sr11_bot_keys_round_trip_and_are_listed_by_start(store: Arc<dyn Store>) {
+    assert!(store.bot_keys().await.unwrap().is_empty());
+    let later = bot_key("kid-b", 50, 90);
+    let earlier = bot_key("kid-a", 10, 60);
+    assert!(store.add_bot_key(&later).await.unwrap());
+    assert!(store.add_bot_key(&earlier).await.unwrap());
+    let again = BotKeyRow {
+        secret: "another".into(),
+        ..bot_key("kid-a", 20, 70)
+    };
+    assert!(
+        !store.add_bot_key(&again).await.unwrap(),
+        "a keyid is stored once"
+    );
+    assert_eq!(
+        store.bot_keys().await.unwrap(),
+        vec![earlier.clone(), later.clone()]
+    );
+    assert!(
+        store.add_bot_key(&bot_key("kid-c", 30, 30)).await.is_err(),
+        "a key must start before it ends"
+    );
+    let text = format!("{earlier:?}");
+    assert!(
+        text.contains("kid-a") && !text.contains("secret-kid-a"),
+        "Debug leaves the secret out: {text}"
     );
 }
