@@ -107,6 +107,8 @@ pub struct Profile {
     pub display: DisplaySettings,
     #[serde(default)]
     pub egress: EgressSettings,
+    #[serde(default)]
+    pub signing: SigningSettings,
 }
 
 /// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
@@ -415,6 +417,95 @@ pub struct EgressSettings {
     pub publish: bool,
 }
 
+/// Web Bot Auth (SR11): whether every request is signed, and the numbers of the keys and
+/// signatures. Durations are seconds.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SigningSettings {
+    /// Sign every request, robots.txt and each redirect hop included, with HTTP Message
+    /// Signatures (RFC 9421) as Web Bot Auth defines them.
+    pub enabled: bool,
+    /// The origin named in `Signature-Agent`: where the key directory is served, at
+    /// `/.well-known/http-message-signatures-directory`. `tidings.toml` may set it instead
+    /// (`signature_agent`); signing needs one of the two.
+    pub agent: Option<String>,
+    /// How long one request's signature stays valid (`expires` − `created`).
+    pub signature_validity: u64,
+    /// How long a bot key is valid from the moment it is made; it stays published until then.
+    pub key_lifetime: u64,
+    /// A crawl makes the next key when the signing key has less than this left, so the two
+    /// are published side by side for this long.
+    pub rotate_before: u64,
+}
+
+impl Default for SigningSettings {
+    fn default() -> Self {
+        SigningSettings {
+            enabled: false,
+            agent: None,
+            signature_validity: 300,
+            key_lifetime: 90 * 86_400,
+            rotate_before: 7 * 86_400,
+        }
+    }
+}
+
+/// The longest a request signature may stay valid: a day.
+pub const MAX_SIGNATURE_VALIDITY: u64 = 86_400;
+
+/// The shortest and longest a bot key may live: a day and two years.
+pub const KEY_LIFETIME_BOUNDS: (u64, u64) = (86_400, 2 * 365 * 86_400);
+
+impl SigningSettings {
+    fn validate(&self) -> Result<(), ProfileError> {
+        let invalid = |m: String| Err(ProfileError::Invalid(format!("signing.{m}")));
+        if !(1..=MAX_SIGNATURE_VALIDITY).contains(&self.signature_validity) {
+            return invalid(format!(
+                "signature_validity must be between 1 and {MAX_SIGNATURE_VALIDITY} seconds"
+            ));
+        }
+        let (shortest, longest) = KEY_LIFETIME_BOUNDS;
+        if !(shortest..=longest).contains(&self.key_lifetime) {
+            return invalid(format!(
+                "key_lifetime must be between {shortest} and {longest} seconds"
+            ));
+        }
+        if self.rotate_before >= self.key_lifetime {
+            return invalid("rotate_before must be shorter than key_lifetime".into());
+        }
+        if let Some(agent) = &self.agent
+            && let Err(e) = signature_agent_origin(agent)
+        {
+            return invalid(format!("agent: {e}"));
+        }
+        Ok(())
+    }
+}
+
+/// The origin a `Signature-Agent` names, from an operator's URL: `http` or `https`, a host,
+/// no user information, path, query or fragment (a trailing `/` is dropped).
+pub fn signature_agent_origin(url: &str) -> Result<String, String> {
+    let parsed = url::Url::parse(url.trim()).map_err(|e| format!("{url:?} is no URL: {e}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("{url:?} is not an http or https URL"));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!("{url:?} names no host"));
+    }
+    if !parsed.username().is_empty()
+        || parsed.password().is_some()
+        || parsed.path() != "/"
+        || parsed.query().is_some()
+        || parsed.fragment().is_some()
+    {
+        return Err(format!(
+            "{url:?} must be an origin only, such as https://bot.example (the key directory is \
+             served at its /.well-known/http-message-signatures-directory)"
+        ));
+    }
+    Ok(parsed.origin().ascii_serialization())
+}
+
 impl Profile {
     /// Parse and check a profile.
     pub fn from_toml(text: &str) -> Result<Profile, ProfileError> {
@@ -566,13 +657,59 @@ impl Profile {
                 "user_agent must be one non-empty line".into(),
             ));
         }
-        Ok(())
+        self.signing.validate()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sr11_signing_is_a_profile_switch_with_bounded_numbers() {
+        let default = Profile::embedded("default").unwrap();
+        assert_eq!(default.signing, SigningSettings::default());
+        assert!(!default.signing.enabled);
+        let serene = Profile::embedded("sr").unwrap();
+        assert!(serene.signing.enabled, "SR11: SereneReader signs");
+        assert_eq!(
+            serene.signing.agent.as_deref(),
+            Some("https://serenereader.com")
+        );
+        let with = |section: &str| {
+            Profile::from_toml(&format!("name = \"x\"\nuser_agent = \"x/1\"\n{section}"))
+        };
+        assert!(with("[signing]\nenabled = true\nagent = \"http://127.0.0.1:8080/\"").is_ok());
+        for bad in [
+            "[signing]\nsignature_validity = 0",
+            "[signing]\nsignature_validity = 86401",
+            "[signing]\nkey_lifetime = 3600",
+            "[signing]\nrotate_before = 7776000",
+            "[signing]\nagent = \"ftp://bot.example\"",
+            "[signing]\nagent = \"https://bot.example/keys\"",
+            "[signing]\nagent = \"https://user@bot.example\"",
+            "[signing]\nagent = \"not a url\"",
+            "[signing]\nkeys = 2",
+        ] {
+            assert!(with(bad).is_err(), "{bad} must be refused");
+        }
+    }
+
+    #[test]
+    fn signature_agent_origins_are_normalised() {
+        assert_eq!(
+            signature_agent_origin("https://Bot.Example/").as_deref(),
+            Ok("https://bot.example")
+        );
+        assert_eq!(
+            signature_agent_origin(" http://127.0.0.1:8080 ").as_deref(),
+            Ok("http://127.0.0.1:8080")
+        );
+        assert_eq!(
+            signature_agent_origin("https://bot.example:443").as_deref(),
+            Ok("https://bot.example")
+        );
+    }
 
     #[test]
     fn c8_fetch_limits_are_profile_numbers_within_bounds() {
