@@ -8,6 +8,7 @@ use crate::body::read_capped;
 use crate::classify::classify;
 use crate::config::{ACCEPT, FetchConfig, FetchRequest};
 use crate::guard::{GuardedResolver, check_target};
+use crate::signing::WebBotAuthHeaders;
 use crate::transport::no_answer;
 use chrono::{DateTime, Utc};
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -153,7 +154,14 @@ impl Fetcher {
                     }
                 },
             };
-            let response = match self.send(client, &url, request).await {
+            let signature = match &self.config.signer {
+                None => None,
+                Some(signer) => match signer.sign(&url) {
+                    Ok(headers) => Some(headers),
+                    Err(reason) => return FetchOutcome::Blocked { reason },
+                },
+            };
+            let response = match self.send(client, &url, request, signature).await {
                 Ok(response) => response,
                 Err(e) => return no_answer(&e),
             };
@@ -187,9 +195,22 @@ impl Fetcher {
         client: &Client,
         url: &Url,
         request: &FetchRequest,
+        signature: Option<WebBotAuthHeaders>,
     ) -> Result<reqwest::Response, reqwest::Error> {
         let validators = &request.validators;
         let mut builder = client.get(url.clone());
+        // Web Bot Auth (SR11): the values are ASCII built here, so each is a valid header.
+        if let Some(signed) = signature {
+            for (name, value) in [
+                ("signature-agent", signed.signature_agent),
+                ("signature-input", signed.signature_input),
+                ("signature", signed.signature),
+            ] {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    builder = builder.header(name, value);
+                }
+            }
+        }
         if let Some(agent) = request
             .user_agent
             .as_deref()

@@ -3,6 +3,7 @@
 //! Every default is a named constant with the rule it serves. The configuration is built once
 //! from resolved settings; nothing here reads the environment.
 
+use crate::botkeys::RequestSigner;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +49,8 @@ pub struct FetchConfig {
     /// Local addresses a request may be sent from besides the system's choice (WFM7, PF11);
     /// a request names one in [`FetchRequest::egress`].
     pub egress: Vec<IpAddr>,
+    /// Sign every request, each redirect hop with its own authority (SR11, Web Bot Auth).
+    pub signer: Option<Arc<RequestSigner>>,
 }
 
 impl FetchConfig {
@@ -62,6 +65,7 @@ impl FetchConfig {
             resolve: Vec::new(),
             allow_private_networks: false,
             egress: Vec::new(),
+            signer: None,
         }
     }
 }

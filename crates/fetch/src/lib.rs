@@ -16,9 +16,12 @@
 //! - [`guard`]: which addresses are public; the guarded resolver.
 //! - `transport`: failed requests → `Blocked` or a [`TransportError`](tidings_model::TransportError).
 //! - [`signing`]: Web Bot Auth (SR11), pure: the RFC 9421 signature base, Ed25519 signatures,
-//!   the RFC 7638 key thumbprint; not yet sent with requests.
+//!   the RFC 7638 key thumbprint.
+//! - [`botkeys`]: keys over time (which signs, which are published, when the next is due), the
+//!   key directory and its signatures, and the [`RequestSigner`] that signs every hop.
 
 mod body;
+pub mod botkeys;
 pub mod classify;
 mod client;
 mod config;
@@ -26,6 +29,7 @@ pub mod guard;
 pub mod signing;
 mod transport;
 
+pub use botkeys::RequestSigner;
 pub use classify::{BodyError, classify};
 pub use client::{FetchError, FetchResponse, Fetcher, Hop};
 pub use config::{

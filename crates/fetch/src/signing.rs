@@ -50,6 +50,8 @@ pub enum SigningError {
 pub struct ComponentId {
     name: String,
     key: Option<String>,
+    /// The `req` flag (§2.4): in a response's signature, the value comes from the request.
+    req: bool,
 }
 
 impl ComponentId {
@@ -58,6 +60,16 @@ impl ComponentId {
         Self {
             name: name.to_ascii_lowercase(),
             key: None,
+            req: false,
+        }
+    }
+
+    /// A component of the request a response answers, as in `"@authority";req` (RFC 9421
+    /// §2.4): what a signed key directory covers.
+    pub fn of_request(name: &str) -> Self {
+        Self {
+            req: true,
+            ..Self::new(name)
         }
     }
 
@@ -66,15 +78,20 @@ impl ComponentId {
         Self {
             name: name.to_ascii_lowercase(),
             key: Some(key.to_owned()),
+            req: false,
         }
     }
 
     /// The identifier as it appears in the base and in `Signature-Input` (RFC 9421 §2.1).
     fn serialize(&self) -> String {
-        match &self.key {
-            None => sf_string(&self.name),
-            Some(key) => format!("{};key={}", sf_string(&self.name), sf_string(key)),
+        let mut out = sf_string(&self.name);
+        if let Some(key) = &self.key {
+            out.push_str(&format!(";key={}", sf_string(key)));
         }
+        if self.req {
+            out.push_str(";req");
+        }
+        out
     }
 }
 
@@ -208,12 +225,18 @@ pub struct WebBotAuthRequest<'a> {
 }
 
 /// An Ed25519 signing key. Its `Debug` shows the `keyid`, never the secret.
+#[derive(Clone)]
 pub struct BotKey(SigningKey);
 
 impl BotKey {
     /// The key whose 32-byte secret seed (RFC 8032 §5.1.5, the JWK `d`) is `seed`.
     pub fn from_seed(seed: &[u8; 32]) -> Self {
         Self(SigningKey::from_bytes(seed))
+    }
+
+    /// The 32-byte secret seed, to store the key.
+    pub fn seed(&self) -> [u8; 32] {
+        self.0.to_bytes()
     }
 
     /// The 32-byte public key (the JWK `x`).
@@ -546,6 +569,24 @@ mod tests {
             verifying
                 .verify_strict(base("example.com").as_bytes(), &sig)
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn a_request_component_in_a_response_carries_the_req_flag() {
+        let components = [
+            (ComponentId::of_request("@authority"), "bot.example"),
+            (ComponentId::new("Content-Digest"), "sha-256=:AAAA:"),
+        ];
+        let params = SignatureParams {
+            tag: Some("http-message-signatures-directory".to_owned()),
+            ..SignatureParams::web_bot_auth("kid", 1, 2, None)
+        };
+        assert_eq!(
+            signature_base(&components, &params).unwrap(),
+            "\"@authority\";req: bot.example\n\"content-digest\": sha-256=:AAAA:\n\
+             \"@signature-params\": (\"@authority\";req \"content-digest\");created=1;\
+             keyid=\"kid\";alg=\"ed25519\";expires=2;tag=\"http-message-signatures-directory\""
         );
     }
 
