@@ -43,6 +43,16 @@ pub struct GlobalArgs {
     #[arg(long = "egress-address", global = true, value_name = "ADDR")]
     pub egress_addresses: Vec<String>,
 
+    /// The origin serving this bot's key directory, named in every signed request's
+    /// Signature-Agent (SR11; overrides the profile's signing.agent)
+    #[arg(
+        long,
+        global = true,
+        env = "TIDINGS_SIGNATURE_AGENT",
+        value_name = "URL"
+    )]
+    pub signature_agent: Option<String>,
+
     /// Run crawler time N times faster than real time (tests, demos) [default: 1]
     #[arg(long, global = true, env = "TIDINGS_TIME_SCALE", value_name = "N")]
     pub time_scale: Option<u32>,

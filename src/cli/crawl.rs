@@ -118,7 +118,7 @@ pub(super) async fn signals(stop: watch::Sender<bool>) {
 }
 
 /// `30s`, `10m`, `2h`, `1d` (a bare number is seconds).
-fn parse_duration(input: &str) -> Result<Duration> {
+pub(super) fn parse_duration(input: &str) -> Result<Duration> {
     let s = input.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (n, unit) = s.split_at(split);

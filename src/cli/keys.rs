@@ -1,13 +1,19 @@
-//! API keys for `tidings serve`: `keys create`, `keys list` and `keys revoke`.
+//! API keys for `tidings serve`: `keys create`, `keys list` and `keys revoke`; and the bot's
+//! own Web Bot Auth signing keys (SR11): `keys bot generate`, `rotate` and `list`.
 //!
 //! `create` prints the token once, alone on stdout (so `TOKEN=$(tidings keys create ...)`
 //! works), and stores only its hash and a short prefix; nothing can show it again.
+//!
+//! A bot key signs from when it is made until a newer one is made (`rotate`, or a crawl when
+//! the signing key nears its end) and is published in the key directory until it expires. The
+//! secret stays in the store; only the public key is ever shown.
 
 use super::commands::Context;
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use std::process::ExitCode;
 use tidings_api::auth::{Role, issue};
+use tidings_fetch::botkeys;
 
 #[derive(Debug, Args)]
 pub struct KeysArgs {
@@ -23,6 +29,27 @@ pub enum KeysCommand {
     List(ListArgs),
     /// Revoke a key: it is refused from the next request on
     Revoke(RevokeArgs),
+    /// The bot's Web Bot Auth signing keys (SR11): generate, rotate, list
+    #[command(subcommand)]
+    Bot(BotCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BotCommand {
+    /// Make the first signing key (refused while a key signs: use rotate)
+    Generate(BotKeyArgs),
+    /// Make a new signing key now; the old one stays published until it expires
+    Rotate(BotKeyArgs),
+    /// List the keys: keyid (RFC 7638 thumbprint), state, valid from, expires
+    List(ListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BotKeyArgs {
+    /// How long the key is valid and published (30d, 12h, ...) [default: the profile's
+    /// signing.key_lifetime, 90 days]
+    #[arg(long = "valid-for", value_name = "DURATION", value_parser = super::crawl::parse_duration)]
+    pub valid_for: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Args)]
@@ -60,7 +87,101 @@ pub async fn run(ctx: &Context, args: KeysArgs) -> Result<ExitCode> {
         KeysCommand::Create(a) => create(ctx, a).await,
         KeysCommand::List(a) => list(ctx, a).await,
         KeysCommand::Revoke(a) => revoke(ctx, a).await,
+        KeysCommand::Bot(BotCommand::Generate(a)) => bot_make(ctx, a, false).await,
+        KeysCommand::Bot(BotCommand::Rotate(a)) => bot_make(ctx, a, true).await,
+        KeysCommand::Bot(BotCommand::List(a)) => bot_list(ctx, a).await,
     }
+}
+
+/// `keys bot generate` (`rotate` false) and `keys bot rotate`.
+async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: bool) -> Result<ExitCode> {
+    let now = chrono::Utc::now();
+    let signing = &ctx.settings.profile.signing;
+    let lifetime = match args.valid_for {
+        Some(d) => d.as_secs(),
+        None => signing.key_lifetime,
+    };
+    let (shortest, longest) = tidings_policy::profile::KEY_LIFETIME_BOUNDS;
+    if !(shortest..=longest).contains(&lifetime) {
+        eprintln!("--valid-for must be between 1d and {}d", longest / 86_400);
+        return Ok(ExitCode::FAILURE);
+    }
+    let keys = tidings_crawler::keys::load(ctx.store.as_ref()).await?;
+    let current = botkeys::signing_key(&keys, now.timestamp());
+    if !rotate && let Some(current) = current {
+        eprintln!(
+            "key {} signs until {}; `tidings keys bot rotate` replaces it",
+            current.key.keyid(),
+            day(current.expires)
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let key = tidings_crawler::keys::make(ctx.store.as_ref(), now, lifetime).await?;
+    println!("{}", key.key.keyid());
+    eprintln!(
+        "bot key {} signs from now on and is published until {}",
+        key.key.keyid(),
+        day(key.expires)
+    );
+    if let Some(old) = current {
+        eprintln!(
+            "key {} no longer signs and stays published until {}",
+            old.key.keyid(),
+            day(old.expires)
+        );
+    }
+    if !signing.enabled {
+        eprintln!(
+            "note: profile {} does not sign requests; a profile with [signing] enabled = true \
+             uses these keys",
+            ctx.settings.profile.name
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `keys bot list`.
+async fn bot_list(ctx: &Context, args: ListArgs) -> Result<ExitCode> {
+    let now = chrono::Utc::now().timestamp();
+    let keys = tidings_crawler::keys::load(ctx.store.as_ref()).await?;
+    if args.json {
+        for key in &keys {
+            let line = serde_json::json!({
+                "keyid": key.key.keyid(),
+                "state": key.state(&keys, now).label(),
+                "public_key": key.public(),
+                "not_before": tidings_crawler::keys::at(key.not_before),
+                "expires": tidings_crawler::keys::at(key.expires),
+            });
+            println!("{line}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if keys.is_empty() {
+        println!("no bot keys (`tidings keys bot generate` makes one)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:<43}  {:<8}  {:<19}  EXPIRES",
+        "KEYID", "STATE", "VALID FROM"
+    );
+    for key in &keys {
+        println!(
+            "{:<43}  {:<8}  {:<19}  {}",
+            key.key.keyid(),
+            key.state(&keys, now).label(),
+            day(key.not_before),
+            day(key.expires),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC).
+fn day(seconds: i64) -> String {
+    tidings_crawler::keys::at(seconds)
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string()
 }
 
 async fn create(ctx: &Context, args: CreateArgs) -> Result<ExitCode> {

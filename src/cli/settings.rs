@@ -6,10 +6,11 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use tidings_crawler::{Clock, CrawlerConfig};
-use tidings_fetch::FetchConfig;
-use tidings_policy::Profile;
+use tidings_fetch::{FetchConfig, RequestSigner};
+use tidings_policy::{Profile, signature_agent_origin};
 
 /// The database used when none is named.
 pub const DEFAULT_DB: &str = "tidings.db";
@@ -30,6 +31,8 @@ pub struct FileSettings {
     /// Local addresses an operator may assign to feeds (WFM7).
     #[serde(default)]
     pub egress: Vec<String>,
+    /// The origin named in Signature-Agent when the profile signs (SR11).
+    pub signature_agent: Option<String>,
     pub log: Option<String>,
     pub max_body_bytes: Option<u64>,
     pub connect_timeout_secs: Option<u64>,
@@ -71,6 +74,7 @@ pub fn load_file(global: &GlobalArgs) -> Result<FileSettings> {
 /// Resolve flags and environment (already merged by clap) over the file over the defaults.
 pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
     let profile = resolve_profile(global, &file)?;
+    let signature_agent = file.signature_agent.clone();
     let db = global
         .db
         .clone()
@@ -109,6 +113,19 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
             bail!("{name} must be at least 1");
         }
     }
+    let mut crawler = CrawlerConfig::default();
+    if let Some(n) = file.host_concurrency {
+        if n == 0 {
+            bail!("host_concurrency must be at least 1");
+        }
+        crawler.host_concurrency = n;
+    }
+    match global.time_scale {
+        Some(0) => bail!("--time-scale must be at least 1 (1 is real time)"),
+        Some(n) => crawler.clock = Clock::scaled(chrono::Utc::now(), n),
+        None => {}
+    }
+    let signer = signer(global, signature_agent.as_deref(), &profile, crawler.clock)?;
     // The profile bounds every request; the config file may still override a bound.
     let limits = profile.fetch;
     let fetch = FetchConfig {
@@ -123,25 +140,50 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         allow_private_networks: global.allow_private_networks
             || file.allow_private_networks.unwrap_or(false),
         egress,
+        signer,
     };
-    let mut crawler = CrawlerConfig::default();
-    if let Some(n) = file.host_concurrency {
-        if n == 0 {
-            bail!("host_concurrency must be at least 1");
-        }
-        crawler.host_concurrency = n;
-    }
-    match global.time_scale {
-        Some(0) => bail!("--time-scale must be at least 1 (1 is real time)"),
-        Some(n) => crawler.clock = Clock::scaled(chrono::Utc::now(), n),
-        None => {}
-    }
     Ok(Settings {
         db,
         profile,
         fetch,
         crawler,
     })
+}
+
+/// The signer of every request when the profile signs (SR11), naming the agent origin from
+/// `--signature-agent`, the file's `signature_agent` or the profile's `signing.agent`, and
+/// signing at the crawler's time. Its key is set by the crawler before it reads.
+fn signer(
+    global: &GlobalArgs,
+    file_agent: Option<&str>,
+    profile: &Profile,
+    clock: Clock,
+) -> Result<Option<Arc<RequestSigner>>> {
+    let signing = &profile.signing;
+    if !signing.enabled {
+        return Ok(None);
+    }
+    let Some(agent) = global
+        .signature_agent
+        .as_deref()
+        .or(file_agent)
+        .or(signing.agent.as_deref())
+    else {
+        bail!(
+            "profile {} signs every request (SR11) but names no signature agent: set \
+             signature_agent in tidings.toml or pass --signature-agent URL (the origin that \
+             serves /.well-known/http-message-signatures-directory, e.g. `tidings serve`'s)",
+            profile.name
+        );
+    };
+    let agent =
+        signature_agent_origin(agent).map_err(|e| anyhow::anyhow!("signature agent: {e}"))?;
+    let now: tidings_fetch::botkeys::UnixNow = Arc::new(move || clock.now().timestamp());
+    Ok(Some(Arc::new(RequestSigner::new(
+        &agent,
+        signing.signature_validity,
+        now,
+    ))))
 }
 
 /// The profile alone: `--profile`, then `TIDINGS_PROFILE`, then the file, then `default`.

@@ -1,7 +1,8 @@
 //! What tidings serves over HTTP (`tidings serve`): the JSON API under `/v1` and its OpenAPI
 //! document at `/openapi.json`, the web UI (`ui`: the reader at `/`, the operator's pages
-//! under `/admin`), the bot page at `/bot` rendered from the running profile,
-//! `/metrics` and `/healthz`. Wire types live only here; the handlers read and write through
+//! under `/admin`), the bot page at `/bot` rendered from the running profile, the signing
+//! keys' directory at `/.well-known/http-message-signatures-directory` (`keydir`), `/metrics`
+//! and `/healthz`. Wire types live only here; the handlers read and write through
 //! the `Store` trait and never send requests to publishers. Of a crawler running in the same
 //! process they read only its live state (`tidings_crawler::Live`).
 
@@ -9,6 +10,7 @@ pub mod auth;
 pub mod bot;
 mod escape;
 pub mod export;
+pub mod keydir;
 pub mod metrics;
 pub mod openapi;
 pub mod problem;
@@ -78,6 +80,7 @@ pub fn router(state: AppState) -> Router {
         .merge(metrics::routes())
         .merge(bot::routes())
         .merge(publishers::routes())
+        .merge(keydir::routes())
         .merge(ui::routes())
         .with_state(state)
 }

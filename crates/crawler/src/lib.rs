@@ -8,11 +8,12 @@
 //! Reading order: [`gate`] (per-host spacing), [`blocks`] (do-not-crawl rules before every
 //! request, FF13), [`refresh`] (one feed, its redirects followed hop by hop), [`run`]
 //! (everything due, once or continuously), [`live`] (what it sent and its gate, for
-//! `/metrics` and the API).
+//! `/metrics` and the API), [`keys`] (the Web Bot Auth keys the fetcher signs with, SR11).
 
 pub mod blocks;
 pub mod clock;
 pub mod gate;
+pub mod keys;
 pub mod live;
 pub mod refresh;
 mod robots;
@@ -74,6 +75,8 @@ pub struct Crawler {
     blocks: Arc<std::sync::Mutex<Option<Arc<tidings_policy::BlockList>>>>,
     /// What it sent and its gate, for `/metrics` and the API.
     live: live::Live,
+    /// When the bot keys were last looked at (`keys`).
+    key_checked: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 impl Crawler {
@@ -93,6 +96,7 @@ impl Crawler {
             gate,
             blocks: Arc::default(),
             live,
+            key_checked: Arc::default(),
         }
     }
 

@@ -76,6 +76,8 @@ impl Crawler {
         if let Some(reason) = self.blocked(feed.url.as_url(), Some(feed.id)).await? {
             return self.hold_blocked(feed, purpose, reason).await;
         }
+        // SR11: the signer holds the key that signs now (a new one is made when due).
+        self.keep_signing_key().await;
         // C6: the host asked everyone to wait; this feed waits too, without a request.
         let origin = HostKey::of(feed.url.as_url());
         let now = self.now();

@@ -1,0 +1,94 @@
+//! `/.well-known/http-message-signatures-directory`: the public keys this bot signs its
+//! requests with (SR11, Web Bot Auth), as a JWK Set with the directory's media type.
+//!
+//! The response is itself signed, once by each key it lists, over the authority the request
+//! named (`"@authority";req`) and the body's `Content-Digest`, so a verifier can check that
+//! the keys come from this origin and were not altered on the way. The key directory holds
+//! every key that has not expired: one signing now, older ones until they expire, and any
+//! made ahead of their start. With none, a 404 says so.
+
+use crate::AppState;
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tidings_fetch::botkeys::{self, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH};
+
+/// How long a verifier may keep the directory: an hour, far inside the keys' overlap when one
+/// is rotated (the profile's `rotate_before`, days).
+pub const CACHE_CONTROL: &str = "max-age=3600";
+
+/// The directory's route.
+pub fn routes() -> Router<AppState> {
+    Router::new().route(DIRECTORY_PATH, get(directory))
+}
+
+async fn directory(State(state): State<AppState>, request: HeaderMap) -> Response {
+    let plain = [(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    )];
+    let Some(authority) = request
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| h.trim().to_ascii_lowercase())
+        .filter(|h| !h.is_empty() && !h.contains(['\r', '\n']))
+    else {
+        return (StatusCode::BAD_REQUEST, plain, "a Host header is needed\n").into_response();
+    };
+    let keys = match tidings_crawler::keys::load(state.store.as_ref()).await {
+        Ok(keys) => keys,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the bot keys");
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                plain,
+                "the keys cannot be read now\n",
+            )
+                .into_response();
+        }
+    };
+    let now = chrono::Utc::now().timestamp();
+    if botkeys::published(&keys, now).is_empty() {
+        return (
+            StatusCode::NOT_FOUND,
+            plain,
+            "This bot publishes no signing keys: it does not sign its requests.\n",
+        )
+            .into_response();
+    }
+    let body = botkeys::directory_json(&keys, now);
+    let signed = match botkeys::sign_directory(&keys, &authority, body.as_bytes(), now) {
+        Ok(Some(signed)) => signed,
+        Ok(None) | Err(_) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                plain,
+                "the key directory cannot be signed\n",
+            )
+                .into_response();
+        }
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(DIRECTORY_MEDIA_TYPE),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
+    for (name, value) in [
+        ("content-digest", signed.content_digest),
+        ("signature-input", signed.signature_input),
+        ("signature", signed.signature),
+    ] {
+        // Built here from base64, numbers and the keyids: always a valid value.
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+    (headers, body).into_response()
+}

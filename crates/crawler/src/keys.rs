@@ -1,0 +1,124 @@
+//! Web Bot Auth keys in the store (SR11): reading them, making the next one, and keeping the
+//! fetcher's signer on the key that signs now.
+//!
+//! A crawl whose profile signs checks its keys before it reads (at most once a minute): when no
+//! key signs now, or the signing one ends within the profile's `rotate_before`, it makes the
+//! next one, which signs from then on; the older key stays published until it expires. An
+//! operator does the same by hand with `tidings keys bot generate` or `rotate`.
+
+use crate::{CrawlError, Crawler};
+use chrono::{DateTime, TimeZone as _, Utc};
+use std::time::{Duration, Instant};
+use tidings_fetch::botkeys::{self, DatedKey};
+use tidings_policy::SigningSettings;
+use tidings_store::{BotKeyRow, Store};
+
+/// How often, in real time, a crawl looks at its keys.
+pub const KEY_CHECK_EVERY: Duration = Duration::from_secs(60);
+
+/// Every stored key, readable or not: an unreadable one is reported, never used.
+pub async fn load(store: &dyn Store) -> Result<Vec<DatedKey>, CrawlError> {
+    store
+        .bot_keys()
+        .await?
+        .iter()
+        .map(|row| {
+            DatedKey::from_stored(
+                &row.keyid,
+                &row.secret,
+                row.not_before.timestamp(),
+                row.expires_at.timestamp(),
+            )
+            .map_err(|e| CrawlError::Internal(e.to_string()))
+        })
+        .collect()
+}
+
+/// Make a new key valid for `lifetime` seconds from `now` and store it. It signs from `now`
+/// on; older keys stay published until they expire.
+pub async fn make(
+    store: &dyn Store,
+    now: DateTime<Utc>,
+    lifetime: u64,
+) -> Result<DatedKey, CrawlError> {
+    let key = DatedKey::generate(now.timestamp(), lifetime)
+        .map_err(|e| CrawlError::Internal(e.to_string()))?;
+    let row = BotKeyRow {
+        keyid: key.key.keyid(),
+        public_key: key.public(),
+        secret: key.secret(),
+        created_at: now,
+        not_before: at(key.not_before),
+        expires_at: at(key.expires),
+    };
+    if !store.add_bot_key(&row).await? {
+        return Err(CrawlError::Internal(format!(
+            "a bot key with keyid {} exists already",
+            row.keyid
+        )));
+    }
+    Ok(key)
+}
+
+/// The keys and, when the profile's margin calls for one, a new key made first. Returns the
+/// keys and the new key's keyid.
+pub async fn ensure(
+    store: &dyn Store,
+    now: DateTime<Utc>,
+    settings: &SigningSettings,
+) -> Result<(Vec<DatedKey>, Option<String>), CrawlError> {
+    let mut keys = load(store).await?;
+    let mut made = None;
+    if botkeys::needs_new_key(&keys, now.timestamp(), settings.rotate_before) {
+        let key = make(store, now, settings.key_lifetime).await?;
+        made = Some(key.key.keyid());
+        keys.push(key);
+    }
+    Ok((keys, made))
+}
+
+/// Unix seconds as a time (out of range reads as the latest time there is).
+pub fn at(seconds: i64) -> DateTime<Utc> {
+    Utc.timestamp_opt(seconds, 0)
+        .single()
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+impl Crawler {
+    /// When requests are signed, make sure the signer holds the key that signs now, making
+    /// the next key when one is due (checked at most once per [`KEY_CHECK_EVERY`]). A failure
+    /// is logged: the signer keeps its key, and with none the fetcher sends nothing.
+    pub(crate) async fn keep_signing_key(&self) {
+        let Some(signer) = self.fetcher.config().signer.clone() else {
+            return;
+        };
+        {
+            let mut last = self
+                .key_checked
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if last.is_some_and(|t: Instant| t.elapsed() < KEY_CHECK_EVERY)
+                && signer.keyid().is_some()
+            {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        let now = self.now();
+        match ensure(self.store.as_ref(), now, &self.profile.signing).await {
+            Ok((keys, made)) => {
+                if let Some(keyid) = made {
+                    tracing::info!(%keyid, "made a new bot signing key (SR11)");
+                }
+                match botkeys::signing_key(&keys, now.timestamp()) {
+                    Some(key) if signer.keyid().as_deref() != Some(&key.key.keyid()) => {
+                        signer.set_key(key.key.clone());
+                    }
+                    Some(_) => {}
+                    None => tracing::error!("no bot key signs now; requests are not sent"),
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "cannot read or make the bot signing keys"),
+        }
+    }
+}
