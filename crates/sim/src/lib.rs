@@ -12,7 +12,7 @@
 //! - [`signatures`]: an independent check of Web Bot Auth signatures (SR11), on requests and on
 //!   the key directory response, with Cloudflare's `web-bot-auth` crate.
 //! - [`auditor`]: a pure check of a recorded run against the politeness rules (C1, C3, C4, C6,
-//!   robots and do-not-crawl), returning the violations.
+//!   robots and do-not-crawl, SR11 signatures), returning the violations.
 //!
 //! It does not speak TLS or HTTP/2, and it is not a general-purpose server.
 //!
@@ -48,7 +48,9 @@ pub mod scenario;
 pub mod signatures;
 pub mod web;
 
-pub use auditor::{Block, Expectations, RobotsRules, Rule, TimeBase, Violation, audit};
+pub use auditor::{
+    Block, Expectations, RobotsRules, Rule, SignatureCheck, TimeBase, Violation, audit,
+};
 pub use behaviour::{Behaviour, EtagStyle, FeedSpec, Resource, RetryAfter, Target, When};
 pub use clock::SimClock;
 pub use content::Malformed;

@@ -1,7 +1,9 @@
 //! Web Bot Auth (SR11) checked on the publisher's side with Cloudflare's `web-bot-auth`:
 //! requests signed by tidings' own signer (`tidings_fetch::signing`) and by `web-bot-auth`'s
 //! verify, and each way a signature can be bad is its own problem; key directory responses
-//! likewise.
+//! likewise; the auditor turns a bad or missing signature into one SR11 violation.
+
+mod support;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, SystemTime};
@@ -14,8 +16,9 @@ use tidings_fetch::signing::{BotKey, ComponentId, SignatureParams, WebBotAuthReq
 use tidings_sim::clock::SCENARIO_START_UNIX_SECS;
 use tidings_sim::signatures::DEFAULT_SKEW;
 use tidings_sim::{
-    DirectoryError, DirectoryProblem, Exchange, Header, KeyDirectory, SignatureProblem, Stamp,
-    Verified, verify_directory_response, verify_request,
+    DirectoryError, DirectoryProblem, Exchange, Expectations, FeedSpec, Header, HostSpec,
+    KeyDirectory, Resource, Rule, SignatureCheck, SignatureProblem, Stamp, TimeBase, Verified, Web,
+    audit, verify_directory_response, verify_request,
 };
 use url::Url;
 use web_bot_auth::components::{
@@ -609,4 +612,111 @@ fn sr11_each_bad_directory_response_is_its_own_problem() {
         check(&swapped, &body),
         Err(DirectoryProblem::BadSignature { .. })
     ));
+}
+
+// The auditor.
+
+fn signature_check(keys: &[&BotKey]) -> Expectations {
+    Expectations {
+        signatures: Some(SignatureCheck::new(directory(keys))),
+        ..Expectations::default()
+    }
+}
+
+fn numbered(id: u64, mut e: Exchange, target: &str) -> Exchange {
+    e.id = id;
+    e.target = target.into();
+    e
+}
+
+#[test]
+fn sr11_signed_exchanges_pass_the_audit() {
+    let k = key(1);
+    let run = [
+        numbered(0, signed(&k), "/robots.txt"),
+        numbered(1, signed(&k), "/feed.xml"),
+    ];
+    assert_eq!(audit(&run, &signature_check(&[&k])), []);
+}
+
+#[test]
+fn sr11_one_unsigned_exchange_among_signed_ones_is_one_violation_naming_it() {
+    let k = key(1);
+    let run = [
+        numbered(0, signed(&k), "/robots.txt"),
+        numbered(1, without(signed(&k), "signature"), "/feed.xml"),
+        numbered(2, signed(&k), "/feed.xml"),
+    ];
+    let violations = audit(&run, &signature_check(&[&k]));
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    let v = &violations[0];
+    assert_eq!(
+        (v.rule, v.exchanges.as_slice()),
+        (Rule::Signature, &[1][..])
+    );
+    assert_eq!(v.rule.id(), "SR11");
+    assert_eq!(v.detail, "GET /feed.xml on news.test: no signature header");
+}
+
+#[test]
+fn sr11_without_a_signature_check_unsigned_exchanges_are_fine() {
+    let run = [
+        numbered(0, without(signed(&key(1)), "signature"), "/robots.txt"),
+        numbered(1, without(signed(&key(1)), "signature-input"), "/feed.xml"),
+    ];
+    assert_eq!(audit(&run, &Expectations::default()), []);
+}
+
+#[test]
+fn sr11_signature_times_are_read_on_the_chosen_clock() {
+    let k = key(1);
+    // Arrived at NOW in scenario time, an hour later on the wall clock.
+    let mut e = signed(&k);
+    e.started.wall = at(NOW + 3600);
+    let mut expect = signature_check(&[&k]);
+    assert_eq!(audit(std::slice::from_ref(&e), &expect), []);
+    if let Some(check) = expect.signatures.as_mut() {
+        check.clock = TimeBase::Monotonic;
+    }
+    let found: Vec<_> = audit(&[e], &expect).into_iter().map(|v| v.rule).collect();
+    assert_eq!(found, [Rule::Signature]);
+}
+
+#[tokio::test]
+async fn sr11_signatures_recorded_by_the_live_web_verify() {
+    let web = Web::start(vec![
+        HostSpec::new("news.test").at("/feed.xml", Resource::feed(FeedSpec::fixed("news"))),
+    ])
+    .await
+    .unwrap();
+    let port = web.addr("news.test").unwrap().port();
+    let k = key(1);
+    let target = Url::parse(&format!("http://news.test:{port}/feed.xml")).unwrap();
+    let headers = k
+        .sign_web_bot_auth(&WebBotAuthRequest {
+            target: &target,
+            signature_agent: AGENT,
+            created: NOW,
+            expires: NOW + 300,
+            nonce: None,
+        })
+        .unwrap();
+    let extra = [
+        ("Signature-Agent", headers.signature_agent.as_str()),
+        ("Signature-Input", headers.signature_input.as_str()),
+        ("Signature", headers.signature.as_str()),
+    ];
+    assert_eq!(
+        support::get(&web, "news.test", "/feed.xml", &extra)
+            .await
+            .status,
+        200
+    );
+    support::get(&web, "news.test", "/feed.xml", &[]).await;
+    let found: Vec<_> = audit(&web.recorder().exchanges(), &signature_check(&[&k]))
+        .into_iter()
+        .filter(|v| v.rule == Rule::Signature)
+        .map(|v| v.exchanges)
+        .collect();
+    assert_eq!(found, [vec![1]]);
 }
