@@ -13,7 +13,10 @@
 //! - **C6** no request to a resource before the Retry-After it was given ([`Rule::RetryAfter`]);
 //! - **FF11** (WFM9, SR7/SR8, DFB7) no URL the host's robots rules disallow ([`Rule::Robots`]),
 //!   and optionally robots.txt read before anything else ([`Rule::RobotsFirst`]);
-//! - **FF13** (WFM10) no blocked URL ([`Rule::Blocked`]).
+//! - **FF13** (WFM10) no blocked URL ([`Rule::Blocked`]);
+//! - **SR11** when the run signs ([`Expectations::signatures`]), a good Web Bot Auth signature
+//!   on every request, robots.txt and redirect hops included ([`Rule::Signature`]), checked by
+//!   [`verify_request`] against the key directory on the chosen clock.
 //!
 //! Server-side times are inside the client's: a request is in flight on the server for a subset
 //! of the time it is in flight for the crawler, so overlaps found here are real; gaps measured
@@ -43,6 +46,7 @@ use std::net::IpAddr;
 use std::time::{Duration, SystemTime};
 
 use crate::recorder::{Exchange, Stamp, bytes_to_string};
+use crate::signatures::{DEFAULT_SKEW, KeyDirectory, verify_request};
 
 /// The path exempt from robots rules and from conditional-request rules by default.
 pub const ROBOTS_PATH: &str = "/robots.txt";
@@ -68,6 +72,8 @@ pub enum Rule {
     RobotsFirst,
     /// FF13: no request to a blocked URL.
     Blocked,
+    /// SR11: every request carries a Web Bot Auth signature that verifies.
+    Signature,
 }
 
 impl Rule {
@@ -80,6 +86,7 @@ impl Rule {
             Rule::RetryAfter => "C6",
             Rule::Robots | Rule::RobotsFirst => "FF11",
             Rule::Blocked => "FF13",
+            Rule::Signature => "SR11",
         }
     }
 }
@@ -107,13 +114,14 @@ impl fmt::Display for Violation {
     }
 }
 
-/// Which clock gaps are measured on.
+/// Which clock gaps (and signature windows) are measured on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TimeBase {
     /// Scenario time (the crawler runs with `--time-scale` matching a scaled clock).
     #[default]
     Scenario,
-    /// Real monotonic time.
+    /// Real time: monotonic for gaps, wall time for signature windows (a signature's times
+    /// are Unix seconds).
     Monotonic,
 }
 
@@ -274,6 +282,29 @@ impl Block {
     }
 }
 
+/// How the run's Web Bot Auth signatures are checked (SR11).
+#[derive(Debug, Clone)]
+pub struct SignatureCheck {
+    /// The keys the signer publishes.
+    pub directory: KeyDirectory,
+    /// The clock a request's arrival is read on to judge `created` and `expires`: scenario
+    /// time ([`Stamp::sim`]) or real wall time ([`Stamp::wall`]).
+    pub clock: TimeBase,
+    /// The clock difference allowed between signer and web (see [`crate::signatures`]).
+    pub skew: Duration,
+}
+
+impl SignatureCheck {
+    /// Check against `directory` on scenario time, with [`DEFAULT_SKEW`].
+    pub fn new(directory: KeyDirectory) -> SignatureCheck {
+        SignatureCheck {
+            directory,
+            clock: TimeBase::Scenario,
+            skew: DEFAULT_SKEW,
+        }
+    }
+}
+
 /// What a run promised.
 #[derive(Debug, Clone)]
 pub struct Expectations {
@@ -312,6 +343,9 @@ pub struct Expectations {
     /// scenario time that passed meanwhile, read off the exchange's own stamps). Zero by
     /// default.
     pub hang_up_notice: Duration,
+    /// Every request must carry a Web Bot Auth signature that verifies (SR11). `None` (the
+    /// default) checks no signature.
+    pub signatures: Option<SignatureCheck>,
 }
 
 impl Default for Expectations {
@@ -329,6 +363,7 @@ impl Default for Expectations {
             validators_per_peer: false,
             body_cap: None,
             hang_up_notice: Duration::ZERO,
+            signatures: None,
         }
     }
 }
@@ -349,6 +384,7 @@ pub fn audit(exchanges: &[Exchange], expect: &Expectations) -> Vec<Violation> {
     validators(&ordered, expect, &mut out);
     retry_after(&ordered, &mut out);
     robots_and_blocks(&ordered, expect, &mut out);
+    signatures(&ordered, expect, &mut out);
     out
 }
 
@@ -700,6 +736,25 @@ fn robots_and_blocks(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec
                     "{} {} on {} is disallowed by {pattern:?}",
                     e.method, e.target, e.host
                 ),
+            ));
+        }
+    }
+}
+
+fn signatures(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    let Some(check) = &expect.signatures else {
+        return;
+    };
+    for e in ordered {
+        let now = match check.clock {
+            TimeBase::Scenario => e.started.sim,
+            TimeBase::Monotonic => e.started.wall,
+        };
+        if let Err(problem) = verify_request(e, &check.directory, now, check.skew) {
+            out.push(violation(
+                Rule::Signature,
+                vec![e.id],
+                format!("{} {} on {}: {problem}", e.method, e.target, e.host),
             ));
         }
     }

@@ -9,8 +9,10 @@
 //!   `--resolve NAME:PORT:ADDR`.
 //! - [`recorder`]: every exchange with its headers byte for byte and its start and end.
 //! - [`scenario`]: seeded mixed webs of many hosts and feeds, for soak tests.
+//! - [`signatures`]: an independent check of Web Bot Auth signatures (SR11), on requests and on
+//!   the key directory response, with Cloudflare's `web-bot-auth` crate.
 //! - [`auditor`]: a pure check of a recorded run against the politeness rules (C1, C3, C4, C6,
-//!   robots and do-not-crawl), returning the violations.
+//!   robots and do-not-crawl, SR11 signatures), returning the violations.
 //!
 //! It does not speak TLS or HTTP/2, and it is not a general-purpose server.
 //!
@@ -43,12 +45,19 @@ pub mod clock;
 pub mod content;
 pub mod recorder;
 pub mod scenario;
+pub mod signatures;
 pub mod web;
 
-pub use auditor::{Block, Expectations, RobotsRules, Rule, TimeBase, Violation, audit};
+pub use auditor::{
+    Block, Expectations, RobotsRules, Rule, SignatureCheck, TimeBase, Violation, audit,
+};
 pub use behaviour::{Behaviour, EtagStyle, FeedSpec, Resource, RetryAfter, Target, When};
 pub use clock::SimClock;
 pub use content::Malformed;
 pub use recorder::{Exchange, Header, Recorder, Stamp};
 pub use scenario::Scenario;
+pub use signatures::{
+    DirectoryError, DirectoryKey, DirectoryProblem, KeyDirectory, SignatureProblem, Verified,
+    verify_directory_response, verify_request,
+};
 pub use web::{HostSpec, RunningWeb, SimError, Web};
