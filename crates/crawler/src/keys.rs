@@ -8,13 +8,13 @@
 
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, TimeZone as _, Utc};
-use std::time::{Duration, Instant};
 use tidings_fetch::botkeys::{self, DatedKey};
 use tidings_policy::SigningSettings;
 use tidings_store::{BotKeyRow, Store};
 
-/// How often, in real time, a crawl looks at its keys.
-pub const KEY_CHECK_EVERY: Duration = Duration::from_secs(60);
+/// How often, in crawler time, a crawl looks at its keys (and whenever the signer has no
+/// key that is still valid).
+pub const KEY_CHECK_EVERY: chrono::Duration = chrono::Duration::seconds(60);
 
 /// Every stored key, readable or not: an unreadable one is reported, never used.
 pub async fn load(store: &dyn Store) -> Result<Vec<DatedKey>, CrawlError> {
@@ -92,19 +92,15 @@ impl Crawler {
         let Some(signer) = self.fetcher.config().signer.clone() else {
             return;
         };
-        {
-            let mut last = self
-                .key_checked
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if last.is_some_and(|t: Instant| t.elapsed() < KEY_CHECK_EVERY)
-                && signer.keyid().is_some()
-            {
-                return;
-            }
-            *last = Some(Instant::now());
-        }
+        // Held through the check, so that concurrent reads make one key, not one each.
+        let mut last = self.key_checked.lock().await;
         let now = self.now();
+        if last.is_some_and(|t: DateTime<Utc>| now < t + KEY_CHECK_EVERY)
+            && signer.keyid().is_some()
+        {
+            return;
+        }
+        *last = Some(now);
         match ensure(self.store.as_ref(), now, &self.profile.signing).await {
             Ok((keys, made)) => {
                 if let Some(keyid) = made {
@@ -112,7 +108,7 @@ impl Crawler {
                 }
                 match botkeys::signing_key(&keys, now.timestamp()) {
                     Some(key) if signer.keyid().as_deref() != Some(&key.key.keyid()) => {
-                        signer.set_key(key.key.clone());
+                        signer.set_key(key.key.clone(), key.expires);
                     }
                     Some(_) => {}
                     None => tracing::error!("no bot key signs now; requests are not sent"),

@@ -76,7 +76,7 @@ pub struct Crawler {
     /// What it sent and its gate, for `/metrics` and the API.
     live: live::Live,
     /// When the bot keys were last looked at (`keys`).
-    key_checked: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
+    key_checked: Arc<tokio::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>>,
 }
 
 impl Crawler {

@@ -246,7 +246,8 @@ pub struct RequestSigner {
     agent: String,
     validity: i64,
     now: UnixNow,
-    key: RwLock<Option<Arc<BotKey>>>,
+    /// The key and when it expires.
+    key: RwLock<Option<(Arc<BotKey>, i64)>>,
 }
 
 impl std::fmt::Debug for RequestSigner {
@@ -271,18 +272,20 @@ impl RequestSigner {
         }
     }
 
-    /// Sign with `key` from now on.
-    pub fn set_key(&self, key: BotKey) {
-        *self.key.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(key));
+    /// Sign with `key` from now on, until `expires` (Unix seconds) at most.
+    pub fn set_key(&self, key: BotKey, expires: i64) {
+        *self.key.write().unwrap_or_else(PoisonError::into_inner) = Some((Arc::new(key), expires));
     }
 
-    /// The keyid requests are signed with, if a key is set.
+    /// The keyid requests are signed with, if a key is set and has not expired.
     pub fn keyid(&self) -> Option<String> {
+        let now = (self.now)();
         self.key
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
-            .map(|k| k.keyid())
+            .filter(|(_, expires)| now < *expires)
+            .map(|(k, _)| k.keyid())
     }
 
     /// The origin named in `Signature-Agent`.
@@ -292,7 +295,7 @@ impl RequestSigner {
 
     /// The headers for one request to `target`, signed now with a fresh nonce.
     pub fn sign(&self, target: &Url) -> Result<WebBotAuthHeaders, String> {
-        let key = self
+        let (key, key_expires) = self
             .key
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -302,10 +305,17 @@ impl RequestSigner {
                  makes one"
                     .to_owned()
             })?;
+        let created = (self.now)();
+        if created >= key_expires {
+            return Err(format!(
+                "requests are signed (SR11) but bot key {} has expired; `tidings keys bot \
+                 rotate` makes a new one",
+                key.keyid()
+            ));
+        }
         let mut nonce = [0u8; 32];
         getrandom::fill(&mut nonce).map_err(|e| format!("no randomness for a nonce: {e}"))?;
         let nonce = STANDARD.encode(nonce);
-        let created = (self.now)();
         key.sign_web_bot_auth(&WebBotAuthRequest {
             target,
             signature_agent: &self.agent,
@@ -472,7 +482,10 @@ mod tests {
         assert!(signer.sign(&target).unwrap_err().contains("no bot key"));
         let k = BotKey::from_seed(&[4; 32]);
         let keyid = k.keyid();
-        signer.set_key(k);
+        signer.set_key(k.clone(), 1000);
+        assert!(signer.sign(&target).unwrap_err().contains("expired"));
+        assert_eq!(signer.keyid(), None, "an expired key signs nothing");
+        signer.set_key(k, 2000);
         assert_eq!(signer.keyid(), Some(keyid.clone()));
         let headers = signer.sign(&target).unwrap();
         assert_eq!(headers.signature_agent, "sig1=\"https://bot.example\"");

@@ -57,7 +57,7 @@ async fn sr11_every_hop_is_signed_over_its_own_authority() {
     let key = BotKey::from_seed(&[3; 32]);
     let public = VerifyingKey::from_bytes(&key.public_key()).expect("public key");
     let signer = Arc::new(RequestSigner::new(AGENT, 300, Arc::new(|| 1_700_000_000)));
-    signer.set_key(key);
+    signer.set_key(key, 1_800_000_000);
     let mut cfg = config();
     cfg.signer = Some(signer);
     let answer = fetcher(cfg)

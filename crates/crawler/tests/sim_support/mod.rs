@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use tidings_crawler::{
     Clock, CrawlUntil, Crawler, CrawlerConfig, FeedReport, Progress, RunSummary,
 };
-use tidings_fetch::{FetchConfig, Fetcher};
+use tidings_fetch::{FetchConfig, Fetcher, RequestSigner};
 use tidings_model::FeedUrl;
 use tidings_policy::Profile;
 use tidings_sim::clock::SCENARIO_START_UNIX_SECS;
@@ -22,6 +22,9 @@ use tidings_store::Store;
 
 /// Crawler seconds per real second: one real second is an hour.
 pub const SCALE: u32 = 3600;
+
+/// The `Signature-Agent` origin of a signing profile that names none.
+pub const AGENT: &str = "https://tidings.example";
 
 /// The User-Agent of every test run.
 pub const UA: &str = "tidings-test/1 (+https://tidings.example/bot)";
@@ -132,6 +135,15 @@ pub async fn start_with(
     let start = DateTime::<Utc>::from(base);
     // After the web's clock: the crawler is never ahead of the publishers.
     let clock = Clock::scaled(start, setup.scale);
+    // SR11: a profile that signs gets a signer on the crawler's clock, as `tidings` builds it.
+    if profile.signing.enabled {
+        let agent = profile.signing.agent.as_deref().unwrap_or(AGENT);
+        fetch.signer = Some(Arc::new(RequestSigner::new(
+            agent,
+            profile.signing.signature_validity,
+            Arc::new(move || clock.now().timestamp()),
+        )));
+    }
     let crawler = Crawler::new(
         store.clone(),
         Arc::new(Fetcher::new(fetch).unwrap()),
@@ -220,6 +232,24 @@ impl Sim {
             robots_first: self.web.host_names(),
             body_cap: Some(self.max_body_bytes),
             ..Expectations::default()
+        }
+    }
+
+    /// SR11: the check of every request's signature against every key the store holds (as
+    /// the key directory listed each while it was valid), verified by the web's independent
+    /// implementation. The signer's clock is the crawler's, which starts a few real
+    /// milliseconds after the web's, each worth an hour here: `skew` allows for that and
+    /// for the real time a request takes to arrive.
+    pub async fn signature_check(&self, skew: Duration) -> tidings_sim::SignatureCheck {
+        let keys = tidings_crawler::keys::load(self.store.as_ref())
+            .await
+            .unwrap();
+        let json = tidings_fetch::botkeys::directory_json(&keys, i64::MIN);
+        tidings_sim::SignatureCheck {
+            skew,
+            ..tidings_sim::SignatureCheck::new(
+                tidings_sim::KeyDirectory::from_json(json.as_bytes()).unwrap(),
+            )
         }
     }
 
