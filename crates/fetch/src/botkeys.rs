@@ -140,11 +140,12 @@ impl DatedKey {
 }
 
 /// The key that signs at `now`: of those that have started and not expired, the one that
-/// started last (then the one that lasts longest).
+/// started last; of two that started in the same second, the one later in `keys` (which lists
+/// keys in the order they were made).
 pub fn signing_key(keys: &[DatedKey], now: i64) -> Option<&DatedKey> {
     keys.iter()
         .filter(|k| k.not_before <= now && now < k.expires)
-        .max_by_key(|k| (k.not_before, k.expires))
+        .max_by_key(|k| k.not_before)
 }
 
 /// The keys in the directory at `now`: every one not expired, by start.
@@ -370,6 +371,12 @@ mod tests {
         assert_eq!(id(signing_key(&keys, 50)), kid(1), "rotated at 50");
         assert_eq!(id(signing_key(&keys, 130)), kid(2));
         assert_eq!(id(signing_key(&keys, 200)), None, "all expired");
+        let same_second = vec![key(4, 10, 500), key(5, 10, 100)];
+        assert_eq!(
+            id(signing_key(&same_second, 20)),
+            Some(same_second[1].key.keyid()),
+            "made in the same second: the later made signs"
+        );
 
         let at = |now: i64| -> Vec<KeyState> { keys.iter().map(|k| k.state(&keys, now)).collect() };
         use KeyState::*;

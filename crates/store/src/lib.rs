@@ -181,7 +181,8 @@ pub trait Store: Send + Sync {
     /// Store a new Web Bot Auth key (SR11); false when a key with its `keyid` exists already.
     async fn add_bot_key(&self, key: &BotKeyRow) -> Result<bool>;
 
-    /// Every Web Bot Auth key, expired ones too, by `not_before` then `keyid`.
+    /// Every Web Bot Auth key, expired ones too, by `not_before`, then in the order they were
+    /// made (`created_at`), then by `keyid`.
     async fn bot_keys(&self) -> Result<Vec<BotKeyRow>>;
 }
 

@@ -120,11 +120,11 @@ pub async fn add_bot_key(store: &PgStore, key: &crate::BotKeyRow) -> Result<bool
     Ok(done.rows_affected() > 0)
 }
 
-/// Every Web Bot Auth key, by `not_before` then `keyid`.
+/// Every Web Bot Auth key, by `not_before`, then in the order they were made.
 pub async fn bot_keys(store: &PgStore) -> Result<Vec<crate::BotKeyRow>> {
     let rows: Vec<BotKeyTuple> = sqlx::query_as(
         "SELECT keyid, public_key, secret, created_at, not_before, expires_at \
-         FROM bot_keys ORDER BY not_before, keyid",
+         FROM bot_keys ORDER BY not_before, created_at, keyid",
     )
     .fetch_all(&store.pool)
     .await?;

@@ -108,6 +108,22 @@ pub async fn sr11_bot_keys_round_trip_and_are_listed_by_start(store: Arc<dyn Sto
         store.bot_keys().await.unwrap(),
         vec![earlier.clone(), later.clone()]
     );
+    // Two keys starting in the same second are listed in the order they were made.
+    let made_first = BotKeyRow {
+        created_at: t(69),
+        ..bot_key("kid-z", 70, 200)
+    };
+    let made_next = bot_key("kid-y", 70, 200);
+    assert!(store.add_bot_key(&made_next).await.unwrap());
+    assert!(store.add_bot_key(&made_first).await.unwrap());
+    let listed: Vec<String> = store
+        .bot_keys()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.keyid)
+        .collect();
+    assert_eq!(listed, ["kid-a", "kid-b", "kid-z", "kid-y"]);
     assert!(
         store.add_bot_key(&bot_key("kid-c", 30, 30)).await.is_err(),
         "a key must start before it ends"

@@ -1,0 +1,237 @@
+//! SR11 from the command line: `tidings keys bot generate|rotate|list` manage the signing
+//! keys, and a crawl under SereneReader's profile signs every request so that the simulated
+//! publisher verifies each one, with an independent implementation, against the key directory
+//! `tidings serve` publishes, whose own signatures verify too.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+use support::{command, stderr, stdout, tidings};
+use tidings_sim::{FeedSpec, Header, HostSpec, Resource, TimeBase, Web};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sr11_bot_keys_are_generated_rotated_and_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+
+    let out = tidings(&db, &["keys", "bot", "list"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("no bot keys"), "{}", stdout(&out));
+
+    let out = tidings(&db, &["keys", "bot", "generate", "--valid-for", "1h"]).await;
+    assert!(!out.status.success(), "a key shorter than a day is refused");
+    assert!(stderr(&out).contains("--valid-for"), "{}", stderr(&out));
+
+    let out = tidings(&db, &["keys", "bot", "generate"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = stdout(&out).trim_end().to_owned();
+    assert_eq!(
+        first.len(),
+        43,
+        "a SHA-256 thumbprint in base64url: {first}"
+    );
+    assert!(
+        stderr(&out).contains("does not sign requests"),
+        "the default profile does not use it, and says so: {}",
+        stderr(&out)
+    );
+
+    let out = tidings(&db, &["keys", "bot", "generate"]).await;
+    assert!(!out.status.success(), "a second first key is refused");
+    assert!(
+        stderr(&out).contains(&first) && stderr(&out).contains("rotate"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = tidings(&db, &["--profile", "sr", "keys", "bot", "rotate"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let second = stdout(&out).trim_end().to_owned();
+    assert_ne!(second, first);
+    assert!(
+        stderr(&out).contains(&format!("key {first} no longer signs and stays published")),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = tidings(&db, &["keys", "bot", "list"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 3, "{table}");
+    assert!(lines[0].starts_with("KEYID"), "{table}");
+    let row = |keyid: &str| lines.iter().find(|l| l.starts_with(keyid)).copied();
+    assert!(
+        row(&first).is_some_and(|l| l.contains(" retired ")),
+        "{table}"
+    );
+    assert!(
+        row(&second).is_some_and(|l| l.contains(" signing ")),
+        "{table}"
+    );
+
+    let out = tidings(&db, &["keys", "bot", "list", "--json"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let fields: Vec<&str> = row
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            fields,
+            ["expires", "keyid", "not_before", "public_key", "state"],
+            "never the secret"
+        );
+    }
+}
+
+/// `tidings serve --no-crawl` on a free port, and the address it printed.
+async fn serve(db: &std::path::Path) -> (tokio::process::Child, SocketAddr) {
+    let mut child = command(db)
+        .args(["serve", "--no-crawl", "--addr", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start tidings serve");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let addr = loop {
+        let line = lines
+            .next_line()
+            .await
+            .expect("read stdout")
+            .expect("serve printed its address");
+        if let Some(rest) = line.strip_prefix("listening on http://") {
+            break rest.parse().expect("a socket address");
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, addr)
+}
+
+/// GET `path` with `Host: host`: status, headers (names lower-cased) and body.
+async fn get(addr: SocketAddr, host: &str, path: &str) -> (u16, Vec<Header>, Vec<u8>) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8(raw[..split].to_vec()).expect("ASCII head");
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| Header::new(n.trim(), v.trim()))
+        .collect();
+    (status, headers, raw[split + 4..].to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sr11_a_signed_crawl_verifies_against_the_directory_serve_publishes() {
+    let web = Web::start(vec![
+        HostSpec::new("calm.test")
+            .at("/robots.txt", Resource::robots("User-agent: *\nAllow: /\n"))
+            .at("/feed.xml", Resource::feed(FeedSpec::fixed("calm"))),
+    ])
+    .await
+    .expect("start the simulated web");
+    let feed = web.url("calm.test", "/feed.xml").expect("feed url");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+
+    // Nothing is published before the first key.
+    let (mut server, addr) = serve(&db).await;
+    let authority = addr.to_string();
+    let (status, _, body) = get(
+        addr,
+        &authority,
+        "/.well-known/http-message-signatures-directory",
+    )
+    .await;
+    assert_eq!(status, 404, "{}", String::from_utf8_lossy(&body));
+
+    // SereneReader signs; `add` reads the feed once and makes the first key itself.
+    let agent = format!("http://{authority}");
+    let mut add = command(&db);
+    add.args([
+        "--profile",
+        "serenereader",
+        "--signature-agent",
+        &agent,
+        "--allow-private-networks",
+    ]);
+    for resolve in web.resolve_args() {
+        add.args(["--resolve", &resolve]);
+    }
+    let out = add
+        .args(["add", &feed])
+        .output()
+        .await
+        .expect("run tidings add");
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // The directory, as a publisher's verifier fetches it, checked independently.
+    let (status, headers, body) = get(
+        addr,
+        &authority,
+        "/.well-known/http-message-signatures-directory",
+    )
+    .await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let media = headers.iter().find(|h| h.name == "content-type");
+    assert_eq!(
+        media.map(Header::value_str).as_deref(),
+        Some("application/http-message-signatures-directory+json")
+    );
+    let directory = tidings_sim::verify_directory_response(&headers, &body, &authority)
+        .unwrap_or_else(|p| panic!("the directory's own signatures: {p}"));
+    assert_eq!(directory.len(), 1, "the key the crawl made");
+    // A directory fetched under another name carries signatures over that name instead.
+    let (_, other_headers, other_body) = get(
+        addr,
+        "bot.example",
+        "/.well-known/http-message-signatures-directory",
+    )
+    .await;
+    assert!(
+        tidings_sim::verify_directory_response(&other_headers, &other_body, &authority).is_err(),
+        "signatures bind the directory to the authority it was fetched from"
+    );
+
+    let exchanges = web.recorder().exchanges();
+    let paths: Vec<&str> = exchanges.iter().map(|e| e.target.as_str()).collect();
+    assert_eq!(paths, ["/robots.txt", "/feed.xml"]);
+    for e in &exchanges {
+        let verified =
+            tidings_sim::verify_request(e, &directory, e.started.wall, Duration::from_secs(5))
+                .unwrap_or_else(|p| panic!("{}: {p}", e.target));
+        assert_eq!(verified.signature_agent, agent);
+    }
+    let expect = tidings_sim::Expectations {
+        signatures: Some(tidings_sim::SignatureCheck {
+            clock: TimeBase::Monotonic,
+            ..tidings_sim::SignatureCheck::new(directory)
+        }),
+        ..tidings_sim::Expectations::default()
+    };
+    let violations = tidings_sim::audit(&exchanges, &expect);
+    assert!(violations.is_empty(), "{violations:?}");
+    server.kill().await.expect("stop serve");
+}
