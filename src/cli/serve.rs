@@ -90,6 +90,15 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
              the admin pages and every write need it"
         );
     }
+    // SR11: where verifiers look for the keys, and where this server publishes them.
+    if let Some(signer) = &ctx.settings.fetch.signer {
+        println!(
+            "  requests are signed (Web Bot Auth): Signature-Agent names {}; this server \
+             publishes the keys at http://{addr}{}",
+            signer.agent(),
+            tidings_fetch::botkeys::DIRECTORY_PATH
+        );
+    }
     if args.no_crawl {
         println!("not crawling (--no-crawl)");
     } else {
