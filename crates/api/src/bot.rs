@@ -22,6 +22,7 @@ mod failures;
 mod lang;
 mod page;
 mod robots_txt;
+mod signing;
 pub(crate) mod words;
 
 pub use lang::Lang;

@@ -346,6 +346,41 @@ fn changing_a_profile_value_changes_the_page() {
             after: "We follow up to 2 redirects",
         },
         Change {
+            name: "signing.enabled",
+            base: "default",
+            change: |p| p.signing.enabled = true,
+            before: "Our requests are not signed",
+            after: "names the origin that serves them.",
+        },
+        Change {
+            name: "signing.agent",
+            base: "serenereader",
+            change: |p| p.signing.agent = Some("https://keys.example".into()),
+            before: "serves them: <code>https://serenereader.com</code>.",
+            after: "serves them: <code>https://keys.example</code>.",
+        },
+        Change {
+            name: "signing.signature_validity",
+            base: "serenereader",
+            change: |p| p.signing.signature_validity = 60,
+            before: "header, and is valid for 5 minutes.",
+            after: "header, and is valid for 1 minute.",
+        },
+        Change {
+            name: "signing.key_lifetime",
+            base: "serenereader",
+            change: |p| p.signing.key_lifetime = 30 * 86_400,
+            before: "each is valid for 90 days.",
+            after: "each is valid for 30 days.",
+        },
+        Change {
+            name: "signing.rotate_before",
+            base: "serenereader",
+            change: |p| p.signing.rotate_before = 2 * 86_400,
+            before: "made 7 days before the current one ends",
+            after: "made 2 days before the current one ends",
+        },
+        Change {
             name: "user_agent",
             base: "default",
             change: |p| p.user_agent = "Other/{version} (+https://other.example/about)".into(),
@@ -420,6 +455,8 @@ fn profile_text_is_escaped() {
         "Evil<script>alert('x')</script>/{version} (+https://e.example/\"a)".into();
     profile.robots.token = "<b>bot</b>".into();
     profile.name = "a&b".into();
+    profile.signing.enabled = true;
+    profile.signing.agent = Some("https://e.example/<i>x</i>".into());
     for lang in Lang::ALL {
         let page = render(&profile, lang, "1<2");
         assert!(!page.contains("<script"), "{lang:?}");
@@ -428,6 +465,8 @@ fn profile_text_is_escaped() {
         assert!(page.contains("User-agent: &lt;b&gt;bot&lt;/b&gt;"));
         assert!(page.contains("<code>a&amp;b</code>"));
         assert!(page.contains("href=\"https://e.example/&quot;a\""));
+        assert!(!page.contains("<i>"), "{lang:?}");
+        assert!(page.contains("<code>https://e.example/&lt;i&gt;x&lt;/i&gt;</code>"));
         well_formed(&page);
     }
 }
@@ -639,4 +678,99 @@ fn pf10_pf11_sr12_the_page_says_what_the_user_agent_counts_and_whether_addresses
     );
     let fr = render(&embedded("serenereader"), Lang::Fr, VERSION);
     assert!(fr.contains("Nous ne publions pas les adresses"));
+}
+
+/// The directory link as the page writes it.
+const DIRECTORY_LINK: &str = "<a href=\"/.well-known/http-message-signatures-directory\">\
+                              /.well-known/http-message-signatures-directory</a>";
+
+#[test]
+fn sr11_the_page_says_requests_are_signed_and_where_the_keys_are() {
+    let serene = embedded("serenereader");
+    let rows: [(Lang, &[&str]); 3] = [
+        (
+            Lang::En,
+            &[
+                "<h3>Signed requests</h3>",
+                "Every request we make, robots.txt and each redirect included, is signed with \
+                 an Ed25519 key using HTTP Message Signatures (Web Bot Auth, RFC 9421).",
+                "and is valid for 5 minutes.",
+                "names the origin that serves them: <code>https://serenereader.com</code>.",
+                "Keys are rotated: each is valid for 90 days. The next one is made 7 days \
+                 before the current one ends and signs from then on; an older key stays \
+                 published until it expires",
+                "To check a request, fetch the key directory",
+            ],
+        ),
+        (
+            Lang::Fr,
+            &[
+                "<h3>Requêtes signées</h3>",
+                "Chacune de nos requêtes, robots.txt et chaque redirection compris, est signée \
+                 avec une clé Ed25519 au moyen de HTTP Message Signatures (Web Bot Auth, \
+                 RFC 9421).",
+                "et reste valable 5 minutes.",
+                "nomme l’origine qui les sert : <code>https://serenereader.com</code>.",
+                "chacune est valable 90 jours. La suivante est créée 7 jours avant la fin",
+                "une ancienne clé reste publiée jusqu’à son expiration",
+                "Pour vérifier une requête",
+            ],
+        ),
+        (
+            Lang::Pt,
+            &[
+                "<h3>Requisições assinadas</h3>",
+                "Toda requisição que fazemos, incluindo o robots.txt e cada redirecionamento, \
+                 é assinada com uma chave Ed25519 por meio de HTTP Message Signatures (Web Bot \
+                 Auth, RFC 9421).",
+                "e vale por 5 minutos.",
+                "indica a origem que as serve: <code>https://serenereader.com</code>.",
+                "cada uma vale por 90 dias. A próxima é criada 7 dias antes do fim",
+                "uma chave antiga continua publicada até expirar",
+                "Para verificar uma requisição",
+            ],
+        ),
+    ];
+    for (lang, phrases) in rows {
+        let page = render(&serene, lang, VERSION);
+        assert!(page.contains(DIRECTORY_LINK), "{lang:?}: no link\n{page}");
+        for phrase in phrases {
+            assert!(
+                page.contains(phrase),
+                "{lang:?}: missing {phrase:?}\n{page}"
+            );
+        }
+        well_formed(&page);
+    }
+}
+
+#[test]
+fn sr11_the_default_page_says_requests_are_not_signed() {
+    let default = embedded("default");
+    for (lang, sentence) in [
+        (
+            Lang::En,
+            "Our requests are not signed: they carry no HTTP Message Signatures (Web Bot Auth).",
+        ),
+        (
+            Lang::Fr,
+            "Nos requêtes ne sont pas signées : elles ne portent aucune signature HTTP Message \
+             Signatures (Web Bot Auth).",
+        ),
+        (
+            Lang::Pt,
+            "Nossas requisições não são assinadas: não trazem nenhuma assinatura HTTP Message \
+             Signatures (Web Bot Auth).",
+        ),
+    ] {
+        let page = render(&default, lang, VERSION);
+        assert!(page.contains(sentence), "{lang:?}: missing {sentence:?}");
+        assert!(
+            !page.contains("http-message-signatures-directory"),
+            "{lang:?}"
+        );
+        assert!(!page.contains("Ed25519"), "{lang:?}: no signing section");
+        let serene = render(&embedded("serenereader"), lang, VERSION);
+        assert!(!serene.contains(sentence), "{lang:?}: SereneReader signs");
+    }
 }

@@ -7,6 +7,7 @@
 use super::failures::{refusals, retry_after};
 use super::lang::Lang;
 use super::robots_txt::{blocking, robots};
+use super::signing::signing;
 use super::words::{bytes, count, duration, esc, seconds_f64};
 use tidings_policy::Profile;
 
@@ -175,6 +176,7 @@ fn user_agent(html: &mut String, profile: &Profile, lang: Lang, ua: &str, token:
              onde ele foi lido foram recusados, deixamos de lê-lo.",
         ),
     );
+    signing(html, profile, lang);
     html.push_str("</section>\n");
 }
 
