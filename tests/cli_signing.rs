@@ -47,10 +47,21 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
         stderr(&out)
     );
 
+    // A rotation publishes the next key an hour before it signs.
     let out = tidings(&db, &["--profile", "sr", "keys", "bot", "rotate"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let second = stdout(&out).trim_end().to_owned();
     assert_ne!(second, first);
+    assert!(
+        stderr(&out).contains(&format!("bot key {second} is published now, signs from "))
+            && stderr(&out).contains(&format!("key {first} signs until ")),
+        "{}",
+        stderr(&out)
+    );
+    // `--now` switches at once.
+    let out = tidings(&db, &["keys", "bot", "rotate", "--now"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let third = stdout(&out).trim_end().to_owned();
     assert!(
         stderr(&out).contains(&format!("key {first} no longer signs and stays published")),
         "{}",
@@ -61,7 +72,7 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
     assert!(out.status.success(), "{}", stderr(&out));
     let table = stdout(&out);
     let lines: Vec<&str> = table.lines().collect();
-    assert_eq!(lines.len(), 3, "{table}");
+    assert_eq!(lines.len(), 4, "{table}");
     assert!(lines[0].starts_with("KEYID"), "{table}");
     let row = |keyid: &str| lines.iter().find(|l| l.starts_with(keyid)).copied();
     assert!(
@@ -69,7 +80,11 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
         "{table}"
     );
     assert!(
-        row(&second).is_some_and(|l| l.contains(" signing ")),
+        row(&second).is_some_and(|l| l.contains(" pending ")),
+        "{table}"
+    );
+    assert!(
+        row(&third).is_some_and(|l| l.contains(" signing ")),
         "{table}"
     );
 
@@ -79,7 +94,7 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 3);
     for row in &rows {
         let fields: Vec<&str> = row
             .as_object()
@@ -95,9 +110,10 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
     }
 }
 
-/// `tidings serve --no-crawl` on a free port, and the address it printed.
-async fn serve(db: &std::path::Path) -> (tokio::process::Child, SocketAddr) {
+/// `tidings GLOBAL serve --no-crawl` on a free port, and the address it printed.
+async fn serve(db: &std::path::Path, global: &[&str]) -> (tokio::process::Child, SocketAddr) {
     let mut child = command(db)
+        .args(global)
         .args(["serve", "--no-crawl", "--addr", "127.0.0.1:0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -157,7 +173,7 @@ async fn sr11_a_signed_crawl_verifies_against_the_directory_serve_publishes() {
     let db = dir.path().join("t.db");
 
     // Nothing is published before the first key.
-    let (mut server, addr) = serve(&db).await;
+    let (mut server, addr) = serve(&db, &[]).await;
     let authority = addr.to_string();
     let (status, _, body) = get(
         addr,
@@ -233,5 +249,26 @@ async fn sr11_a_signed_crawl_verifies_against_the_directory_serve_publishes() {
     };
     let violations = tidings_sim::audit(&exchanges, &expect);
     assert!(violations.is_empty(), "{violations:?}");
+    server.kill().await.expect("stop serve");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sr11_the_bot_page_names_the_signature_agent_requests_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let global = [
+        "--profile",
+        "serenereader",
+        "--signature-agent",
+        "https://keys.agent.example/",
+    ];
+    let (mut server, addr) = serve(&db, &global).await;
+    let (status, _, body) = get(addr, &addr.to_string(), "/bot").await;
+    let page = String::from_utf8_lossy(&body);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("https://keys.agent.example") && !page.contains("https://serenereader.com<"),
+        "the operator's agent, not the profile's: {page}"
+    );
     server.kill().await.expect("stop serve");
 }

@@ -38,10 +38,22 @@ pub enum KeysCommand {
 pub enum BotCommand {
     /// Make the first signing key (refused while a key signs: use rotate)
     Generate(BotKeyArgs),
-    /// Make a new signing key now; the old one stays published until it expires
-    Rotate(BotKeyArgs),
+    /// Make the next signing key: published at once, signing an hour later (when verifiers'
+    /// cached directories have expired; --now: at once); the old one stays published until it
+    /// expires
+    Rotate(RotateArgs),
     /// List the keys: keyid (RFC 7638 thumbprint), state, valid from, expires
     List(ListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RotateArgs {
+    #[command(flatten)]
+    pub key: BotKeyArgs,
+    /// Sign with the new key at once (a verifier holding a cached directory does not know it
+    /// for up to an hour); for a key that must stop signing now
+    #[arg(long)]
+    pub now: bool,
 }
 
 #[derive(Debug, Args)]
@@ -87,14 +99,14 @@ pub async fn run(ctx: &Context, args: KeysArgs) -> Result<ExitCode> {
         KeysCommand::Create(a) => create(ctx, a).await,
         KeysCommand::List(a) => list(ctx, a).await,
         KeysCommand::Revoke(a) => revoke(ctx, a).await,
-        KeysCommand::Bot(BotCommand::Generate(a)) => bot_make(ctx, a, false).await,
-        KeysCommand::Bot(BotCommand::Rotate(a)) => bot_make(ctx, a, true).await,
+        KeysCommand::Bot(BotCommand::Generate(a)) => bot_make(ctx, a, None).await,
+        KeysCommand::Bot(BotCommand::Rotate(a)) => bot_make(ctx, a.key, Some(a.now)).await,
         KeysCommand::Bot(BotCommand::List(a)) => bot_list(ctx, a).await,
     }
 }
 
-/// `keys bot generate` (`rotate` false) and `keys bot rotate`.
-async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: bool) -> Result<ExitCode> {
+/// `keys bot generate` (`rotate` is `None`) and `keys bot rotate` (`Some(at_once)`).
+async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: Option<bool>) -> Result<ExitCode> {
     let now = chrono::Utc::now();
     let signing = &ctx.settings.profile.signing;
     let lifetime = match args.valid_for {
@@ -108,7 +120,9 @@ async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: bool) -> Result<ExitC
     }
     let keys = tidings_crawler::keys::load(ctx.store.as_ref()).await?;
     let current = botkeys::signing_key(&keys, now.timestamp());
-    if !rotate && let Some(current) = current {
+    if rotate.is_none()
+        && let Some(current) = current
+    {
         eprintln!(
             "key {} signs until {}; `tidings keys bot rotate` replaces it",
             current.key.keyid(),
@@ -116,16 +130,36 @@ async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: bool) -> Result<ExitC
         );
         return Ok(ExitCode::FAILURE);
     }
-    let key = tidings_crawler::keys::make(ctx.store.as_ref(), now, lifetime).await?;
+    // A rotation publishes the next key ahead of its start, unless asked to switch at once.
+    let starts = match (rotate, current) {
+        (Some(false), Some(_)) => now.timestamp() + botkeys::DIRECTORY_MAX_AGE,
+        _ => now.timestamp(),
+    };
+    let key =
+        tidings_crawler::keys::make_starting(ctx.store.as_ref(), now, starts, lifetime).await?;
     println!("{}", key.key.keyid());
-    eprintln!(
-        "bot key {} signs from now on and is published until {}",
-        key.key.keyid(),
-        day(key.expires)
-    );
-    if let Some(old) = current {
+    if key.not_before > now.timestamp() {
         eprintln!(
-            "key {} no longer signs and stays published until {}",
+            "bot key {} is published now, signs from {} and is published until {}",
+            key.key.keyid(),
+            day(key.not_before),
+            day(key.expires)
+        );
+    } else {
+        eprintln!(
+            "bot key {} signs from now on and is published until {}",
+            key.key.keyid(),
+            day(key.expires)
+        );
+    }
+    if let Some(old) = current {
+        let from = if key.not_before > now.timestamp() {
+            format!("signs until {}", day(key.not_before))
+        } else {
+            "no longer signs".to_owned()
+        };
+        eprintln!(
+            "key {} {from} and stays published until {}",
             old.key.keyid(),
             day(old.expires)
         );

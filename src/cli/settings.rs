@@ -73,7 +73,7 @@ pub fn load_file(global: &GlobalArgs) -> Result<FileSettings> {
 
 /// Resolve flags and environment (already merged by clap) over the file over the defaults.
 pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
-    let profile = resolve_profile(global, &file)?;
+    let mut profile = resolve_profile(global, &file)?;
     let signature_agent = file.signature_agent.clone();
     let db = global
         .db
@@ -126,6 +126,10 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         None => {}
     }
     let signer = signer(global, signature_agent.as_deref(), &profile, crawler.clock)?;
+    // The bot page names the origin requests really carry in Signature-Agent.
+    if let Some(signer) = &signer {
+        profile.signing.agent = Some(signer.agent().to_owned());
+    }
     // The profile bounds every request; the config file may still override a bound.
     let limits = profile.fetch;
     let fetch = FetchConfig {

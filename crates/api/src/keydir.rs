@@ -16,8 +16,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tidings_fetch::botkeys::{self, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH};
 
-/// How long a verifier may keep the directory: an hour, far inside the keys' overlap when one
-/// is rotated (the profile's `rotate_before`, days).
+/// How long a verifier may keep the directory: [`botkeys::DIRECTORY_MAX_AGE`], an hour; a
+/// rotated key is published that long before it signs.
 pub const CACHE_CONTROL: &str = "max-age=3600";
 
 /// The directory's route.
@@ -33,7 +33,7 @@ async fn directory(State(state): State<AppState>, request: HeaderMap) -> Respons
     let Some(authority) = request
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
-        .map(|h| h.trim().to_ascii_lowercase())
+        .map(|h| authority_of(h.trim()))
         .filter(|h| !h.is_empty() && !h.contains(['\r', '\n']))
     else {
         return (StatusCode::BAD_REQUEST, plain, "a Host header is needed\n").into_response();
@@ -91,4 +91,42 @@ async fn directory(State(state): State<AppState>, request: HeaderMap) -> Respons
         }
     }
     (headers, body).into_response()
+}
+
+/// The `@authority` of a Host value (RFC 9421 §2.2.3): lower-cased, without a default port
+/// (80 or 443; the server cannot tell which scheme the client used behind a proxy).
+fn authority_of(host: &str) -> String {
+    let host = host.to_ascii_lowercase();
+    match host.rsplit_once(':') {
+        Some((name, "80" | "443")) if !name.is_empty() && !name.ends_with(':') => name.to_owned(),
+        _ => host,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_authority_drops_a_default_port_and_case() {
+        for (host, authority) in [
+            ("Bot.Example", "bot.example"),
+            ("bot.example:443", "bot.example"),
+            ("bot.example:80", "bot.example"),
+            ("bot.example:8443", "bot.example:8443"),
+            ("127.0.0.1:4000", "127.0.0.1:4000"),
+            ("[::1]:443", "[::1]"),
+            ("[::1]", "[::1]"),
+        ] {
+            assert_eq!(authority_of(host), authority, "{host}");
+        }
+    }
+
+    #[test]
+    fn the_cache_lifetime_is_the_one_rotation_waits_out() {
+        assert_eq!(
+            CACHE_CONTROL,
+            format!("max-age={}", botkeys::DIRECTORY_MAX_AGE)
+        );
+    }
 }

@@ -2,9 +2,11 @@
 //! fetcher's signer on the key that signs now.
 //!
 //! A crawl whose profile signs checks its keys before it reads (at most once a minute): when no
-//! key signs now, or the signing one ends within the profile's `rotate_before`, it makes the
-//! next one, which signs from then on; the older key stays published until it expires. An
-//! operator does the same by hand with `tidings keys bot generate` or `rotate`.
+//! key signs now it makes one that signs at once; when the signing one ends within the
+//! profile's `rotate_before`, it makes the next one, published at once and signing an hour
+//! later (when verifiers' cached copies of the directory have expired); the older key stays
+//! published until it expires. An operator does the same by hand with `tidings keys bot
+//! generate` or `rotate`.
 
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, TimeZone as _, Utc};
@@ -41,7 +43,18 @@ pub async fn make(
     now: DateTime<Utc>,
     lifetime: u64,
 ) -> Result<DatedKey, CrawlError> {
-    let key = DatedKey::generate(now.timestamp(), lifetime)
+    make_starting(store, now, now.timestamp(), lifetime).await
+}
+
+/// Make a new key at `now` that signs from `not_before` (Unix seconds; published from now, so
+/// verifiers can learn it first) for `lifetime` seconds, and store it.
+pub async fn make_starting(
+    store: &dyn Store,
+    now: DateTime<Utc>,
+    not_before: i64,
+    lifetime: u64,
+) -> Result<DatedKey, CrawlError> {
+    let key = DatedKey::generate(not_before, lifetime)
         .map_err(|e| CrawlError::Internal(e.to_string()))?;
     let row = BotKeyRow {
         keyid: key.key.keyid(),
@@ -69,8 +82,10 @@ pub async fn ensure(
 ) -> Result<(Vec<DatedKey>, Option<String>), CrawlError> {
     let mut keys = load(store).await?;
     let mut made = None;
-    if botkeys::needs_new_key(&keys, now.timestamp(), settings.rotate_before) {
-        let key = make(store, now, settings.key_lifetime).await?;
+    let at = now.timestamp();
+    if botkeys::needs_new_key(&keys, at, settings.rotate_before) {
+        let starts = botkeys::next_key_start(&keys, at, settings.rotate_before);
+        let key = make_starting(store, now, starts, settings.key_lifetime).await?;
         made = Some(key.key.keyid());
         keys.push(key);
     }

@@ -85,7 +85,7 @@ async fn sr11_every_request_is_signed_and_verifies_independently_across_a_key_ro
         "no key before the crawl"
     );
     subscribe_all(&sim).await;
-    sim.crawl_hours(20.0).await;
+    sim.crawl_hours(21.0).await;
 
     let keys = sim.store.bot_keys().await.unwrap();
     assert_eq!(
@@ -93,11 +93,15 @@ async fn sr11_every_request_is_signed_and_verifies_independently_across_a_key_ro
         2,
         "the first key and the one made before it ended"
     );
-    let rotated_after = keys[1].not_before - keys[0].not_before;
+    let made_after = keys[1].created_at - keys[0].created_at;
     assert!(
-        rotated_after >= chrono::Duration::hours(18)
-            && rotated_after <= chrono::Duration::hours(19),
-        "the next key is made 6 h before the first ends: after {rotated_after}"
+        made_after >= chrono::Duration::hours(18) && made_after <= chrono::Duration::hours(19),
+        "the next key is made 6 h before the first ends: after {made_after}"
+    );
+    assert_eq!(
+        keys[1].not_before.timestamp() - keys[1].created_at.timestamp(),
+        3600,
+        "and published an hour before it signs"
     );
 
     let check = sim.signature_check(SKEW).await;

@@ -29,8 +29,12 @@ pub const DIRECTORY_MEDIA_TYPE: &str = "application/http-message-signatures-dire
 /// The `tag` of the directory's own signatures.
 pub const DIRECTORY_TAG: &str = "http-message-signatures-directory";
 
+/// How long a verifier may cache the directory (its `Cache-Control: max-age`), and so how
+/// long before it starts signing a rotated key is published.
+pub const DIRECTORY_MAX_AGE: i64 = 3600;
+
 /// How long a signature on the directory stays valid: as long as a verifier may cache it.
-pub const DIRECTORY_SIGNATURE_VALIDITY: i64 = 3600;
+pub const DIRECTORY_SIGNATURE_VALIDITY: i64 = DIRECTORY_MAX_AGE;
 
 /// One key and the time it is valid in.
 #[derive(Debug)]
@@ -76,14 +80,15 @@ pub enum KeyError {
 }
 
 impl DatedKey {
-    /// A new key from fresh randomness, valid for `lifetime` seconds from `now`.
-    pub fn generate(now: i64, lifetime: u64) -> Result<DatedKey, KeyError> {
+    /// A new key from fresh randomness that signs from `not_before` and is valid for
+    /// `lifetime` seconds from then.
+    pub fn generate(not_before: i64, lifetime: u64) -> Result<DatedKey, KeyError> {
         let mut seed = [0u8; 32];
         getrandom::fill(&mut seed).map_err(|e| KeyError::Random(e.to_string()))?;
         Ok(DatedKey {
             key: BotKey::from_seed(&seed),
-            not_before: now,
-            expires: now.saturating_add(i64::try_from(lifetime).unwrap_or(i64::MAX)),
+            not_before,
+            expires: not_before.saturating_add(i64::try_from(lifetime).unwrap_or(i64::MAX)),
         })
     }
 
@@ -155,13 +160,23 @@ pub fn published(keys: &[DatedKey], now: i64) -> Vec<&DatedKey> {
     out
 }
 
-/// Whether a new key must be made at `now`: no key signs, or every key that could sign ends
-/// within `rotate_before` seconds.
+/// Whether a new key must be made at `now`: no key signs, or every key ends within
+/// `rotate_before` seconds (a key published ahead of its start counts: it is the next one).
 pub fn needs_new_key(keys: &[DatedKey], now: i64, rotate_before: u64) -> bool {
     let margin = i64::try_from(rotate_before).unwrap_or(i64::MAX);
-    !keys
-        .iter()
-        .any(|k| k.not_before <= now && k.expires.saturating_sub(now) > margin)
+    signing_key(keys, now).is_none() || !keys.iter().any(|k| k.expires.saturating_sub(now) > margin)
+}
+
+/// When the next key of a rotation starts signing, made at `now`: after a verifier's cached
+/// copy of the directory (without it) has expired, [`DIRECTORY_MAX_AGE`], but never later than
+/// halfway through the margin left before the signing key ends. With no key signing now, at
+/// once.
+pub fn next_key_start(keys: &[DatedKey], now: i64, rotate_before: u64) -> i64 {
+    if signing_key(keys, now).is_none() {
+        return now;
+    }
+    let half_margin = i64::try_from(rotate_before / 2).unwrap_or(i64::MAX);
+    now.saturating_add(DIRECTORY_MAX_AGE.min(half_margin))
 }
 
 /// The key directory at `now` (a JWK Set): each published key as an Ed25519 JWK with its
@@ -404,10 +419,41 @@ mod tests {
         assert!(needs_new_key(&keys, 100, 10), "expired");
         let rotated = vec![key(1, 0, 100), key(2, 90, 190)];
         assert!(!needs_new_key(&rotated, 95, 10), "the next one exists");
+        let ahead = vec![key(1, 0, 100), key(2, 95, 195)];
+        assert!(
+            !needs_new_key(&ahead, 91, 10),
+            "the next one is published ahead of its start"
+        );
         let future_only = vec![key(1, 50, 150)];
         assert!(
             needs_new_key(&future_only, 10, 10),
             "a key that has not started signs nothing now"
+        );
+    }
+
+    #[test]
+    fn a_rotated_key_starts_after_cached_directories_expire_but_within_the_margin() {
+        assert_eq!(
+            next_key_start(&[], 1000, 600_000),
+            1000,
+            "the first at once"
+        );
+        let keys = vec![key(1, 0, 1_000_000)];
+        assert_eq!(
+            next_key_start(&keys, 500, 600_000),
+            500 + DIRECTORY_MAX_AGE,
+            "published an hour ahead"
+        );
+        assert_eq!(
+            next_key_start(&keys, 500, 1000),
+            1000,
+            "never later than halfway through a short margin"
+        );
+        let expired = vec![key(1, 0, 100)];
+        assert_eq!(
+            next_key_start(&expired, 200, 600_000),
+            200,
+            "nothing signs: at once"
         );
     }
 
