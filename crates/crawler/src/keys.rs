@@ -18,22 +18,25 @@ use tidings_store::{BotKeyRow, Store};
 /// key that is still valid).
 pub const KEY_CHECK_EVERY: chrono::Duration = chrono::Duration::seconds(60);
 
-/// Every stored key, readable or not: an unreadable one is reported, never used.
+/// Every stored key that can be read, in the store's order. An unreadable one (a secret that
+/// is no seed, or not the keyid's) is logged and left out: it neither signs nor is published,
+/// and the others still work.
 pub async fn load(store: &dyn Store) -> Result<Vec<DatedKey>, CrawlError> {
-    store
+    Ok(store
         .bot_keys()
         .await?
         .iter()
-        .map(|row| {
+        .filter_map(|row| {
             DatedKey::from_stored(
                 &row.keyid,
                 &row.secret,
                 row.not_before.timestamp(),
                 row.expires_at.timestamp(),
             )
-            .map_err(|e| CrawlError::Internal(e.to_string()))
+            .inspect_err(|e| tracing::warn!(error = %e, "bot key left out"))
+            .ok()
         })
-        .collect()
+        .collect())
 }
 
 /// Make a new key valid for `lifetime` seconds from `now` and store it. It signs from `now`

@@ -160,3 +160,27 @@ async fn sr11_an_unsigned_crawl_fails_the_signature_audit_on_every_request() {
         "{violations:?}"
     );
 }
+
+#[tokio::test]
+async fn sr11_an_unreadable_stored_key_is_left_out_and_the_others_still_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tidings_store::open(dir.path().join("k.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let now = chrono::Utc::now();
+    let good = tidings_crawler::keys::make(store.as_ref(), now, 86_400)
+        .await
+        .unwrap();
+    let corrupt = tidings_store::BotKeyRow {
+        keyid: "not-the-thumbprint-of-this-secret".into(),
+        public_key: good.public(),
+        secret: good.secret(),
+        created_at: now,
+        not_before: now,
+        expires_at: now + chrono::Duration::days(1),
+    };
+    assert!(store.add_bot_key(&corrupt).await.unwrap());
+    let loaded = tidings_crawler::keys::load(store.as_ref()).await.unwrap();
+    let ids: Vec<String> = loaded.iter().map(|k| k.key.keyid()).collect();
+    assert_eq!(ids, [good.key.keyid()]);
+}
