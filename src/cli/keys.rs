@@ -132,7 +132,9 @@ async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: Option<bool>) -> Resu
     }
     // A rotation publishes the next key ahead of its start, unless asked to switch at once.
     let starts = match (rotate, current) {
-        (Some(false), Some(_)) => now.timestamp() + botkeys::DIRECTORY_MAX_AGE,
+        (Some(false), Some(_)) => now
+            .timestamp()
+            .saturating_add(i64::try_from(signing.directory_max_age).unwrap_or(i64::MAX)),
         _ => now.timestamp(),
     };
     let key =

@@ -16,10 +16,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tidings_fetch::botkeys::{self, DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH};
 
-/// How long a verifier may keep the directory: [`botkeys::DIRECTORY_MAX_AGE`], an hour; a
-/// rotated key is published that long before it signs.
-pub const CACHE_CONTROL: &str = "max-age=3600";
-
 /// The directory's route.
 pub fn routes() -> Router<AppState> {
     Router::new().route(DIRECTORY_PATH, get(directory))
@@ -60,7 +56,10 @@ async fn directory(State(state): State<AppState>, request: HeaderMap) -> Respons
             .into_response();
     }
     let body = botkeys::directory_json(&keys, now);
-    let signed = match botkeys::sign_directory(&keys, &authority, body.as_bytes(), now) {
+    // Verifiers may cache it as long as the profile says; a rotated key is published that
+    // long before it signs.
+    let max_age = state.profile.signing.directory_max_age;
+    let signed = match botkeys::sign_directory(&keys, &authority, body.as_bytes(), now, max_age) {
         Ok(Some(signed)) => signed,
         Ok(None) | Err(_) => {
             return (
@@ -76,10 +75,7 @@ async fn directory(State(state): State<AppState>, request: HeaderMap) -> Respons
         header::CONTENT_TYPE,
         HeaderValue::from_static(DIRECTORY_MEDIA_TYPE),
     );
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CONTROL),
-    );
+    headers.insert(header::CACHE_CONTROL, cache_control(max_age));
     for (name, value) in [
         ("content-digest", signed.content_digest),
         ("signature-input", signed.signature_input),
@@ -91,6 +87,13 @@ async fn directory(State(state): State<AppState>, request: HeaderMap) -> Respons
         }
     }
     (headers, body).into_response()
+}
+
+/// `Cache-Control` for a directory verifiers may keep `max_age` seconds.
+fn cache_control(max_age: u64) -> HeaderValue {
+    // Digits only: always a valid value.
+    HeaderValue::from_str(&format!("max-age={max_age}"))
+        .unwrap_or_else(|_| HeaderValue::from_static("no-cache"))
 }
 
 /// The `@authority` of a Host value (RFC 9421 §2.2.3): lower-cased, without a default port
@@ -123,10 +126,8 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_lifetime_is_the_one_rotation_waits_out() {
-        assert_eq!(
-            CACHE_CONTROL,
-            format!("max-age={}", botkeys::DIRECTORY_MAX_AGE)
-        );
+    fn the_cache_lifetime_is_the_profiles() {
+        assert_eq!(cache_control(3600), "max-age=3600");
+        assert_eq!(cache_control(60), "max-age=60");
     }
 }

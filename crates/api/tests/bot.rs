@@ -697,7 +697,7 @@ fn sr11_the_page_says_requests_are_signed_and_where_the_keys_are() {
                 "and is valid for 5 minutes.",
                 "names the origin that serves them: <code>https://serenereader.com</code>.",
                 "Keys are rotated: each is valid for 90 days. The next one is made 7 days \
-                 before the current one ends, published at once and used an hour later",
+                 before the current one ends, published at once and used 1 hour later",
                 "an older key stays published until it expires",
                 "To check a request, fetch the key directory",
             ],

@@ -7,7 +7,7 @@
 use chrono::{Duration, Utc};
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use tidings_api::{AppState, keydir, router};
+use tidings_api::{AppState, router};
 use tidings_fetch::botkeys::{DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH, DatedKey};
 use tidings_policy::Profile;
 use tidings_sim::signatures::{DirectoryProblem, verify_directory_response};
@@ -207,7 +207,8 @@ async fn sr11_the_directory_lists_every_unexpired_key_and_verifies_independently
     );
     assert_eq!(
         answer.header("cache-control").as_deref(),
-        Some(keydir::CACHE_CONTROL)
+        Some("max-age=3600"),
+        "the profile's signing.directory_max_age"
     );
 
     let json = answer.json();

@@ -87,7 +87,12 @@ pub async fn ensure(
     let mut made = None;
     let at = now.timestamp();
     if botkeys::needs_new_key(&keys, at, settings.rotate_before) {
-        let starts = botkeys::next_key_start(&keys, at, settings.rotate_before);
+        let starts = botkeys::next_key_start(
+            &keys,
+            at,
+            settings.rotate_before,
+            settings.directory_max_age,
+        );
         let key = make_starting(store, now, starts, settings.key_lifetime).await?;
         made = Some(key.key.keyid());
         keys.push(key);

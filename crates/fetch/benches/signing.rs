@@ -39,6 +39,7 @@ fn signing(c: &mut Criterion) {
                 "bot.example",
                 body.as_bytes(),
                 1_700_000_000,
+                3600,
             ))
         })
     });

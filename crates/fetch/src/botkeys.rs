@@ -29,13 +29,6 @@ pub const DIRECTORY_MEDIA_TYPE: &str = "application/http-message-signatures-dire
 /// The `tag` of the directory's own signatures.
 pub const DIRECTORY_TAG: &str = "http-message-signatures-directory";
 
-/// How long a verifier may cache the directory (its `Cache-Control: max-age`), and so how
-/// long before it starts signing a rotated key is published.
-pub const DIRECTORY_MAX_AGE: i64 = 3600;
-
-/// How long a signature on the directory stays valid: as long as a verifier may cache it.
-pub const DIRECTORY_SIGNATURE_VALIDITY: i64 = DIRECTORY_MAX_AGE;
-
 /// One key and the time it is valid in.
 #[derive(Debug)]
 pub struct DatedKey {
@@ -167,16 +160,16 @@ pub fn needs_new_key(keys: &[DatedKey], now: i64, rotate_before: u64) -> bool {
     signing_key(keys, now).is_none() || !keys.iter().any(|k| k.expires.saturating_sub(now) > margin)
 }
 
-/// When the next key of a rotation starts signing, made at `now`: after a verifier's cached
-/// copy of the directory (without it) has expired, [`DIRECTORY_MAX_AGE`], but never later than
+/// When the next key of a rotation starts signing, made at `now`: once a verifier's cached
+/// copy of the directory without it has expired (`max_age` seconds), but never later than
 /// halfway through the margin left before the signing key ends. With no key signing now, at
 /// once.
-pub fn next_key_start(keys: &[DatedKey], now: i64, rotate_before: u64) -> i64 {
+pub fn next_key_start(keys: &[DatedKey], now: i64, rotate_before: u64, max_age: u64) -> i64 {
     if signing_key(keys, now).is_none() {
         return now;
     }
-    let half_margin = i64::try_from(rotate_before / 2).unwrap_or(i64::MAX);
-    now.saturating_add(DIRECTORY_MAX_AGE.min(half_margin))
+    let ahead = max_age.min(rotate_before / 2);
+    now.saturating_add(i64::try_from(ahead).unwrap_or(i64::MAX))
 }
 
 /// The key directory at `now` (a JWK Set): each published key as an Ed25519 JWK with its
@@ -210,13 +203,16 @@ pub struct DirectorySignatures {
 
 /// Sign the directory `body` as served to a request for `authority` at `now`: each published
 /// key signs `"@authority";req` and `content-digest`, tagged [`DIRECTORY_TAG`], labelled
-/// `sig0`, `sig1`, … in directory order. `None` when no key is published.
+/// `sig0`, `sig1`, … in directory order, valid for `validity` seconds (as long as the answer
+/// may be cached) and never past its key's expiry. `None` when no key is published.
 pub fn sign_directory(
     keys: &[DatedKey],
     authority: &str,
     body: &[u8],
     now: i64,
+    validity: u64,
 ) -> Result<Option<DirectorySignatures>, SigningError> {
+    let validity = i64::try_from(validity).unwrap_or(i64::MAX);
     let content_digest = format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)));
     let components = [
         (ComponentId::of_request("@authority"), authority),
@@ -229,10 +225,7 @@ pub fn sign_directory(
             created: now,
             keyid: k.key.keyid(),
             alg: Some(ED25519_ALG.to_owned()),
-            expires: Some(
-                now.saturating_add(DIRECTORY_SIGNATURE_VALIDITY)
-                    .min(k.expires),
-            ),
+            expires: Some(now.saturating_add(validity).min(k.expires)),
             nonce: None,
             tag: Some(DIRECTORY_TAG.to_owned()),
         };
@@ -434,24 +427,24 @@ mod tests {
     #[test]
     fn a_rotated_key_starts_after_cached_directories_expire_but_within_the_margin() {
         assert_eq!(
-            next_key_start(&[], 1000, 600_000),
+            next_key_start(&[], 1000, 600_000, 3600),
             1000,
             "the first at once"
         );
         let keys = vec![key(1, 0, 1_000_000)];
         assert_eq!(
-            next_key_start(&keys, 500, 600_000),
-            500 + DIRECTORY_MAX_AGE,
-            "published an hour ahead"
+            next_key_start(&keys, 500, 600_000, 3600),
+            500 + 3600,
+            "published as long ahead as the directory may be cached"
         );
         assert_eq!(
-            next_key_start(&keys, 500, 1000),
+            next_key_start(&keys, 500, 1000, 3600),
             1000,
             "never later than halfway through a short margin"
         );
         let expired = vec![key(1, 0, 100)];
         assert_eq!(
-            next_key_start(&expired, 200, 600_000),
+            next_key_start(&expired, 200, 600_000, 3600),
             200,
             "nothing signs: at once"
         );
@@ -502,7 +495,7 @@ mod tests {
     fn each_published_key_signs_the_directory_response() {
         let keys = vec![key(1, 0, 100), key(2, 50, 150)];
         let body = directory_json(&keys, 60);
-        let signed = sign_directory(&keys, "bot.example", body.as_bytes(), 60)
+        let signed = sign_directory(&keys, "bot.example", body.as_bytes(), 60, 3600)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -525,7 +518,10 @@ mod tests {
             "a signature never outlives its key"
         );
         assert!(signed.signature.starts_with("sig0=:") && signed.signature.contains(", sig1=:"));
-        assert_eq!(sign_directory(&[], "bot.example", b"{}", 60).unwrap(), None);
+        assert_eq!(
+            sign_directory(&[], "bot.example", b"{}", 60, 3600).unwrap(),
+            None
+        );
     }
 
     #[test]

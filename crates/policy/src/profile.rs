@@ -436,6 +436,10 @@ pub struct SigningSettings {
     /// A crawl makes the next key when the signing key has less than this left, so the two
     /// are published side by side for this long.
     pub rotate_before: u64,
+    /// How long a verifier may cache the key directory (its `Cache-Control: max-age`, and the
+    /// validity of the directory's own signatures); a rotated key is published this long
+    /// before it signs, so cached copies have learned it first.
+    pub directory_max_age: u64,
 }
 
 impl Default for SigningSettings {
@@ -446,6 +450,7 @@ impl Default for SigningSettings {
             signature_validity: 300,
             key_lifetime: 90 * 86_400,
             rotate_before: 7 * 86_400,
+            directory_max_age: 3600,
         }
     }
 }
@@ -468,6 +473,11 @@ impl SigningSettings {
         if !(shortest..=longest).contains(&self.key_lifetime) {
             return invalid(format!(
                 "key_lifetime must be between {shortest} and {longest} seconds"
+            ));
+        }
+        if !(1..=MAX_SIGNATURE_VALIDITY).contains(&self.directory_max_age) {
+            return invalid(format!(
+                "directory_max_age must be between 1 and {MAX_SIGNATURE_VALIDITY} seconds"
             ));
         }
         if self.rotate_before >= self.key_lifetime {
@@ -685,6 +695,8 @@ mod tests {
             "[signing]\nsignature_validity = 86401",
             "[signing]\nkey_lifetime = 3600",
             "[signing]\nrotate_before = 7776000",
+            "[signing]\ndirectory_max_age = 0",
+            "[signing]\ndirectory_max_age = 86401",
             "[signing]\nagent = \"ftp://bot.example\"",
             "[signing]\nagent = \"https://bot.example/keys\"",
             "[signing]\nagent = \"https://user@bot.example\"",

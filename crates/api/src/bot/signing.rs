@@ -28,6 +28,8 @@ pub(super) fn signing(html: &mut String, profile: &Profile, lang: Lang) {
     let validity = duration(lang, s.signature_validity);
     let lifetime = duration(lang, s.key_lifetime);
     let before = duration(lang, s.rotate_before);
+    // As `botkeys::next_key_start` computes it.
+    let ahead = duration(lang, s.directory_max_age.min(s.rotate_before / 2));
     let path = DIRECTORY_PATH;
     html.push_str(&format!(
         "<h3>{}</h3>\n",
@@ -97,16 +99,16 @@ pub(super) fn signing(html: &mut String, profile: &Profile, lang: Lang) {
         &tr!(
             lang,
             "Keys are rotated: each is valid for {lifetime}. The next one is made {before} \
-             before the current one ends, published at once and used an hour later, once \
+             before the current one ends, published at once and used {ahead} later, once \
              cached copies of the directory have expired; an older key stays published until \
              it expires, so a signature can be checked for as long as its key is valid.",
             "Les clés changent régulièrement : chacune est valable {lifetime}. La suivante \
              est créée {before} avant la fin de la clé en cours, publiée aussitôt et utilisée \
-             une heure plus tard, quand les copies du répertoire en cache ont expiré ; une \
+             {ahead} plus tard, quand les copies du répertoire en cache ont expiré ; une \
              ancienne clé reste publiée jusqu’à son expiration, de sorte qu’une signature \
              peut être vérifiée tant que sa clé est valable.",
             "As chaves são trocadas periodicamente: cada uma vale por {lifetime}. A próxima é \
-             criada {before} antes do fim da chave atual, publicada logo e usada uma hora \
+             criada {before} antes do fim da chave atual, publicada logo e usada {ahead} \
              depois, quando as cópias do diretório em cache já expiraram; uma chave antiga \
              continua publicada até expirar, de modo que uma assinatura pode ser verificada \
              enquanto a sua chave for válida.",
