@@ -108,6 +108,25 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
             "never the secret"
         );
     }
+
+    // A compromised key is removed at once: the one before it signs again.
+    let out = tidings(&db, &["keys", "bot", "remove", &third]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = tidings(&db, &["keys", "bot", "remove", &third]).await;
+    assert!(!out.status.success(), "removed once");
+    let out = tidings(&db, &["keys", "bot", "list"]).await;
+    let table = stdout(&out);
+    assert!(!table.contains(&third), "{table}");
+    let row = |keyid: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(keyid))
+            .map(str::to_owned)
+    };
+    assert!(
+        row(&first).is_some_and(|l| l.contains(" signing ")),
+        "{table}"
+    );
 }
 
 /// `tidings GLOBAL serve --no-crawl` on a free port, and the address it printed.

@@ -44,6 +44,15 @@ pub enum BotCommand {
     Rotate(RotateArgs),
     /// List the keys: keyid (RFC 7638 thumbprint), state, valid from, expires
     List(ListArgs),
+    /// Remove a key at once: it stops signing and leaves the directory (a compromised key);
+    /// a running crawl takes the next key within a minute, making one if none is left
+    Remove(RemoveBotArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RemoveBotArgs {
+    /// The key's keyid (from `keys bot list`)
+    pub keyid: String,
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +111,7 @@ pub async fn run(ctx: &Context, args: KeysArgs) -> Result<ExitCode> {
         KeysCommand::Bot(BotCommand::Generate(a)) => bot_make(ctx, a, None).await,
         KeysCommand::Bot(BotCommand::Rotate(a)) => bot_make(ctx, a.key, Some(a.now)).await,
         KeysCommand::Bot(BotCommand::List(a)) => bot_list(ctx, a).await,
+        KeysCommand::Bot(BotCommand::Remove(a)) => bot_remove(ctx, a).await,
     }
 }
 
@@ -174,6 +184,23 @@ async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: Option<bool>) -> Resu
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `keys bot remove KEYID`.
+async fn bot_remove(ctx: &Context, args: RemoveBotArgs) -> Result<ExitCode> {
+    if ctx.store.remove_bot_key(args.keyid.trim()).await? {
+        println!(
+            "bot key {} removed: it signs nothing more and is no longer published",
+            args.keyid.trim()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "no bot key {} (see `tidings keys bot list`)",
+            args.keyid.trim()
+        );
+        Ok(ExitCode::FAILURE)
+    }
 }
 
 /// `keys bot list`.

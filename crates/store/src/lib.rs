@@ -181,6 +181,10 @@ pub trait Store: Send + Sync {
     /// Store a new Web Bot Auth key (SR11); false when a key with its `keyid` exists already.
     async fn add_bot_key(&self, key: &BotKeyRow) -> Result<bool>;
 
+    /// Delete the Web Bot Auth key `keyid` (one that must stop signing and leave the
+    /// directory at once); false when there is none.
+    async fn remove_bot_key(&self, keyid: &str) -> Result<bool>;
+
     /// Every Web Bot Auth key, expired ones too, by `not_before`, then in the order they were
     /// made (`created_at`), then by `keyid`.
     async fn bot_keys(&self) -> Result<Vec<BotKeyRow>>;

@@ -143,6 +143,9 @@ impl Store for Broken {
     async fn bot_keys(&self) -> tidings_store::Result<Vec<tidings_store::BotKeyRow>> {
         fail()
     }
+    async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
+        fail()
+    }
 }
 
 #[tokio::test]

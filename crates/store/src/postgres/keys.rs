@@ -142,3 +142,12 @@ pub async fn bot_keys(store: &PgStore) -> Result<Vec<crate::BotKeyRow>> {
         )
         .collect())
 }
+
+/// Delete the Web Bot Auth key `keyid`; false when there is none.
+pub async fn remove_bot_key(store: &PgStore, keyid: &str) -> Result<bool> {
+    let done = sqlx::query("DELETE FROM bot_keys WHERE keyid = $1")
+        .bind(without_nul(keyid).as_ref())
+        .execute(&store.pool)
+        .await?;
+    Ok(done.rows_affected() > 0)
+}

@@ -448,6 +448,10 @@ impl Store for PgStore {
         keys::bot_keys(self).await
     }
 
+    async fn remove_bot_key(&self, keyid: &str) -> Result<bool> {
+        keys::remove_bot_key(self, keyid).await
+    }
+
     async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {
         keys::create(self, key).await
     }

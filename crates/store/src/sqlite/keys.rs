@@ -144,3 +144,14 @@ pub async fn bot_keys(store: &SqliteStore) -> Result<Vec<crate::BotKeyRow>> {
         )
         .collect()
 }
+
+/// Delete the Web Bot Auth key `keyid`; false when there is none.
+pub async fn remove_bot_key(store: &SqliteStore, keyid: &str) -> Result<bool> {
+    let (_turn, mut tx) = store.write().await?;
+    let done = sqlx::query("DELETE FROM bot_keys WHERE keyid = ?1")
+        .bind(keyid)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(done.rows_affected() > 0)
+}

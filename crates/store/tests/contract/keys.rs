@@ -89,7 +89,7 @@ fn bot_key(keyid: &str, not_before: i64, expires: i64) -> BotKeyRow {
 }
 
 /// SR11: bot keys round-trip whole, secret included, listed by `not_before`; a keyid is stored
-/// once, and a key that would end before it starts is refused.
+/// once, a key that would end before it starts is refused, and a key is removed by keyid.
 pub async fn sr11_bot_keys_round_trip_and_are_listed_by_start(store: Arc<dyn Store>) {
     assert!(store.bot_keys().await.unwrap().is_empty());
     let later = bot_key("kid-b", 50, 90);
@@ -128,6 +128,19 @@ pub async fn sr11_bot_keys_round_trip_and_are_listed_by_start(store: Arc<dyn Sto
         store.add_bot_key(&bot_key("kid-c", 30, 30)).await.is_err(),
         "a key must start before it ends"
     );
+    assert!(store.remove_bot_key("kid-z").await.unwrap());
+    assert!(
+        !store.remove_bot_key("kid-z").await.unwrap(),
+        "removed once"
+    );
+    let left: Vec<String> = store
+        .bot_keys()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.keyid)
+        .collect();
+    assert_eq!(left, ["kid-a", "kid-b", "kid-y"]);
     let text = format!("{earlier:?}");
     assert!(
         text.contains("kid-a") && !text.contains("secret-kid-a"),
