@@ -65,6 +65,14 @@ impl AppState {
         self
     }
 
+    /// Tell the crawler running in this process, if one does, that work may be due now: a
+    /// feed subscribed to, resumed or rescheduled is read without waiting for its next look.
+    pub fn wake_crawler(&self) {
+        if let Some(live) = &self.live {
+            live.wake();
+        }
+    }
+
     /// The crawler running in this process: its counters and host gate are shown.
     pub fn with_live(mut self, live: tidings_crawler::Live) -> AppState {
         self.live = Some(live);

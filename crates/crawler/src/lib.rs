@@ -130,7 +130,10 @@ impl Crawler {
             next_fetch_reason: first.reason,
             interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
         };
-        Ok(self.store.subscribe(url, subscriber, now, &new).await?)
+        let subscribed = self.store.subscribe(url, subscriber, now, &new).await?;
+        // A crawl of this crawler reads the new feed now, not at its next look.
+        self.live.wake();
+        Ok(subscribed)
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {

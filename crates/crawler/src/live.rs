@@ -40,6 +40,8 @@ pub struct Live {
     durations: Histogram,
     gate: Arc<HostGate>,
     clock: Clock,
+    /// Wakes a sleeping crawl to look for due work now ([`Live::wake`]).
+    wake: Arc<tokio::sync::Notify>,
 }
 
 /// A host's gate as the API shows it, in crawler time.
@@ -64,7 +66,20 @@ impl Live {
             durations: Histogram::new(LATENCY_BUCKETS),
             gate,
             clock,
+            wake: Arc::default(),
         }
+    }
+
+    /// Tell the crawl there may be work due now (a feed was subscribed to, resumed or
+    /// rescheduled elsewhere in the process), so it looks at once instead of at its next wake.
+    /// A wake while it is busy is kept for its next sleep.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Resolves at the next [`Live::wake`] (at once when one came since the last).
+    pub(crate) async fn woken(&self) {
+        self.wake.notified().await;
     }
 
     /// Count one request of `purpose` (the request log's: `feed`, `first_add`, `robots`)

@@ -292,6 +292,7 @@ impl Crawler {
                     stop_open = changed.is_ok();
                 }
                 () = tokio::time::sleep(sleep) => {}
+                () = self.live.woken() => {}
             }
         };
         // Reads in flight finish; their workers start nothing new.

@@ -187,6 +187,8 @@ pub(crate) async fn subscribe(
         }
         Err(e) => return Err(e.into()),
     };
+    // A new feed is due at once: the crawler reads it now rather than at its next look.
+    state.wake_crawler();
     let Some(feed) = state.store.feed(subscribed.feed_id).await? else {
         return Err(Problem::internal(
             &"the feed vanished right after it was added",
@@ -293,6 +295,7 @@ pub async fn patch(
     let Some(feed) = state.store.patch_feed(id, &patch).await? else {
         return Err(Problem::not_found(format!("no feed with id {id}")));
     };
+    state.wake_crawler();
     tracing::info!(feed_id = %id, key_id = caller.key_id, ?change, "feed changed through the api");
     Ok(Json(Feed::from(&feed)))
 }

@@ -218,6 +218,9 @@ pub(crate) async fn resume_uncovered_feeds(
             resumed.push(feed.id);
         }
     }
+    if !resumed.is_empty() {
+        state.wake_crawler();
+    }
     Ok(resumed)
 }
 
