@@ -109,6 +109,15 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
         );
     }
 
+    // A keyid is base64url and may begin with `-`: it is read as the keyid, not as a flag.
+    let out = tidings(&db, &["keys", "bot", "remove", "-zAbc"]).await;
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("no bot key -zAbc"),
+        "{}",
+        stderr(&out)
+    );
+
     // A compromised key is removed at once: the one before it signs again.
     let out = tidings(&db, &["keys", "bot", "remove", &third]).await;
     assert!(out.status.success(), "{}", stderr(&out));

@@ -51,7 +51,8 @@ pub enum BotCommand {
 
 #[derive(Debug, Args)]
 pub struct RemoveBotArgs {
-    /// The key's keyid (from `keys bot list`)
+    /// The key's keyid (from `keys bot list`); base64url, so it may begin with `-`
+    #[arg(allow_hyphen_values = true)]
     pub keyid: String,
 }
 
