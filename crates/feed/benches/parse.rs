@@ -17,6 +17,7 @@ const OPTIONS: ParseOptions<'static> = ParseOptions {
     base_url: Some("https://feeds.example.com/feed"),
     charset: None,
     content_type: None,
+    max_entries: None,
 };
 
 /// Parse once and check the result before timing anything.

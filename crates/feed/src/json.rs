@@ -45,10 +45,12 @@
 //! (a comment a cache appended) is ignored with a warning. Relative URLs are resolved against
 //! the document's URL when it is known; absolute ones are kept as written.
 
+mod stream;
+
 use crate::ParseError;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use stream::Top;
 use tidings_model::{
     Author, Enclosure, Entry, Feed, FeedFormat, Link, ParsedFeed, Thumbnail, Warning, WarningKind,
 };
@@ -65,19 +67,38 @@ pub fn parse(
     base: Option<&Url>,
     warnings: &mut Vec<Warning>,
 ) -> Result<ParsedFeed, ParseError> {
+    parse_bounded(text, base, warnings, None)
+}
+
+/// [`parse`], refusing a document with more than `max_entries` items
+/// ([`ParseError::TooManyEntries`]) as soon as the first item past the bound is met.
+pub fn parse_bounded(
+    text: &str,
+    base: Option<&Url>,
+    warnings: &mut Vec<Warning>,
+    max_entries: Option<usize>,
+) -> Result<ParsedFeed, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let root = read_value(text, warnings)?;
-    let Value::Object(mut root) = root else {
-        return Err(ParseError::NotAFeed(format!(
-            "the JSON document is {}, not an object",
-            type_name(&root)
-        )));
+    let mut items = stream::Items::new(base, max_entries);
+    let root = match read_value(text, warnings, &mut items)? {
+        Top::Object(root) => root,
+        Top::Other(kind) => {
+            return Err(ParseError::NotAFeed(format!(
+                "the JSON document is {kind}, not an object"
+            )));
+        }
     };
+    let mut root = root;
     let mut cx = Adapter { base, warnings };
     let format = cx.version(&root)?;
-    let items = root.remove("items");
+    let others = root.remove("items");
     let feed = cx.feed(root);
-    let entries = cx.items(items);
+    let entries = if items.streamed {
+        cx.warnings.append(&mut items.warnings);
+        items.entries
+    } else {
+        cx.items(others)
+    };
     Ok(ParsedFeed {
         format,
         feed,
@@ -88,11 +109,23 @@ pub fn parse(
 
 /// Read the first JSON value of `text`, tolerating anything after it, and lone UTF-16
 /// surrogate escapes (`"\ud83d"`, what a title cut in the middle of an emoji becomes).
-fn read_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, ParseError> {
-    let error = match read_first_value(text, warnings) {
+fn read_value(
+    text: &str,
+    warnings: &mut Vec<Warning>,
+    items: &mut stream::Items<'_>,
+) -> Result<Top, ParseError> {
+    let limit = |items: &stream::Items<'_>| {
+        items.over_limit.then(|| ParseError::TooManyEntries {
+            limit: items_limit(items),
+        })
+    };
+    let error = match read_first_value(text, warnings, items) {
         Ok(value) => return Ok(value),
         Err(error) => error,
     };
+    if let Some(over) = limit(items) {
+        return Err(over);
+    }
     let first_error = error.to_string();
     let mut current = Cow::Borrowed(text);
     let mut last_error = error;
@@ -101,8 +134,9 @@ fn read_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, ParseErr
             WarningKind::Encoding,
             "lone UTF-16 surrogate escapes replaced with U+FFFD",
         ));
-        match read_first_value(&repaired, warnings) {
+        match read_first_value(&repaired, warnings, items) {
             Ok(value) => return Ok(value),
+            Err(_) if items.over_limit => return Err(limit(items).unwrap_or(ParseError::Empty)),
             Err(e) => last_error = e,
         }
         current = Cow::Owned(repaired);
@@ -114,22 +148,27 @@ fn read_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, ParseErr
             WarningKind::InvalidValue,
             "trailing commas in the JSON ignored",
         ));
-        match read_first_value(&fixed, warnings) {
+        match read_first_value(&fixed, warnings, items) {
             Ok(value) => return Ok(value),
+            Err(_) if items.over_limit => return Err(limit(items).unwrap_or(ParseError::Empty)),
             Err(e) => last_error = e,
         }
         current = Cow::Owned(fixed);
     }
     let error = last_error;
     let text = current.as_ref();
-    if let Some(cut) = cut_at_last_value(text, byte_offset(text, &error))
-        && let Ok(value) = read_first_value(&cut, warnings)
-    {
-        warnings.push(Warning::new(
-            WarningKind::Truncated,
-            format!("the JSON ends or breaks early ({error}): kept what was read before"),
-        ));
-        return Ok(value);
+    if let Some(cut) = cut_at_last_value(text, byte_offset(text, &error)) {
+        let read = read_first_value(&cut, warnings, items);
+        if let Some(over) = limit(items) {
+            return Err(over);
+        }
+        if let Ok(value) = read {
+            warnings.push(Warning::new(
+                WarningKind::Truncated,
+                format!("the JSON ends or breaks early ({error}): kept what was read before"),
+            ));
+            return Ok(value);
+        }
     }
     Err(ParseError::Json(first_error))
 }
@@ -228,9 +267,18 @@ fn cut_at_last_value(text: &str, limit: usize) -> Option<String> {
     Some(out)
 }
 
-fn read_first_value(text: &str, warnings: &mut Vec<Warning>) -> Result<Value, serde_json::Error> {
+/// The bound a read stopped at.
+fn items_limit(items: &stream::Items<'_>) -> usize {
+    items.max_entries.unwrap_or(items.entries.len())
+}
+
+fn read_first_value(
+    text: &str,
+    warnings: &mut Vec<Warning>,
+    items: &mut stream::Items<'_>,
+) -> Result<Top, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Value::deserialize(&mut de)?;
+    let value = stream::read_top(&mut de, items)?;
     if de.end().is_err() {
         warnings.push(Warning::new(
             WarningKind::InvalidValue,

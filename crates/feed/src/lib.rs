@@ -51,6 +51,11 @@ pub struct ParseOptions<'a> {
     pub charset: Option<&'a str>,
     /// The HTTP Content-Type, a hint only (the content decides the format).
     pub content_type: Option<&'a str>,
+    /// A document with more entries than this is refused with
+    /// [`ParseError::TooManyEntries`] as soon as the entry past the bound is met, before
+    /// anything more is read: what one read may cost stays bounded whatever the number of
+    /// items (C8). `None` reads every entry.
+    pub max_entries: Option<usize>,
 }
 
 /// The input holds no feed we can read.
@@ -62,6 +67,9 @@ pub enum ParseError {
     NotAFeed(String),
     #[error("invalid JSON: {0}")]
     Json(String),
+    /// More entries than [`ParseOptions::max_entries`]; nothing of the document is kept.
+    #[error("more than {limit} entries in one document")]
+    TooManyEntries { limit: usize },
 }
 
 /// A JSON Feed behind junk (a PHP warning, a JSONP `callback(`): read from its first `{`
@@ -70,7 +78,8 @@ fn json_after_junk(
     text: &str,
     base: Option<&url::Url>,
     warnings: &mut Vec<tidings_model::Warning>,
-) -> Option<ParsedFeed> {
+    max_entries: Option<usize>,
+) -> Option<Result<ParsedFeed, ParseError>> {
     if !text.contains("jsonfeed.org/version") && !text.contains("\"items\"") {
         return None;
     }
@@ -84,13 +93,18 @@ fn json_after_junk(
         return None;
     }
     let mut own = Vec::new();
-    let parsed = json::parse(text.get(at..)?, base, &mut own).ok()?;
+    let parsed = match json::parse_bounded(text.get(at..)?, base, &mut own, max_entries) {
+        Ok(parsed) => parsed,
+        // Over the bound is an answer of its own, not "no feed here".
+        Err(e @ ParseError::TooManyEntries { .. }) => return Some(Err(e)),
+        Err(_) => return None,
+    };
     warnings.push(tidings_model::Warning::new(
         tidings_model::WarningKind::JunkBeforeRoot,
         format!("skipped {at} byte(s) before the JSON document"),
     ));
     warnings.extend(own);
-    Some(parsed)
+    Some(Ok(parsed))
 }
 
 /// Parse one document. See the crate docs.
@@ -103,12 +117,12 @@ pub fn parse(bytes: &[u8], options: &ParseOptions<'_>) -> Result<ParsedFeed, Par
     }
     let base = options.base_url.and_then(|u| url::Url::parse(u).ok());
     let mut parsed = if trimmed.starts_with('{') {
-        json::parse(trimmed, base.as_ref(), &mut warnings)?
+        json::parse_bounded(trimmed, base.as_ref(), &mut warnings, options.max_entries)?
     } else {
-        match xml::parse(&text, base.as_ref(), &mut warnings) {
+        match xml::parse_bounded(&text, base.as_ref(), &mut warnings, options.max_entries) {
             Err(ParseError::NotAFeed(reason)) => {
-                json_after_junk(&text, base.as_ref(), &mut warnings)
-                    .ok_or(ParseError::NotAFeed(reason))?
+                json_after_junk(&text, base.as_ref(), &mut warnings, options.max_entries)
+                    .ok_or(ParseError::NotAFeed(reason))??
             }
             other => other?,
         }

@@ -348,14 +348,37 @@ struct Builder<'a, 's, 'w> {
     ns: Vec<(&'a str, Ns)>,
     warned_prefixes: Vec<&'a str>,
     sink: &'s mut Sink<'w>,
+    /// Entry elements opened so far (see [`is_entry_element`]), against the caller's bound.
+    entries: usize,
+    max_entries: Option<usize>,
 }
 
-/// Read the document into a tree rooted at its feed element.
+/// Entry elements sit this close to the root at most: `rss/channel/item` is at depth 2,
+/// `feed/entry` and RDF's `item` at 1; one more level is slack for a stray wrapper.
+const ENTRY_DEPTH: usize = 3;
+
+/// Whether an element named `qname`, opened with `depth` elements open around it, counts as
+/// an entry against the bound: an `item` or `entry` near the root, whatever its namespace.
+/// This may count an element no adapter reads as an entry, never the other way round, so
+/// the bound holds for what the adapters produce.
+fn is_entry_element(qname: &str, depth: usize) -> bool {
+    let local = qname.split_once(':').map_or(qname, |(_, l)| l);
+    depth <= ENTRY_DEPTH
+        && (local.eq_ignore_ascii_case("item") || local.eq_ignore_ascii_case("entry"))
+}
+
+/// Read the document into a tree rooted at its feed element. With `max_entries`, a document
+/// holding more entry elements stops being read at the first one past the bound and is
+/// [`ParseError::TooManyEntries`]: the tree never grows past what the bound allows.
 pub(crate) fn build<'a>(
     src: &'a str,
     base: Option<&Url>,
     sink: &mut Sink<'_>,
+    max_entries: Option<usize>,
 ) -> Result<Doc<'a>, ParseError> {
+    let build_from = |src, at, base, sink: &mut Sink<'_>, root| {
+        build_from(src, at, base, sink, root, max_entries)
+    };
     match build_from(src, 0, base, sink, None) {
         Err(ParseError::NotAFeed(reason)) => {
             // A prolog the reader could not get past (an XML declaration without its `?>`,
@@ -448,10 +471,12 @@ fn build_from<'a>(
     base: Option<&Url>,
     sink: &mut Sink<'_>,
     root: Option<(&'a str, usize, usize)>,
+    max_entries: Option<usize>,
 ) -> Result<Doc<'a>, ParseError> {
     let mut reader = reader_at(src, at);
 
     let mut b = Builder::new(src, base, sink);
+    b.max_entries = max_entries;
     if let Some((raw, name_len, start)) = root {
         b.open(raw, name_len, start, at);
     }
@@ -464,6 +489,11 @@ fn build_from<'a>(
     let pos =
         |r: &Reader<&[u8]>| (r.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
     loop {
+        if let Some(limit) = b.max_entries
+            && b.entries > limit
+        {
+            return Err(ParseError::TooManyEntries { limit });
+        }
         let start = pos(&reader);
         let event = reader.read_event();
         let end = pos(&reader);
@@ -639,6 +669,8 @@ impl<'a, 's, 'w> Builder<'a, 's, 'w> {
             ns: Vec::new(),
             warned_prefixes: Vec::new(),
             sink,
+            entries: 0,
+            max_entries: None,
         }
     }
 }
@@ -652,6 +684,9 @@ impl<'a> Builder<'a, '_, '_> {
         let qname = raw.get(..name_len).unwrap_or("");
         let attrs = raw.get(name_len..).unwrap_or("");
         self.close_for_entry(qname, start);
+        if is_entry_element(qname, self.stack.len()) {
+            self.entries += 1;
+        }
         let ns_mark = self.ns.len();
         let parent = self.top();
         let (mut base, mut lang) = match parent.and_then(|p| self.doc.nodes.get(p)) {

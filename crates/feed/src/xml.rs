@@ -23,8 +23,19 @@ pub fn parse(
     base: Option<&Url>,
     warnings: &mut Vec<Warning>,
 ) -> Result<ParsedFeed, ParseError> {
+    parse_bounded(text, base, warnings, None)
+}
+
+/// [`parse`], refusing a document with more than `max_entries` entries
+/// ([`ParseError::TooManyEntries`]) as soon as the first entry past the bound is met.
+pub fn parse_bounded(
+    text: &str,
+    base: Option<&Url>,
+    warnings: &mut Vec<Warning>,
+    max_entries: Option<usize>,
+) -> Result<ParsedFeed, ParseError> {
     let mut sink = Sink::new(warnings);
-    let doc = crate::tree::build(text, base, &mut sink)?;
+    let doc = crate::tree::build(text, base, &mut sink, max_entries)?;
     let root = doc.root();
     let key = Key::new(doc.node(root).local());
     let mut cx = Cx {

@@ -131,6 +131,7 @@ fn render(case: &Case) -> Result<String, String> {
         base_url: Some(base_url),
         charset: options.charset.as_deref(),
         content_type: options.content_type.as_deref(),
+        max_entries: None,
     };
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| parse(&bytes, &parse_options)))
         .map_err(|payload| {

@@ -26,6 +26,7 @@ fn options(charset: usize, base: bool) -> ParseOptions<'static> {
         base_url: base.then_some("https://example.org/feeds/a.xml"),
         charset: CHARSETS.get(charset % CHARSETS.len()).copied().flatten(),
         content_type: None,
+        max_entries: None,
     }
 }
 

@@ -7,7 +7,8 @@
 //!
 //! Reading order: [`profile`] (the settings a bot page promises), [`conditional`] (what a
 //! request sends), [`schedule`] (what happens after an answer), [`blocklist`] (the operator's
-//! do-not-crawl rules, FF13), [`egress`] (refusals per egress address, WFM8).
+//! do-not-crawl rules, FF13), [`egress`] (refusals per egress address, WFM8), [`volume`] (how
+//! much one feed may add, C8).
 
 pub mod blocklist;
 pub mod conditional;
@@ -17,6 +18,7 @@ pub mod redirect;
 pub mod retry;
 pub mod robots;
 pub mod schedule;
+pub mod volume;
 
 pub use blocklist::{Block, BlockKind, BlockList, RuleError, parse_rule};
 pub use profile::{FailureKind, Profile, ProfileError, SigningSettings, signature_agent_origin};

@@ -9,6 +9,13 @@ use serde::Deserialize;
 /// The embedded `default` profile.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
 
+/// The default profile's User-Agent template, for a profile that names none.
+pub const DEFAULT_USER_AGENT: &str = "tidings/{version} (+https://tidings.example/bot)";
+
+fn default_user_agent() -> String {
+    DEFAULT_USER_AGENT.to_owned()
+}
+
 /// The longest gap between two requests to one host a profile may ask for (a day).
 pub const MAX_HOST_GAP: f64 = 86_400.0;
 
@@ -82,7 +89,9 @@ pub enum ProfileError {
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     pub name: String,
-    /// The User-Agent template; `{version}` is replaced by tidings' version (C1).
+    /// The User-Agent template; `{version}` is replaced by tidings' version (C1). A profile
+    /// that names none has the default profile's, [`DEFAULT_USER_AGENT`].
+    #[serde(default = "default_user_agent")]
     pub user_agent: String,
     #[serde(default)]
     pub schedule: ScheduleSettings,
@@ -103,6 +112,8 @@ pub struct Profile {
     pub redirects: RedirectSettings,
     #[serde(default)]
     pub fetch: FetchLimits,
+    #[serde(default)]
+    pub entries: EntryLimits,
     #[serde(default)]
     pub display: DisplaySettings,
     #[serde(default)]
@@ -134,6 +145,54 @@ impl Default for FetchLimits {
             max_body_bytes: 10 * 1024 * 1024,
             max_redirects: 5,
         }
+    }
+}
+
+/// Bounds on what one feed may add to the store (C8): what a read costs stays bounded
+/// whatever the number of items a publisher puts in a document, and a publisher that
+/// rotates its entry identities cannot fill the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EntryLimits {
+    /// A response with more entries than this is not accepted (FF5 processes every entry of
+    /// an accepted response): nothing of it is stored, and the feed waits as after any body
+    /// that is no readable feed, with the reason.
+    pub max_per_response: u32,
+    /// A read that would make the feed's entries first stored within a day (a rolling 24
+    /// hours) more than this stores none of them, and the feed is held (paused) for an
+    /// operator with the reason.
+    pub max_new_per_day: u32,
+}
+
+impl Default for EntryLimits {
+    fn default() -> Self {
+        EntryLimits {
+            max_per_response: 10_000,
+            max_new_per_day: 20_000,
+        }
+    }
+}
+
+/// The most entries per response a profile may accept (bounded memory per read, C8).
+pub const MAX_ENTRIES_PER_RESPONSE: u32 = 100_000;
+
+/// The most new entries per feed and day a profile may allow.
+pub const MAX_NEW_ENTRIES_PER_DAY: u32 = 1_000_000;
+
+impl EntryLimits {
+    fn validate(&self) -> Result<(), ProfileError> {
+        if !(1..=MAX_ENTRIES_PER_RESPONSE).contains(&self.max_per_response) {
+            return Err(ProfileError::Invalid(format!(
+                "entries.max_per_response must be between 1 and {MAX_ENTRIES_PER_RESPONSE}"
+            )));
+        }
+        if !(self.max_per_response..=MAX_NEW_ENTRIES_PER_DAY).contains(&self.max_new_per_day) {
+            return Err(ProfileError::Invalid(format!(
+                "entries.max_new_per_day must be between entries.max_per_response (a first read \
+                 may store a whole response) and {MAX_NEW_ENTRIES_PER_DAY}"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -662,6 +721,7 @@ impl Profile {
                 "redirects.persist_permanent_after must be at most {MAX_LADDER_STEP} seconds"
             )));
         }
+        self.entries.validate()?;
         if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {
             return Err(ProfileError::Invalid(
                 "user_agent must be one non-empty line".into(),
@@ -674,6 +734,17 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_names_only_what_it_changes_user_agent_included() {
+        let default = Profile::embedded("default").unwrap();
+        assert_eq!(default.user_agent, DEFAULT_USER_AGENT);
+        let minimal = Profile::from_toml("name = \"mine\"\n[schedule]\nmin_interval = 1800\n")
+            .expect("a profile without user_agent is the default's");
+        assert_eq!(minimal.user_agent, DEFAULT_USER_AGENT);
+        assert_eq!(minimal.fetch, default.fetch);
+        assert_eq!(minimal.schedule.min_interval, 1800);
+    }
 
     #[test]
     fn sr11_signing_is_a_profile_switch_with_bounded_numbers() {

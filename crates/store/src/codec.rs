@@ -79,6 +79,11 @@ pub fn host_name_pattern(host: &str) -> Option<String> {
 /// unique index stays within every backend's key size limit.
 pub const MAX_ENTRY_KEY_BYTES: usize = 512;
 
+/// A count a query returned, which cannot be negative in a sound store.
+pub fn count(n: i64) -> crate::Result<u64> {
+    u64::try_from(n).map_err(|_| crate::StoreError::Corrupt(format!("negative count {n}")))
+}
+
 /// The stored key of an entry identity: the identity itself, or `sha256:` and its hash when it
 /// is longer than [`MAX_ENTRY_KEY_BYTES`] or holds a NUL (which PostgreSQL text cannot hold).
 /// Deterministic, so the same entry always finds its row.

@@ -116,6 +116,16 @@ pub trait Store: Send + Sync {
     /// Count of stored entries (for a feed, or all).
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64>;
 
+    /// Of the entry identities `ids` (`Entry::id`, unique), how many `feed` has not stored
+    /// yet, and how many entries it first stored at or after `since`: what the bound on new
+    /// entries per feed and day is decided on, before a read is applied.
+    async fn new_entry_counts(
+        &self,
+        feed: FeedId,
+        ids: &[&str],
+        since: DateTime<Utc>,
+    ) -> Result<NewEntryCounts>;
+
     /// The time before which no request may go to `host` (`scheme://host:port`), if any.
     async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>>;
 

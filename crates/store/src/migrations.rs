@@ -47,6 +47,11 @@ const SQLITE: &[Source] = &[
         "bot keys",
         include_str!("../migrations/sqlite/0007_bot_keys.sql"),
     ),
+    (
+        8,
+        "entries first seen",
+        include_str!("../migrations/sqlite/0008_entries_first_seen.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -84,6 +89,11 @@ const POSTGRES: &[Source] = &[
         7,
         "bot keys",
         include_str!("../migrations/postgres/0007_bot_keys.sql"),
+    ),
+    (
+        8,
+        "entries first seen",
+        include_str!("../migrations/postgres/0008_entries_first_seen.sql"),
     ),
 ];
 

@@ -254,6 +254,16 @@ pub struct ApplyReport {
     pub unchanged_entries: u64,
 }
 
+/// What a read would add to one feed, for the bound on new entries per day (C8): see
+/// [`Store::new_entry_counts`](crate::Store::new_entry_counts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NewEntryCounts {
+    /// Entries of the read the feed has not stored yet.
+    pub unseen: u64,
+    /// Entries the feed first stored at or after the window's start.
+    pub first_seen_since: u64,
+}
+
 /// Which entries to list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EntryQuery {

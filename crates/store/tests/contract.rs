@@ -58,6 +58,7 @@ contract! {
     feeds::due_and_state_counts_match_the_feeds,
     fetch::first_fetch_stores_entries_feed_state_and_log,
     fetch::same_body_again_changes_no_entry,
+    fetch::new_entry_counts_are_per_feed_and_since_a_time,
     fetch::changed_entry_is_updated_and_keeps_first_seen,
     fetch::not_modified_keeps_validators_and_entries,
     fetch::ff5_entries_that_leave_the_feed_are_kept,

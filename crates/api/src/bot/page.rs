@@ -496,6 +496,10 @@ fn limits(html: &mut String, profile: &Profile, lang: Lang) {
         duration(lang, f.timeout),
         bytes(lang, f.max_body_bytes),
     );
+    let (per_response, per_day) = (
+        count(lang, u64::from(profile.entries.max_per_response)),
+        count(lang, u64::from(profile.entries.max_new_per_day)),
+    );
     section_start(
         html,
         "limits",
@@ -529,6 +533,30 @@ fn limits(html: &mut String, profile: &Profile, lang: Lang) {
                  n’est pas lu.",
                 "Maior corpo lido, contado após a descompressão: {body}; um feed maior não é \
                  lido.",
+            ),
+            tr!(
+                lang,
+                "Most entries in one answer: {per_response}; an answer with more is not \
+                 accepted (nothing of it is kept) and the feed is read again later, as after \
+                 any answer that is no readable feed.",
+                "Nombre maximal d’entrées dans une réponse : {per_response} ; une réponse qui \
+                 en contient plus n’est pas acceptée (rien n’en est gardé) et le flux est relu \
+                 plus tard, comme après toute réponse qui n’est pas un flux lisible.",
+                "Máximo de entradas numa resposta: {per_response}; uma resposta com mais não é \
+                 aceita (nada dela é guardado) e o feed é lido de novo mais tarde, como depois \
+                 de qualquer resposta que não seja um feed legível.",
+            ),
+            tr!(
+                lang,
+                "Most new entries kept from one feed within 24 hours: {per_day}; a read that \
+                 would bring more keeps none of them, and we stop reading the feed until a \
+                 person has looked at it.",
+                "Nombre maximal de nouvelles entrées gardées d’un flux en 24 heures : \
+                 {per_day} ; une lecture qui en apporterait plus n’en garde aucune, et nous \
+                 cessons de lire le flux jusqu’à ce qu’une personne l’ait examiné.",
+                "Máximo de novas entradas guardadas de um feed em 24 horas: {per_day}; uma \
+                 leitura que traria mais não guarda nenhuma, e paramos de ler o feed até que \
+                 uma pessoa o tenha examinado.",
             ),
         ],
     );

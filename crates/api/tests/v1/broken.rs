@@ -70,6 +70,14 @@ impl Store for Broken {
     async fn count_entries(&self, _: Option<FeedId>) -> tidings_store::Result<u64> {
         fail()
     }
+    async fn new_entry_counts(
+        &self,
+        _: FeedId,
+        _: &[&str],
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<tidings_store::NewEntryCounts> {
+        fail()
+    }
     async fn host_floor(&self, _: &str) -> tidings_store::Result<Option<DateTime<Utc>>> {
         fail()
     }

@@ -39,6 +39,7 @@ fuzz_target!(|input: Input<'_>| {
         base_url: input.base_url,
         charset,
         content_type: None,
+        max_entries: None,
     };
     let first = tidings_feed::parse(input.bytes, &options);
     let second = tidings_feed::parse(input.bytes, &options);

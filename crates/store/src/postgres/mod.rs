@@ -16,8 +16,8 @@ use crate::codec::{
 };
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, LogQuery,
-    NewBlock, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError, StoredBlock,
-    StoredEntry, Subscribed, migrations,
+    NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError,
+    StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -327,6 +327,32 @@ impl Store for PgStore {
         .fetch_one(&self.pool)
         .await?;
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
+    }
+
+    async fn new_entry_counts(
+        &self,
+        feed: FeedId,
+        ids: &[&str],
+        since: DateTime<Utc>,
+    ) -> Result<NewEntryCounts> {
+        let keys: Vec<String> = ids
+            .iter()
+            .map(|id| codec::entry_key(id).into_owned())
+            .collect();
+        let (unseen, recent): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM unnest($1::TEXT[]) AS k(key) WHERE NOT EXISTS \
+               (SELECT 1 FROM entries e WHERE e.feed_id = $2 AND e.entry_key = k.key)), \
+             (SELECT COUNT(*) FROM entries WHERE feed_id = $2 AND first_seen_at >= $3)",
+        )
+        .bind(keys)
+        .bind(feed.0)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(NewEntryCounts {
+            unseen: codec::count(unseen)?,
+            first_seen_since: codec::count(recent)?,
+        })
     }
 
     async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>> {

@@ -553,3 +553,47 @@ pub async fn concurrent_reads_of_one_feed_store_each_entry_once(store: Arc<dyn S
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(f.counters.fetches, 8);
 }
+
+/// C8: what the bound on new entries per feed and day is decided on: the entries of a read
+/// not stored yet (long identities by their stored key too), and the feed's entries first
+/// seen since a time (other feeds' never count).
+pub async fn new_entry_counts_are_per_feed_and_since_a_time(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let other = feed(&store, "https://example.org/other.xml").await;
+    let long = "x".repeat(3000);
+    let mut first = three();
+    first.push(entry(&long, "Long", "an identity stored by its hash"));
+    store.apply_fetch(&ok(id, t(60), first)).await.unwrap();
+    store
+        .apply_fetch(&ok(id, t(7200), vec![entry("d", "Delta", "later")]))
+        .await
+        .unwrap();
+    store
+        .apply_fetch(&ok(other, t(7200), vec![entry("z", "Zeta", "elsewhere")]))
+        .await
+        .unwrap();
+
+    let counts = |ids: Vec<&'static str>, since| {
+        let store = store.clone();
+        async move { store.new_entry_counts(id, &ids, since).await.unwrap() }
+    };
+    let got = counts(vec!["a", "d", "e", "z"], t(0)).await;
+    assert_eq!(
+        (got.unseen, got.first_seen_since),
+        (2, 5),
+        "e and z are new here"
+    );
+    let got = counts(vec![], t(3600)).await;
+    assert_eq!(
+        (got.unseen, got.first_seen_since),
+        (0, 1),
+        "only d is that recent"
+    );
+    let got = counts(vec!["e"], t(7201)).await;
+    assert_eq!((got.unseen, got.first_seen_since), (1, 0));
+    let known_long = store
+        .new_entry_counts(id, &[long.as_str()], t(0))
+        .await
+        .unwrap();
+    assert_eq!(known_long.unseen, 0, "a long identity finds its hashed key");
+}

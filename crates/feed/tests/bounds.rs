@@ -1,0 +1,134 @@
+//! C8: a document with more entries than `ParseOptions::max_entries` is refused as a whole
+//! (`ParseError::TooManyEntries`), in every format and through every repair path; at the
+//! bound it is read whole.
+
+use tidings_feed::{ParseError, ParseOptions, parse};
+
+fn rss(n: usize) -> String {
+    let items: String = (0..n)
+        .map(|i| format!("<item><guid>g{i}</guid><title>t{i}</title></item>"))
+        .collect();
+    format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>x</title>{items}</channel></rss>"
+    )
+}
+
+fn rss_unclosed(n: usize) -> String {
+    // Items never closed: each new `<item>` closes the one before (the tolerant reader).
+    let items: String = (0..n).map(|i| format!("<item><guid>g{i}</guid>")).collect();
+    format!("<rss version=\"2.0\"><channel><title>x</title>{items}")
+}
+
+fn atom(n: usize) -> String {
+    let entries: String = (0..n)
+        .map(|i| format!("<entry><id>urn:e{i}</id><title>t{i}</title></entry>"))
+        .collect();
+    format!("<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>x</title>{entries}</feed>")
+}
+
+fn rdf(n: usize) -> String {
+    let items: String = (0..n)
+        .map(|i| format!("<item rdf:about=\"https://e.example/{i}\"><title>t{i}</title><link>https://e.example/{i}</link></item>"))
+        .collect();
+    format!(
+        "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" \
+         xmlns=\"http://purl.org/rss/1.0/\"><channel><title>x</title></channel>{items}</rdf:RDF>"
+    )
+}
+
+fn json(n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|i| format!("{{\"id\":\"{i}\"}}")).collect();
+    format!(
+        "{{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"x\",\"items\":[{}]}}",
+        items.join(",")
+    )
+}
+
+fn json_trailing_comma(n: usize) -> String {
+    // Repaired (trailing commas dropped) before it is read: the bound holds on the repair too.
+    let items: String = (0..n).map(|i| format!("{{\"id\":\"{i}\",}},")).collect();
+    format!("{{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":[{items}]}}")
+}
+
+fn json_truncated(n: usize) -> String {
+    let mut text = json(n);
+    text.truncate(text.len() - 4);
+    text
+}
+
+fn json_after_junk(n: usize) -> String {
+    format!("Warning: something went wrong on line 3\n{}", json(n))
+}
+
+fn json_not_items_first(n: usize) -> String {
+    // `items` before `version`: the entries are read as they stream, the version after.
+    let items: Vec<String> = (0..n).map(|i| format!("{{\"id\":\"{i}\"}}")).collect();
+    format!(
+        "{{\"items\":[{}],\"version\":\"https://jsonfeed.org/version/1\"}}",
+        items.join(",")
+    )
+}
+
+fn read(doc: &str, max_entries: Option<usize>) -> Result<usize, ParseError> {
+    let options = ParseOptions {
+        max_entries,
+        ..ParseOptions::default()
+    };
+    parse(doc.as_bytes(), &options).map(|p| p.entries.len())
+}
+
+#[test]
+fn c8_a_document_over_the_entry_bound_is_refused_whole_in_every_format() {
+    let shapes: [(&str, fn(usize) -> String); 10] = [
+        ("rss", rss),
+        ("rss with unclosed items", rss_unclosed),
+        ("atom", atom),
+        ("rdf", rdf),
+        ("json", json),
+        ("json with trailing commas", json_trailing_comma),
+        ("json cut short", json_truncated),
+        ("json after junk", json_after_junk),
+        ("json with items first", json_not_items_first),
+        ("json (lone item object)", |n| {
+            assert_eq!(n, 5);
+            "{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":{\"id\":\"1\"}}".into()
+        }),
+    ];
+    for (name, make) in shapes {
+        let doc = make(5);
+        let all = read(&doc, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if name.starts_with("json (lone") {
+            assert_eq!(all, 1, "{name}");
+            assert_eq!(read(&doc, Some(1)), Ok(1), "{name}");
+            continue;
+        }
+        let expect = if name == "json cut short" { 4 } else { 5 };
+        assert_eq!(all, expect, "{name}: every entry without a bound");
+        assert_eq!(read(&doc, Some(expect)), Ok(expect), "{name}: at the bound");
+        assert_eq!(
+            read(&doc, Some(expect - 1)),
+            Err(ParseError::TooManyEntries { limit: expect - 1 }),
+            "{name}: one past the bound"
+        );
+        assert_eq!(
+            read(&doc, Some(0)),
+            Err(ParseError::TooManyEntries { limit: 0 }),
+            "{name}: a bound of none"
+        );
+    }
+}
+
+#[test]
+fn c8_the_bound_counts_entries_not_other_elements() {
+    // Many categories, links and nested markup in one item are no entries.
+    let cats: String = (0..500)
+        .map(|i| format!("<category>c{i}</category>"))
+        .collect();
+    let doc = format!(
+        "<rss version=\"2.0\"><channel><title>x</title><item><guid>1</guid>{cats}\
+         <description><p><b>deep</b></p></description></item></channel></rss>"
+    );
+    assert_eq!(read(&doc, Some(1)), Ok(1));
+    let message = ParseError::TooManyEntries { limit: 7 }.to_string();
+    assert_eq!(message, "more than 7 entries in one document");
+}
