@@ -3,10 +3,10 @@
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
-use tidings_feed::{ParseOptions, ParsedFeed};
+use tidings_feed::{ParseError, ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse, Hop};
 use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
-use tidings_policy::egress;
+use tidings_policy::profile::EntryLimits;
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{RobotsGate, crawl_delay_pause, host_gap};
@@ -14,6 +14,7 @@ use tidings_policy::{
     BodyVerdict, Decision, FailureKind, FeedHints, FeedSchedule, Lifecycle, conditional, decide,
     hold_blocked, host_floor, postpone, set_aside,
 };
+use tidings_policy::{egress, volume};
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 
 /// Why a request is made; written to the request log (C7).
@@ -335,10 +336,11 @@ impl Crawler {
     ) -> Result<FeedReport, CrawlError> {
         // Hashing and parsing a body is CPU work: off the async threads, so other hosts'
         // requests and timers are not held up by it. Answers without a body stay here.
+        let limits = self.profile.entries;
         let (verdict, response) = if matches!(response.outcome, FetchOutcome::Fetched(_)) {
             let stored_hash = feed.content_hash.clone();
             tokio::task::spawn_blocking(move || {
-                let verdict = judge_body(stored_hash.as_deref(), &response);
+                let verdict = judge_body(stored_hash.as_deref(), &response, &limits);
                 (verdict, response)
             })
             .await
@@ -349,7 +351,7 @@ impl Crawler {
             })?
         } else {
             (
-                judge_body(feed.content_hash.as_deref(), &response),
+                judge_body(feed.content_hash.as_deref(), &response, &limits),
                 response,
             )
         };
@@ -360,8 +362,41 @@ impl Crawler {
             self.now(),
             &self.profile,
         );
+        let (verdict, decision) = self.bound_new_entries(feed, verdict, decision).await?;
         self.store_decided(feed, purpose, response, verdict, decision, log, final_rule)
             .await
+    }
+
+    /// C8: a read whose new entries would pass the profile's `entries.max_new_per_day` keeps
+    /// none of them, and the feed is held for an operator (`policy::volume`).
+    async fn bound_new_entries(
+        &self,
+        feed: &FeedRecord,
+        mut verdict: Verdict,
+        decision: Decision,
+    ) -> Result<(Verdict, Decision), CrawlError> {
+        let Some(parsed) = verdict.parsed.as_ref().filter(|p| !p.entries.is_empty()) else {
+            return Ok((verdict, decision));
+        };
+        let ids: Vec<&str> = parsed.entries.iter().map(|e| e.id.as_str()).collect();
+        let now = self.now();
+        let counts = self
+            .store
+            .new_entry_counts(feed.id, &ids, volume::window_start(now))
+            .await?;
+        let Some(reason) =
+            volume::over_daily_bound(counts.first_seen_since, counts.unseen, &self.profile)
+        else {
+            return Ok((verdict, decision));
+        };
+        tracing::warn!(feed_id = feed.id.0, feed_url = %feed.url, %reason, "feed held");
+        verdict.parsed = None;
+        verdict.hash = None;
+        verdict.error = Some(reason.clone());
+        Ok((
+            verdict,
+            volume::hold_for_volume(&schedule_state(feed), now, reason),
+        ))
     }
 
     /// [`Self::store_decided`] for a read that got no body.
@@ -374,7 +409,11 @@ impl Crawler {
         log: Vec<RequestLogRow>,
         final_rule: Option<String>,
     ) -> Result<FeedReport, CrawlError> {
-        let verdict = judge_body(feed.content_hash.as_deref(), &response);
+        let verdict = judge_body(
+            feed.content_hash.as_deref(),
+            &response,
+            &self.profile.entries,
+        );
         self.store_decided(feed, purpose, response, verdict, decision, log, final_rule)
             .await
     }
@@ -529,7 +568,11 @@ struct Verdict {
     error: Option<String>,
 }
 
-fn judge_body(stored_hash: Option<&str>, response: &FetchResponse) -> Verdict {
+fn judge_body(
+    stored_hash: Option<&str>,
+    response: &FetchResponse,
+    limits: &EntryLimits,
+) -> Verdict {
     let fetched = match &response.outcome {
         FetchOutcome::Fetched(f) => f,
         other => {
@@ -554,6 +597,7 @@ fn judge_body(stored_hash: Option<&str>, response: &FetchResponse) -> Verdict {
         base_url: Some(response.final_url.as_str()),
         charset: fetched.content_type.as_deref().and_then(charset_of),
         content_type: fetched.content_type.as_deref(),
+        max_entries: usize::try_from(limits.max_per_response).ok(),
     };
     match tidings_feed::parse(&fetched.body, &options) {
         Ok(parsed) => Verdict {
@@ -562,6 +606,18 @@ fn judge_body(stored_hash: Option<&str>, response: &FetchResponse) -> Verdict {
             hash: Some(hash),
             error: None,
         },
+        Err(ParseError::TooManyEntries { .. }) => {
+            let detail = volume::too_many_entries(limits);
+            Verdict {
+                body: BodyVerdict::Unparseable {
+                    detail: detail.clone(),
+                    html: false,
+                },
+                parsed: None,
+                hash: None,
+                error: Some(detail),
+            }
+        }
         Err(e) => Verdict {
             body: BodyVerdict::Unparseable {
                 detail: e.to_string(),

@@ -14,6 +14,7 @@
 //! operator resumes it parses the body again rather than taking a 304 for "nothing new".
 
 use crate::Profile;
+use crate::profile::EntryLimits;
 use crate::schedule::{Decision, FeedSchedule, Lifecycle};
 use chrono::{DateTime, Duration, Utc};
 
@@ -26,11 +27,11 @@ pub fn window_start(now: DateTime<Utc>) -> DateTime<Utc> {
 }
 
 /// The reason shown for a response over `entries.max_per_response`.
-pub fn too_many_entries(profile: &Profile) -> String {
+pub fn too_many_entries(limits: &EntryLimits) -> String {
     format!(
         "more than {} entries in one response (the profile's entries.max_per_response): not \
          accepted, nothing stored",
-        profile.entries.max_per_response
+        limits.max_per_response
     )
 }
 
@@ -53,15 +54,16 @@ pub fn over_daily_bound(
     })
 }
 
-/// The decision for a read held by [`over_daily_bound`]: paused with `reason`, the schedule,
-/// failure streak and validators as they were (nothing of the read is kept).
+/// The decision for a read held by [`over_daily_bound`]: paused with `reason`, the interval
+/// and validators as they were (nothing of the read is kept). The publisher answered with a
+/// readable feed, so the read is no failure of theirs: no failure kind, the streak ends.
 pub fn hold_for_volume(state: &FeedSchedule, now: DateTime<Utc>, reason: String) -> Decision {
     Decision {
         next_fetch_at: now,
         reason: reason.clone(),
         interval_secs: state.interval_secs,
-        consecutive_failures: state.consecutive_failures,
-        failure: state.last_failure,
+        consecutive_failures: 0,
+        failure: None,
         lifecycle: Lifecycle::Paused,
         lifecycle_reason: Some(reason),
         validators: None,
@@ -118,7 +120,11 @@ mod tests {
         let d = hold_for_volume(&state, now, reason.clone());
         assert_eq!(d.lifecycle, Lifecycle::Paused);
         assert_eq!(d.lifecycle_reason.as_deref(), Some(reason.as_str()));
-        assert_eq!((d.interval_secs, d.consecutive_failures), (3600, 2));
+        assert_eq!((d.interval_secs, d.consecutive_failures), (3600, 0));
+        assert_eq!(
+            d.failure, None,
+            "the publisher answered; no failure of theirs"
+        );
         assert_eq!(d.validators, None, "the validators stay as they were");
         assert!(
             !is_block_hold(&reason),
@@ -140,6 +146,6 @@ mod tests {
             let text = format!("name = \"x\"\n{bad}");
             assert!(Profile::from_toml(&text).is_err(), "{bad}");
         }
-        assert!(too_many_entries(&default).contains("10000"));
+        assert!(too_many_entries(&default.entries).contains("10000"));
     }
 }
