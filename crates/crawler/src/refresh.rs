@@ -1,11 +1,12 @@
 //! One read of one feed: request, body verdict, decision, one transaction.
 
+use crate::robots::RobotsCheck;
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use tidings_feed::{ParseError, ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse, Hop};
-use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
+use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey, TransportError};
 use tidings_policy::profile::EntryLimits;
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
@@ -116,9 +117,27 @@ impl Crawler {
                     return self.store_set_aside(feed, decision, now, read.log).await;
                 }
             }
-            let (robots, crawl_delay) = self
+            let (robots, crawl_delay, unanswered) = match self
                 .robots_gate(&url, Some(feed.id), user_agent.as_deref())
-                .await?;
+                .await?
+            {
+                RobotsCheck::Checked {
+                    gate,
+                    crawl_delay,
+                    unanswered,
+                } => (gate, crawl_delay, unanswered),
+                RobotsCheck::NotSent(reason) => {
+                    // Without the file no URL of its origin is fetched (FF11); say which
+                    // request of the read could not go.
+                    let reason = match read.hops.last() {
+                        None => format!("robots.txt not fetched: {reason}"),
+                        Some(hop) => {
+                            format!("redirect from {} to {url} not followed: {reason}", hop.from)
+                        }
+                    };
+                    return self.not_fetched(feed, purpose, reason, read).await;
+                }
+            };
             // FF11: a crawl-delay longer than the request window sets the host's work aside
             // until it has passed, rather than shortening it (before a read's first request;
             // a redirect hop already under way is paced by the capped gap).
@@ -140,6 +159,11 @@ impl Crawler {
             let allowed_by = match robots {
                 RobotsGate::Allowed(reason) => reason,
                 RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
+                    if let Some(error) = unanswered {
+                        return self
+                            .robots_unanswered(feed, purpose, error, reason, read)
+                            .await;
+                    }
                     return self.not_fetched(feed, purpose, reason, read).await;
                 }
             };
@@ -299,6 +323,48 @@ impl Crawler {
             duration: std::time::Duration::ZERO,
         };
         self.conclude(feed, purpose, response, read.log, None).await
+    }
+
+    /// The host did not answer the robots.txt request just made (refused connection, failed
+    /// name resolution, time-out) and the profile does not read the origin without it: the
+    /// read ends as that host not answering, with what happened, not as a refusal by the
+    /// file. Its robots.txt row is already logged; the feed was not requested.
+    async fn robots_unanswered(
+        &self,
+        feed: &FeedRecord,
+        purpose: Purpose,
+        error: TransportError,
+        gate_reason: String,
+        read: Read,
+    ) -> Result<FeedReport, CrawlError> {
+        let now = self.now();
+        let text = format!(
+            "robots.txt did not answer ({error}); the feed was not requested ({gate_reason})"
+        );
+        tracing::info!(feed_id = feed.id.0, url = %read.url, reason = %text, "request not sent");
+        let response = FetchResponse {
+            outcome: FetchOutcome::Transport(error),
+            final_url: read.url,
+            redirects: read.hops,
+            bytes: 0,
+            started_at: now,
+            duration: std::time::Duration::ZERO,
+        };
+        let verdict = Verdict {
+            body: BodyVerdict::NotApplicable,
+            parsed: None,
+            hash: None,
+            error: Some(text),
+        };
+        let decision = decide(
+            &schedule_state(feed),
+            &response.outcome,
+            &verdict.body,
+            now,
+            &self.profile,
+        );
+        self.store_decided(feed, purpose, response, verdict, decision, read.log, None)
+            .await
     }
 
     /// Pause a feed whose own URL a do-not-crawl rule covers (FF13, WFM10); no request.

@@ -7,7 +7,7 @@ use crate::refresh::request_row;
 use crate::{CrawlError, Crawler};
 use std::time::Duration;
 use tidings_fetch::{FetchRequest, FetchResponse};
-use tidings_model::{FeedId, FetchOutcome, HostKey};
+use tidings_model::{FeedId, FetchOutcome, HostKey, TransportError};
 use tidings_policy::robots::{
     RobotsGate, StoredRobots, deferred_copy_is_due, gate_for_feed, host_gap, needs_refetch,
 };
@@ -15,10 +15,26 @@ use tidings_robots::path_and_query;
 use tidings_store::{RequestLogRow, RobotsCache};
 use url::Url;
 
+/// What robots.txt says about one URL.
+pub(crate) enum RobotsCheck {
+    /// The file (stored, or read just now) was consulted.
+    Checked {
+        gate: RobotsGate,
+        /// The crawl-delay the file asks of this profile's token.
+        crawl_delay: Option<Duration>,
+        /// The file was asked for just now and got no answer at all: the host did not answer,
+        /// which is what a read that stops here reports (not a refusal by the file).
+        unanswered: Option<TransportError>,
+    },
+    /// robots.txt (or a redirect hop of it) was not requested: the address guard or a
+    /// do-not-crawl rule refused it, with the reason.
+    NotSent(String),
+}
+
 impl Crawler {
     /// Whether `url` (a feed, or a redirect hop of one) may be fetched now under its origin's
     /// robots.txt (FF11: checked for every origin before fetching, redirect destinations
-    /// included), reading the file first when there is no fresh copy (DFB7). Also returns the
+    /// included), reading the file first when there is no fresh copy (DFB7), with the
     /// crawl-delay the file asks of this profile's token. `feed` is the feed the request is
     /// for, for its do-not-crawl rules.
     pub(crate) async fn robots_gate(
@@ -26,7 +42,8 @@ impl Crawler {
         url: &Url,
         feed: Option<FeedId>,
         user_agent: Option<&str>,
-    ) -> Result<(RobotsGate, Option<Duration>), CrawlError> {
+    ) -> Result<RobotsCheck, CrawlError> {
+        let mut unanswered = None;
         let origin = HostKey::of(url);
         let stored = self.store.robots(origin.as_str()).await?;
         let cache = match stored {
@@ -55,18 +72,25 @@ impl Crawler {
                             // The file (or a hop of it) was not requested: the target is refused
                             // by the address guard or a do-not-crawl rule, and without the file no
                             // feed of this origin is fetched (FF11).
-                            let gate =
-                                RobotsGate::Denied(format!("robots.txt not fetched: {reason}"));
-                            return Ok((gate, None));
+                            return Ok(RobotsCheck::NotSent(reason));
                         }
                     };
+                if let FetchOutcome::Transport(error) = &response.outcome {
+                    unanswered = Some(error.clone());
+                }
                 let body = match &response.outcome {
                     FetchOutcome::Fetched(f) => Some(String::from_utf8_lossy(&f.body).into_owned()),
                     _ => None,
                 };
+                // A 2xx whose body could not be read is an answer, kept as its status without
+                // a body (the profile's rule for an unreadable file applies), not as silence.
+                let status = match &response.outcome {
+                    FetchOutcome::TooLarge { .. } => Some(200),
+                    other => other.status(),
+                };
                 let cache = RobotsCache {
                     fetched_at: self.now(),
-                    status: response.outcome.status().map(i32::from),
+                    status: status.map(i32::from),
                     body,
                 };
                 let rule = match stale {
@@ -90,10 +114,14 @@ impl Crawler {
         let stored = StoredRobots {
             fetched_at: cache.fetched_at,
             status: cache.status.and_then(|s| u16::try_from(s).ok()),
-            body: cache.body.as_deref().unwrap_or_default().as_bytes(),
+            body: cache.body.as_deref().map(str::as_bytes),
         };
         let answer = gate_for_feed(&stored, path_and_query(url), &self.profile);
-        Ok((answer.gate, answer.crawl_delay))
+        Ok(RobotsCheck::Checked {
+            gate: answer.gate,
+            crawl_delay: answer.crawl_delay,
+            unanswered,
+        })
     }
 
     /// Request `robots_url`, following redirects one hop at a time: each hop is checked

@@ -14,8 +14,11 @@ use tidings_robots::{
 #[derive(Debug, Clone, Copy)]
 pub struct StoredRobots<'a> {
     pub fetched_at: DateTime<Utc>,
+    /// The status of the answer; `None` when there was none.
     pub status: Option<u16>,
-    pub body: &'a [u8],
+    /// The body of a 2xx answer; `None` for a 2xx whose body could not be read (larger than
+    /// the limit, or broken).
+    pub body: Option<&'a [u8]>,
 }
 
 /// Whether a feed may be fetched now, and why.
@@ -123,10 +126,12 @@ pub fn gate_for_feed(
         server_error: on_failure(settings.on_server_error),
         unreachable: on_failure(settings.on_unreachable),
     };
-    let fetch = match stored.status {
-        Some(status) => RobotsFetch::from_status(status, stored.body),
-        None => RobotsFetch::Unreachable,
+    let fetch = match (stored.status, stored.body) {
+        (Some(200..=299), None) => RobotsFetch::Unreadable,
+        (Some(status), body) => RobotsFetch::from_status(status, body.unwrap_or_default()),
+        (None, _) => RobotsFetch::Unreachable,
     };
+    let describe = || describe(stored.status, stored.body.is_some());
     let Ok(token) = ProductToken::new(&settings.token) else {
         return gate(RobotsGate::Denied(format!(
             "robots: invalid token {:?}",
@@ -134,17 +139,20 @@ pub fn gate_for_feed(
         )));
     };
     match interpret(fetch, failure) {
-        RobotsStatus::AllowAll => gate(RobotsGate::Allowed(match stored.status {
-            Some(status) => format!("robots: {status}, everything allowed"),
-            None => "robots: unreadable, allowed by the profile".into(),
+        RobotsStatus::AllowAll => gate(RobotsGate::Allowed(match (fetch, stored.status) {
+            (RobotsFetch::Unreadable, _) => {
+                format!("robots: {}, allowed by the profile", describe())
+            }
+            (_, Some(status)) => format!("robots: {status}, everything allowed"),
+            (_, None) => "robots: unreadable, allowed by the profile".into(),
         })),
         RobotsStatus::DisallowAll => gate(RobotsGate::Denied(format!(
             "robots: {}, the profile stays away",
-            describe(stored.status)
+            describe()
         ))),
         RobotsStatus::Defer => gate(RobotsGate::Deferred(format!(
             "robots: {}, deferred",
-            describe(stored.status)
+            describe()
         ))),
         RobotsStatus::Rules(robots) => RobotsAnswer {
             gate: check(
@@ -172,8 +180,14 @@ fn check(robots: &Robots, token: &ProductToken, path: &str, star: bool) -> Robot
     }
 }
 
-fn describe(status: Option<u16>) -> String {
+/// What became of the robots.txt request, for reasons: `body_read` is whether a body was
+/// kept.
+fn describe(status: Option<u16>, body_read: bool) -> String {
     match status {
+        Some(s @ 200..=299) if !body_read => format!(
+            "robots.txt answered {s} with a body that could not be read (larger than the \
+             profile's fetch.max_body_bytes, or broken)"
+        ),
         Some(s) => format!("robots.txt answered {s}"),
         None => "robots.txt did not answer".into(),
     }
@@ -212,7 +226,7 @@ mod tests {
         StoredRobots {
             fetched_at: now(),
             status,
-            body,
+            body: Some(body),
         }
     }
 
@@ -297,6 +311,46 @@ mod tests {
             "/f",
             RobotsGate::Deferred("robots: robots.txt did not answer, deferred".into()),
         );
+    }
+
+    #[test]
+    fn c8_an_unreadable_robots_txt_is_an_answer_under_the_profiles_rule_for_server_errors() {
+        // A 2xx whose body could not be read (too large, broken): no rules, no silence.
+        let unreadable = StoredRobots {
+            fetched_at: now(),
+            status: Some(200),
+            body: None,
+        };
+        let says = "robots.txt answered 200 with a body that could not be read (larger than \
+                    the profile's fetch.max_body_bytes, or broken)";
+        check_row(
+            &profile("t", true, OnRobotsFailure::Disallow),
+            &unreadable,
+            "/f",
+            RobotsGate::Denied(format!("robots: {says}, the profile stays away")),
+        );
+        check_row(
+            &profile("t", true, OnRobotsFailure::Allow),
+            &unreadable,
+            "/f",
+            RobotsGate::Allowed(format!("robots: {says}, allowed by the profile")),
+        );
+        let mut ff = profile("t", true, OnRobotsFailure::Defer);
+        ff.robots.on_unreachable = OnRobotsFailure::Allow;
+        check_row(
+            &ff,
+            &unreadable,
+            "/f",
+            RobotsGate::Deferred(format!("robots: {says}, deferred")),
+        );
+        // It is read again after the profile's max_age, like any answered file.
+        assert!(!deferred_copy_is_due(
+            Some(200),
+            now(),
+            now() + Duration::days(3),
+            &ff
+        ));
+        assert!(needs_refetch(Some(now()), now() + Duration::days(2), &ff));
     }
 
     #[test]

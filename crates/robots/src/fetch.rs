@@ -18,6 +18,10 @@ pub enum RobotsFetch<'a> {
     NotFound,
     /// 5xx, 429, or a status that makes no sense for a final answer (1xx).
     ServerError,
+    /// A 2xx whose body could not be read: larger than the fetcher's limit, or broken (bad
+    /// compression, cut chunking). The server answered, so this is no "unreachable"; there
+    /// are no rules to read either, so the profile's choice for a server error applies.
+    Unreadable,
     /// No answer: DNS, connection or TLS failure, timeout.
     Unreachable,
 }
@@ -61,7 +65,7 @@ pub enum OnFailure {
 /// A profile's choices for the two failures of a robots.txt fetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FailurePolicy {
-    /// For [`RobotsFetch::ServerError`].
+    /// For [`RobotsFetch::ServerError`] and [`RobotsFetch::Unreadable`].
     pub server_error: OnFailure,
     /// For [`RobotsFetch::Unreachable`].
     pub unreachable: OnFailure,
@@ -107,7 +111,7 @@ pub fn interpret(fetch: RobotsFetch<'_>, policy: FailurePolicy) -> RobotsStatus 
     match fetch {
         RobotsFetch::Ok(body) => RobotsStatus::Rules(Robots::parse(body)),
         RobotsFetch::NotFound => RobotsStatus::AllowAll,
-        RobotsFetch::ServerError => on_failure(policy.server_error),
+        RobotsFetch::ServerError | RobotsFetch::Unreadable => on_failure(policy.server_error),
         RobotsFetch::Unreachable => on_failure(policy.unreachable),
     }
 }

@@ -316,7 +316,7 @@ impl<'w> Shard<'w> {
         let stored = StoredRobots {
             fetched_at: host.robots_at.unwrap_or_else(|| self.web.at(0)),
             status: host.robots_status,
-            body: host.robots_body.as_deref().unwrap_or_default().as_bytes(),
+            body: Some(host.robots_body.as_deref().unwrap_or_default().as_bytes()),
         };
         let answer = gate_for_feed(&stored, &feed.model.path(), self.profile);
         self.counts.robots_gate_calls += 1;
