@@ -16,7 +16,10 @@ fn main() -> ExitCode {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
         let one_line = payload.split_whitespace().collect::<Vec<_>>().join(" ");
-        eprintln!("error: internal error, please report it: {one_line}");
+        eprintln!(
+            "error: internal error, please report it: {}",
+            cli::terminal::visible(&one_line)
+        );
     }));
     match cli::main() {
         Ok(code) => code,
@@ -32,7 +35,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Errors echo URLs, titles and file contents: shown, never obeyed.
+            eprintln!("error: {}", cli::terminal::lines(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

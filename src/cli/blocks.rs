@@ -5,6 +5,7 @@
 //! a rule added here holds from the next `fetch`, `add` or `crawl` on.
 
 use super::commands::{Context, describe};
+use super::terminal::{json, one_line, visible};
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use std::io::Write;
@@ -78,7 +79,7 @@ async fn hold_covered_feeds(ctx: &Context) -> Result<()> {
             "feed {}: {} paused: {}",
             feed.id,
             describe(&feed),
-            report.next_fetch_reason
+            one_line(&report.next_fetch_reason)
         );
     }
     Ok(())
@@ -122,11 +123,18 @@ async fn add(ctx: &Context, kind: BlockKind, value: String, reason: Option<Strin
         .await?;
     let rule = &added.block;
     if added.new {
-        println!("blocked {} {} (rule {})", rule.kind, rule.value, rule.id);
+        println!(
+            "blocked {} {} (rule {})",
+            visible(&rule.kind),
+            visible(&rule.value),
+            rule.id
+        );
     } else {
         println!(
             "already blocked: {} {} (rule {})",
-            rule.kind, rule.value, rule.id
+            visible(&rule.kind),
+            visible(&rule.value),
+            rule.id
         );
     }
     Ok(())
@@ -139,11 +147,11 @@ pub async fn unblock(ctx: &Context, args: UnblockArgs) -> Result<ExitCode> {
     // as given.
     let value = parse_rule(kind, &args.value).unwrap_or_else(|_| args.value.trim().to_string());
     if ctx.store.remove_block(kind.as_str(), &value).await? {
-        println!("unblocked {kind} {value}");
+        println!("unblocked {kind} {}", visible(&value));
         resume_uncovered_feeds(ctx).await?;
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("no do-not-crawl rule {kind} {value}");
+        eprintln!("no do-not-crawl rule {kind} {}", visible(&value));
         Ok(ExitCode::FAILURE)
     }
 }
@@ -154,8 +162,7 @@ pub async fn blocks(ctx: &Context, args: BlocksArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         for rule in &rules {
-            serde_json::to_writer(&mut out, rule)?;
-            writeln!(out)?;
+            writeln!(out, "{}", json(&serde_json::to_string(rule)?))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -164,15 +171,15 @@ pub async fn blocks(ctx: &Context, args: BlocksArgs) -> Result<ExitCode> {
         let reason = rule
             .reason
             .as_deref()
-            .map(|r| format!("  ({})", r.split_whitespace().collect::<Vec<_>>().join(" ")))
+            .map(|r| format!("  ({})", one_line(r)))
             .unwrap_or_default();
         writeln!(
             out,
             "{:>5}  {:<7} {:<20}  {}{reason}",
             rule.id,
-            rule.kind,
+            visible(&rule.kind),
             rule.created_at.format("%Y-%m-%d %H:%M:%S"),
-            rule.value,
+            visible(&rule.value),
         )?;
     }
     Ok(ExitCode::SUCCESS)
@@ -184,7 +191,9 @@ pub async fn remove(ctx: &Context, args: RemoveArgs) -> Result<ExitCode> {
     ctx.store.remove_feed(feed.id).await?;
     println!(
         "feed {}: {} removed ({} subscriptions ended)",
-        feed.id, feed.url, feed.subscribers
+        feed.id,
+        visible(feed.url.as_str()),
+        feed.subscribers
     );
     if args.block {
         // The URL it is read at and the one it was first added at, when it moved.

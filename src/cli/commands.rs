@@ -5,6 +5,7 @@ use super::args::{
 };
 use super::progress::Bar;
 use super::settings::{CLI_SUBSCRIBER, Settings};
+use super::terminal::{json, one_line, visible};
 use super::time::parse_since;
 use anyhow::{Context as _, Result};
 use chrono::{DateTime, Utc};
@@ -45,16 +46,17 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
         let url = match FeedUrl::parse(raw) {
             Ok(url) => url,
             Err(e) => {
-                eprintln!("{raw}: {e}");
+                // The parse error quotes the input too.
+                eprintln!("{}", visible(&format!("{raw}: {e}")));
                 failed = true;
                 continue;
             }
         };
-        // A refused URL (a do-not-crawl rule) does not stop the others.
+        // A refused URL (a do-not-crawl rule, a private address) does not stop the others.
         let sub = match crawler.subscribe(&url, CLI_SUBSCRIBER).await {
             Ok(sub) => sub,
-            Err(e @ tidings_crawler::CrawlError::Blocked { .. }) => {
-                eprintln!("{e}");
+            Err(e) if is_refusal(&e) => {
+                eprintln!("{}", visible(&e.to_string()));
                 failed = true;
                 continue;
             }
@@ -72,7 +74,7 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             println!(
                 "feed {}: {} (already known: {})",
                 feed.id,
-                feed.url,
+                visible(feed.url.as_str()),
                 describe(&feed)
             );
             continue;
@@ -85,12 +87,16 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             match &r.error {
                 None => println!(
                     "feed {}: {} added, {} entries",
-                    r.feed_id, r.url, r.new_entries
+                    r.feed_id,
+                    visible(&r.url),
+                    r.new_entries
                 ),
                 Some(e) => {
                     println!(
-                        "feed {}: {} added, but the first read failed: {e}",
-                        r.feed_id, r.url
+                        "feed {}: {} added, but the first read failed: {}",
+                        r.feed_id,
+                        visible(&r.url),
+                        visible(e)
                     );
                     failed = true;
                 }
@@ -130,8 +136,7 @@ pub async fn feeds(ctx: &Context, args: FeedsArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         for feed in &feeds {
-            serde_json::to_writer(&mut out, feed)?;
-            writeln!(out)?;
+            writeln!(out, "{}", json(&serde_json::to_string(feed)?))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -186,8 +191,7 @@ pub async fn entries(ctx: &Context, args: EntriesArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for stored in &entries {
         if args.json {
-            serde_json::to_writer(&mut out, stored)?;
-            writeln!(out)?;
+            writeln!(out, "{}", json(&serde_json::to_string(stored)?))?;
         } else {
             let e = &stored.entry;
             writeln!(
@@ -196,7 +200,7 @@ pub async fn entries(ctx: &Context, args: EntriesArgs) -> Result<ExitCode> {
                 stored.sort_at.format("%Y-%m-%d %H:%M"),
                 stored.feed_id,
                 one_line(e.title.as_deref().unwrap_or("(no title)")),
-                e.link.as_deref().unwrap_or(""),
+                visible(e.link.as_deref().unwrap_or("")),
             )?;
         }
     }
@@ -214,8 +218,7 @@ pub async fn log(ctx: &Context, args: LogArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for row in &rows {
         if args.json {
-            serde_json::to_writer(&mut out, row)?;
-            writeln!(out)?;
+            writeln!(out, "{}", json(&serde_json::to_string(row)?))?;
         } else {
             writeln!(
                 out,
@@ -226,39 +229,61 @@ pub async fn log(ctx: &Context, args: LogArgs) -> Result<ExitCode> {
                 row.outcome,
                 row.bytes,
                 row.duration_ms,
-                row.url,
-                row.rule,
+                visible(&row.url),
+                visible(&row.rule),
             )?;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The crawler refused this one subscription; the others may go on.
+fn is_refusal(e: &tidings_crawler::CrawlError) -> bool {
+    use tidings_crawler::CrawlError;
+    matches!(
+        e,
+        CrawlError::Blocked { .. } | CrawlError::Unreachable { .. }
+    )
+}
+
 /// `tidings import-opml FILE`: subscribe to every feed listed; they are read on the next fetch.
+/// A URL that is refused (a do-not-crawl rule, a private address) is reported and the others
+/// are subscribed; the command then exits 1.
 pub async fn import_opml(ctx: &Context, args: ImportOpmlArgs) -> Result<ExitCode> {
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let file = args.file.display().to_string();
     let text = String::from_utf8_lossy(&bytes);
     let outlines = opml::read(&text).with_context(|| format!("{}", args.file.display()))?;
     let crawler = ctx.crawler()?;
-    let (mut new, mut known, mut invalid) = (0, 0, 0);
+    let (mut new, mut known, mut invalid, mut refused) = (0, 0, 0, 0);
     for outline in outlines {
         match FeedUrl::parse(&outline.xml_url) {
-            Ok(url) => {
-                let sub = crawler.subscribe(&url, CLI_SUBSCRIBER).await?;
-                if sub.new_feed { new += 1 } else { known += 1 }
-            }
+            Ok(url) => match crawler.subscribe(&url, CLI_SUBSCRIBER).await {
+                Ok(sub) if sub.new_feed => new += 1,
+                Ok(_) => known += 1,
+                Err(e) if is_refusal(&e) => {
+                    eprintln!("refused {}", visible(&e.to_string()));
+                    refused += 1;
+                }
+                Err(e) => return Err(e.into()),
+            },
             Err(e) => {
-                eprintln!("skipped {}: {e}", outline.xml_url);
+                eprintln!("skipped {}", visible(&format!("{}: {e}", outline.xml_url)));
                 invalid += 1;
             }
         }
     }
     println!(
-        "imported {}: {new} new feeds, {known} already known, {invalid} skipped; run `tidings fetch` to read them",
-        args.file.display()
+        "imported {}: {new} new feeds, {known} already known, {invalid} skipped, {refused} refused; \
+         run `tidings fetch` to read them",
+        visible(&file)
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(if refused > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `tidings export-opml`: every subscribed feed.
@@ -305,7 +330,7 @@ pub async fn resume(ctx: &Context, args: ResumeArgs) -> Result<ExitCode> {
         "feed {id}: {} resumed (was {}: {}); read at the next fetch",
         describe(&feed),
         feed.state.as_str(),
-        feed.state_reason.as_deref().unwrap_or("no reason stored")
+        one_line(feed.state_reason.as_deref().unwrap_or("no reason stored"))
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -369,13 +394,9 @@ pub(super) fn state_word(feed: &FeedRecord) -> &'static str {
 
 pub(super) fn describe(feed: &FeedRecord) -> String {
     match &feed.title {
-        Some(t) => format!("{} <{}>", one_line(t), feed.url),
-        None => feed.url.to_string(),
+        Some(t) => format!("{} <{}>", one_line(t), visible(feed.url.as_str())),
+        None => visible(feed.url.as_str()).into_owned(),
     }
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `in 5m`, `3h ago`, `now`.

@@ -7,6 +7,7 @@
 //! this one stopped.
 
 use super::commands::Context;
+use super::terminal::visible;
 use anyhow::{Result, bail};
 use chrono::{DateTime, Utc};
 use clap::Args;
@@ -235,7 +236,14 @@ impl Progress for Status {
         if let Some(bar) = &self.bar {
             bar.set_message(self.line(&counts));
             if let Some(error) = &report.error {
-                bar.suspend(|| eprintln!("feed {} {}: {error}", report.feed_id, report.url));
+                bar.suspend(|| {
+                    eprintln!(
+                        "feed {} {}: {}",
+                        report.feed_id,
+                        visible(&report.url),
+                        visible(error)
+                    )
+                });
             }
         }
     }

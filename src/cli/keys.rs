@@ -9,6 +9,7 @@
 //! secret stays in the store; only the public key is ever shown.
 
 use super::commands::Context;
+use super::terminal::{json, visible};
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -181,7 +182,7 @@ async fn bot_make(ctx: &Context, args: BotKeyArgs, rotate: Option<bool>) -> Resu
         eprintln!(
             "note: profile {} does not sign requests; a profile with [signing] enabled = true \
              uses these keys",
-            ctx.settings.profile.name
+            visible(&ctx.settings.profile.name)
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -192,13 +193,13 @@ async fn bot_remove(ctx: &Context, args: RemoveBotArgs) -> Result<ExitCode> {
     if ctx.store.remove_bot_key(args.keyid.trim()).await? {
         println!(
             "bot key {} removed: it signs nothing more and is no longer published",
-            args.keyid.trim()
+            visible(args.keyid.trim())
         );
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!(
             "no bot key {} (see `tidings keys bot list`)",
-            args.keyid.trim()
+            visible(args.keyid.trim())
         );
         Ok(ExitCode::FAILURE)
     }
@@ -217,7 +218,7 @@ async fn bot_list(ctx: &Context, args: ListArgs) -> Result<ExitCode> {
                 "not_before": tidings_crawler::keys::at(key.not_before),
                 "expires": tidings_crawler::keys::at(key.expires),
             });
-            println!("{line}");
+            println!("{}", json(&line.to_string()));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -259,7 +260,7 @@ async fn create(ctx: &Context, args: CreateArgs) -> Result<ExitCode> {
     let named = key
         .name
         .as_deref()
-        .map(|n| format!(" named {n:?}"))
+        .map(|n| format!(" named \"{}\"", visible(n)))
         .unwrap_or_default();
     eprintln!(
         "key {} ({}){named} created; the token above is shown only this once",
@@ -272,7 +273,7 @@ async fn list(ctx: &Context, args: ListArgs) -> Result<ExitCode> {
     let keys = ctx.store.list_keys().await?;
     if args.json {
         for key in &keys {
-            println!("{}", serde_json::to_string(key)?);
+            println!("{}", json(&serde_json::to_string(key)?));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -297,7 +298,7 @@ async fn list(ctx: &Context, args: ListArgs) -> Result<ExitCode> {
             time(Some(key.created_at)),
             time(key.last_used_at),
             time(key.revoked_at),
-            key.name.as_deref().unwrap_or("-"),
+            visible(key.name.as_deref().unwrap_or("-")),
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -12,6 +12,7 @@ mod robots;
 mod serve;
 mod settings;
 mod simulate;
+pub mod terminal;
 mod time;
 
 use anyhow::{Context, Result};

@@ -38,12 +38,13 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode> {
             }
         };
         all_ok &= value["ok"] == json!(true);
-        if args.jsonl {
-            serde_json::to_writer(&mut out, &value)?;
+        // The feed's own text, made inert on a terminal; still the same JSON.
+        let text = if args.jsonl {
+            serde_json::to_string(&value)?
         } else {
-            serde_json::to_writer_pretty(&mut out, &value)?;
-        }
-        writeln!(out)?;
+            serde_json::to_string_pretty(&value)?
+        };
+        writeln!(out, "{}", super::terminal::json(&text))?;
     }
     Ok(if all_ok {
         ExitCode::SUCCESS

@@ -1,5 +1,6 @@
 //! A progress bar for long runs on a terminal; silent when stderr is not one.
 
+use super::terminal::visible;
 use indicatif::{ProgressBar, ProgressStyle};
 use tidings_crawler::{FeedReport, Progress};
 
@@ -33,8 +34,14 @@ impl Progress for Bar {
     fn done(&self, report: &FeedReport) {
         self.bar.inc(1);
         if let Some(error) = &report.error {
-            self.bar
-                .suspend(|| eprintln!("feed {} {}: {error}", report.feed_id, report.url));
+            self.bar.suspend(|| {
+                eprintln!(
+                    "feed {} {}: {}",
+                    report.feed_id,
+                    visible(&report.url),
+                    visible(error)
+                )
+            });
         }
     }
 }

@@ -26,7 +26,8 @@ pub fn run(args: &RobotsArgs) -> Result<ExitCode> {
         StarGroup::Apply
     };
     let verdict = robots.check_with(&agent, &path, star);
-    println!("{verdict}");
+    // The verdict quotes the deciding line of the file, as the file has it.
+    println!("{}", super::terminal::visible(&verdict.to_string()));
     Ok(if verdict.is_allowed() {
         ExitCode::SUCCESS
     } else {

@@ -52,6 +52,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         env!("CARGO_PKG_VERSION"),
     )
     .with_egress(ctx.settings.fetch.egress.clone())
+    .with_private_networks(ctx.settings.fetch.allow_private_networks)
     .with_auth(tidings_api::auth::Auth::new(
         tidings_api::auth::AuthConfig {
             keyed_reads: args.keyed_reads,

@@ -593,7 +593,7 @@ mod tests {
             xml_text("<script>a & b]]>\"'</script>"),
             "&lt;script&gt;a &amp; b]]&gt;&quot;&#39;&lt;/script&gt;"
         );
-        assert_eq!(xml_text("a\u{0}b\u{1b}c\td\u{FFFF}"), "abc\td");
+        assert_eq!(xml_text("a\u{0}b\u{1b}c\td\u{FFFF}"), "abc&#9;d");
     }
 
     #[test]

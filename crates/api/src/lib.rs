@@ -38,6 +38,9 @@ pub struct AppState {
     /// The live state of the crawler running in this process, if one does (`/metrics`, the
     /// host gate in `/v1/hosts/{name}`).
     pub live: Option<tidings_crawler::Live>,
+    /// Whether the fetcher reads private networks (`--allow-private-networks`): when it does
+    /// not, a subscription to an IP literal outside the public address space is refused.
+    pub allow_private_networks: bool,
 }
 
 impl AppState {
@@ -50,7 +53,14 @@ impl AppState {
             auth: Arc::default(),
             egress: Arc::default(),
             live: None,
+            allow_private_networks: false,
         }
+    }
+
+    /// Whether the fetcher this server's subscriptions are read with allows private networks.
+    pub fn with_private_networks(mut self, allowed: bool) -> AppState {
+        self.allow_private_networks = allowed;
+        self
     }
 
     /// The egress addresses the fetcher is configured with.

@@ -153,6 +153,76 @@ async fn hostile_text_stays_text() {
     assert_eq!(got.content.as_deref(), Some(content));
 }
 
+/// XML 1.0 as a conforming parser reads it (roxmltree checks the `Char` production, which
+/// quick-xml and so tidings' own lenient parser do not).
+fn well_formed(path: &str, text: &str) -> Vec<(String, String)> {
+    let doc = roxmltree::Document::parse(text)
+        .unwrap_or_else(|e| panic!("GET {path}: not well-formed XML ({e}): {text:?}"));
+    doc.descendants()
+        .filter(|n| n.is_element())
+        .flat_map(|n| {
+            let text = n
+                .text()
+                .map(|t| (n.tag_name().name().to_owned(), t.to_owned()));
+            let attrs = n
+                .attributes()
+                .map(|a| (a.name().to_owned(), a.value().to_owned()))
+                .collect::<Vec<_>>();
+            text.into_iter().chain(attrs)
+        })
+        .collect()
+}
+
+/// The outside abuse test's title (issue 12), and what XML keeps of it.
+const PWNED: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[2J";
+const KEPT: &str = "]0;PWNED[2J";
+
+#[tokio::test]
+async fn control_characters_leave_every_xml_output_well_formed() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://example.org/feed.xml", "alice")
+        .await;
+    let mut e = dated("evil", t(5));
+    e.title = Some(format!("Story {PWNED}\u{FFFE}"));
+    e.categories = vec![format!("line\r\nbreak {PWNED}")];
+    let mut record = support::ok(feed, t(1000), vec![e]);
+    if let Some(meta) = record.update.meta.as_mut() {
+        meta.title = Some(format!("Gazette {PWNED}"));
+    }
+    server
+        .store
+        .apply_fetch(&record)
+        .await
+        .expect("apply fetch");
+
+    for path in [
+        format!("/v1/feeds/{}/atom", feed.0),
+        "/v1/entries/atom".to_owned(),
+    ] {
+        let (_, _, body) = http(server.addr, "GET", &path).await;
+        let text = String::from_utf8(body).expect("utf-8 body");
+        let values = well_formed(&path, &text);
+        assert!(
+            values.contains(&("title".to_owned(), format!("Story {KEPT}"))),
+            "GET {path}: {values:?}"
+        );
+        // A line break in an attribute is kept by a reference, not normalised to a space.
+        assert!(
+            values.contains(&("term".to_owned(), format!("line\r\nbreak {KEPT}"))),
+            "GET {path}: {values:?}"
+        );
+    }
+    let (status, _, body) = http(server.addr, "GET", "/v1/opml").await;
+    assert_eq!(status, 200);
+    let text = String::from_utf8(body).expect("utf-8 body");
+    let values = well_formed("/v1/opml", &text);
+    assert!(
+        values.contains(&("title".to_owned(), format!("Gazette {KEPT}"))),
+        "{values:?}"
+    );
+}
+
 #[tokio::test]
 async fn ids_that_are_not_uris_become_tidings_names() {
     // `dated` gives the guid "plain", which is no URI.

@@ -19,5 +19,7 @@ mod hosts;
 mod operator;
 #[path = "v1/patch.rs"]
 mod patch;
+#[path = "v1/private.rs"]
+mod private;
 #[path = "v1/scope.rs"]
 mod scope;

@@ -37,6 +37,10 @@ pub enum CrawlError {
     /// A do-not-crawl rule forbids the URL (FF13, WFM10).
     #[error("{url} cannot be added: {reason}")]
     Blocked { url: String, reason: String },
+    /// The address guard would refuse every read of the URL (an IP literal outside the public
+    /// address space, private networks not allowed): refused before it is stored.
+    #[error("{url} cannot be added: {reason}")]
+    Unreachable { url: String, reason: String },
     /// The crawler could not finish a step (a background task was cancelled).
     #[error("internal error: {0}")]
     Internal(String),
@@ -102,12 +106,20 @@ impl Crawler {
 
     /// Subscribe `subscriber` to `url`; a new feed gets the schedule the policy gives a first
     /// read (C2: an existing feed is shared, not added again). A URL a do-not-crawl rule
-    /// forbids is refused (FF13), and so is a feed removed on request (WFM10, by the store).
+    /// forbids is refused (FF13), and so is a feed removed on request (WFM10, by the store),
+    /// and one the address guard would refuse at every read (`tidings_fetch::reachable`).
     pub async fn subscribe(
         &self,
         url: &tidings_model::FeedUrl,
         subscriber: &str,
     ) -> Result<tidings_store::Subscribed, CrawlError> {
+        let allow_private = self.fetcher.config().allow_private_networks;
+        if let Err(refusal) = tidings_fetch::reachable::check(url.as_url(), allow_private) {
+            return Err(CrawlError::Unreachable {
+                url: url.to_string(),
+                reason: refusal.to_string(),
+            });
+        }
         if let Some(reason) = self.blocked(url.as_url(), None).await? {
             return Err(CrawlError::Blocked {
                 url: url.to_string(),

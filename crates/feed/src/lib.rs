@@ -21,11 +21,13 @@
 //!
 //! Reading order: [`decode`] (bytes to text), [`xml`] (a tolerant tree), the format adapters
 //! `rss`, `rdf`, `atom` and [`json`] with the namespace extensions in `ext`, then
-//! [`date`] for every date and [`identity`] for stable entry ids.
+//! [`date`] for every date and [`identity`] for stable entry ids. Writing: [`opml`] and
+//! [`escape`], the one function every XML document tidings writes puts its text through.
 
 pub mod date;
 pub mod decode;
 pub mod entities;
+pub mod escape;
 pub mod identity;
 pub mod json;
 pub mod opml;

@@ -3,10 +3,11 @@
 //! Reading is lenient: every `outline` with an `xmlUrl` attribute (any case) is a feed, at any
 //! depth (folders are not kept: tidings has none, and copying a deep folder path into every
 //! outline would make a hostile file cost quadratic memory). Writing produces OPML 2.0 with one
-//! flat `outline type="rss"` per feed.
+//! flat `outline type="rss"` per feed, every value through [`crate::escape::text`], so the
+//! document is well-formed whatever the titles and URLs hold.
 
+use crate::escape::text as escape;
 use quick_xml::Reader;
-use quick_xml::escape::escape;
 use quick_xml::events::{BytesStart, Event};
 
 /// One feed listed in an OPML document.
@@ -72,10 +73,10 @@ pub fn write(title: &str, feeds: &[Outline]) -> String {
             "    <outline type=\"rss\" text=\"{}\" title=\"{}\" xmlUrl=\"{}\"",
             escape(text),
             escape(text),
-            escape(feed.xml_url.as_str())
+            escape(&feed.xml_url)
         ));
         if let Some(html) = &feed.html_url {
-            out.push_str(&format!(" htmlUrl=\"{}\"", escape(html.as_str())));
+            out.push_str(&format!(" htmlUrl=\"{}\"", escape(html)));
         }
         out.push_str("/>\n");
     }

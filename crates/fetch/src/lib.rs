@@ -14,6 +14,8 @@
 //!   and the header readers it uses.
 //! - `body`: reading a body under the cap.
 //! - [`guard`]: which addresses are public; the guarded resolver.
+//! - [`reachable`]: whether the guard could ever let a read of a URL through, asked when it is
+//!   subscribed to.
 //! - `transport`: failed requests → `Blocked` or a [`TransportError`](tidings_model::TransportError).
 //! - [`signing`]: Web Bot Auth (SR11), pure: the RFC 9421 signature base, Ed25519 signatures,
 //!   the RFC 7638 key thumbprint.
@@ -26,6 +28,7 @@ pub mod classify;
 mod client;
 mod config;
 pub mod guard;
+pub mod reachable;
 pub mod signing;
 mod transport;
 

@@ -85,7 +85,9 @@ pub async fn get(
             body = Feed,
             headers(("Location" = String, description = "`/v1/feeds/ID`"))),
         (status = BAD_REQUEST, description = "The body is not JSON with a `url`, or the URL \
-            is not an http or https URL with a host and without credentials.",
+            is not an http or https URL with a host and without credentials, or its host is an \
+            IP address outside the public address space and the server does not allow private \
+            networks (`--allow-private-networks`).",
             body = problem::Body, content_type = "application/problem+json"),
         (status = UNPROCESSABLE_ENTITY, description = "A do-not-crawl rule forbids the URL, or \
             the feed was removed on request.",
@@ -163,6 +165,15 @@ pub(crate) async fn subscribe(
         return Err(Problem::invalid(
             "url",
             format!("not a feed URL: the host of {url} is neither a host name nor an IP address"),
+        ));
+    }
+    // Only IP literals: names are resolved and guarded at each read, never here.
+    if let Err(refusal) =
+        tidings_fetch::reachable::check(url.as_url(), state.allow_private_networks)
+    {
+        return Err(Problem::invalid(
+            "url",
+            format!("{url} cannot be read: {refusal}"),
         ));
     }
     refuse_blocked(state, url).await?;

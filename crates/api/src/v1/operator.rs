@@ -427,6 +427,13 @@ pub async fn import_opml(
                     detail: problem.detail,
                 });
             }
+            // The URL itself will not do (a private address): skipped, like an ftp URL.
+            Err(problem) if problem.kind == ProblemKind::InvalidParameter => {
+                report.skipped.push(ImportedFeed {
+                    url: url.to_string(),
+                    detail: problem.detail,
+                });
+            }
             Err(problem) => return Err(problem),
         }
     }

@@ -63,6 +63,24 @@ async fn a_blocked_url_shows_the_rule() {
     assert!(ui.store.feeds().await.unwrap().is_empty());
 }
 
+/// Issue 12: a feed the crawler could never read is refused in the form, with the reason
+/// and the flag that would allow it.
+#[tokio::test]
+async fn a_private_address_is_refused_with_the_flag_named() {
+    let ui = Ui::start().await;
+    let page = ui
+        .admin_post("/subscribe", "url=http%3A%2F%2F10.0.0.1%2Ffeed")
+        .await;
+    assert_eq!(page.status, 400, "{}", page.body);
+    assert!(
+        page.body.contains("address 10.0.0.1 is private")
+            && page.body.contains("--allow-private-networks"),
+        "{}",
+        page.body
+    );
+    assert!(ui.store.feeds().await.unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn admin_pages_show_a_paused_feeds_reason_its_errors_host_and_log() {
     let ui = Ui::start().await;

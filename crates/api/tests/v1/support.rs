@@ -52,6 +52,13 @@ impl Server {
         Server::over_with(store, dir, AuthConfig::default(), Vec::new()).await
     }
 
+    /// A server whose fetcher reads private networks, as `serve --allow-private-networks`.
+    pub async fn allowing_private_networks() -> Server {
+        let (store, dir) = fresh_store().await;
+        let state = default_state(&store).with_private_networks(true);
+        Server::listen(store, dir, state).await
+    }
+
     /// A server that shows `live` as the crawler running in its process.
     pub async fn with_live(live: tidings_crawler::Live) -> Server {
         let (store, dir) = fresh_store().await;
@@ -74,16 +81,17 @@ impl Server {
         egress: Vec<std::net::IpAddr>,
         live: Option<tidings_crawler::Live>,
     ) -> Server {
-        let mut state = AppState::new(
-            store.clone(),
-            Arc::new(Profile::embedded("default").expect("default profile")),
-            "test",
-        )
-        .with_auth(Auth::new(auth))
-        .with_egress(egress);
+        let mut state = default_state(&store)
+            .with_auth(Auth::new(auth))
+            .with_egress(egress);
         if let Some(live) = live {
             state = state.with_live(live);
         }
+        Server::listen(store, dir, state).await
+    }
+
+    /// Serve `state` on port 0.
+    async fn listen(store: Arc<dyn Store>, dir: tempfile::TempDir, state: AppState) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind port 0");
@@ -159,6 +167,15 @@ impl Server {
             .await
             .expect("apply fetch");
     }
+}
+
+/// The state over `store` with the default profile and everything else default.
+fn default_state(store: &Arc<dyn Store>) -> AppState {
+    AppState::new(
+        store.clone(),
+        Arc::new(Profile::embedded("default").expect("default profile")),
+        "test",
+    )
 }
 
 /// A fresh SQLite store in its own temporary directory.
