@@ -296,3 +296,41 @@ async fn settings_come_from_flags_then_environment_then_file() {
         "the flag wins over TIDINGS_DB, after the subcommand too"
     );
 }
+
+/// C6: a feed added while its host asks everyone to wait is subscribed, not read; `add` says
+/// so and when the first read will be, rather than "added, 0 entries".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_says_when_a_host_floor_postponed_the_first_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let profile = fast_profile(dir.path());
+    let publisher = Publisher::start().await;
+    publisher.set("/busy.xml", Resource::busy("3600"));
+    publisher.set("/later.xml", Resource::feed(rss("later", 1, 2), "\"l1\""));
+    let common = ["--profile", profile.as_str(), "--allow-private-networks"];
+
+    let out = tidings(
+        &db,
+        &[&common[..], &["add", &publisher.url("/busy.xml")]].concat(),
+    )
+    .await;
+    assert!(
+        stdout(&out).contains("the first read failed"),
+        "{}",
+        stdout(&out)
+    );
+    let out = tidings(
+        &db,
+        &[&common[..], &["add", &publisher.url("/later.xml")]].concat(),
+    )
+    .await;
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(text.contains("later.xml added, not read yet: "), "{text}");
+    assert!(text.contains("first read at "), "{text}");
+    assert!(!text.contains("0 entries"), "{text}");
+    assert!(
+        publisher.seen().iter().all(|s| s.path != "/later.xml"),
+        "nothing is sent to a host that asked to wait"
+    );
+}

@@ -85,6 +85,15 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
         let reports = crawler.refresh_feeds(to_read, Arc::new(NoProgress)).await?;
         for r in reports {
             match &r.error {
+                // Nothing was requested: the host asked everyone to wait (C6) or its work is
+                // set aside (FF11). Say so, and when the first read will be.
+                None if r.outcome == "postponed" => println!(
+                    "feed {}: {} added, not read yet: {}; first read at {}",
+                    r.feed_id,
+                    visible(&r.url),
+                    visible(&r.next_fetch_reason),
+                    r.next_fetch_at.format("%Y-%m-%d %H:%M:%S UTC")
+                ),
                 None => println!(
                     "feed {}: {} added, {} entries",
                     r.feed_id,

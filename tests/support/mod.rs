@@ -20,6 +20,8 @@ pub struct Resource {
     pub last_modified: Option<String>,
     /// Wait this long before answering.
     pub delay: Duration,
+    /// Answer 429 Too Many Requests with this `Retry-After` instead of the resource.
+    pub retry_after: Option<String>,
 }
 
 impl Resource {
@@ -30,6 +32,15 @@ impl Resource {
             etag: Some(etag.into()),
             last_modified: Some("Tue, 03 Nov 2026 10:00:00 GMT".into()),
             delay: Duration::ZERO,
+            retry_after: None,
+        }
+    }
+
+    /// A 429 asking to wait `retry_after` (seconds or an HTTP date).
+    pub fn busy(retry_after: &str) -> Resource {
+        Resource {
+            retry_after: Some(retry_after.into()),
+            ..Resource::feed("", "\"busy\"")
         }
     }
 }
@@ -118,6 +129,16 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         None => (
             404,
             b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec(),
+        ),
+        Some(Resource {
+            retry_after: Some(wait),
+            ..
+        }) => (
+            429,
+            format!(
+                "HTTP/1.1 429 Too Many Requests\r\nretry-after: {wait}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            )
+            .into_bytes(),
         ),
         Some(r) => {
             let fresh = match (&r.etag, headers.get("if-none-match")) {
