@@ -1,11 +1,17 @@
-//! API keys: issuing tokens, checking `Authorization: Bearer TOKEN` (or the web UI's login
-//! cookie, [`COOKIE`]), and a rate per key.
+//! API keys: issuing tokens, checking `Authorization: Bearer TOKEN` (the API) or the web UI's
+//! login cookie ([`COOKIE`], the UI's pages only), and a rate per key.
 //!
 //! A token is `tdg_` and 64 hex digits (32 random bytes). The store keeps only its SHA-256
 //! (looked up on every keyed request) and its first characters ([`PREFIX_LEN`], to tell keys
 //! apart in `tidings keys list`); the token is shown once, when it is made, and never logged
 //! nor echoed in a problem. A browser cannot send a Bearer header, so `/login` puts the token
 //! in an HttpOnly, SameSite=Strict cookie; a request with both uses the header.
+//!
+//! `/v1` never takes the cookie: its extractors read only the Bearer header ([`bearer`]). A
+//! browser attaches cookies to a cross-site request it sends without asking (a `text/plain`
+//! POST needs no preflight), but it never adds an `Authorization` header the page did not set,
+//! and no other site can set one for us; so a write to the API cannot be forged from another
+//! site. The UI's own forms are checked against cross-site requests instead (`ui::access`).
 //!
 //! Every `/v1` handler takes [`ReadAccess`] or [`WriteAccess`]: writes need an admin key;
 //! reads are public unless [`AuthConfig::keyed_reads`], and a key sent with a read is checked. A missing, unknown or
@@ -306,22 +312,28 @@ impl Denied {
     }
 }
 
-/// The key in `headers`, checked (known, not revoked, within its rate); `None` when none was
-/// sent and none is `required`.
+/// The API's caller: the Bearer key in `headers`, checked (known, not revoked, within its
+/// rate); `None` when none was sent and none is `required`. The login cookie is ignored here
+/// (see the module's doc: it would let another site write through a logged-in browser).
 async fn check(
     headers: &HeaderMap,
     state: &AppState,
     required: bool,
 ) -> Result<Option<Caller>, Response> {
-    match identify(headers, state).await {
+    let caller = match bearer(headers) {
+        Ok(Some(token)) => verify(&token, state).await.map(Some),
+        Ok(None) => Ok(None),
+        Err(()) => Err(Denied::Malformed),
+    };
+    match caller {
         Ok(None) if required => Err(unauthorized(NO_KEY)),
         Ok(caller) => Ok(caller),
         Err(denied) => Err(denied.into_problem_response()),
     }
 }
 
-/// The caller of a request: the Bearer token, else the login cookie; `None` when neither was
-/// sent.
+/// The caller of a UI page: the Bearer token, else the login cookie; `None` when neither was
+/// sent. Only the UI asks this; its forms pass `ui::access::SameOrigin` first.
 pub(crate) async fn identify(
     headers: &HeaderMap,
     state: &AppState,
