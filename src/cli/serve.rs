@@ -1,6 +1,11 @@
 //! `tidings serve [--addr 127.0.0.1:8080] [--no-crawl] [--keyed-reads]`: the HTTP API and, unless told not
 //! to, the continuous crawl, in one process over one store.
 //!
+//! The server is `tidings_api::server::serve`, with its limits against slow and many clients
+//! (header and body timeouts, connections in all and per address) and the limit on failed key
+//! checks per address, each from a flag, else `tidings.toml`, else its default
+//! (`settings::resolve_serve`).
+//!
 //! The first line on stdout says where it listens (the bound address, so `--addr
 //! 127.0.0.1:0` prints the port it got). SIGINT or SIGTERM stops both gracefully: the server
 //! stops accepting, answers what it is answering, and the crawl starts no new read and lets
@@ -10,6 +15,7 @@
 
 use super::commands::Context;
 use super::crawl::signals;
+use super::settings::{ServeLimitArgs, resolve_serve};
 use anyhow::{Context as _, Result};
 use clap::Args;
 use std::net::SocketAddr;
@@ -31,10 +37,13 @@ pub struct ServeArgs {
     /// public and only writes need an (admin) key
     #[arg(long)]
     pub keyed_reads: bool,
+    #[command(flatten)]
+    pub limits: ServeLimitArgs,
 }
 
 /// `tidings serve`.
 pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
+    let limits = resolve_serve(&args.limits, &ctx.settings.serve_file)?;
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;
@@ -56,6 +65,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     .with_auth(tidings_api::auth::Auth::new(
         tidings_api::auth::AuthConfig {
             keyed_reads: args.keyed_reads,
+            failures: limits.failures,
             ..Default::default()
         },
     ));
@@ -67,13 +77,14 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     tokio::spawn(signals(stop.clone()));
 
     let mut shutdown = stopped.clone();
-    let server = tokio::spawn(
-        axum::serve(listener, tidings_api::router(state))
-            .with_graceful_shutdown(async move {
-                let _ = shutdown.wait_for(|stop| *stop).await;
-            })
-            .into_future(),
-    );
+    let server = tokio::spawn(tidings_api::server::serve(
+        listener,
+        tidings_api::router(state),
+        limits.server,
+        async move {
+            let _ = shutdown.wait_for(|stop| *stop).await;
+        },
+    ));
     println!("listening on http://{addr}");
     println!(
         "  reader: http://{addr}/   bot page: http://{addr}/bot   API: http://{addr}/v1/feeds"

@@ -38,6 +38,46 @@ pub struct FileSettings {
     pub connect_timeout_secs: Option<u64>,
     pub timeout_secs: Option<u64>,
     pub host_concurrency: Option<usize>,
+    /// `tidings serve`'s limits against slow and many clients (the same names as its flags).
+    pub header_timeout_secs: Option<u64>,
+    pub body_timeout_secs: Option<u64>,
+    pub max_connections: Option<usize>,
+    pub max_connections_per_address: Option<usize>,
+    pub max_auth_failures: Option<u32>,
+    pub auth_failure_refill_secs: Option<u64>,
+}
+
+/// `tidings serve`'s limits as given, by its flags or the file's keys of the same names; each
+/// unset one takes its default (`tidings_api::server`, `tidings_api::throttle`).
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct ServeLimitArgs {
+    /// Seconds a client may take to send a request's head (an idle keep-alive connection is
+    /// closed after as long) [default: 10]
+    #[arg(long, value_name = "SECS")]
+    pub header_timeout_secs: Option<u64>,
+    /// Seconds a client may take to send a request's body after its head [default: 60]
+    #[arg(long, value_name = "SECS")]
+    pub body_timeout_secs: Option<u64>,
+    /// Connections open at once; more are answered 503 and closed [default: 1024]
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// Connections open at once from one client address (IPv6: one /64) [default: 64]
+    #[arg(long, value_name = "N")]
+    pub max_connections_per_address: Option<usize>,
+    /// Failed key checks (bad Bearer tokens, failed logins) one address may make in a row
+    /// before its key checks are answered 429 [default: 10]
+    #[arg(long, value_name = "N")]
+    pub max_auth_failures: Option<u32>,
+    /// Seconds after which one more failed key check is allowed again [default: 30]
+    #[arg(long, value_name = "SECS")]
+    pub auth_failure_refill_secs: Option<u64>,
+}
+
+/// `tidings serve`'s limits, resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServeSettings {
+    pub server: tidings_api::server::ServerLimits,
+    pub failures: tidings_api::auth::RateLimit,
 }
 
 /// Everything resolved: what the commands use.
@@ -46,6 +86,8 @@ pub struct Settings {
     pub profile: Profile,
     pub fetch: FetchConfig,
     pub crawler: CrawlerConfig,
+    /// `tidings serve`'s limits from the file, resolved by [`resolve_serve`] under its flags.
+    pub serve_file: ServeLimitArgs,
 }
 
 /// The log filter, resolved early (before the rest, so loading can log).
@@ -74,6 +116,16 @@ pub fn load_file(global: &GlobalArgs) -> Result<FileSettings> {
 /// Resolve flags and environment (already merged by clap) over the file over the defaults.
 pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
     let mut profile = resolve_profile(global, &file)?;
+    let serve_file = ServeLimitArgs {
+        header_timeout_secs: file.header_timeout_secs,
+        body_timeout_secs: file.body_timeout_secs,
+        max_connections: file.max_connections,
+        max_connections_per_address: file.max_connections_per_address,
+        max_auth_failures: file.max_auth_failures,
+        auth_failure_refill_secs: file.auth_failure_refill_secs,
+    };
+    // Checked now, so a bad file fails every command, not only `serve`.
+    resolve_serve(&ServeLimitArgs::default(), &serve_file)?;
     let signature_agent = file.signature_agent.clone();
     let db = global
         .db
@@ -151,6 +203,74 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         profile,
         fetch,
         crawler,
+        serve_file,
+    })
+}
+
+/// `tidings serve`'s limits: each flag, else the file's key, else the default; zero is
+/// refused (it would shut every client out).
+pub fn resolve_serve(flags: &ServeLimitArgs, file: &ServeLimitArgs) -> Result<ServeSettings> {
+    use tidings_api::{server, throttle};
+    fn pick<T: Copy + PartialEq + From<u8>>(
+        name: &str,
+        flag: Option<T>,
+        file: Option<T>,
+        default: T,
+    ) -> Result<T> {
+        let value = flag.or(file).unwrap_or(default);
+        if value == T::from(0) {
+            bail!("{name} must be at least 1");
+        }
+        Ok(value)
+    }
+    let secs = |name, flag, file, default: Duration| {
+        pick(name, flag, file, default.as_secs()).map(Duration::from_secs)
+    };
+    let max_connections = pick(
+        "max_connections",
+        flags.max_connections,
+        file.max_connections,
+        server::MAX_CONNECTIONS,
+    )?;
+    if u32::try_from(max_connections).is_err() {
+        bail!("max_connections must be at most {}", u32::MAX);
+    }
+    Ok(ServeSettings {
+        server: server::ServerLimits {
+            header_read_timeout: secs(
+                "header_timeout_secs",
+                flags.header_timeout_secs,
+                file.header_timeout_secs,
+                server::HEADER_READ_TIMEOUT,
+            )?,
+            body_read_timeout: secs(
+                "body_timeout_secs",
+                flags.body_timeout_secs,
+                file.body_timeout_secs,
+                server::BODY_READ_TIMEOUT,
+            )?,
+            max_connections,
+            max_connections_per_address: pick(
+                "max_connections_per_address",
+                flags.max_connections_per_address,
+                file.max_connections_per_address,
+                server::MAX_CONNECTIONS_PER_ADDRESS,
+            )?,
+        },
+        failures: tidings_api::auth::RateLimit {
+            burst: pick(
+                "max_auth_failures",
+                flags.max_auth_failures,
+                file.max_auth_failures,
+                throttle::FAILURE_BURST,
+            )?,
+            refill_every: secs(
+                "auth_failure_refill_secs",
+                flags.auth_failure_refill_secs,
+                file.auth_failure_refill_secs,
+                throttle::FAILURE_REFILL,
+            )?,
+        },
     })
 }
 
@@ -385,6 +505,44 @@ mod tests {
                 .egress
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn serve_limits_come_from_the_flags_else_the_file_else_the_defaults() {
+        let none = ServeLimitArgs::default();
+        let s = resolve_serve(&none, &none).unwrap();
+        assert_eq!(s.server, tidings_api::server::ServerLimits::default());
+        assert_eq!(s.failures, tidings_api::throttle::default_failures());
+        let file: FileSettings =
+            toml::from_str("header_timeout_secs = 3\nmax_connections = 20\nmax_auth_failures = 4")
+                .unwrap();
+        let file = resolve(&GlobalArgs::default(), file).unwrap().serve_file;
+        let flags = ServeLimitArgs {
+            max_connections: Some(7),
+            auth_failure_refill_secs: Some(5),
+            ..ServeLimitArgs::default()
+        };
+        let s = resolve_serve(&flags, &file).unwrap();
+        assert_eq!(s.server.header_read_timeout, Duration::from_secs(3));
+        assert_eq!(s.server.max_connections, 7, "the flag wins");
+        assert_eq!(s.failures.burst, 4);
+        assert_eq!(s.failures.refill_every, Duration::from_secs(5));
+        assert_eq!(
+            s.server.body_read_timeout,
+            tidings_api::server::BODY_READ_TIMEOUT
+        );
+        let zero = ServeLimitArgs {
+            max_connections_per_address: Some(0),
+            ..ServeLimitArgs::default()
+        };
+        let err = resolve_serve(&zero, &none).unwrap_err().to_string();
+        assert!(err.contains("max_connections_per_address"), "{err}");
+        let zero: FileSettings = toml::from_str("body_timeout_secs = 0").unwrap();
+        let err = resolve(&GlobalArgs::default(), zero)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("body_timeout_secs"), "{err}");
     }
 
     #[test]

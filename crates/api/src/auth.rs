@@ -1,5 +1,5 @@
-//! API keys: issuing tokens, checking `Authorization: Bearer TOKEN` (or the web UI's login
-//! cookie, [`COOKIE`]), and a rate per key.
+//! API keys: issuing tokens, checking `Authorization: Bearer TOKEN` (the API) or the web UI's
+//! login cookie ([`COOKIE`], the UI's pages only), and a rate per key.
 //!
 //! A token is `tdg_` and 64 hex digits (32 random bytes). The store keeps only its SHA-256
 //! (looked up on every keyed request) and its first characters ([`PREFIX_LEN`], to tell keys
@@ -7,14 +7,25 @@
 //! nor echoed in a problem. A browser cannot send a Bearer header, so `/login` puts the token
 //! in an HttpOnly, SameSite=Strict cookie; a request with both uses the header.
 //!
+//! `/v1` never takes the cookie: its extractors read only the Bearer header ([`bearer`]). A
+//! browser attaches cookies to a cross-site request it sends without asking (a `text/plain`
+//! POST needs no preflight), but it never adds an `Authorization` header the page did not set,
+//! and no other site can set one for us; so a write to the API cannot be forged from another
+//! site. The UI's own forms are checked against cross-site requests instead (`ui::access`).
+//!
 //! Every `/v1` handler takes [`ReadAccess`] or [`WriteAccess`]: writes need an admin key;
 //! reads are public unless [`AuthConfig::keyed_reads`], and a key sent with a read is checked. A missing, unknown or
 //! revoked key is a 401 problem with `WWW-Authenticate: Bearer`, a reader key on a write a 403,
 //! and a key past its rate a 429 with `Retry-After`. The rate is a token bucket per key, in
-//! memory ([`RateLimit`]).
+//! memory ([`RateLimit`]). Failed checks are also counted per client address
+//! (`crate::throttle`): past [`AuthConfig::failures`], that address's key checks are 429s.
+//! The client's address is the `ConnectInfo` that `crate::server::serve` puts on every
+//! request; a request without one (a router served some other way) is not throttled.
 
 use crate::AppState;
 use crate::problem::{Problem, ProblemKind};
+use crate::throttle::{self, ClientKey, Throttle};
+use axum::extract::ConnectInfo;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -22,6 +33,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tidings_store::NewKey;
@@ -121,18 +133,40 @@ impl Default for RateLimit {
 }
 
 /// The API's access rules.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuthConfig {
     /// Reads need a key too (`tidings serve --keyed-reads`); by default they are public.
     pub keyed_reads: bool,
+    /// Requests per key.
     pub rate: RateLimit,
+    /// Failed key checks per client address (`crate::throttle`; `tidings serve
+    /// --max-auth-failures`, `--auth-failure-refill-secs`).
+    pub failures: RateLimit,
 }
 
-/// The access rules and the buckets of the keys seen so far.
-#[derive(Debug, Default)]
+impl Default for AuthConfig {
+    /// Public reads, [`RateLimit::default`] per key, [`throttle::default_failures`] per address.
+    fn default() -> AuthConfig {
+        AuthConfig {
+            keyed_reads: false,
+            rate: RateLimit::default(),
+            failures: throttle::default_failures(),
+        }
+    }
+}
+
+/// The access rules, the buckets of the keys seen so far and the failures per address.
+#[derive(Debug)]
 pub struct Auth {
     config: AuthConfig,
     buckets: Mutex<HashMap<i64, Bucket>>,
+    failures: Mutex<Throttle>,
+}
+
+impl Default for Auth {
+    fn default() -> Auth {
+        Auth::new(AuthConfig::default())
+    }
 }
 
 impl Auth {
@@ -140,11 +174,27 @@ impl Auth {
         Auth {
             config,
             buckets: Mutex::default(),
+            failures: Mutex::new(Throttle::new(config.failures, throttle::MAX_TRACKED)),
         }
     }
 
     pub fn config(&self) -> AuthConfig {
         self.config
+    }
+
+    /// Whether `client` may have a key checked now, or how long it must wait.
+    pub(crate) fn may_try(&self, client: Option<IpAddr>) -> Result<(), Duration> {
+        let Some(ip) = client else { return Ok(()) };
+        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        failures.check(ClientKey::of(ip), Instant::now())
+    }
+
+    /// Count a failed key check by `client`.
+    pub(crate) fn failed(&self, client: Option<IpAddr>) {
+        let Some(ip) = client else { return };
+        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        failures.failed(ClientKey::of(ip), Instant::now());
+        tracing::info!(client = %ip, "failed api key check");
     }
 
     /// Take one request from key `id`'s bucket at `now`, or say how long to wait.
@@ -160,22 +210,22 @@ impl Auth {
 
 /// A token bucket: `tokens` requests left as of `at`.
 #[derive(Debug, Clone, Copy)]
-struct Bucket {
+pub(crate) struct Bucket {
     tokens: u32,
     at: Instant,
 }
 
 impl Bucket {
-    fn full(rate: RateLimit, now: Instant) -> Bucket {
+    pub(crate) fn full(rate: RateLimit, now: Instant) -> Bucket {
         Bucket {
             tokens: rate.burst,
             at: now,
         }
     }
 
-    /// Refill for the time since `at` (whole requests; the remainder carries over), then take
-    /// one, or say how long until one is back.
-    fn take(&mut self, rate: RateLimit, now: Instant) -> Result<(), Duration> {
+    /// Refill for the time since `at` (whole requests; the remainder carries over); returns
+    /// the refill interval.
+    fn refill(&mut self, rate: RateLimit, now: Instant) -> Duration {
         let every = rate.refill_every.max(Duration::from_nanos(1));
         let elapsed = now.saturating_duration_since(self.at);
         let earned = elapsed.as_nanos() / every.as_nanos();
@@ -188,6 +238,28 @@ impl Bucket {
                 self.at + every * earned
             };
         }
+        every
+    }
+
+    /// Whether one request is left at `now` (without taking it), or how long until one is.
+    pub(crate) fn check(&mut self, rate: RateLimit, now: Instant) -> Result<(), Duration> {
+        let every = self.refill(rate, now);
+        if self.tokens > 0 {
+            Ok(())
+        } else {
+            Err((self.at + every).saturating_duration_since(now))
+        }
+    }
+
+    /// Whether the bucket is full again at `now`, so forgetting it changes nothing.
+    pub(crate) fn full_at(&mut self, rate: RateLimit, now: Instant) -> bool {
+        self.refill(rate, now);
+        self.tokens >= rate.burst
+    }
+
+    /// Refill, then take one request, or say how long until one is back.
+    pub(crate) fn take(&mut self, rate: RateLimit, now: Instant) -> Result<(), Duration> {
+        let every = self.refill(rate, now);
         if self.tokens > 0 {
             self.tokens -= 1;
             if self.tokens + 1 == rate.burst {
@@ -229,7 +301,7 @@ impl FromRequestParts<AppState> for ReadAccess {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
         let required = state.auth.config.keyed_reads;
-        check(&parts.headers, state, required).await.map(ReadAccess)
+        check(parts, state, required).await.map(ReadAccess)
     }
 }
 
@@ -267,7 +339,7 @@ impl FromRequestParts<AppState> for AdminAccess {
 
 /// The caller of a request that needs an admin key; `refusal` is the 403's detail.
 async fn admin(parts: &Parts, state: &AppState, refusal: &str) -> Result<Caller, Response> {
-    let Some(caller) = check(&parts.headers, state, true).await? else {
+    let Some(caller) = check(parts, state, true).await? else {
         return Err(unauthorized(NO_KEY));
     };
     if caller.role != Role::Admin {
@@ -288,6 +360,8 @@ pub(crate) enum Denied {
     Unknown,
     /// The key is past its rate: wait this long.
     TooMany(Duration),
+    /// The client's address failed too many key checks: wait this long (`crate::throttle`).
+    Throttled(Duration),
     /// The store could not be asked (the cause, for the log only).
     Failed(tidings_store::StoreError),
 }
@@ -300,45 +374,104 @@ impl Denied {
                 unauthorized("the Authorization header is not Bearer followed by an API token")
             }
             Denied::Unknown => unauthorized("the API key is unknown or revoked"),
-            Denied::TooMany(wait) => too_many(wait),
+            Denied::TooMany(wait) => too_many(wait, TOO_MANY_FOR_KEY),
+            Denied::Throttled(wait) => too_many(wait, TOO_MANY_FAILURES),
             Denied::Failed(e) => Problem::internal(&e).into_response(),
         }
     }
 }
 
-/// The key in `headers`, checked (known, not revoked, within its rate); `None` when none was
-/// sent and none is `required`.
+/// The 429's detail past a key's rate.
+pub(crate) const TOO_MANY_FOR_KEY: &str = "this key sent too many requests";
+/// The 429's detail past an address's failed key checks.
+pub(crate) const TOO_MANY_FAILURES: &str = "too many failed key checks came from this address";
+
+/// Whether a failed check of a token counts against the client's address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Counted {
+    /// A token the client chose for this request: a Bearer header, a `/login` form.
+    Yes,
+    /// The login cookie: a revoked key's cookie comes with every page a browser opens, and
+    /// must not lock its owner out of `/login`. It is still refused while the address is
+    /// throttled.
+    No,
+}
+
+/// The client's address, as `crate::server::serve` records it on every request.
+pub(crate) fn client_ip(parts: &Parts) -> Option<IpAddr> {
+    parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip())
+}
+
+/// The API's caller: the Bearer key in `parts`, checked (known, not revoked, within its
+/// rate, its address not throttled); `None` when none was sent and none is `required`. The
+/// login cookie is ignored here (see the module's doc: it would let another site write through
+/// a logged-in browser).
 async fn check(
-    headers: &HeaderMap,
+    parts: &Parts,
     state: &AppState,
     required: bool,
 ) -> Result<Option<Caller>, Response> {
-    match identify(headers, state).await {
+    let client = client_ip(parts);
+    let caller = match bearer(&parts.headers) {
+        Ok(Some(token)) => verify(&token, state, client, Counted::Yes).await.map(Some),
+        Ok(None) => Ok(None),
+        Err(()) => Err(malformed(state, client)),
+    };
+    match caller {
         Ok(None) if required => Err(unauthorized(NO_KEY)),
         Ok(caller) => Ok(caller),
         Err(denied) => Err(denied.into_problem_response()),
     }
 }
 
-/// The caller of a request: the Bearer token, else the login cookie; `None` when neither was
-/// sent.
-pub(crate) async fn identify(
-    headers: &HeaderMap,
-    state: &AppState,
-) -> Result<Option<Caller>, Denied> {
-    let token = match bearer(headers) {
-        Ok(Some(token)) => token,
-        Ok(None) => match cookie(headers) {
-            Some(token) => token,
-            None => return Ok(None),
-        },
-        Err(()) => return Err(Denied::Malformed),
-    };
-    verify(&token, state).await.map(Some)
+/// A malformed `Authorization` header from `client`: a failed check, or a throttled one.
+fn malformed(state: &AppState, client: Option<IpAddr>) -> Denied {
+    if let Err(wait) = state.auth.may_try(client) {
+        return Denied::Throttled(wait);
+    }
+    state.auth.failed(client);
+    Denied::Malformed
 }
 
-/// Check one token: known, not revoked, within its rate. Its last use is recorded.
-pub(crate) async fn verify(token: &str, state: &AppState) -> Result<Caller, Denied> {
+/// The caller of a UI page: the Bearer token, else the login cookie; `None` when neither was
+/// sent. Only the UI asks this; its forms pass `ui::access::SameOrigin` first.
+pub(crate) async fn identify(parts: &Parts, state: &AppState) -> Result<Option<Caller>, Denied> {
+    let client = client_ip(parts);
+    let (token, counted) = match bearer(&parts.headers) {
+        Ok(Some(token)) => (token, Counted::Yes),
+        Ok(None) => match cookie(&parts.headers) {
+            Some(token) => (token, Counted::No),
+            None => return Ok(None),
+        },
+        Err(()) => return Err(malformed(state, client)),
+    };
+    verify(&token, state, client, counted).await.map(Some)
+}
+
+/// Check one token from `client`: its address not throttled, the key known, not revoked,
+/// within its rate. Its last use is recorded; an unknown token is a failure of `client`'s
+/// when `counted`.
+pub(crate) async fn verify(
+    token: &str,
+    state: &AppState,
+    client: Option<IpAddr>,
+    counted: Counted,
+) -> Result<Caller, Denied> {
+    if let Err(wait) = state.auth.may_try(client) {
+        return Err(Denied::Throttled(wait));
+    }
+    let result = lookup(token, state).await;
+    if matches!(result, Err(Denied::Unknown)) && counted == Counted::Yes {
+        state.auth.failed(client);
+    }
+    result
+}
+
+/// The key of one token: known, not revoked, within its rate. Its last use is recorded.
+async fn lookup(token: &str, state: &AppState) -> Result<Caller, Denied> {
     let key = state
         .store
         .key_by_hash(&hash_token(token))
@@ -403,19 +536,23 @@ fn unauthorized(detail: &str) -> Response {
     Problem::new(ProblemKind::Unauthorized, detail).into_response()
 }
 
-fn too_many(wait: Duration) -> Response {
-    // Whole seconds, rounded up, at least one.
-    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-    let seconds = seconds.max(1);
+/// A 429 problem saying `why`, with `Retry-After`.
+fn too_many(wait: Duration, why: &str) -> Response {
+    let seconds = retry_after_secs(wait);
     let mut response = Problem::new(
         ProblemKind::TooManyRequests,
-        format!("this key sent too many requests; try again in {seconds} s"),
+        format!("{why}; try again in {seconds} s"),
     )
     .into_response();
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     response
+}
+
+/// A wait as `Retry-After` says it: whole seconds, rounded up, at least one.
+pub(crate) fn retry_after_secs(wait: Duration) -> u64 {
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
 }
 
 #[cfg(test)]
@@ -502,10 +639,10 @@ mod tests {
 
     #[test]
     fn retry_after_is_whole_seconds_rounded_up() {
-        let response = too_many(Duration::from_millis(1500));
+        let response = too_many(Duration::from_millis(1500), TOO_MANY_FOR_KEY);
         assert_eq!(response.status(), 429);
         assert_eq!(response.headers()[header::RETRY_AFTER], "2");
-        let response = too_many(Duration::ZERO);
+        let response = too_many(Duration::ZERO, TOO_MANY_FOR_KEY);
         assert_eq!(response.headers()[header::RETRY_AFTER], "1");
     }
 }

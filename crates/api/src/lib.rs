@@ -4,7 +4,9 @@
 //! keys' directory at `/.well-known/http-message-signatures-directory` (`keydir`), `/metrics`
 //! and `/healthz`. Wire types live only here; the handlers read and write through
 //! the `Store` trait and never send requests to publishers. Of a crawler running in the same
-//! process they read only its live state (`tidings_crawler::Live`).
+//! process they read only its live state (`tidings_crawler::Live`). `server` runs the router
+//! with the limits a public listener needs (header and body timeouts, connections in all and
+//! per address); `throttle` limits failed key checks per client address.
 
 pub mod auth;
 pub mod bot;
@@ -15,6 +17,8 @@ pub mod metrics;
 pub mod openapi;
 pub mod problem;
 pub mod publishers;
+pub mod server;
+pub mod throttle;
 pub mod ui;
 pub mod v1;
 

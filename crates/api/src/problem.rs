@@ -36,8 +36,11 @@ pub enum ProblemKind {
     Forbidden,
     /// The request is understood but refused: a do-not-crawl rule or a removed feed (422).
     Refused,
-    /// The key sent more requests than its rate allows (429).
+    /// The key sent more requests than its rate allows, or the client's address failed too many
+    /// key checks (429).
     TooManyRequests,
+    /// The request's body did not arrive within the server's body-read timeout (408).
+    RequestTimeout,
 }
 
 impl ProblemKind {
@@ -52,6 +55,7 @@ impl ProblemKind {
             ProblemKind::Forbidden => "forbidden",
             ProblemKind::Refused => "refused",
             ProblemKind::TooManyRequests => "too-many-requests",
+            ProblemKind::RequestTimeout => "request-timeout",
         }
     }
 
@@ -65,6 +69,7 @@ impl ProblemKind {
             ProblemKind::Forbidden => "Forbidden",
             ProblemKind::Refused => "Refused",
             ProblemKind::TooManyRequests => "Too many requests",
+            ProblemKind::RequestTimeout => "Request timeout",
         }
     }
 
@@ -78,6 +83,7 @@ impl ProblemKind {
             ProblemKind::Forbidden => StatusCode::FORBIDDEN,
             ProblemKind::Refused => StatusCode::UNPROCESSABLE_ENTITY,
             ProblemKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            ProblemKind::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 

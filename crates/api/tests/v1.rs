@@ -7,6 +7,8 @@ mod support;
 mod auth;
 #[path = "v1/broken.rs"]
 mod broken;
+#[path = "v1/csrf.rs"]
+mod csrf;
 #[path = "v1/entries.rs"]
 mod entries;
 #[path = "v1/errors.rs"]

@@ -15,7 +15,10 @@
 
 use super::page::{self, Frame, render};
 use crate::AppState;
-use crate::auth::{COOKIE, Caller, Denied, Role, identify, verify};
+use crate::auth::{
+    COOKIE, Caller, Counted, Denied, Role, TOO_MANY_FAILURES, TOO_MANY_FOR_KEY, client_ip,
+    identify, retry_after_secs, verify,
+};
 use crate::escape::text as esc;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, FromRequestParts, Query, State};
@@ -49,7 +52,7 @@ impl FromRequestParts<AppState> for Viewer {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
         let keyed = state.auth.config().keyed_reads;
-        match identify(&parts.headers, state).await {
+        match identify(parts, state).await {
             Ok(Some(caller)) => Ok(Viewer(Some(caller))),
             Ok(None) if keyed => Err(to_login(parts, None)),
             Ok(None) => Ok(Viewer(None)),
@@ -58,6 +61,8 @@ impl FromRequestParts<AppState> for Viewer {
                 Err(to_login(parts, Some("stale")))
             }
             Err(Denied::Unknown | Denied::Malformed) => Ok(Viewer(None)),
+            // A throttled address may still read what is public.
+            Err(Denied::Throttled(_)) if !keyed => Ok(Viewer(None)),
             Err(denied) => Err(refusal(state, denied)),
         }
     }
@@ -67,7 +72,7 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        match identify(&parts.headers, state).await {
+        match identify(parts, state).await {
             Ok(Some(caller)) if caller.role == Role::Admin => Ok(Admin(caller)),
             Ok(Some(caller)) => Err(page::message(
                 &frame(state, Some(caller), "admin"),
@@ -197,7 +202,8 @@ pub fn see_other(location: &str) -> Response {
 fn refusal(state: &AppState, denied: Denied) -> Response {
     let frame = frame(state, None, "");
     match denied {
-        Denied::TooMany(wait) => too_many(&frame, wait),
+        Denied::TooMany(wait) => too_many(&frame, wait, TOO_MANY_FOR_KEY),
+        Denied::Throttled(wait) => too_many(&frame, wait, TOO_MANY_FAILURES),
         Denied::Failed(e) => page::failed(&frame, &e),
         Denied::Unknown | Denied::Malformed => page::message(
             &frame,
@@ -208,13 +214,18 @@ fn refusal(state: &AppState, denied: Denied) -> Response {
     }
 }
 
-fn too_many(frame: &Frame<'_>, wait: Duration) -> Response {
-    let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+/// A 429 page saying `why` (a sentence without its capital), with `Retry-After`.
+fn too_many(frame: &Frame<'_>, wait: Duration, why: &str) -> Response {
+    let seconds = retry_after_secs(wait);
+    let mut why = why.to_owned();
+    if let Some(first) = why.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
     let mut response = page::message(
         frame,
         StatusCode::TOO_MANY_REQUESTS,
         "Too many requests",
-        &format!("This key sent too many requests; try again in {seconds} s."),
+        &format!("{why}; try again in {seconds} s."),
     );
     response
         .headers_mut()
@@ -306,12 +317,32 @@ fn login_page(
     )
 }
 
-/// `POST /login`: check the key as the API would, then keep it in the cookie.
+/// The client's address, for the limit on failed key checks (`crate::throttle`).
+#[derive(Debug, Clone, Copy)]
+pub struct Client(Option<std::net::IpAddr>);
+
+impl FromRequestParts<AppState> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        _: &AppState,
+    ) -> Result<Self, std::convert::Infallible> {
+        Ok(Client(client_ip(parts)))
+    }
+}
+
+/// `POST /login`: check the key as the API would, then keep it in the cookie. Every failure
+/// counts against the client's address; past the limit, the answer is a 429 whatever the key.
 pub async fn login(
     State(state): State<AppState>,
     _: SameOrigin,
+    Client(client): Client,
     form: Result<Form<LoginForm>, FormRejection>,
 ) -> Response {
+    if let Err(wait) = state.auth.may_try(client) {
+        return refusal(&state, Denied::Throttled(wait));
+    }
     let Ok(Form(form)) = form else {
         return login_page(
             &state,
@@ -330,6 +361,7 @@ pub async fn login(
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     if !shaped {
+        state.auth.failed(client);
         return login_page(
             &state,
             StatusCode::UNAUTHORIZED,
@@ -337,7 +369,7 @@ pub async fn login(
             Some("That is not an API key: it starts with tdg_."),
         );
     }
-    match verify(token, &state).await {
+    match verify(token, &state, client, Counted::Yes).await {
         Ok(caller) => {
             tracing::info!(key_id = caller.key_id, "logged in to the web ui");
             let mut response = see_other(safe_next(next));

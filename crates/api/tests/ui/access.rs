@@ -36,8 +36,12 @@ async fn login_sets_the_cookie_and_admin_pages_then_work() {
         !page.body.contains(&ui.admin),
         "the token is never on a page"
     );
-    // The API takes the cookie too.
+    // The API never takes the cookie, only a Bearer header (a cross-site request carries
+    // the cookie, never the header).
     let api = ui.get("/v1/log", &Ui::cookie(&ui.admin)).await;
+    assert_eq!(api.status, 401, "{}", api.body);
+    let bearer = format!("Authorization: Bearer {}\r\n", ui.admin);
+    let api = ui.get("/v1/log", &bearer).await;
     assert_eq!(api.status, 200, "{}", api.body);
 
     // A login elsewhere never sends the browser off the site.

@@ -229,6 +229,7 @@ async fn a_key_past_its_burst_is_a_429_with_retry_after() {
             burst: 3,
             refill_every: Duration::from_secs(60),
         },
+        ..AuthConfig::default()
     })
     .await;
     let (_, reader) = key(&server, Role::Reader).await;

@@ -208,11 +208,23 @@ pub async fn send(
     headers: &str,
     body: Option<&str>,
 ) -> (u16, String, Vec<u8>) {
+    send_typed(addr, method, path, headers, "application/json", body).await
+}
+
+/// [`send`] with a body of `content_type`.
+pub async fn send_typed(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &str,
+    content_type: &str,
+    body: Option<&str>,
+) -> (u16, String, Vec<u8>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let content = match body {
         Some(body) => format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            "Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         ),
         None => "\r\n".to_owned(),

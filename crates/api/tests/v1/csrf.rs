@@ -1,0 +1,201 @@
+//! Cross-site request forgery through the UI's login cookie (issue 12, item 2): a browser
+//! logged in to the UI attaches the cookie to a `text/plain` POST another site makes it send,
+//! without a preflight. The API takes only a Bearer header, so every write it documents
+//! refuses such a request and changes nothing; the same write with the Bearer key works.
+
+use crate::auth::{is_problem, key};
+use crate::support::{Server, send_typed, t};
+use std::collections::BTreeSet;
+use tidings_api::auth::Role;
+use tidings_model::FeedUrl;
+use tidings_store::{NewBlock, NewFeed};
+
+/// One documented write, with a body an admin key's request succeeds with.
+struct Write {
+    method: &'static str,
+    /// The documented path; `{id}` is replaced by the fixture's feed or rule id.
+    path: &'static str,
+    content_type: &'static str,
+    body: Option<&'static str>,
+    /// What the Bearer request answers.
+    ok: u16,
+}
+
+const OPML: &str = r#"<?xml version="1.0"?>
+<opml version="2.0"><head><title>evil</title></head><body>
+<outline type="rss" text="x" xmlUrl="https://evil.example/feed.xml"/>
+</body></opml>"#;
+
+/// Every write route of `/v1`, in an order in which each succeeds after the ones before.
+const WRITES: &[Write] = &[
+    Write {
+        method: "POST",
+        path: "/v1/feeds",
+        content_type: "application/json",
+        body: Some(r#"{"url": "https://evil.example/new.xml"}"#),
+        ok: 201,
+    },
+    Write {
+        method: "PATCH",
+        path: "/v1/feeds/{id}",
+        content_type: "application/json",
+        body: Some(r#"{"paused": true}"#),
+        ok: 200,
+    },
+    Write {
+        method: "DELETE",
+        path: "/v1/feeds/{id}",
+        content_type: "application/json",
+        body: None,
+        ok: 204,
+    },
+    Write {
+        method: "POST",
+        path: "/v1/feeds/{id}/removal",
+        content_type: "application/json",
+        body: Some(r#"{"reason": "forged"}"#),
+        ok: 200,
+    },
+    Write {
+        method: "POST",
+        path: "/v1/rules",
+        content_type: "application/json",
+        body: Some(r#"{"kind": "host", "value": "victim.example"}"#),
+        ok: 201,
+    },
+    Write {
+        method: "DELETE",
+        path: "/v1/rules/{id}",
+        content_type: "application/json",
+        body: None,
+        ok: 200,
+    },
+    Write {
+        method: "POST",
+        path: "/v1/opml",
+        content_type: "text/x-opml",
+        body: Some(OPML),
+        ok: 200,
+    },
+];
+
+/// Every `(METHOD, path)` of the OpenAPI document that may change something.
+fn documented_writes() -> BTreeSet<(String, String)> {
+    let doc = serde_json::to_value(tidings_api::openapi::document()).expect("document as JSON");
+    let paths = doc["paths"].as_object().expect("paths");
+    let mut writes = BTreeSet::new();
+    for (path, item) in paths {
+        for method in item.as_object().expect("path item").keys() {
+            if matches!(method.as_str(), "post" | "put" | "patch" | "delete") {
+                writes.insert((method.to_ascii_uppercase(), path.clone()));
+            }
+        }
+    }
+    writes
+}
+
+#[test]
+fn every_documented_write_is_in_the_table() {
+    let table: BTreeSet<(String, String)> = WRITES
+        .iter()
+        .map(|w| (w.method.to_owned(), w.path.to_owned()))
+        .collect();
+    assert_eq!(
+        documented_writes(),
+        table,
+        "a write route was added or removed: list it in WRITES so its CSRF test runs"
+    );
+}
+
+/// What the writes could change: feeds (and their states), subscriptions, rules.
+async fn snapshot(server: &Server, subscriber: &str) -> String {
+    let feeds = server.store.feeds().await.expect("feeds");
+    let mine = server.store.feeds_of(subscriber).await.expect("feeds of");
+    let rules = server.store.blocks().await.expect("rules");
+    format!("{feeds:?}\n{mine:?}\n{rules:?}")
+}
+
+#[tokio::test]
+async fn a_cookie_from_another_site_writes_nothing_and_the_bearer_key_does() {
+    let server = Server::start().await;
+    let (admin_id, admin) = key(&server, Role::Admin).await;
+    let subscriber = format!("key:{admin_id}");
+    let new = NewFeed {
+        next_fetch_at: t(0),
+        next_fetch_reason: "first add".to_owned(),
+        interval_secs: 3600,
+    };
+    let url = FeedUrl::parse("https://example.org/feed.xml").expect("url");
+    let feed = server
+        .store
+        .subscribe(&url, &subscriber, t(0), &new)
+        .await
+        .expect("subscribe")
+        .feed_id;
+    let rule = server
+        .store
+        .add_block(&NewBlock {
+            kind: "host".into(),
+            value: "blocked.example".into(),
+            reason: None,
+            created_at: t(0),
+        })
+        .await
+        .expect("rule")
+        .block
+        .id;
+    let path_of = |write: &Write| {
+        let id = if write.path.starts_with("/v1/rules") {
+            rule.to_string()
+        } else {
+            feed.to_string()
+        };
+        write.path.replace("{id}", &id)
+    };
+
+    let before = snapshot(&server, &subscriber).await;
+    let forged = format!("Cookie: tidings_key={admin}\r\nOrigin: http://evil.example\r\n");
+    for write in WRITES {
+        let path = path_of(write);
+        let (status, head, body) = send_typed(
+            server.addr,
+            write.method,
+            &path,
+            &forged,
+            "text/plain",
+            Some(write.body.unwrap_or("")),
+        )
+        .await;
+        let json = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+        let answer = (status, head, json);
+        is_problem(&answer, 401, "unauthorized");
+        assert_eq!(
+            snapshot(&server, &subscriber).await,
+            before,
+            "{} {path} changed the store",
+            write.method
+        );
+    }
+
+    let bearer = format!("Authorization: Bearer {admin}\r\n");
+    for write in WRITES {
+        let path = path_of(write);
+        let (status, _, body) = send_typed(
+            server.addr,
+            write.method,
+            &path,
+            &bearer,
+            write.content_type,
+            write.body,
+        )
+        .await;
+        assert_eq!(
+            status,
+            write.ok,
+            "{} {path}: {}",
+            write.method,
+            String::from_utf8_lossy(&body)
+        );
+    }
+    assert_ne!(snapshot(&server, &subscriber).await, before);
+}
