@@ -406,7 +406,13 @@ impl Crawler {
         let (verdict, response) = if matches!(response.outcome, FetchOutcome::Fetched(_)) {
             let stored_hash = feed.content_hash.clone();
             tokio::task::spawn_blocking(move || {
+                let mut response = response;
                 let verdict = judge_body(stored_hash.as_deref(), &response, &limits);
+                // Judged: nothing after this reads the body, so it is not held while the
+                // entries are stored (C8: one read's memory).
+                if let FetchOutcome::Fetched(fetched) = &mut response.outcome {
+                    fetched.body = Vec::new();
+                }
                 (verdict, response)
             })
             .await

@@ -69,6 +69,9 @@ fn json_not_items_first(n: usize) -> String {
     )
 }
 
+/// A named document maker: `n` entries in.
+type Shape = (&'static str, fn(usize) -> String);
+
 fn read(doc: &str, max_entries: Option<usize>) -> Result<usize, ParseError> {
     let options = ParseOptions {
         max_entries,
@@ -79,7 +82,7 @@ fn read(doc: &str, max_entries: Option<usize>) -> Result<usize, ParseError> {
 
 #[test]
 fn c8_a_document_over_the_entry_bound_is_refused_whole_in_every_format() {
-    let shapes: [(&str, fn(usize) -> String); 10] = [
+    let shapes: [Shape; 10] = [
         ("rss", rss),
         ("rss with unclosed items", rss_unclosed),
         ("atom", atom),
