@@ -28,6 +28,15 @@ pub enum RetryAfter {
 }
 
 impl RetryAfter {
+    /// How many seconds after `now` the resource may be asked again, saturating: a value too
+    /// large to count is the largest wait, never none (C6). A date in the past is 0.
+    pub fn wait_secs(self, now: DateTime<Utc>) -> u64 {
+        match self {
+            RetryAfter::Seconds(s) => s,
+            RetryAfter::At(t) => u64::try_from((t - now).num_seconds()).unwrap_or(0),
+        }
+    }
+
     /// The earliest time the resource may be asked again, but never later than `cap` after
     /// `now`: a value years away is a mistake (or an attack on the scheduler), and no value may
     /// overflow the clock.
@@ -68,6 +77,23 @@ mod tests {
         ];
         for (retry_after, want) in cases {
             assert_eq!(retry_after.not_before(now, cap), want, "{retry_after:?}");
+        }
+        let waits = [
+            (RetryAfter::Seconds(60), 60),
+            (RetryAfter::Seconds(u64::MAX), u64::MAX),
+            (
+                RetryAfter::At(now + chrono::Duration::days(60)),
+                60 * 86_400,
+            ),
+            (RetryAfter::At(now - chrono::Duration::days(1)), 0),
+            (
+                RetryAfter::At(DateTime::<Utc>::MAX_UTC),
+                (DateTime::<Utc>::MAX_UTC - now).num_seconds() as u64,
+            ),
+            (RetryAfter::At(DateTime::<Utc>::MIN_UTC), 0),
+        ];
+        for (retry_after, want) in waits {
+            assert_eq!(retry_after.wait_secs(now), want, "{retry_after:?}");
         }
         let near_the_end = DateTime::<Utc>::MAX_UTC - chrono::Duration::days(1);
         assert_eq!(

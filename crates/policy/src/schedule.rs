@@ -12,7 +12,9 @@
 //!   and may pause the feed (PF5–PF7); a kind no ladder names doubles from `backoff.first` up to
 //!   `backoff.max`. A failure never waits less than the feed's interval, so a refusal never
 //!   brings a read forward.
-//! - Retry-After (C6) is a floor under whatever was decided.
+//! - Retry-After (C6) is a floor under whatever was decided, honoured in full up to the
+//!   profile's `backoff.retry_after_max`; a longer one (a number too large to count included)
+//!   pauses the feed with the reason, so the publisher is never asked earlier than it said.
 
 use crate::conditional;
 use crate::profile::{FailureKind, Ladder, Profile, StepUnit};
@@ -246,13 +248,38 @@ pub fn decide(
     };
     decision.validators = validators;
     if let Some(retry_after) = outcome.retry_after() {
-        let floor = retry_after.not_before(now, secs(profile.backoff.retry_after_max));
-        if floor > decision.next_fetch_at {
-            decision.next_fetch_at = floor;
-            decision.reason = format!("Retry-After {}s", (floor - now).num_seconds());
+        let most = profile.backoff.retry_after_max;
+        let asked = retry_after.wait_secs(now);
+        if asked > most {
+            // C6: never ask before the publisher said, nor schedule a feed years ahead.
+            let why = retry_after_pause_reason(asked, most);
+            decision.next_fetch_at = now + secs(most);
+            decision.reason = format!("paused: {why}");
+            decision.lifecycle = Lifecycle::Paused;
+            decision.lifecycle_reason = Some(why);
+        } else {
+            let floor = retry_after.not_before(now, secs(most));
+            if floor > decision.next_fetch_at {
+                decision.next_fetch_at = floor;
+                decision.reason = format!("Retry-After {}s", (floor - now).num_seconds());
+            }
         }
     }
     decision
+}
+
+/// Why a feed was paused by a Retry-After longer than the profile honours (C6).
+fn retry_after_pause_reason(asked: u64, most: u64) -> String {
+    let asked = if asked >= 100 * 365 * 86_400 {
+        "more than 100 years".to_string()
+    } else {
+        human(asked)
+    };
+    format!(
+        "C6: Retry-After asks for {asked}, longer than the {} this profile waits; \
+         paused until an operator resumes the feed",
+        human(most)
+    )
 }
 
 /// A success: the interval (learned again from a parsed body), lengthened by cache headers and
@@ -781,6 +808,192 @@ mod tests {
             BodyVerdict::NotApplicable,
             (18_000, "Retry-After 18000s", 1),
         );
+    }
+
+    #[test]
+    fn c6_sr5_dfb6_retry_after_is_honoured_in_full_up_to_the_profile_max_then_pauses() {
+        const DAY: u64 = 86_400;
+        let paused = |asked: &str, most: &str| {
+            format!(
+                "C6: Retry-After asks for {asked}, longer than the {most} this profile waits; \
+                 paused until an operator resumes the feed"
+            )
+        };
+        let far = DateTime::parse_from_rfc3339("9999-12-31T23:59:59Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        // (row, profile, its retry_after_max, status, Retry-After, wait, lifecycle reason)
+        let cases: Vec<(&str, &str, u64, u16, RetryAfter, u64, Option<String>)> = vec![
+            (
+                "60 days under the default max (issue 12: was asked after 30)",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                60 * DAY,
+                None,
+            ),
+            (
+                "60 days as an HTTP-date",
+                "default",
+                90 * DAY,
+                503,
+                RetryAfter::At(now() + Duration::days(60)),
+                60 * DAY,
+                None,
+            ),
+            (
+                "SR5: 60 days under SereneReader",
+                "serenereader",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                60 * DAY,
+                None,
+            ),
+            (
+                "DFB6: 60 days under DailyFootballBot",
+                "dailyfootballbot",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                60 * DAY,
+                None,
+            ),
+            (
+                "exactly the max",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(90 * DAY),
+                90 * DAY,
+                None,
+            ),
+            (
+                "one second past the max",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(90 * DAY + 1),
+                90 * DAY,
+                Some(paused("90d1s", "90d")),
+            ),
+            (
+                "60 days past a 30-day max",
+                "default",
+                30 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                30 * DAY,
+                Some(paused("60d", "30d")),
+            ),
+            (
+                "a number too large to count (issue 12)",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(u64::MAX),
+                90 * DAY,
+                Some(paused("more than 100 years", "90d")),
+            ),
+            (
+                "an HTTP-date in year 9999",
+                "default",
+                90 * DAY,
+                503,
+                RetryAfter::At(far),
+                90 * DAY,
+                Some(paused("more than 100 years", "90d")),
+            ),
+            (
+                "a date in the past is no floor",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::At(now() - Duration::days(1)),
+                3600,
+                None,
+            ),
+        ];
+        for (row, name, most, status, retry_after, wait, reason) in cases {
+            let mut p = named(name);
+            p.backoff.retry_after_max = most;
+            let outcome = match status {
+                429 => FetchOutcome::Refused {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+                _ => FetchOutcome::ServerError {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+            };
+            let d = decide(&state(0), &outcome, &BodyVerdict::NotApplicable, now(), &p);
+            let got_wait = (d.next_fetch_at - now()).num_seconds();
+            match &reason {
+                None => {
+                    assert_eq!(d.lifecycle, Lifecycle::Active, "{row}");
+                    assert!(got_wait >= wait as i64, "{row}: waits {got_wait}");
+                    if wait > 3600 {
+                        assert_eq!(got_wait, wait as i64, "{row}");
+                        assert_eq!(d.reason, format!("Retry-After {wait}s"), "{row}");
+                    }
+                }
+                Some(why) => {
+                    assert_eq!(d.lifecycle, Lifecycle::Paused, "{row}");
+                    assert_eq!(d.lifecycle_reason.as_deref(), Some(why.as_str()), "{row}");
+                    assert_eq!(d.reason, format!("paused: {why}"), "{row}");
+                    assert_eq!(got_wait, wait as i64, "{row}");
+                }
+            }
+            assert_eq!(d.consecutive_failures, 1, "{row}: still a failure");
+        }
+    }
+
+    #[test]
+    fn c6_the_host_floor_is_set_for_a_retry_after_too_large_to_count() {
+        let p = profile();
+        let most = p.backoff.retry_after_max as i64;
+        let cases = [
+            (
+                "429 overflowing",
+                429,
+                RetryAfter::Seconds(u64::MAX),
+                Some(most),
+            ),
+            (
+                "503 overflowing",
+                503,
+                RetryAfter::Seconds(u64::MAX),
+                Some(most),
+            ),
+            (
+                "429 60 days in full",
+                429,
+                RetryAfter::Seconds(60 * 86_400),
+                Some(60 * 86_400),
+            ),
+            (
+                "403 overflowing is no host floor",
+                403,
+                RetryAfter::Seconds(u64::MAX),
+                None,
+            ),
+        ];
+        for (row, status, retry_after, want) in cases {
+            let outcome = match status {
+                503 => FetchOutcome::ServerError {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+                _ => FetchOutcome::Refused {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+            };
+            let got = host_floor(&outcome, now(), &p).map(|t| (t - now()).num_seconds());
+            assert_eq!(got, want, "{row}");
+        }
     }
 
     #[test]
