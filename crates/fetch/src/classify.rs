@@ -12,10 +12,12 @@
 //! - A status outside 200..=599 (1xx surfacing as final, 6xx..9xx) is a protocol oddity and is
 //!   classified `ClientError` with its status, so it pauses like any other unexpected 4xx.
 //! - 300 and 305/306 are `Redirect` (never followed by the fetcher); 304 is `NotModified`.
+//! - A 2xx whose body did not arrive in time is `FailedAnswer { Stalled }`: the status line
+//!   came, so it was an answer (WFM4), never `Transport` (which alone may be tried again early).
 
 use chrono::{DateTime, Utc};
 use reqwest::header::{self, HeaderMap, HeaderName};
-use tidings_model::{CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators};
+use tidings_model::{AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, Validators};
 
 /// Why the body of a 2xx answer was not read to its end.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -51,7 +53,11 @@ pub fn classify(
             }),
             Err(BodyError::TooLarge { limit }) => FetchOutcome::TooLarge { limit },
             Err(BodyError::Broken(detail)) => FetchOutcome::BadBody { status, detail },
-            Err(BodyError::TimedOut) => FetchOutcome::Transport(TransportError::Timeout),
+            // The head arrived: an answer that stalled, not silence (WFM4).
+            Err(BodyError::TimedOut) => FetchOutcome::FailedAnswer {
+                status: Some(status),
+                failure: AnswerFailure::Stalled,
+            },
         },
         304 => FetchOutcome::NotModified {
             validators: validators(headers),
@@ -547,7 +553,10 @@ mod tests {
             200,
             &[],
             Err(BodyError::TimedOut),
-            FetchOutcome::Transport(TransportError::Timeout),
+            FetchOutcome::FailedAnswer {
+                status: Some(200),
+                failure: AnswerFailure::Stalled,
+            },
         );
         check(
             204,

@@ -139,6 +139,18 @@ pub enum TransportError {
     Io(String),
 }
 
+/// How an answer that had begun could not be used (WFM4: it was an answer, not silence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerFailure {
+    /// The status line and headers arrived, then the body stopped arriving or came too slowly
+    /// to end within the read's time (a body dripping a byte a second, a stall).
+    Stalled,
+    /// The server sent a response head larger than the client reads (hundreds of KiB of
+    /// headers): it spoke, so this is an answer, whether or not its status line was readable.
+    HeadTooLarge,
+}
+
 /// The closed set of things a fetch can end in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FetchOutcome {
@@ -180,8 +192,18 @@ pub enum FetchOutcome {
     TooLarge { limit: u64 },
     /// The body could not be read or decoded (bad gzip, broken chunking) after a status line.
     BadBody { status: u16, detail: String },
+    /// An answer began and failed before it could be used: counted as a failed answer on the
+    /// failure ladders, never tried again early (WFM4). `status` when the head was read.
+    FailedAnswer {
+        status: Option<u16>,
+        failure: AnswerFailure,
+    },
     /// No answer at all.
     Transport(TransportError),
+    /// The read failed because the crawler itself was not running (stopped by SIGSTOP, a
+    /// suspended machine): it ended `overran_secs` after its own deadline, far beyond any
+    /// timer's lateness. Nobody is blamed: no failure, read again soon.
+    CrawlerPaused { overran_secs: u64 },
     /// The request was not sent: the target is not allowed (address guard, do-not-crawl).
     Blocked { reason: String },
 }
@@ -200,13 +222,16 @@ impl FetchOutcome {
             | FetchOutcome::BadBody { status, .. } => Some(*status),
             FetchOutcome::NotFound => Some(404),
             FetchOutcome::Gone => Some(410),
+            FetchOutcome::FailedAnswer { status, .. } => *status,
             FetchOutcome::TooLarge { .. }
             | FetchOutcome::Transport(_)
+            | FetchOutcome::CrawlerPaused { .. }
             | FetchOutcome::Blocked { .. } => None,
         }
     }
 
     /// True when the server did not answer at all (WFM5's one early retry is allowed only then).
+    /// A failed answer (a body that stalled, a head too large) is an answer: false.
     pub fn is_no_answer(&self) -> bool {
         matches!(self, FetchOutcome::Transport(_))
     }
@@ -225,7 +250,16 @@ impl FetchOutcome {
             FetchOutcome::ServerError { .. } => "server_error",
             FetchOutcome::TooLarge { .. } => "too_large",
             FetchOutcome::BadBody { .. } => "bad_body",
+            FetchOutcome::FailedAnswer {
+                failure: AnswerFailure::Stalled,
+                ..
+            } => "stalled_answer",
+            FetchOutcome::FailedAnswer {
+                failure: AnswerFailure::HeadTooLarge,
+                ..
+            } => "head_too_large",
             FetchOutcome::Transport(_) => "no_answer",
+            FetchOutcome::CrawlerPaused { .. } => "crawler_paused",
             FetchOutcome::Blocked { .. } => "blocked",
         }
     }

@@ -2,6 +2,8 @@
 //!
 //! [`decide`] is the one function that turns (state, outcome, body verdict, now, profile) into a
 //! [`Decision`]. Its rules, in order:
+//! - A read spoiled by the crawler's own absence ([`FetchOutcome::CrawlerPaused`]) is set
+//!   aside: no failure counted, read again after the profile's shortest interval.
 //! - 410 switches the feed off.
 //! - A success (200 with a feed, 304, unchanged body) resets the failure count and schedules the
 //!   feed's interval: after a parsed body the interval is learned again from the feed (PF8's
@@ -177,7 +179,11 @@ impl FailureKind {
             FetchOutcome::Gone | FetchOutcome::ClientError { .. } => FailureKind::ClientError,
             FetchOutcome::ServerError { .. } => FailureKind::ServerError,
             FetchOutcome::Transport(_) => FailureKind::NoAnswer,
-            FetchOutcome::Redirect { .. }
+            // The crawler's own absence: nobody's failure ([`decide`] sets the feed aside).
+            FetchOutcome::CrawlerPaused { .. } => return None,
+            // An answer that could not be used, like a broken body: not silence (WFM4).
+            FetchOutcome::FailedAnswer { .. }
+            | FetchOutcome::Redirect { .. }
             | FetchOutcome::TooLarge { .. }
             | FetchOutcome::BadBody { .. } => FailureKind::BadFeed,
             FetchOutcome::Blocked { .. } => FailureKind::NotAllowed,
@@ -195,7 +201,8 @@ impl FailureKind {
             "client_error" | "gone" => FailureKind::ClientError,
             "server_error" => FailureKind::ServerError,
             "no_answer" => FailureKind::NoAnswer,
-            "parse_error" | "too_large" | "bad_body" | "redirect" => FailureKind::BadFeed,
+            "parse_error" | "too_large" | "bad_body" | "redirect" | "stalled_answer"
+            | "head_too_large" => FailureKind::BadFeed,
             "blocked" => FailureKind::NotAllowed,
             _ => return None,
         })
@@ -217,6 +224,9 @@ pub fn decide(
         (None, learned) => learned,
     }
     .clamp(bounds.min_interval, bounds.max_interval);
+    if let FetchOutcome::CrawlerPaused { overran_secs } = outcome {
+        return crawler_paused(state, *overran_secs, now, profile);
+    }
     let failure = FailureKind::of(outcome, body, state.last_failure);
     let validators = match outcome {
         // A body that is no feed must not be validated: its 304s would pass for success.
@@ -266,6 +276,29 @@ pub fn decide(
         }
     }
     decision
+}
+
+/// A read the crawler itself spoiled by not running (SIGSTOP, a suspended machine): not the
+/// publisher's failure. Nothing about the feed changes but its next read, after the profile's
+/// shortest interval (the soonest any feed is read again, WFM3, DFB3).
+fn crawler_paused(
+    state: &FeedSchedule,
+    overran_secs: u64,
+    now: DateTime<Utc>,
+    profile: &Profile,
+) -> Decision {
+    let again = profile.schedule.min_interval;
+    set_aside(
+        state,
+        now + secs(again),
+        now,
+        format!(
+            "the crawler was paused (the read ended {} past its time-out); not counted \
+             against the publisher, read again in {}",
+            human(overran_secs),
+            human(again)
+        ),
+    )
 }
 
 /// Why a feed was paused by a Retry-After longer than the profile honours (C6).
@@ -822,8 +855,9 @@ mod tests {
         let far = DateTime::parse_from_rfc3339("9999-12-31T23:59:59Z")
             .unwrap()
             .with_timezone(&Utc);
-        // (row, profile, its retry_after_max, status, Retry-After, wait, lifecycle reason)
-        let cases: Vec<(&str, &str, u64, u16, RetryAfter, u64, Option<String>)> = vec![
+        /// (row, profile, its retry_after_max, status, Retry-After, wait, lifecycle reason)
+        type Row<'a> = (&'a str, &'a str, u64, u16, RetryAfter, u64, Option<String>);
+        let cases: Vec<Row<'_>> = vec![
             (
                 "60 days under the default max (issue 12: was asked after 30)",
                 "default",
@@ -1063,6 +1097,67 @@ mod tests {
             "waiting for the host is no failure of the feed"
         );
         assert_eq!(d.reason, "host Retry-After until 2030-01-01 00:10:00 UTC");
+    }
+
+    #[test]
+    fn wfm4_failed_answers_climb_the_ladder_and_a_paused_crawler_blames_nobody() {
+        use tidings_model::AnswerFailure;
+        let stalled = FetchOutcome::FailedAnswer {
+            status: Some(200),
+            failure: AnswerFailure::Stalled,
+        };
+        let huge_head = FetchOutcome::FailedAnswer {
+            status: None,
+            failure: AnswerFailure::HeadTooLarge,
+        };
+        for (row, outcome) in [("stalled body", &stalled), ("head too large", &huge_head)] {
+            assert_eq!(
+                FailureKind::of(outcome, &BodyVerdict::NotApplicable, None),
+                Some(FailureKind::BadFeed),
+                "{row}"
+            );
+            assert_eq!(
+                FailureKind::from_stored(outcome.label(), outcome.status()),
+                Some(FailureKind::BadFeed),
+                "{row} stored"
+            );
+            let before = after(2, outcome, &BodyVerdict::NotApplicable);
+            let d = decide(
+                &before,
+                outcome,
+                &BodyVerdict::NotApplicable,
+                now(),
+                &profile(),
+            );
+            assert_eq!(d.consecutive_failures, 3, "{row}");
+            assert_eq!(d.reason, "failure 3 (bad_feed): backoff 1h", "{row}");
+        }
+        let before = FeedSchedule {
+            last_failure: Some(FailureKind::ServerError),
+            ..state(2)
+        };
+        let paused = FetchOutcome::CrawlerPaused { overran_secs: 600 };
+        let d = decide(
+            &before,
+            &paused,
+            &BodyVerdict::NotApplicable,
+            now(),
+            &profile(),
+        );
+        assert_eq!(d.consecutive_failures, 2, "no failure counted");
+        assert_eq!(
+            d.failure,
+            Some(FailureKind::ServerError),
+            "the streak's kind stays"
+        );
+        assert_eq!(d.lifecycle, Lifecycle::Active);
+        assert_eq!(d.validators, None);
+        assert_eq!((d.next_fetch_at - now()).num_seconds(), 900);
+        assert_eq!(
+            d.reason,
+            "the crawler was paused (the read ended 10m past its time-out); not counted \
+             against the publisher, read again in 15m"
+        );
     }
 
     #[test]
