@@ -253,14 +253,14 @@ fn main() -> Result<(), Error> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let ok = runtime.block_on(run(size, full))?;
+    let ok = runtime.block_on(run(size))?;
     if !ok {
         return Err("a read ended other than expected".into());
     }
     Ok(())
 }
 
-async fn run(size: usize, full: bool) -> Result<bool, Error> {
+async fn run(size: usize) -> Result<bool, Error> {
     let shapes = shapes(size);
     let bodies: HashMap<String, (Vec<u8>, &'static str)> = shapes
         .iter()

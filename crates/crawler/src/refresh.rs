@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use tidings_feed::{ParseError, ParseOptions, ParsedFeed};
 use tidings_fetch::{FetchRequest, FetchResponse, Hop};
-use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey, TransportError};
+use tidings_model::{AnswerFailure, FeedId, FeedUrl, FetchOutcome, HostKey, TransportError};
 use tidings_policy::profile::EntryLimits;
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
@@ -720,7 +720,19 @@ fn failure_text(outcome: &FetchOutcome) -> Option<String> {
         }
         FetchOutcome::TooLarge { limit } => format!("body larger than {limit} bytes"),
         FetchOutcome::BadBody { detail, .. } => format!("unreadable body: {detail}"),
+        FetchOutcome::FailedAnswer {
+            status,
+            failure: AnswerFailure::Stalled,
+        } => match status {
+            Some(status) => format!("answered {status}, then the body stalled past the time-out"),
+            None => "the answer stalled past the time-out".into(),
+        },
+        FetchOutcome::FailedAnswer {
+            failure: AnswerFailure::HeadTooLarge,
+            ..
+        } => "the response headers were too large to read".into(),
         FetchOutcome::Transport(e) => e.to_string(),
+        FetchOutcome::CrawlerPaused { .. } => return None,
         FetchOutcome::Blocked { reason } => format!("not fetched: {reason}"),
     })
 }
@@ -747,7 +759,9 @@ fn record(
     // WFM8: each address's latest answer; a read that got none changes nothing.
     let answered = !matches!(
         response.outcome,
-        FetchOutcome::Transport(_) | FetchOutcome::Blocked { .. }
+        FetchOutcome::Transport(_)
+            | FetchOutcome::Blocked { .. }
+            | FetchOutcome::CrawlerPaused { .. }
     );
     let egress_refusals = answered.then(|| {
         egress::after_answer(

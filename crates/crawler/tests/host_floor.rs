@@ -153,3 +153,43 @@ async fn c3_the_first_request_after_a_restart_keeps_the_gap_from_the_last_one_lo
         arrived.duration_since(first_ended)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c6_a_retry_after_too_large_to_count_pauses_the_feed_and_holds_the_host() {
+    // Issue 12: `2^64` seconds was read as no Retry-After at all: an hour's back-off, no floor.
+    let script = Script::default();
+    script.push(
+        "/a.xml",
+        Answer {
+            status: 429,
+            headers: vec![("retry-after".into(), "18446744073709551616".into())],
+            body: String::new(),
+        },
+    );
+    script.push("/b.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler(dir.path()).await;
+    let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
+    let b = subscribe(&store, &format!("http://127.0.0.1:{port}/b.xml")).await;
+
+    let before = Utc::now();
+    let refused = crawler.refresh(&a, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(refused.outcome, "refused");
+    let why = "C6: Retry-After asks for more than 100 years, longer than the 90d this profile \
+               waits; paused until an operator resumes the feed";
+    assert_eq!(refused.next_fetch_reason, format!("paused: {why}"));
+    let stored = store.feed(a.id).await.unwrap().unwrap();
+    assert_eq!(stored.state, tidings_store::FeedState::Paused);
+    assert_eq!(stored.state_reason.as_deref(), Some(why));
+
+    let held = crawler.refresh(&b, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(held.outcome, "postponed");
+    assert_eq!(
+        script.count("/b.xml"),
+        0,
+        "the host's floor holds the other feed"
+    );
+    let wait = (held.next_fetch_at - before).num_seconds();
+    assert!((90 * 86_400 - 10..=90 * 86_400).contains(&wait), "{wait}");
+}

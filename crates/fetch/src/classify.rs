@@ -12,10 +12,12 @@
 //! - A status outside 200..=599 (1xx surfacing as final, 6xx..9xx) is a protocol oddity and is
 //!   classified `ClientError` with its status, so it pauses like any other unexpected 4xx.
 //! - 300 and 305/306 are `Redirect` (never followed by the fetcher); 304 is `NotModified`.
+//! - A 2xx whose body did not arrive in time is `FailedAnswer { Stalled }`: the status line
+//!   came, so it was an answer (WFM4), never `Transport` (which alone may be tried again early).
 
 use chrono::{DateTime, Utc};
 use reqwest::header::{self, HeaderMap, HeaderName};
-use tidings_model::{CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators};
+use tidings_model::{AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, Validators};
 
 /// Why the body of a 2xx answer was not read to its end.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -51,7 +53,11 @@ pub fn classify(
             }),
             Err(BodyError::TooLarge { limit }) => FetchOutcome::TooLarge { limit },
             Err(BodyError::Broken(detail)) => FetchOutcome::BadBody { status, detail },
-            Err(BodyError::TimedOut) => FetchOutcome::Transport(TransportError::Timeout),
+            // The head arrived: an answer that stalled, not silence (WFM4).
+            Err(BodyError::TimedOut) => FetchOutcome::FailedAnswer {
+                status: Some(status),
+                failure: AnswerFailure::Stalled,
+            },
         },
         304 => FetchOutcome::NotModified {
             validators: validators(headers),
@@ -139,11 +145,16 @@ fn max_age(headers: &HeaderMap) -> Option<u64> {
 }
 
 /// `Retry-After` as delta seconds or an HTTP-date (C6); anything else is `None`.
+///
+/// Delta seconds too large for a `u64` (`18446744073709551616`, thirty digits, ten thousand)
+/// are `u64::MAX`: the server asked for the longest wait there is, not for none. What that
+/// wait means (a floor, or a pause past the profile's `backoff.retry_after_max`) is policy's.
 pub fn retry_after(headers: &HeaderMap) -> Option<RetryAfter> {
     let text = header_text(headers, &header::RETRY_AFTER)?;
     let text = text.trim();
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse::<u64>().ok().map(RetryAfter::Seconds);
+        // Only digits: the one way `parse` fails is overflow.
+        return Some(RetryAfter::Seconds(text.parse::<u64>().unwrap_or(u64::MAX)));
     }
     http_date(text).map(RetryAfter::At)
 }
@@ -391,7 +402,7 @@ mod tests {
             Ok(Vec::new()),
             FetchOutcome::ServerError {
                 status: 503,
-                retry_after: None,
+                retry_after: Some(RetryAfter::Seconds(u64::MAX)),
             },
         );
         check(
@@ -403,6 +414,65 @@ mod tests {
                 retry_after: None,
             },
         );
+    }
+
+    #[test]
+    fn c6_sr5_dfb6_retry_after_values_that_do_not_fit_are_the_longest_wait() {
+        let ten_to_the_30 = format!("1{}", "0".repeat(30));
+        let ten_thousand_digits = "9".repeat(10_000);
+        let cases: &[(&str, &[u8], Option<RetryAfter>)] = &[
+            ("plain seconds", b"120", Some(RetryAfter::Seconds(120))),
+            ("zero", b"0", Some(RetryAfter::Seconds(0))),
+            ("leading zeros", b"000120", Some(RetryAfter::Seconds(120))),
+            (
+                "u64::MAX exactly",
+                b"18446744073709551615",
+                Some(RetryAfter::Seconds(u64::MAX)),
+            ),
+            (
+                "u64::MAX + 1 (issue 12)",
+                b"18446744073709551616",
+                Some(RetryAfter::Seconds(u64::MAX)),
+            ),
+            (
+                "10^30 (issue 12)",
+                ten_to_the_30.as_bytes(),
+                Some(RetryAfter::Seconds(u64::MAX)),
+            ),
+            (
+                "ten thousand digits",
+                ten_thousand_digits.as_bytes(),
+                Some(RetryAfter::Seconds(u64::MAX)),
+            ),
+            ("60 days", b"5184000", Some(RetryAfter::Seconds(5_184_000))),
+            (
+                "an HTTP-date far ahead",
+                b"Fri, 31 Dec 9999 23:59:59 GMT",
+                Some(RetryAfter::At(at(9999, 12, 31, 23, 59, 59))),
+            ),
+            (
+                "an HTTP-date in the past",
+                b"Thu, 01 Jan 1970 00:00:00 GMT",
+                Some(RetryAfter::At(at(1970, 1, 1, 0, 0, 0))),
+            ),
+            ("negative", b"-5", None),
+            ("signed", b"+120", None),
+            ("fraction", b"1.5", None),
+            ("exponent", b"1e30", None),
+            ("unit", b"120s", None),
+            ("digits with a space inside", b"12 0", None),
+            ("garbage", b"soon", None),
+            ("empty", b"", None),
+            (
+                "a date past year 9999",
+                b"Sat, 01 Jan 10000 00:00:00 GMT",
+                None,
+            ),
+        ];
+        for (row, value, want) in cases {
+            let got = retry_after(&headers(&[("retry-after", value)]));
+            assert_eq!(got, *want, "{row}");
+        }
     }
 
     #[test]
@@ -483,7 +553,10 @@ mod tests {
             200,
             &[],
             Err(BodyError::TimedOut),
-            FetchOutcome::Transport(TransportError::Timeout),
+            FetchOutcome::FailedAnswer {
+                status: Some(200),
+                failure: AnswerFailure::Stalled,
+            },
         );
         check(
             204,

@@ -3,6 +3,18 @@
 //! reqwest's own redirects, retries and proxies are off: one read is one request per hop, and
 //! every hop is checked by the address guard before it is sent (C1, C8, WFM4). The whole read,
 //! hops and body included, runs under one deadline.
+//!
+//! When the deadline cuts a read short after a response head arrived, the outcome is a failed
+//! answer (`FailedAnswer { Stalled }`), not silence: only silence may be tried again early.
+//!
+//! A read that ends far past its own deadline was not timed out by the publisher: the process
+//! was not running (SIGSTOP, a suspended machine, a starved runtime), so the timer could not
+//! fire. [`overran`] says so when the read took longer than its time-out plus a margin of one
+//! more time-out (at least [`PAUSE_MARGIN_FLOOR`]), by the monotonic clock or the wall clock,
+//! whichever ran more (the monotonic one may stand still while a machine sleeps). A time-out,
+//! a broken connection or a failed answer such a read ended in becomes `CrawlerPaused`, which
+//! blames nobody; a status that did arrive is kept. A wall clock stepped forward mid-read can
+//! pass for a pause too: then a read is simply repeated soon, unblamed.
 
 use crate::body::read_capped;
 use crate::classify::classify;
@@ -17,7 +29,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tidings_model::{FetchOutcome, TransportError};
+use tidings_model::{AnswerFailure, FetchOutcome, TransportError};
 use url::Url;
 
 /// One hop of a redirect chain that was followed.
@@ -72,6 +84,35 @@ struct Trace {
     final_url: Url,
     redirects: Vec<Hop>,
     bytes: u64,
+    /// The status of the final answer once its head arrived (its body may still be coming).
+    answered: Option<u16>,
+}
+
+/// The least lateness past a read's deadline that means the process was not running: far
+/// more than any timer's delay on a busy machine.
+pub const PAUSE_MARGIN_FLOOR: Duration = Duration::from_secs(2);
+
+/// How far past its deadline `limit` a read that took `elapsed` ended, when that is more than
+/// a timer on a running process is ever late (one more `limit`, at least
+/// [`PAUSE_MARGIN_FLOOR`]): the process was paused. `None` for an ordinary read (pure).
+pub fn overran(limit: Duration, elapsed: Duration) -> Option<Duration> {
+    let margin = limit.max(PAUSE_MARGIN_FLOOR);
+    let late = elapsed.checked_sub(limit)?;
+    (late > margin).then_some(late)
+}
+
+/// Whether `outcome` is one a stopped process could have caused by not reading in time: a
+/// time-out, a connection the server gave up on, a body that did not arrive.
+fn spoiled_by_time(outcome: &FetchOutcome) -> bool {
+    matches!(
+        outcome,
+        FetchOutcome::Transport(_)
+            | FetchOutcome::FailedAnswer {
+                failure: AnswerFailure::Stalled,
+                ..
+            }
+            | FetchOutcome::BadBody { .. }
+    )
 }
 
 impl Fetcher {
@@ -105,11 +146,33 @@ impl Fetcher {
             final_url: request.url.clone(),
             redirects: Vec::new(),
             bytes: 0,
+            answered: None,
         };
         let limit = request.timeout.unwrap_or(self.config.total_timeout);
         let outcome = match tokio::time::timeout(limit, self.follow(request, &mut trace)).await {
             Ok(outcome) => outcome,
-            Err(_) => FetchOutcome::Transport(TransportError::Timeout),
+            Err(_) => match trace.answered {
+                Some(status) => FetchOutcome::FailedAnswer {
+                    status: Some(status),
+                    failure: AnswerFailure::Stalled,
+                },
+                None => FetchOutcome::Transport(TransportError::Timeout),
+            },
+        };
+        let wall = (Utc::now() - started_at).to_std().unwrap_or(Duration::ZERO);
+        let outcome = match overran(limit, clock.elapsed().max(wall)) {
+            Some(late) if spoiled_by_time(&outcome) => {
+                tracing::warn!(
+                    feed_url = %request.url,
+                    outcome = outcome.label(),
+                    late_secs = late.as_secs(),
+                    "the read ended far past its time-out: the crawler was paused"
+                );
+                FetchOutcome::CrawlerPaused {
+                    overran_secs: late.as_secs(),
+                }
+            }
+            _ => outcome,
         };
         let response = FetchResponse {
             outcome,
@@ -181,6 +244,7 @@ impl Fetcher {
                 }
             }
             let headers = response.headers().clone();
+            trace.answered = Some(status.as_u16());
             let body = if status.is_success() {
                 read_capped(response, self.config.max_body_bytes, &mut trace.bytes).await
             } else {
@@ -344,6 +408,45 @@ mod tests {
             ))
             .is_ok()
         );
+    }
+
+    #[test]
+    fn c8_a_read_far_past_its_deadline_means_the_crawler_was_paused() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        // (row, limit, elapsed, overran)
+        let cases = [
+            ("on time", s(30), s(30), None),
+            ("an ordinary timer delay", s(30), ms(30_250), None),
+            ("a busy machine, one whole limit late", s(30), s(60), None),
+            (
+                "more than a limit late: stopped",
+                s(30),
+                ms(60_001),
+                Some(ms(30_001)),
+            ),
+            (
+                "stopped for ten minutes (SIGSTOP)",
+                s(30),
+                s(630),
+                Some(s(600)),
+            ),
+            ("a short limit keeps the floor", ms(100), ms(2_100), None),
+            (
+                "a short limit past the floor",
+                ms(100),
+                ms(2_200),
+                Some(ms(2_100)),
+            ),
+            ("the second attempt's patience", s(60), s(120), None),
+            ("the second attempt, stopped", s(60), s(400), Some(s(340))),
+            ("a read that ended early", s(30), s(1), None),
+            ("no limit to speak of", Duration::ZERO, s(3), Some(s(3))),
+            ("the largest durations", Duration::MAX, Duration::MAX, None),
+        ];
+        for (row, limit, elapsed, want) in cases {
+            assert_eq!(overran(limit, elapsed), want, "{row}");
+        }
     }
 
     #[test]

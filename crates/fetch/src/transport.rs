@@ -1,15 +1,26 @@
 //! Turning a failed request (no answer) into a [`FetchOutcome`]: refused by the address guard,
-//! or one of the [`TransportError`] kinds, found by walking the error's source chain.
+//! a response head too large to read (an answer), or one of the [`TransportError`] kinds, found
+//! by walking the error's source chain.
 
 use crate::guard::{DnsFailure, Refusal};
 use std::error::Error;
-use tidings_model::{FetchOutcome, TransportError};
+use tidings_model::{AnswerFailure, FetchOutcome, TransportError};
 
-/// The outcome of a request that got no answer.
+/// The outcome of a request that got no usable response head: refused by the guard, no
+/// answer at all, or (a head too large to read) an answer that failed.
+///
+/// An oversized head is an answer whether or not its status line was readable: the server
+/// spoke, and asking again at once would get the same hundreds of KiB (WFM4).
 pub fn no_answer(err: &reqwest::Error) -> FetchOutcome {
     if let Some(refusal) = find::<Refusal>(err) {
         return FetchOutcome::Blocked {
             reason: refusal.0.clone(),
+        };
+    }
+    if find::<hyper::Error>(err).is_some_and(hyper::Error::is_parse_too_large) {
+        return FetchOutcome::FailedAnswer {
+            status: None,
+            failure: AnswerFailure::HeadTooLarge,
         };
     }
     let kind = if let Some(dns) = find::<DnsFailure>(err) {

@@ -51,6 +51,11 @@ async fn private_link_local_and_ipv6_loopback_literals_are_blocked() {
         ("http://[::1]/feed", "loopback"),
         ("http://169.254.169.254/latest/meta-data/", "link-local"),
         ("http://[::ffff:169.254.169.254]/", "link-local"),
+        // Issue 12: the IPv4-translated form of 127.0.0.1, exactly as reported.
+        ("http://[::ffff:0:7f00:1]/", "ipv4-translated"),
+        ("http://[64:ff9b::7f00:1]/", "loopback"),
+        ("http://[2001:4:112::1]/", "ietf protocol assignment"),
+        ("http://192.31.196.1/", "as112"),
         ("http://100.100.1.1/", "CGNAT"),
         ("http://0.0.0.0/", "this network"),
         ("http://2130706433/feed", "loopback"),

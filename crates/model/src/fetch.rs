@@ -28,6 +28,15 @@ pub enum RetryAfter {
 }
 
 impl RetryAfter {
+    /// How many seconds after `now` the resource may be asked again, saturating: a value too
+    /// large to count is the largest wait, never none (C6). A date in the past is 0.
+    pub fn wait_secs(self, now: DateTime<Utc>) -> u64 {
+        match self {
+            RetryAfter::Seconds(s) => s,
+            RetryAfter::At(t) => u64::try_from((t - now).num_seconds()).unwrap_or(0),
+        }
+    }
+
     /// The earliest time the resource may be asked again, but never later than `cap` after
     /// `now`: a value years away is a mistake (or an attack on the scheduler), and no value may
     /// overflow the clock.
@@ -68,6 +77,23 @@ mod tests {
         ];
         for (retry_after, want) in cases {
             assert_eq!(retry_after.not_before(now, cap), want, "{retry_after:?}");
+        }
+        let waits = [
+            (RetryAfter::Seconds(60), 60),
+            (RetryAfter::Seconds(u64::MAX), u64::MAX),
+            (
+                RetryAfter::At(now + chrono::Duration::days(60)),
+                60 * 86_400,
+            ),
+            (RetryAfter::At(now - chrono::Duration::days(1)), 0),
+            (
+                RetryAfter::At(DateTime::<Utc>::MAX_UTC),
+                (DateTime::<Utc>::MAX_UTC - now).num_seconds() as u64,
+            ),
+            (RetryAfter::At(DateTime::<Utc>::MIN_UTC), 0),
+        ];
+        for (retry_after, want) in waits {
+            assert_eq!(retry_after.wait_secs(now), want, "{retry_after:?}");
         }
         let near_the_end = DateTime::<Utc>::MAX_UTC - chrono::Duration::days(1);
         assert_eq!(
@@ -113,6 +139,18 @@ pub enum TransportError {
     Io(String),
 }
 
+/// How an answer that had begun could not be used (WFM4: it was an answer, not silence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerFailure {
+    /// The status line and headers arrived, then the body stopped arriving or came too slowly
+    /// to end within the read's time (a body dripping a byte a second, a stall).
+    Stalled,
+    /// The server sent a response head larger than the client reads (hundreds of KiB of
+    /// headers): it spoke, so this is an answer, whether or not its status line was readable.
+    HeadTooLarge,
+}
+
 /// The closed set of things a fetch can end in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FetchOutcome {
@@ -154,8 +192,18 @@ pub enum FetchOutcome {
     TooLarge { limit: u64 },
     /// The body could not be read or decoded (bad gzip, broken chunking) after a status line.
     BadBody { status: u16, detail: String },
+    /// An answer began and failed before it could be used: counted as a failed answer on the
+    /// failure ladders, never tried again early (WFM4). `status` when the head was read.
+    FailedAnswer {
+        status: Option<u16>,
+        failure: AnswerFailure,
+    },
     /// No answer at all.
     Transport(TransportError),
+    /// The read failed because the crawler itself was not running (stopped by SIGSTOP, a
+    /// suspended machine): it ended `overran_secs` after its own deadline, far beyond any
+    /// timer's lateness. Nobody is blamed: no failure, read again soon.
+    CrawlerPaused { overran_secs: u64 },
     /// The request was not sent: the target is not allowed (address guard, do-not-crawl).
     Blocked { reason: String },
 }
@@ -174,13 +222,16 @@ impl FetchOutcome {
             | FetchOutcome::BadBody { status, .. } => Some(*status),
             FetchOutcome::NotFound => Some(404),
             FetchOutcome::Gone => Some(410),
+            FetchOutcome::FailedAnswer { status, .. } => *status,
             FetchOutcome::TooLarge { .. }
             | FetchOutcome::Transport(_)
+            | FetchOutcome::CrawlerPaused { .. }
             | FetchOutcome::Blocked { .. } => None,
         }
     }
 
     /// True when the server did not answer at all (WFM5's one early retry is allowed only then).
+    /// A failed answer (a body that stalled, a head too large) is an answer: false.
     pub fn is_no_answer(&self) -> bool {
         matches!(self, FetchOutcome::Transport(_))
     }
@@ -199,7 +250,16 @@ impl FetchOutcome {
             FetchOutcome::ServerError { .. } => "server_error",
             FetchOutcome::TooLarge { .. } => "too_large",
             FetchOutcome::BadBody { .. } => "bad_body",
+            FetchOutcome::FailedAnswer {
+                failure: AnswerFailure::Stalled,
+                ..
+            } => "stalled_answer",
+            FetchOutcome::FailedAnswer {
+                failure: AnswerFailure::HeadTooLarge,
+                ..
+            } => "head_too_large",
             FetchOutcome::Transport(_) => "no_answer",
+            FetchOutcome::CrawlerPaused { .. } => "crawler_paused",
             FetchOutcome::Blocked { .. } => "blocked",
         }
     }

@@ -14,5 +14,7 @@ pub use feed::{
     Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, ParsedFeed, Source,
     Thumbnail, Warning, WarningKind,
 };
-pub use fetch::{CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators};
+pub use fetch::{
+    AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators,
+};
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};

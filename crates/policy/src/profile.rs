@@ -70,6 +70,13 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("pf", "plainfeeder"),
 ];
 
+/// The default `backoff.retry_after_max`: 90 days, so a publisher asking for two months
+/// (issue 12 asked 60 days) is left alone that long, not asked again after 30.
+pub const DEFAULT_RETRY_AFTER_MAX: u64 = 90 * 86_400;
+
+/// The longest Retry-After a profile may honour as a floor (a year); past it a feed pauses.
+pub const MAX_RETRY_AFTER: u64 = 366 * 86_400;
+
 /// The longest single step a ladder may name (30 days).
 pub const MAX_LADDER_STEP: u64 = 30 * 86_400;
 
@@ -424,8 +431,12 @@ pub struct BackoffSettings {
     pub first: u64,
     /// The longest wait.
     pub max: u64,
-    /// A Retry-After further out than this many seconds is read as this: a date years away
-    /// is a mistake, and the feed is still read again eventually (C6).
+    /// The longest Retry-After honoured as a floor, in seconds (C6, SR5, DFB6): up to this the
+    /// feed (and, after a 429 or 503, its host) waits exactly as long as asked. A longer one,
+    /// or one too large to count, pauses the feed with the reason until an operator resumes
+    /// it: the publisher is never asked earlier than it said, and no feed is scheduled years
+    /// ahead. A host's floor is held at most this long. Between `schedule.max_interval` and
+    /// [`MAX_RETRY_AFTER`].
     pub retry_after_max: u64,
     /// A read whose result could not be stored (a store error, a bug) is not a failure of
     /// the publisher's: the feed keeps its schedule, and a running crawl leaves it alone this
@@ -438,7 +449,7 @@ impl Default for BackoffSettings {
         BackoffSettings {
             first: 900,
             max: 86_400,
-            retry_after_max: 30 * 86_400,
+            retry_after_max: DEFAULT_RETRY_AFTER_MAX,
             after_internal_error: 300,
         }
     }
@@ -641,6 +652,13 @@ impl Profile {
                 "backoff needs 0 < first <= max".into(),
             ));
         }
+        if !(s.max_interval..=MAX_RETRY_AFTER).contains(&self.backoff.retry_after_max) {
+            return Err(ProfileError::Invalid(format!(
+                "backoff.retry_after_max must be between schedule.max_interval ({}) and \
+                 {MAX_RETRY_AFTER} seconds",
+                s.max_interval
+            )));
+        }
         if !(0.0..=MAX_HOST_GAP).contains(&self.pacing.host_gap) {
             return Err(ProfileError::Invalid(format!(
                 "pacing.host_gap must be between 0 and {MAX_HOST_GAP} seconds"
@@ -799,11 +817,14 @@ mod tests {
         let p = Profile::embedded("default").unwrap();
         assert_eq!(p.fetch, FetchLimits::default());
         assert_eq!(p.backoff.after_internal_error, 300);
+        assert_eq!(p.backoff.retry_after_max, DEFAULT_RETRY_AFTER_MAX);
         let with = |section: &str| {
             Profile::from_toml(&format!("name = \"x\"\nuser_agent = \"x/1\"\n{section}"))
         };
         let tight = with("[fetch]\ntimeout = 5\nmax_body_bytes = 1000").unwrap();
         assert_eq!(tight.fetch.timeout, 5);
+        let long = with("[backoff]\nretry_after_max = 31622400").unwrap();
+        assert_eq!(long.backoff.retry_after_max, MAX_RETRY_AFTER);
         assert_eq!(tight.fetch.max_body_bytes, 1000);
         assert_eq!(
             tight.fetch.connect_timeout, 10,
@@ -817,6 +838,9 @@ mod tests {
             "[fetch]\nmax_redirects = 21",
             "[fetch]\nretries = 3",
             "[backoff]\nafter_internal_error = 0",
+            "[backoff]\nretry_after_max = 0",
+            "[backoff]\nretry_after_max = 3600",
+            "[backoff]\nretry_after_max = 31708800",
         ] {
             assert!(with(bad).is_err(), "{bad}");
         }

@@ -7,7 +7,8 @@ use tidings_model::FetchOutcome;
 ///
 /// Only after the first attempt, only when no answer came at all (connection failed, timed
 /// out, DNS or TLS failed, the connection broke before a status line), and only if the profile
-/// allows it. Any answer, a refusal or a server error included, waits for the next scheduled
+/// allows it. A failed answer (the body stalled after the status line, a head too large) is an
+/// answer, and a read the crawler's own pause spoiled is set aside, not retried. Any answer, a refusal or a server error included, waits for the next scheduled
 /// read (WFM4).
 pub fn second_attempt(
     outcome: &FetchOutcome,
@@ -21,7 +22,7 @@ pub fn second_attempt(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tidings_model::{RetryAfter, TransportError};
+    use tidings_model::{AnswerFailure, RetryAfter, TransportError};
 
     #[test]
     fn wfm5_only_no_answer_gets_one_second_attempt_and_wfm4_nothing_else() {
@@ -68,6 +69,25 @@ mod tests {
                 None,
             ),
             (FetchOutcome::TooLarge { limit: 1 }, 1, None),
+            // Issue 12: a body that stalled after the status line, or a head too large, is
+            // an answer; so is nothing the crawler's own pause spoiled worth a second request.
+            (
+                FetchOutcome::FailedAnswer {
+                    status: Some(200),
+                    failure: AnswerFailure::Stalled,
+                },
+                1,
+                None,
+            ),
+            (
+                FetchOutcome::FailedAnswer {
+                    status: None,
+                    failure: AnswerFailure::HeadTooLarge,
+                },
+                1,
+                None,
+            ),
+            (FetchOutcome::CrawlerPaused { overran_secs: 600 }, 1, None),
         ];
         for (outcome, attempts, want) in cases {
             assert_eq!(

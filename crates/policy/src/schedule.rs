@@ -2,6 +2,8 @@
 //!
 //! [`decide`] is the one function that turns (state, outcome, body verdict, now, profile) into a
 //! [`Decision`]. Its rules, in order:
+//! - A read spoiled by the crawler's own absence ([`FetchOutcome::CrawlerPaused`]) is set
+//!   aside: no failure counted, read again after the profile's shortest interval.
 //! - 410 switches the feed off.
 //! - A success (200 with a feed, 304, unchanged body) resets the failure count and schedules the
 //!   feed's interval: after a parsed body the interval is learned again from the feed (PF8's
@@ -12,7 +14,9 @@
 //!   and may pause the feed (PF5–PF7); a kind no ladder names doubles from `backoff.first` up to
 //!   `backoff.max`. A failure never waits less than the feed's interval, so a refusal never
 //!   brings a read forward.
-//! - Retry-After (C6) is a floor under whatever was decided.
+//! - Retry-After (C6) is a floor under whatever was decided, honoured in full up to the
+//!   profile's `backoff.retry_after_max`; a longer one (a number too large to count included)
+//!   pauses the feed with the reason, so the publisher is never asked earlier than it said.
 
 use crate::conditional;
 use crate::profile::{FailureKind, Ladder, Profile, StepUnit};
@@ -175,7 +179,11 @@ impl FailureKind {
             FetchOutcome::Gone | FetchOutcome::ClientError { .. } => FailureKind::ClientError,
             FetchOutcome::ServerError { .. } => FailureKind::ServerError,
             FetchOutcome::Transport(_) => FailureKind::NoAnswer,
-            FetchOutcome::Redirect { .. }
+            // The crawler's own absence: nobody's failure ([`decide`] sets the feed aside).
+            FetchOutcome::CrawlerPaused { .. } => return None,
+            // An answer that could not be used, like a broken body: not silence (WFM4).
+            FetchOutcome::FailedAnswer { .. }
+            | FetchOutcome::Redirect { .. }
             | FetchOutcome::TooLarge { .. }
             | FetchOutcome::BadBody { .. } => FailureKind::BadFeed,
             FetchOutcome::Blocked { .. } => FailureKind::NotAllowed,
@@ -193,7 +201,8 @@ impl FailureKind {
             "client_error" | "gone" => FailureKind::ClientError,
             "server_error" => FailureKind::ServerError,
             "no_answer" => FailureKind::NoAnswer,
-            "parse_error" | "too_large" | "bad_body" | "redirect" => FailureKind::BadFeed,
+            "parse_error" | "too_large" | "bad_body" | "redirect" | "stalled_answer"
+            | "head_too_large" => FailureKind::BadFeed,
             "blocked" => FailureKind::NotAllowed,
             _ => return None,
         })
@@ -215,6 +224,9 @@ pub fn decide(
         (None, learned) => learned,
     }
     .clamp(bounds.min_interval, bounds.max_interval);
+    if let FetchOutcome::CrawlerPaused { overran_secs } = outcome {
+        return crawler_paused(state, *overran_secs, now, profile);
+    }
     let failure = FailureKind::of(outcome, body, state.last_failure);
     let validators = match outcome {
         // A body that is no feed must not be validated: its 304s would pass for success.
@@ -246,13 +258,61 @@ pub fn decide(
     };
     decision.validators = validators;
     if let Some(retry_after) = outcome.retry_after() {
-        let floor = retry_after.not_before(now, secs(profile.backoff.retry_after_max));
-        if floor > decision.next_fetch_at {
-            decision.next_fetch_at = floor;
-            decision.reason = format!("Retry-After {}s", (floor - now).num_seconds());
+        let most = profile.backoff.retry_after_max;
+        let asked = retry_after.wait_secs(now);
+        if asked > most {
+            // C6: never ask before the publisher said, nor schedule a feed years ahead.
+            let why = retry_after_pause_reason(asked, most);
+            decision.next_fetch_at = now + secs(most);
+            decision.reason = format!("paused: {why}");
+            decision.lifecycle = Lifecycle::Paused;
+            decision.lifecycle_reason = Some(why);
+        } else {
+            let floor = retry_after.not_before(now, secs(most));
+            if floor > decision.next_fetch_at {
+                decision.next_fetch_at = floor;
+                decision.reason = format!("Retry-After {}s", (floor - now).num_seconds());
+            }
         }
     }
     decision
+}
+
+/// A read the crawler itself spoiled by not running (SIGSTOP, a suspended machine): not the
+/// publisher's failure. Nothing about the feed changes but its next read, after the profile's
+/// shortest interval (the soonest any feed is read again, WFM3, DFB3).
+fn crawler_paused(
+    state: &FeedSchedule,
+    overran_secs: u64,
+    now: DateTime<Utc>,
+    profile: &Profile,
+) -> Decision {
+    let again = profile.schedule.min_interval;
+    set_aside(
+        state,
+        now + secs(again),
+        now,
+        format!(
+            "the crawler was paused (the read ended {} past its time-out); not counted \
+             against the publisher, read again in {}",
+            human(overran_secs),
+            human(again)
+        ),
+    )
+}
+
+/// Why a feed was paused by a Retry-After longer than the profile honours (C6).
+fn retry_after_pause_reason(asked: u64, most: u64) -> String {
+    let asked = if asked >= 100 * 365 * 86_400 {
+        "more than 100 years".to_string()
+    } else {
+        human(asked)
+    };
+    format!(
+        "C6: Retry-After asks for {asked}, longer than the {} this profile waits; \
+         paused until an operator resumes the feed",
+        human(most)
+    )
 }
 
 /// A success: the interval (learned again from a parsed body), lengthened by cache headers and
@@ -784,6 +844,193 @@ mod tests {
     }
 
     #[test]
+    fn c6_sr5_dfb6_retry_after_is_honoured_in_full_up_to_the_profile_max_then_pauses() {
+        const DAY: u64 = 86_400;
+        let paused = |asked: &str, most: &str| {
+            format!(
+                "C6: Retry-After asks for {asked}, longer than the {most} this profile waits; \
+                 paused until an operator resumes the feed"
+            )
+        };
+        let far = DateTime::parse_from_rfc3339("9999-12-31T23:59:59Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        /// (row, profile, its retry_after_max, status, Retry-After, wait, lifecycle reason)
+        type Row<'a> = (&'a str, &'a str, u64, u16, RetryAfter, u64, Option<String>);
+        let cases: Vec<Row<'_>> = vec![
+            (
+                "60 days under the default max (issue 12: was asked after 30)",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                60 * DAY,
+                None,
+            ),
+            (
+                "60 days as an HTTP-date",
+                "default",
+                90 * DAY,
+                503,
+                RetryAfter::At(now() + Duration::days(60)),
+                60 * DAY,
+                None,
+            ),
+            (
+                "SR5: 60 days under SereneReader",
+                "serenereader",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                60 * DAY,
+                None,
+            ),
+            (
+                "DFB6: 60 days under DailyFootballBot",
+                "dailyfootballbot",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                60 * DAY,
+                None,
+            ),
+            (
+                "exactly the max",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(90 * DAY),
+                90 * DAY,
+                None,
+            ),
+            (
+                "one second past the max",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(90 * DAY + 1),
+                90 * DAY,
+                Some(paused("90d1s", "90d")),
+            ),
+            (
+                "60 days past a 30-day max",
+                "default",
+                30 * DAY,
+                429,
+                RetryAfter::Seconds(60 * DAY),
+                30 * DAY,
+                Some(paused("60d", "30d")),
+            ),
+            (
+                "a number too large to count (issue 12)",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::Seconds(u64::MAX),
+                90 * DAY,
+                Some(paused("more than 100 years", "90d")),
+            ),
+            (
+                "an HTTP-date in year 9999",
+                "default",
+                90 * DAY,
+                503,
+                RetryAfter::At(far),
+                90 * DAY,
+                Some(paused("more than 100 years", "90d")),
+            ),
+            (
+                "a date in the past is no floor",
+                "default",
+                90 * DAY,
+                429,
+                RetryAfter::At(now() - Duration::days(1)),
+                3600,
+                None,
+            ),
+        ];
+        for (row, name, most, status, retry_after, wait, reason) in cases {
+            let mut p = named(name);
+            p.backoff.retry_after_max = most;
+            let outcome = match status {
+                429 => FetchOutcome::Refused {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+                _ => FetchOutcome::ServerError {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+            };
+            let d = decide(&state(0), &outcome, &BodyVerdict::NotApplicable, now(), &p);
+            let got_wait = (d.next_fetch_at - now()).num_seconds();
+            match &reason {
+                None => {
+                    assert_eq!(d.lifecycle, Lifecycle::Active, "{row}");
+                    assert!(got_wait >= wait as i64, "{row}: waits {got_wait}");
+                    if wait > 3600 {
+                        assert_eq!(got_wait, wait as i64, "{row}");
+                        assert_eq!(d.reason, format!("Retry-After {wait}s"), "{row}");
+                    }
+                }
+                Some(why) => {
+                    assert_eq!(d.lifecycle, Lifecycle::Paused, "{row}");
+                    assert_eq!(d.lifecycle_reason.as_deref(), Some(why.as_str()), "{row}");
+                    assert_eq!(d.reason, format!("paused: {why}"), "{row}");
+                    assert_eq!(got_wait, wait as i64, "{row}");
+                }
+            }
+            assert_eq!(d.consecutive_failures, 1, "{row}: still a failure");
+        }
+    }
+
+    #[test]
+    fn c6_the_host_floor_is_set_for_a_retry_after_too_large_to_count() {
+        let p = profile();
+        let most = p.backoff.retry_after_max as i64;
+        let cases = [
+            (
+                "429 overflowing",
+                429,
+                RetryAfter::Seconds(u64::MAX),
+                Some(most),
+            ),
+            (
+                "503 overflowing",
+                503,
+                RetryAfter::Seconds(u64::MAX),
+                Some(most),
+            ),
+            (
+                "429 60 days in full",
+                429,
+                RetryAfter::Seconds(60 * 86_400),
+                Some(60 * 86_400),
+            ),
+            (
+                "403 overflowing is no host floor",
+                403,
+                RetryAfter::Seconds(u64::MAX),
+                None,
+            ),
+        ];
+        for (row, status, retry_after, want) in cases {
+            let outcome = match status {
+                503 => FetchOutcome::ServerError {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+                _ => FetchOutcome::Refused {
+                    status,
+                    retry_after: Some(retry_after),
+                },
+            };
+            let got = host_floor(&outcome, now(), &p).map(|t| (t - now()).num_seconds());
+            assert_eq!(got, want, "{row}");
+        }
+    }
+
+    #[test]
     fn a_new_feed_is_read_at_once_from_the_profiles_interval() {
         let mut p = profile();
         p.schedule.default_interval = 7200;
@@ -850,6 +1097,67 @@ mod tests {
             "waiting for the host is no failure of the feed"
         );
         assert_eq!(d.reason, "host Retry-After until 2030-01-01 00:10:00 UTC");
+    }
+
+    #[test]
+    fn wfm4_failed_answers_climb_the_ladder_and_a_paused_crawler_blames_nobody() {
+        use tidings_model::AnswerFailure;
+        let stalled = FetchOutcome::FailedAnswer {
+            status: Some(200),
+            failure: AnswerFailure::Stalled,
+        };
+        let huge_head = FetchOutcome::FailedAnswer {
+            status: None,
+            failure: AnswerFailure::HeadTooLarge,
+        };
+        for (row, outcome) in [("stalled body", &stalled), ("head too large", &huge_head)] {
+            assert_eq!(
+                FailureKind::of(outcome, &BodyVerdict::NotApplicable, None),
+                Some(FailureKind::BadFeed),
+                "{row}"
+            );
+            assert_eq!(
+                FailureKind::from_stored(outcome.label(), outcome.status()),
+                Some(FailureKind::BadFeed),
+                "{row} stored"
+            );
+            let before = after(2, outcome, &BodyVerdict::NotApplicable);
+            let d = decide(
+                &before,
+                outcome,
+                &BodyVerdict::NotApplicable,
+                now(),
+                &profile(),
+            );
+            assert_eq!(d.consecutive_failures, 3, "{row}");
+            assert_eq!(d.reason, "failure 3 (bad_feed): backoff 1h", "{row}");
+        }
+        let before = FeedSchedule {
+            last_failure: Some(FailureKind::ServerError),
+            ..state(2)
+        };
+        let paused = FetchOutcome::CrawlerPaused { overran_secs: 600 };
+        let d = decide(
+            &before,
+            &paused,
+            &BodyVerdict::NotApplicable,
+            now(),
+            &profile(),
+        );
+        assert_eq!(d.consecutive_failures, 2, "no failure counted");
+        assert_eq!(
+            d.failure,
+            Some(FailureKind::ServerError),
+            "the streak's kind stays"
+        );
+        assert_eq!(d.lifecycle, Lifecycle::Active);
+        assert_eq!(d.validators, None);
+        assert_eq!((d.next_fetch_at - now()).num_seconds(), 900);
+        assert_eq!(
+            d.reason,
+            "the crawler was paused (the read ended 10m past its time-out); not counted \
+             against the publisher, read again in 15m"
+        );
     }
 
     #[test]

@@ -212,6 +212,8 @@ impl CounterDelta {
             "ok" => (1, 1, 0, 0),
             "not_modified" | "unchanged" => (1, 0, 1, 0),
             "blocked" | "postponed" => (0, 0, 0, 0),
+            // A request was sent, but the crawler's own pause spoiled it: no error of the feed.
+            "crawler_paused" => (1, 0, 0, 0),
             _ => (1, 0, 0, 1),
         };
         CounterDelta {
@@ -221,6 +223,13 @@ impl CounterDelta {
             errors,
         }
     }
+}
+
+/// Whether a fetch with this outcome label leaves the feed's last read (status, outcome,
+/// error, time) as it was: `postponed` sent nothing, and `crawler_paused` learnt nothing of
+/// the publisher (the crawler was not running), so the failure streak's kind survives it.
+pub fn keeps_last_read(outcome: &str) -> bool {
+    matches!(outcome, "postponed" | "crawler_paused")
 }
 
 /// What a user's search string asks for.
@@ -358,6 +367,7 @@ mod tests {
             ("unchanged", (0, 1, 0)),
             ("blocked", (0, 0, 0)),
             ("postponed", (0, 0, 0)),
+            ("crawler_paused", (0, 0, 0)),
             ("parse_error", (0, 0, 1)),
             ("server_error", (0, 0, 1)),
             ("no_answer", (0, 0, 1)),

@@ -297,16 +297,21 @@ pub(super) fn retry_after(html: &mut String, profile: &Profile, lang: Lang) {
             lang,
             "A <code>Retry-After</code> header on a refusal (401, 403, 429), a challenge or a \
              5xx answer is a floor: the feed is not read again before that time. With a 429 or a 503 it holds every request to your host, \
-             not only that feed. A Retry-After further out than {cap} counts as {cap}.",
+             not only that feed. A Retry-After of up to {cap} is honoured in full; a longer one, \
+             or a number too large to read, pauses the feed until our operator resumes it, so \
+             we never ask earlier than you said.",
             "Un en-tête <code>Retry-After</code> joint à un refus (401, 403, 429), à une page \
              de vérification ou à une erreur 5xx fixe un plancher : le flux n’est pas relu avant cette échéance. Avec un 429 ou un 503, il \
              retient toutes nos requêtes vers votre hôte, pas seulement ce flux. Un \
-             Retry-After au-delà de {cap} compte pour {cap}.",
+             Retry-After jusqu’à {cap} est respecté en entier ; au-delà, ou avec un nombre trop \
+             grand pour être lu, le flux est suspendu jusqu’à ce que notre opérateur le \
+             reprenne : nous ne revenons jamais plus tôt que demandé.",
             "Um cabeçalho <code>Retry-After</code> numa recusa (401, 403, 429), numa página \
              de verificação ou num erro 5xx é um piso: o feed não \
              é lido de novo antes desse momento. Com um 429 ou um 503, ele segura todas as \
-             requisições ao seu host, não só esse feed. Um Retry-After além de {cap} conta \
-             como {cap}.",
+             requisições ao seu host, não só esse feed. Um Retry-After de até {cap} é \
+             respeitado por inteiro; um mais longo, ou um número grande demais para ler, \
+             suspende o feed até que nosso operador o retome: nunca voltamos antes do pedido.",
         ),
     );
     html.push_str("</section>\n");

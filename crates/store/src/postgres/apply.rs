@@ -86,8 +86,8 @@ pub(super) async fn apply(
     .bind(delta.not_modified)
     .bind(delta.errors)
     .bind(delta.fetches)
-    // A postponed read sent nothing: what the last read said stays.
-    .bind(update.last_outcome == "postponed")
+    // A postponed read sent nothing, a paused crawler learnt nothing: the last read stays.
+    .bind(codec::keeps_last_read(&update.last_outcome))
     .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
     .bind(update.pending_move.as_ref().map(|(_, since)| *since))
     .bind(update.meta.as_ref().and_then(|m| m.expires))

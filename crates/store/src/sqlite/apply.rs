@@ -241,8 +241,8 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
     .bind(delta.not_modified)
     .bind(delta.errors)
     .bind(delta.fetches)
-    // A postponed read sent nothing: what the last read said stays.
-    .bind(update.last_outcome == "postponed")
+    // A postponed read sent nothing, a paused crawler learnt nothing: the last read stays.
+    .bind(codec::keeps_last_read(&update.last_outcome))
     .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
     .bind(
         update
