@@ -289,8 +289,8 @@ async fn run(size: usize) -> Result<bool, Error> {
     crawler.refresh(&warm, Purpose::FirstAdd).await?;
 
     println!(
-        "{:<20} {:>8} {:>10} {:>7}  {:<22} {}",
-        "shape", "body MB", "peak MB", "ratio", "outcome", "what"
+        "{:<20} {:>8} {:>10} {:>7}  {:<22} what",
+        "shape", "body MB", "peak MB", "ratio", "outcome"
     );
     let mut all_as_expected = true;
     for shape in &shapes {

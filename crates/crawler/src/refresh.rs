@@ -271,16 +271,14 @@ impl Crawler {
         for row in &mut log {
             row.at = self.config.clock.crawler_time_of(row.at);
         }
-        let response = FetchResponse {
-            outcome: FetchOutcome::Blocked {
+        let response = unsent(
+            FetchOutcome::Blocked {
                 reason: decision.reason.clone(),
             },
-            final_url: feed.url.as_url().clone(),
-            redirects: Vec::new(),
-            bytes: 0,
-            started_at: now,
-            duration: std::time::Duration::ZERO,
-        };
+            feed.url.as_url().clone(),
+            Vec::new(),
+            now,
+        );
         let verdict = Verdict {
             body: BodyVerdict::NotApplicable,
             parsed: None,
@@ -314,14 +312,12 @@ impl Crawler {
         read: Read,
     ) -> Result<FeedReport, CrawlError> {
         tracing::info!(feed_id = feed.id.0, url = %read.url, %reason, "request not sent");
-        let response = FetchResponse {
-            outcome: FetchOutcome::Blocked { reason },
-            final_url: read.url,
-            redirects: read.hops,
-            bytes: 0,
-            started_at: self.now(),
-            duration: std::time::Duration::ZERO,
-        };
+        let response = unsent(
+            FetchOutcome::Blocked { reason },
+            read.url,
+            read.hops,
+            self.now(),
+        );
         self.conclude(feed, purpose, response, read.log, None).await
     }
 
@@ -342,14 +338,7 @@ impl Crawler {
             "robots.txt did not answer ({error}); the feed was not requested ({gate_reason})"
         );
         tracing::info!(feed_id = feed.id.0, url = %read.url, reason = %text, "request not sent");
-        let response = FetchResponse {
-            outcome: FetchOutcome::Transport(error),
-            final_url: read.url,
-            redirects: read.hops,
-            bytes: 0,
-            started_at: now,
-            duration: std::time::Duration::ZERO,
-        };
+        let response = unsent(FetchOutcome::Transport(error), read.url, read.hops, now);
         let verdict = Verdict {
             body: BodyVerdict::NotApplicable,
             parsed: None,
@@ -377,14 +366,12 @@ impl Crawler {
         tracing::info!(feed_id = feed.id.0, url = %feed.url, %reason, "feed blocked: paused");
         let now = self.now();
         let decision = hold_blocked(&schedule_state(feed), now, &reason);
-        let response = FetchResponse {
-            outcome: FetchOutcome::Blocked { reason },
-            final_url: feed.url.as_url().clone(),
-            redirects: Vec::new(),
-            bytes: 0,
-            started_at: now,
-            duration: std::time::Duration::ZERO,
-        };
+        let response = unsent(
+            FetchOutcome::Blocked { reason },
+            feed.url.as_url().clone(),
+            Vec::new(),
+            now,
+        );
         self.store_read(feed, purpose, response, decision, Vec::new(), None)
             .await
     }
@@ -605,6 +592,24 @@ impl Crawler {
             }
         }
         Ok(())
+    }
+}
+
+/// The response of a request that was not sent (or of a read that ended before its feed's
+/// request): `outcome` says why; no bytes, no time.
+fn unsent(
+    outcome: FetchOutcome,
+    final_url: url::Url,
+    redirects: Vec<Hop>,
+    at: DateTime<Utc>,
+) -> FetchResponse {
+    FetchResponse {
+        outcome,
+        final_url,
+        redirects,
+        bytes: 0,
+        started_at: at,
+        duration: std::time::Duration::ZERO,
     }
 }
 
