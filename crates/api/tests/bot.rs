@@ -339,6 +339,20 @@ fn changing_a_profile_value_changes_the_page() {
             after: "decompression: 1 MiB (1,048,576 bytes)",
         },
         Change {
+            name: "entries.max_per_response",
+            base: "default",
+            change: |p| p.entries.max_per_response = 2_500,
+            before: "Most entries in one answer: 10,000;",
+            after: "Most entries in one answer: 2,500;",
+        },
+        Change {
+            name: "entries.max_new_per_day",
+            base: "default",
+            change: |p| p.entries.max_new_per_day = 50_000,
+            before: "within 24 hours: 20,000;",
+            after: "within 24 hours: 50,000;",
+        },
+        Change {
             name: "fetch.max_redirects",
             base: "default",
             change: |p| p.fetch.max_redirects = 2,
