@@ -300,7 +300,7 @@ async fn settings_come_from_flags_then_environment_then_file() {
 /// C6: a feed added while its host asks everyone to wait is subscribed, not read; `add` says
 /// so and when the first read will be, rather than "added, 0 entries".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn add_says_when_a_host_floor_postponed_the_first_read() {
+async fn c6_add_says_when_a_host_floor_postponed_the_first_read() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     let profile = fast_profile(dir.path());

@@ -9,7 +9,7 @@ use support::{Answer, Script, crawler_configured, serve, subscribe};
 use tidings_crawler::Purpose;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_connection_to_robots_txt_is_no_answer_and_says_so() {
+async fn ff11_c8_a_refused_connection_to_robots_txt_is_no_answer_and_says_so() {
     // A port nothing listens on.
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -38,7 +38,7 @@ async fn a_refused_connection_to_robots_txt_is_no_answer_and_says_so() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_oversized_robots_txt_is_an_unreadable_answer_not_silence() {
+async fn ff11_dfb8_an_oversized_robots_txt_is_an_unreadable_answer_not_silence() {
     let script = Script::default();
     script.push(
         "/robots.txt",
@@ -72,7 +72,7 @@ async fn an_oversized_robots_txt_is_an_unreadable_answer_not_silence() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_redirect_hop_is_reported_as_the_hop() {
+async fn ff11_a_refused_redirect_hop_is_reported_as_the_hop() {
     let script = Script::default();
     let port = serve(script.clone()).await;
     script.push(
