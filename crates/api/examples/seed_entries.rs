@@ -74,7 +74,7 @@ async fn seed(db: &str, feeds: usize, per_feed: usize) -> Result<(), Box<dyn std
             }
             let record = record(*id, f, read, from..to);
             let store = store.clone();
-            jobs.spawn(async move { store.apply_fetch(&record).await.map(|_| to - from) });
+            jobs.spawn(async move { store.apply_fetch(record).await.map(|_| to - from) });
             while jobs.len() >= IN_FLIGHT {
                 if let Some(done) = jobs.join_next().await {
                     stored += done??;

@@ -190,11 +190,7 @@ async fn control_characters_leave_every_xml_output_well_formed() {
     if let Some(meta) = record.update.meta.as_mut() {
         meta.title = Some(format!("Gazette {PWNED}"));
     }
-    server
-        .store
-        .apply_fetch(&record)
-        .await
-        .expect("apply fetch");
+    server.store.apply_fetch(record).await.expect("apply fetch");
 
     for path in [
         format!("/v1/feeds/{}/atom", feed.0),

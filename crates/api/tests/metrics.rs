@@ -51,12 +51,12 @@ async fn seed(server: &Server) {
     };
     let mut r = ok(later, t(10), Vec::new());
     r.update.next_fetch_at = Utc::now() + Duration::days(30);
-    server.store.apply_fetch(&r).await.unwrap();
+    server.store.apply_fetch(r).await.unwrap();
     for (id, state) in [(paused, FeedState::Paused), (off, FeedState::Off)] {
         let mut r = ok(id, t(20), Vec::new());
         r.update.state = state;
         r.update.state_reason = Some("a reason".into());
-        server.store.apply_fetch(&r).await.unwrap();
+        server.store.apply_fetch(r).await.unwrap();
     }
     assert!(server.store.remove_feed(removed).await.unwrap());
 }

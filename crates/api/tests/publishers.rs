@@ -64,7 +64,7 @@ fn row(feed: FeedId, at: DateTime<Utc>, host: &str, url: &str) -> RequestLogRow 
 async fn read_with_log(server: &Server, feed: FeedId, at: DateTime<Utc>, log: Vec<RequestLogRow>) {
     let mut fetch = ok(feed, at, Vec::new());
     fetch.log = log;
-    server.store.apply_fetch(&fetch).await.expect("apply fetch");
+    server.store.apply_fetch(fetch).await.expect("apply fetch");
 }
 
 fn assert_safe_page(page: &Page) {
@@ -145,7 +145,7 @@ async fn requests_and_a_paused_feed_appear_and_subscribers_never_do() {
     pause.update.state_reason = Some("paused: 429 three times in a row".to_owned());
     pause.update.next_fetch_reason = "paused until an operator resumes it".to_owned();
     pause.log.clear();
-    server.store.apply_fetch(&pause).await.expect("pause");
+    server.store.apply_fetch(pause).await.expect("pause");
 
     let page = get(&server, "/publishers?host=Example.org").await;
     assert_eq!(page.status, 200, "{}", page.body);

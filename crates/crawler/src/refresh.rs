@@ -288,7 +288,7 @@ impl Crawler {
         // Not a read: the store keeps what the last read said (failure streaks count across
         // the wait, and a first read stays a first read).
         let record = record(feed, &response, verdict, &decision, "postponed", log, now);
-        self.store.apply_fetch(&record).await?;
+        self.store.apply_fetch(record).await?;
         Ok(FeedReport {
             feed_id: feed.id,
             url: feed.url.to_string(),
@@ -530,7 +530,7 @@ impl Crawler {
         // C6: a busy host's Retry-After holds back every feed of that host.
         record.host_floor = host_floor(&response.outcome, now, &self.profile)
             .map(|until| (HostKey::of(&response.final_url).to_string(), until));
-        let applied = self.store.apply_fetch(&record).await?;
+        let applied = self.store.apply_fetch(record).await?;
         Ok(FeedReport {
             feed_id: feed.id,
             url: feed.url.to_string(),

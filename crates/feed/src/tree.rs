@@ -35,6 +35,12 @@ use url::Url;
 /// dozen levels; the bound keeps unclosed-tag recovery linear on hostile input.
 const MAX_DEPTH: usize = 256;
 
+/// Start tags quick-xml may remember as open before its reader is replaced by a fresh one at
+/// the same byte. quick-xml keeps the name of every start tag until an end tag pops it (about
+/// nine bytes each, for name checks this builder does not use), so a document of unclosed
+/// `<a>` tags would cost three times its size in that stack alone (C8).
+const READER_OPEN_TAGS: usize = 4096;
+
 /// Index of a node in [`Doc`]. Only the builder makes them, each the index of a node it
 /// pushed, so indexing `Doc::nodes` with one never fails.
 pub(crate) type NodeId = usize;
@@ -488,15 +494,28 @@ fn build_from<'a>(
     // when the reader skips a BOM or when a leaf's text is consumed here rather than by it.
     let pos =
         |r: &Reader<&[u8]>| (r.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
+    // Start tags the current reader holds as open (see `READER_OPEN_TAGS`).
+    let mut reader_open = 0usize;
     loop {
         if let Some(limit) = b.max_entries
             && b.entries > limit
         {
             return Err(ParseError::TooManyEntries { limit });
         }
+        if reader_open > READER_OPEN_TAGS {
+            // Between events the reader is outside markup, so a fresh one reads on exactly
+            // as it would; nesting is this builder's own stack, not the reader's.
+            reader = reader_at(src, pos(&reader));
+            reader_open = 0;
+        }
         let start = pos(&reader);
         let event = reader.read_event();
         let end = pos(&reader);
+        match &event {
+            Ok(Event::Start(_)) => reader_open += 1,
+            Ok(Event::End(_)) => reader_open = reader_open.saturating_sub(1),
+            _ => {}
+        }
         let in_root = !b.doc.nodes.is_empty();
         match event {
             Ok(Event::Start(e)) | Ok(Event::Empty(e))

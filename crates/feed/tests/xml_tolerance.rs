@@ -605,3 +605,25 @@ fn c8_declared_entities_expand_within_a_budget() {
         Some("Harbour and Co news")
     );
 }
+
+#[test]
+fn c8_thousands_of_unclosed_tags_leave_the_rest_of_the_feed_read_as_before() {
+    // Past a few thousand start tags without their end tags the reader is renewed at the
+    // same byte (its own memory of open tags is not needed); what follows reads the same.
+    let brs = "a<br>".repeat(20_000);
+    let doc = format!(
+        "<rss version=\"2.0\"><channel><title>x</title>\
+         <item><guid>1</guid><description>{brs}</description><title>one</title></item>\
+         <item><guid>2</guid><title>two &amp; more</title><link>https://e.example/2</link></item>\
+         </channel></rss>"
+    );
+    let parsed = tidings_feed::parse(doc.as_bytes(), &tidings_feed::ParseOptions::default())
+        .expect("parses");
+    let titles: Vec<_> = parsed.entries.iter().map(|e| e.title.as_deref()).collect();
+    assert_eq!(titles, [Some("one"), Some("two & more")]);
+    assert_eq!(parsed.entries[0].summary.as_deref(), Some(brs.as_str()));
+    assert_eq!(
+        parsed.entries[1].link.as_deref(),
+        Some("https://e.example/2")
+    );
+}

@@ -47,5 +47,8 @@ pub async fn read_capped(
         *received = total;
         body.extend_from_slice(&chunk);
     }
+    // The vector grew by doubling: give back the unused part before the body is parsed, so
+    // the read holds the body once, not up to twice (C8).
+    body.shrink_to_fit();
     Ok(body)
 }

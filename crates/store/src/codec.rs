@@ -38,7 +38,7 @@ macro_rules! select_feeds {
 pub(crate) use select_feeds;
 
 /// The [`StoredEntry`](crate::StoredEntry) columns of `entries e`.
-pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data FROM entries e";
+pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data, e.summary FROM entries e";
 
 /// The [`RequestLogRow`](crate::RequestLogRow) columns of `request_log`.
 pub const LOG_COLUMNS: &str = "SELECT at, feed_id, host, purpose, url, egress, status, outcome, bytes, duration_ms, rule FROM request_log";
@@ -98,19 +98,60 @@ pub fn entry_key(id: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// An entry as it is written: the whole entry as JSON and the SHA-256 of that JSON.
+/// An entry as it is written: the entry as JSON and the SHA-256 of the whole entry's JSON.
 pub struct EncodedEntry {
+    /// The entry as JSON, without its `summary` when the `summary` column holds it exactly
+    /// (no NUL, which PostgreSQL's text cannot hold): a summary is stored once, not twice.
     pub data: String,
     pub content_hash: String,
 }
 
-/// Serialise `entry` and hash the serialisation: a change in any field changes the hash.
-pub fn encode_entry(entry: &Entry) -> Result<EncodedEntry> {
-    let data = serde_json::to_string(entry).map_err(|e| {
-        StoreError::Corrupt(format!("entry {:?} cannot be serialised: {e}", entry.id))
-    })?;
-    let content_hash = hex::encode(Sha256::digest(data.as_bytes()));
+/// Serialise `entry` and hash the serialisation: a change in any field changes the hash. The
+/// hash is of the whole entry, summary included, as it always was, so the way the summary is
+/// stored does not make a known entry look changed. `entry` is as it was on return.
+///
+/// The entry is serialised three times: whole into the hash, then without the summary once to
+/// count its length and once into a string of exactly that length (C8: a string grown by
+/// doubling would hold up to twice a large entry).
+pub fn encode_entry(entry: &mut Entry) -> Result<EncodedEntry> {
+    let id = entry.id.clone();
+    let corrupt = |e: serde_json::Error| {
+        StoreError::Corrupt(format!("entry {id:?} cannot be serialised: {e}"))
+    };
+    let mut hash = Measure::default();
+    serde_json::to_writer(&mut hash, &*entry).map_err(corrupt)?;
+    let summary = entry.summary.take_if(|s| !s.contains('\0'));
+    let mut measure = Measure::default();
+    let written = serde_json::to_writer(&mut measure, &*entry).and_then(|()| {
+        let mut data = Vec::with_capacity(measure.len);
+        serde_json::to_writer(&mut data, &*entry).map(|()| data)
+    });
+    if summary.is_some() {
+        entry.summary = summary;
+    }
+    let data = String::from_utf8(written.map_err(corrupt)?)
+        .map_err(|e| StoreError::Corrupt(format!("entry {id:?} serialised to bad UTF-8: {e}")))?;
+    let content_hash = hex::encode(hash.hash.finalize());
     Ok(EncodedEntry { data, content_hash })
+}
+
+/// A writer that hashes and counts what is written to it.
+#[derive(Default)]
+struct Measure {
+    hash: Sha256,
+    len: usize,
+}
+
+impl std::io::Write for Measure {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hash.update(buf);
+        self.len += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Separates an entry's categories in the `categories` column.
@@ -187,10 +228,16 @@ pub fn decode_overrides(column: Option<&str>) -> Result<crate::FeedOverrides> {
     })
 }
 
-/// Read back an entry stored by [`encode_entry`].
-pub fn decode_entry(data: &str) -> Result<Entry> {
-    serde_json::from_str(data)
-        .map_err(|e| StoreError::Corrupt(format!("stored entry is not valid json: {e}")))
+/// Read back an entry stored by [`encode_entry`] from its `data` and `summary` columns. A
+/// summary in `data` (rows written before the summary was stored once, or one holding NUL)
+/// wins over the column.
+pub fn decode_entry(data: &str, summary: Option<String>) -> Result<Entry> {
+    let mut entry: Entry = serde_json::from_str(data)
+        .map_err(|e| StoreError::Corrupt(format!("stored entry is not valid json: {e}")))?;
+    if entry.summary.is_none() {
+        entry.summary = summary;
+    }
+    Ok(entry)
 }
 
 /// How one fetch moves the per-feed counters, from its outcome label.
@@ -409,9 +456,60 @@ mod tests {
         };
         let mut b = a.clone();
         b.categories.push("x".into());
-        let (ha, hb) = (encode_entry(&a).unwrap(), encode_entry(&b).unwrap());
+        let mut c = a.clone();
+        c.summary = Some("s".into());
+        let (ha, hb, hc) = (
+            encode_entry(&mut a.clone()).unwrap(),
+            encode_entry(&mut b.clone()).unwrap(),
+            encode_entry(&mut c.clone()).unwrap(),
+        );
         assert_ne!(ha.content_hash, hb.content_hash);
+        assert_ne!(
+            ha.content_hash, hc.content_hash,
+            "the summary is hashed too"
+        );
         assert_eq!(ha.content_hash.len(), 64);
-        assert_eq!(decode_entry(&ha.data).unwrap(), a);
+        assert_eq!(decode_entry(&ha.data, None).unwrap(), a);
+    }
+
+    #[test]
+    fn c8_a_summary_is_stored_once_and_read_back_whole() {
+        let entry = Entry {
+            id: "a".into(),
+            title: Some("t".into()),
+            summary: Some("<p>a long summary</p>".into()),
+            ..Entry::default()
+        };
+        let mut written = entry.clone();
+        let encoded = encode_entry(&mut written).unwrap();
+        assert_eq!(written, entry, "the entry is as it was");
+        assert!(!encoded.data.contains("a long summary"), "{}", encoded.data);
+        // The hash is the whole entry's, as before the summary was stored once: a known
+        // entry does not look changed after an upgrade.
+        let whole = serde_json::to_string(&entry).unwrap();
+        assert_eq!(
+            encoded.content_hash,
+            hex::encode(Sha256::digest(whole.as_bytes()))
+        );
+        assert_eq!(
+            decode_entry(&encoded.data, entry.summary.clone()).unwrap(),
+            entry
+        );
+        // A row written before: the summary in `data` is read from there.
+        assert_eq!(decode_entry(&whole, None).unwrap(), entry);
+    }
+
+    #[test]
+    fn c8_a_summary_the_column_cannot_hold_stays_in_the_json() {
+        let entry = Entry {
+            id: "a".into(),
+            summary: Some("before\0after".into()),
+            ..Entry::default()
+        };
+        let encoded = encode_entry(&mut entry.clone()).unwrap();
+        assert!(encoded.data.contains("before"), "{}", encoded.data);
+        // PostgreSQL's column holds it without NUL; the JSON's summary wins.
+        let column = Some("beforeafter".to_owned());
+        assert_eq!(decode_entry(&encoded.data, column).unwrap(), entry);
     }
 }

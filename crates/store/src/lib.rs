@@ -105,7 +105,7 @@ pub trait Store: Send + Sync {
 
     /// Apply one fetch: feed state, validators, schedule, counters, entries and the request
     /// log row, all in one transaction. Either all of it is stored or none of it.
-    async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport>;
+    async fn apply_fetch(&self, fetch: FetchRecord) -> Result<ApplyReport>;
 
     /// Stored entries, newest first (see `StoredEntry::sort_at`).
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>>;

@@ -89,7 +89,7 @@ fn writer(location: &str) {
             .await
             .expect("writer opens the store");
         for feed in store.feeds().await.expect("feeds") {
-            store.apply_fetch(&fetch(feed.id)).await.expect("apply");
+            store.apply_fetch(fetch(feed.id)).await.expect("apply");
             println!("committed {}", feed.id);
         }
         // Never finish on our own: the parent must be the one to end this process.
@@ -201,7 +201,7 @@ fn sigkill_loses_nothing_committed_and_leaves_nothing_half_written() {
             .into_iter()
             .find(|f| !fetched.contains(&f.id));
         if let Some(feed) = next {
-            store.apply_fetch(&fetch(feed.id)).await.unwrap();
+            store.apply_fetch(fetch(feed.id)).await.unwrap();
         }
         eprintln!(
             "crash test: {} commits reported, {} feeds found fully written after SIGKILL",

@@ -97,9 +97,9 @@ async fn admin_pages_show_a_paused_feeds_reason_its_errors_host_and_log() {
     record.update.next_fetch_reason = "paused until an operator resumes it".to_owned();
     record.log[0].status = Some(404);
     record.log[0].outcome = "not_found".to_owned();
-    ui.store.apply_fetch(&record).await.unwrap();
+    ui.store.apply_fetch(record).await.unwrap();
     ui.store
-        .apply_fetch(&ok(healthy, t(3600), Vec::new()))
+        .apply_fetch(ok(healthy, t(3600), Vec::new()))
         .await
         .unwrap();
 

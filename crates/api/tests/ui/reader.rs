@@ -21,7 +21,7 @@ async fn entries(ui: &Ui) -> Vec<StoredEntry> {
 async fn feed_with(ui: &Ui, entries: Vec<Entry>) -> FeedId {
     let feed = ui.subscribe("https://example.org/feed.xml", "alice").await;
     ui.store
-        .apply_fetch(&ok(feed, t(3600), entries))
+        .apply_fetch(ok(feed, t(3600), entries))
         .await
         .expect("apply fetch");
     feed

@@ -58,7 +58,7 @@ impl Store for Broken {
     ) -> tidings_store::Result<Option<DateTime<Utc>>> {
         fail()
     }
-    async fn apply_fetch(&self, _: &FetchRecord) -> tidings_store::Result<ApplyReport> {
+    async fn apply_fetch(&self, _: FetchRecord) -> tidings_store::Result<ApplyReport> {
         fail()
     }
     async fn entries(&self, _: &EntryQuery) -> tidings_store::Result<Vec<StoredEntry>> {

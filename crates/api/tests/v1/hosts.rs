@@ -84,7 +84,7 @@ async fn c6_a_host_shows_its_robots_txt_its_floor_and_why_feeds_are_paused() {
     paused.update.state_reason = Some("PF5: paused after 4 404 answers in a row".into());
     paused.update.last_status = Some(404);
     paused.host_floor = Some(("https://example.org:443".into(), t(7200)));
-    server.store.apply_fetch(&paused).await.unwrap();
+    server.store.apply_fetch(paused).await.unwrap();
     let robots = RobotsCache {
         fetched_at: t(5),
         status: Some(200),

@@ -163,7 +163,7 @@ impl Server {
     /// Store a 200 read of `feed` at `at` with `entries`.
     pub async fn read(&self, feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) {
         self.store
-            .apply_fetch(&ok(feed, at, entries))
+            .apply_fetch(ok(feed, at, entries))
             .await
             .expect("apply fetch");
     }

@@ -6,13 +6,15 @@ use crate::{ApplyReport, FetchRecord, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Postgres, Transaction};
 use std::collections::HashMap;
-use tidings_model::{Entry, FeedUrl};
+use tidings_model::{Entry, FeedId, FeedUrl};
 
 /// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log row.
 pub(super) async fn apply(
     tx: &mut Transaction<'static, Postgres>,
-    fetch: &FetchRecord,
+    fetch: &mut FetchRecord,
 ) -> Result<ApplyReport> {
+    let fetch_entries = std::mem::take(&mut fetch.entries);
+    let fetch = &*fetch;
     let update = &fetch.update;
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM feeds WHERE id = $1 FOR UPDATE")
         .bind(fetch.feed_id.0)
@@ -103,9 +105,9 @@ pub(super) async fn apply(
     .await?;
 
     let mut report = ApplyReport::default();
-    let mut known = known_entries(tx, fetch).await?;
-    for entry in &fetch.entries {
-        upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
+    let mut known = known_entries(tx, fetch.feed_id, &fetch_entries).await?;
+    for mut entry in fetch_entries {
+        upsert_entry(tx, fetch, &mut entry, &mut known, &mut report).await?;
     }
 
     for log in &fetch.log {
@@ -178,13 +180,13 @@ struct Known {
 /// [`without_nul`]), in one query.
 async fn known_entries(
     tx: &mut Transaction<'static, Postgres>,
-    fetch: &FetchRecord,
+    feed_id: FeedId,
+    entries: &[Entry],
 ) -> Result<HashMap<String, Known>> {
-    if fetch.entries.is_empty() {
+    if entries.is_empty() {
         return Ok(HashMap::new());
     }
-    let keys: Vec<String> = fetch
-        .entries
+    let keys: Vec<String> = entries
         .iter()
         .map(|e| codec::entry_key(&e.id).into_owned())
         .collect();
@@ -192,7 +194,7 @@ async fn known_entries(
         "SELECT entry_key, id, content_hash, first_seen_at FROM entries \
          WHERE feed_id = $1 AND entry_key = ANY($2)",
     )
-    .bind(fetch.feed_id.0)
+    .bind(feed_id.0)
     .bind(keys)
     .fetch_all(&mut **tx)
     .await?;
@@ -213,11 +215,12 @@ async fn known_entries(
 async fn upsert_entry(
     tx: &mut Transaction<'static, Postgres>,
     fetch: &FetchRecord,
-    entry: &Entry,
+    entry: &mut Entry,
     known: &mut HashMap<String, Known>,
     report: &mut ApplyReport,
 ) -> Result<()> {
     let encoded = codec::encode_entry(entry)?;
+    let entry = &*entry;
     // The exact entry is in `data`; the key is bounded and free of NUL.
     let key = codec::entry_key(&entry.id);
     let at = fetch.fetched_at;

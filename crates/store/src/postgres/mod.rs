@@ -225,9 +225,9 @@ impl Store for PgStore {
         Ok(at)
     }
 
-    async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
+    async fn apply_fetch(&self, mut fetch: FetchRecord) -> Result<ApplyReport> {
         let mut tx = self.pool.begin().await?;
-        let report = apply::apply(&mut tx, fetch).await?;
+        let report = apply::apply(&mut tx, &mut fetch).await?;
         tx.commit().await?;
         Ok(report)
     }

@@ -14,7 +14,7 @@ use crate::{ApplyReport, FeedUpdate, FetchRecord, RequestLogRow, Result, StoreEr
 use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
 use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use tidings_model::{FeedId, FeedUrl};
 
 /// One fetch made ready for writing: owned, with every entry serialised and hashed, so the
@@ -36,14 +36,17 @@ struct EntryRow {
     guid: Option<String>,
     title: Option<String>,
     link: Option<String>,
-    summary: Option<String>,
+    /// Shared with the statement that binds it: sqlx copies a borrowed `&str` but not an
+    /// `Arc<str>` (C8: the largest texts of an entry are held once on the Rust side).
+    summary: Option<Arc<str>>,
     published: Option<i64>,
     updated: Option<i64>,
     expires: Option<i64>,
     /// See [`codec::category_column`].
     categories: Option<String>,
     content_hash: String,
-    data: String,
+    /// See `summary`.
+    data: Arc<str>,
 }
 
 impl EntryRow {
@@ -56,38 +59,38 @@ impl EntryRow {
 }
 
 impl Prepared {
-    /// Serialise and hash the entries of `fetch` and take a copy of the rest.
-    pub(super) fn of(fetch: &FetchRecord) -> Result<Prepared> {
+    /// Serialise and hash the entries of `fetch`, moving everything else (C8: each entry's
+    /// text is held once as a column and once in its JSON, never a third time; the parsed
+    /// entry is dropped as soon as its row is made).
+    pub(super) fn of(fetch: FetchRecord) -> Result<Prepared> {
         let entries = fetch
             .entries
-            .iter()
-            .map(|entry| {
-                let encoded = codec::encode_entry(entry)?;
+            .into_iter()
+            .map(|mut entry| {
+                let encoded = codec::encode_entry(&mut entry)?;
+                let data = Arc::from(encoded.data);
                 Ok(EntryRow {
                     key: codec::entry_key(&entry.id).into_owned(),
-                    guid: entry.guid.clone(),
-                    title: entry.title.clone(),
-                    link: entry.link.clone(),
-                    summary: entry.summary.clone(),
+                    categories: codec::category_column(&entry.categories),
                     published: entry.published.map(micros),
                     updated: entry.updated.map(micros),
                     expires: entry.expires.map(micros),
-                    categories: codec::category_column(&entry.categories),
+                    guid: entry.guid,
+                    title: entry.title,
+                    link: entry.link,
+                    summary: entry.summary.map(Arc::from),
                     content_hash: encoded.content_hash,
-                    data: encoded.data,
+                    data,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Prepared {
             feed_id: fetch.feed_id,
             fetched_at: micros(fetch.fetched_at),
-            update: fetch.update.clone(),
+            update: fetch.update,
             entries,
-            log: fetch.log.clone(),
-            host_floor: fetch
-                .host_floor
-                .as_ref()
-                .map(|(host, until)| (host.clone(), micros(*until))),
+            log: fetch.log,
+            host_floor: fetch.host_floor.map(|(host, until)| (host, micros(until))),
         })
     }
 }
@@ -371,36 +374,37 @@ async fn known_entries(
         .collect())
 }
 
-/// A new entry row to insert.
-struct NewRow {
+/// A new entry row to insert, borrowed from its fetch.
+struct NewRow<'a> {
     feed_id: i64,
     first_seen_at: i64,
     updated_at: i64,
-    row: EntryRow,
+    row: &'a EntryRow,
 }
 
-/// A stored entry's new content.
-struct ChangedRow {
+/// A stored entry's new content, borrowed from its fetch.
+struct ChangedRow<'a> {
     sort_at: i64,
     updated_at: i64,
-    row: EntryRow,
+    row: &'a EntryRow,
 }
 
-/// What the batch writes to `entries`, decided in memory before any statement runs.
+/// What the batch writes to `entries`, decided in memory before any statement runs. Rows
+/// are borrowed from the batch and bound by reference (C8: no copy of an entry's text).
 #[derive(Default)]
-struct EntryWrites {
-    inserts: Vec<NewRow>,
+struct EntryWrites<'a> {
+    inserts: Vec<NewRow<'a>>,
     /// By row id, in the order first changed; a later change of the same row replaces it.
-    updates: Vec<(i64, ChangedRow)>,
+    updates: Vec<(i64, ChangedRow<'a>)>,
     update_index: HashMap<i64, usize>,
 }
 
-impl EntryWrites {
+impl<'a> EntryWrites<'a> {
     /// One entry of `fetch`: new, changed or unchanged, counted in `report`.
     fn upsert(
         &mut self,
         fetch: &Prepared,
-        entry: &EntryRow,
+        entry: &'a EntryRow,
         known: &mut HashMap<(i64, String), Known>,
         report: &mut ApplyReport,
     ) {
@@ -413,14 +417,14 @@ impl EntryWrites {
                     feed_id: fetch.feed_id.0,
                     first_seen_at: at,
                     updated_at: at,
-                    row: entry.clone(),
+                    row: entry,
                 });
                 report.new_entries += 1;
             }
             Some(Known::New(i)) => match self.inserts.get_mut(*i) {
                 Some(new) if new.row.content_hash != entry.content_hash => {
                     new.updated_at = at;
-                    new.row = entry.clone();
+                    new.row = entry;
                     report.updated_entries += 1;
                 }
                 _ => report.unchanged_entries += 1,
@@ -438,7 +442,7 @@ impl EntryWrites {
                 let changed = ChangedRow {
                     sort_at: entry.sort_at(*first_seen_at),
                     updated_at: at,
-                    row: entry.clone(),
+                    row: entry,
                 };
                 match self.update_index.get(id) {
                     Some(&i) => {
@@ -462,10 +466,12 @@ const ENTRY_INSERT: &str = "INSERT INTO entries (feed_id, entry_key, guid, title
                             content_hash, data, categories) VALUES ";
 const ENTRY_PARAMS: usize = 15;
 
-/// Insert new entries, in order (their row ids follow the batch order). The rows are moved
-/// into the statements' arguments, not copied again (C8: a large entry is held as few times
-/// as it can be).
-async fn insert_entries(tx: &mut Transaction<'static, Sqlite>, rows: Vec<NewRow>) -> Result<()> {
+/// Insert new entries, in order (their row ids follow the batch order). The rows are bound
+/// by reference, not copied (C8: a large entry is held as few times as it can be).
+async fn insert_entries(
+    tx: &mut Transaction<'static, Sqlite>,
+    rows: Vec<NewRow<'_>>,
+) -> Result<()> {
     static SQL: LazyLock<Vec<String>> = LazyLock::new(|| multi_row_sql(ENTRY_INSERT, ENTRY_PARAMS));
     let sizes: Vec<usize> = chunks(&rows).into_iter().map(|(_, size)| size).collect();
     let mut rows = rows.into_iter();
@@ -476,20 +482,20 @@ async fn insert_entries(tx: &mut Transaction<'static, Sqlite>, rows: Vec<NewRow>
             let e = new.row;
             query = query
                 .bind(new.feed_id)
-                .bind(e.key)
-                .bind(e.guid)
-                .bind(e.title)
-                .bind(e.link)
-                .bind(e.summary)
+                .bind(e.key.as_str())
+                .bind(e.guid.as_deref())
+                .bind(e.title.as_deref())
+                .bind(e.link.as_deref())
+                .bind(e.summary.clone())
                 .bind(e.published)
                 .bind(e.updated)
                 .bind(e.expires)
                 .bind(sort_at)
                 .bind(new.first_seen_at)
                 .bind(new.updated_at)
-                .bind(e.content_hash)
-                .bind(e.data)
-                .bind(e.categories);
+                .bind(e.content_hash.as_str())
+                .bind(Arc::clone(&e.data))
+                .bind(e.categories.as_deref());
         }
         query.execute(&mut **tx).await?;
     }
@@ -499,7 +505,7 @@ async fn insert_entries(tx: &mut Transaction<'static, Sqlite>, rows: Vec<NewRow>
 async fn update_entry(
     tx: &mut Transaction<'static, Sqlite>,
     id: i64,
-    changed: ChangedRow,
+    changed: ChangedRow<'_>,
 ) -> Result<()> {
     let e = changed.row;
     sqlx::query(
@@ -508,18 +514,18 @@ async fn update_entry(
          data = ?12, categories = ?13 WHERE id = ?1",
     )
     .bind(id)
-    .bind(e.guid)
-    .bind(e.title)
-    .bind(e.link)
-    .bind(e.summary)
+    .bind(e.guid.as_deref())
+    .bind(e.title.as_deref())
+    .bind(e.link.as_deref())
+    .bind(e.summary.clone())
     .bind(e.published)
     .bind(e.updated)
     .bind(e.expires)
     .bind(changed.sort_at)
     .bind(changed.updated_at)
-    .bind(e.content_hash)
-    .bind(e.data)
-    .bind(e.categories)
+    .bind(e.content_hash.as_str())
+    .bind(Arc::clone(&e.data))
+    .bind(e.categories.as_deref())
     .execute(&mut **tx)
     .await?;
     Ok(())

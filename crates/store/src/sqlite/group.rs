@@ -225,7 +225,7 @@ mod tests {
         for r in records {
             let (done, answer) = oneshot::channel();
             jobs.push(Job {
-                fetch: Prepared::of(r).unwrap(),
+                fetch: Prepared::of(r.clone()).unwrap(),
                 done,
             });
             answers.push(answer);

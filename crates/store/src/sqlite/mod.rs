@@ -287,7 +287,7 @@ impl Store for SqliteStore {
         at.map(codec::from_micros).transpose()
     }
 
-    async fn apply_fetch(&self, fetch: &FetchRecord) -> Result<ApplyReport> {
+    async fn apply_fetch(&self, fetch: FetchRecord) -> Result<ApplyReport> {
         self.apply_grouped(apply::Prepared::of(fetch)?).await
     }
 

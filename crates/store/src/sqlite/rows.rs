@@ -60,7 +60,7 @@ pub(super) fn entry_from_row(row: &SqliteRow) -> Result<StoredEntry> {
     Ok(StoredEntry {
         id: row.try_get("id")?,
         feed_id: FeedId(row.try_get("feed_id")?),
-        entry: codec::decode_entry(row.try_get("data")?)?,
+        entry: codec::decode_entry(row.try_get("data")?, row.try_get("summary")?)?,
         sort_at: from_micros(row.try_get("sort_at")?)?,
         first_seen_at: from_micros(row.try_get("first_seen_at")?)?,
         updated_at: from_micros(row.try_get("updated_at")?)?,

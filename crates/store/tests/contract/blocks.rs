@@ -66,7 +66,7 @@ pub async fn wfm10_a_removed_feed_is_never_due_and_cannot_come_back(store: Arc<d
     let kept = feed(&store, "https://kept.example/feed").await;
     let mut moved = ok(id, t(5), vec![crate::support::entry("a", "A", "")]);
     moved.update.url = Some(url("https://new.example/feed"));
-    store.apply_fetch(&moved).await.unwrap();
+    store.apply_fetch(moved).await.unwrap();
 
     assert!(store.remove_feed(id).await.unwrap());
     assert!(
@@ -93,7 +93,7 @@ pub async fn wfm10_a_removed_feed_is_never_due_and_cannot_come_back(store: Arc<d
     assert_eq!(due, vec![kept]);
 
     // A read that was in flight when the feed was removed does not make it active again.
-    store.apply_fetch(&ok(id, t(20), Vec::new())).await.unwrap();
+    store.apply_fetch(ok(id, t(20), Vec::new())).await.unwrap();
     assert_eq!(
         store.feed(id).await.unwrap().unwrap().state,
         FeedState::Removed

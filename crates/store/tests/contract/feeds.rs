@@ -66,7 +66,7 @@ pub async fn unsubscribe_keeps_the_feed_and_its_entries(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
     subscribe(&store, "https://example.org/feed.xml", "bob", t(0)).await;
     store
-        .apply_fetch(&ok(id, t(10), vec![crate::support::entry("a", "A", "")]))
+        .apply_fetch(ok(id, t(10), vec![crate::support::entry("a", "A", "")]))
         .await
         .unwrap();
 
@@ -110,7 +110,7 @@ pub async fn due_feeds_are_active_subscribed_and_most_overdue_first(store: Arc<d
         schedule(orphan, t(10), active),
         schedule(tie, t(500), active),
     ] {
-        store.apply_fetch(&r).await.unwrap();
+        store.apply_fetch(r).await.unwrap();
     }
     store.unsubscribe(orphan, "alice").await.unwrap();
 
@@ -157,7 +157,7 @@ pub async fn next_due_is_the_earliest_active_subscribed_feed(store: Arc<dyn Stor
         schedule(paused, t(50), FeedState::Paused),
         schedule(orphan, t(10), active),
     ] {
-        store.apply_fetch(&r).await.unwrap();
+        store.apply_fetch(r).await.unwrap();
     }
     store.unsubscribe(orphan, "alice").await.unwrap();
     assert_eq!(store.next_due().await.unwrap(), Some(t(300)));
@@ -182,7 +182,7 @@ pub async fn redirect_moves_the_url_and_the_old_url_still_finds_the_feed(store: 
     let id = feed(&store, "http://old.example/feed").await;
     let mut r = ok(id, t(10), Vec::new());
     r.update.url = Some(url("https://new.example/feed"));
-    store.apply_fetch(&r).await.unwrap();
+    store.apply_fetch(r).await.unwrap();
 
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(f.url.as_str(), "https://new.example/feed");
@@ -211,14 +211,14 @@ pub async fn pending_move_round_trips(store: Arc<dyn Store>) {
     let id = feed(&store, "http://old.example/feed").await;
     let mut r = ok(id, t(10), Vec::new());
     r.update.pending_move = Some(("https://new.example/feed".into(), t(10)));
-    store.apply_fetch(&r).await.unwrap();
+    store.apply_fetch(r).await.unwrap();
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(
         f.pending_move,
         Some(("https://new.example/feed".to_string(), t(10)))
     );
     let r = ok(id, t(20), Vec::new());
-    store.apply_fetch(&r).await.unwrap();
+    store.apply_fetch(r).await.unwrap();
     assert_eq!(store.feed(id).await.unwrap().unwrap().pending_move, None);
 }
 
@@ -230,7 +230,7 @@ pub async fn moving_onto_another_feeds_url_fails_whole(store: Arc<dyn Store>) {
     let before = store.feed(a).await.unwrap();
     let mut r = ok(a, t(10), vec![crate::support::entry("x", "X", "")]);
     r.update.url = Some(url("https://b.example/feed"));
-    assert!(store.apply_fetch(&r).await.is_err());
+    assert!(store.apply_fetch(r).await.is_err());
     assert_eq!(store.feed(a).await.unwrap(), before);
     assert_eq!(store.count_entries(None).await.unwrap(), 0);
     let log = store.request_log(&Default::default()).await.unwrap();
@@ -246,7 +246,7 @@ pub async fn paused_feeds_wait_for_an_operator(store: Arc<dyn Store>) {
     r.update.state_reason = Some("PF5: paused after 4 404 answers in a row".into());
     r.update.consecutive_failures = 4;
     r.update.next_fetch_at = t(20);
-    store.apply_fetch(&r).await.unwrap();
+    store.apply_fetch(r).await.unwrap();
     assert!(store.due_feeds(t(1_000_000), 10).await.unwrap().is_empty());
 
     assert!(
@@ -397,7 +397,7 @@ pub async fn due_and_state_counts_match_the_feeds(store: Arc<dyn Store>) {
         let mut r = outcome(id, t(0), "ok", Some(200));
         r.update.next_fetch_at = next;
         r.update.state = state;
-        store.apply_fetch(&r).await.unwrap();
+        store.apply_fetch(r).await.unwrap();
     }
     store.unsubscribe(orphan, "alice").await.unwrap();
     assert!(store.remove_feed(removed).await.unwrap());
@@ -436,14 +436,14 @@ pub async fn wfm8_the_egress_refusal_record_is_stored_and_kept_when_not_given(
     .collect();
     let mut refused = outcome(id, t(10), "refused", Some(403));
     refused.update.egress_refusals = Some(record.clone());
-    store.apply_fetch(&refused).await.unwrap();
+    store.apply_fetch(refused).await.unwrap();
     assert_eq!(
         store.feed(id).await.unwrap().unwrap().egress_refusals,
         record
     );
     // A read that records nothing (no answer) keeps it.
     store
-        .apply_fetch(&outcome(id, t(20), "no_answer", None))
+        .apply_fetch(outcome(id, t(20), "no_answer", None))
         .await
         .unwrap();
     assert_eq!(

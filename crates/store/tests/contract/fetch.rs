@@ -26,7 +26,10 @@ fn three() -> Vec<Entry> {
 pub async fn first_fetch_stores_entries_feed_state_and_log(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
     let record = ok(id, t(60), three());
-    assert_eq!(store.apply_fetch(&record).await.unwrap(), report(3, 0, 0));
+    assert_eq!(
+        store.apply_fetch(record.clone()).await.unwrap(),
+        report(3, 0, 0)
+    );
 
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(Some(&f.validators), record.update.validators.as_ref());
@@ -61,10 +64,10 @@ pub async fn first_fetch_stores_entries_feed_state_and_log(store: Arc<dyn Store>
 
 pub async fn same_body_again_changes_no_entry(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
-    store.apply_fetch(&ok(id, t(60), three())).await.unwrap();
+    store.apply_fetch(ok(id, t(60), three())).await.unwrap();
     let before = all_entries(&store).await;
 
-    let again = store.apply_fetch(&ok(id, t(3600), three())).await.unwrap();
+    let again = store.apply_fetch(ok(id, t(3600), three())).await.unwrap();
     assert_eq!(again, report(0, 0, 3));
     assert_eq!(all_entries(&store).await, before, "no entry row changed");
     let f = store.feed(id).await.unwrap().unwrap();
@@ -73,13 +76,13 @@ pub async fn same_body_again_changes_no_entry(store: Arc<dyn Store>) {
 
 pub async fn changed_entry_is_updated_and_keeps_first_seen(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
-    store.apply_fetch(&ok(id, t(60), three())).await.unwrap();
+    store.apply_fetch(ok(id, t(60), three())).await.unwrap();
     let old_hash = stored(&store, "b").await.content_hash;
 
     let mut changed = three();
     changed[1].summary = Some("rewritten with zeppelin".to_owned());
     let got = store
-        .apply_fetch(&ok(id, t(7200), changed.clone()))
+        .apply_fetch(ok(id, t(7200), changed.clone()))
         .await
         .unwrap();
     assert_eq!(got, report(0, 1, 2));
@@ -120,10 +123,7 @@ pub async fn changed_entry_is_updated_and_keeps_first_seen(store: Arc<dyn Store>
 
     let mut published = changed;
     published[1].published = Some(t(-86_400));
-    store
-        .apply_fetch(&ok(id, t(9000), published))
-        .await
-        .unwrap();
+    store.apply_fetch(ok(id, t(9000), published)).await.unwrap();
     let b = stored(&store, "b").await;
     assert_eq!(
         b.sort_at,
@@ -137,10 +137,10 @@ pub async fn changed_entry_is_updated_and_keeps_first_seen(store: Arc<dyn Store>
 pub async fn not_modified_keeps_validators_and_entries(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
     let first = ok(id, t(60), three());
-    store.apply_fetch(&first).await.unwrap();
+    store.apply_fetch(first.clone()).await.unwrap();
     let before = all_entries(&store).await;
 
-    let got = store.apply_fetch(&not_modified(id, t(3600))).await.unwrap();
+    let got = store.apply_fetch(not_modified(id, t(3600))).await.unwrap();
     assert_eq!(got, report(0, 0, 0));
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(Some(&f.validators), first.update.validators.as_ref());
@@ -155,17 +155,17 @@ pub async fn not_modified_keeps_validators_and_entries(store: Arc<dyn Store>) {
 /// FF5: an entry that leaves the live feed stays stored.
 pub async fn ff5_entries_that_leave_the_feed_are_kept(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed.xml").await;
-    store.apply_fetch(&ok(id, t(60), three())).await.unwrap();
+    store.apply_fetch(ok(id, t(60), three())).await.unwrap();
     let a_before = stored(&store, "a").await;
 
     let next = vec![entry("c", "Gamma", "third"), entry("d", "Delta", "fourth")];
-    let got = store.apply_fetch(&ok(id, t(3600), next)).await.unwrap();
+    let got = store.apply_fetch(ok(id, t(3600), next)).await.unwrap();
     assert_eq!(got, report(1, 0, 1));
     assert_eq!(store.count_entries(Some(id)).await.unwrap(), 4);
     assert_eq!(stored(&store, "a").await, a_before);
 
     store
-        .apply_fetch(&ok(id, t(7200), Vec::new()))
+        .apply_fetch(ok(id, t(7200), Vec::new()))
         .await
         .unwrap();
     assert_eq!(
@@ -191,7 +191,7 @@ pub async fn counters_follow_outcomes(store: Arc<dyn Store>) {
             r.update.consecutive_failures = 1;
             r.update.last_error = Some(format!("{label} happened"));
         }
-        store.apply_fetch(&r).await.unwrap();
+        store.apply_fetch(r).await.unwrap();
     }
     let f = store.feed(id).await.unwrap().unwrap();
     let c = f.counters;
@@ -205,7 +205,7 @@ pub async fn counters_follow_outcomes(store: Arc<dyn Store>) {
     // C6: a read postponed for the host's Retry-After sent nothing; the last read stays.
     let mut held = outcome(id, t(3600), "postponed", None);
     held.update.consecutive_failures = 1;
-    store.apply_fetch(&held).await.unwrap();
+    store.apply_fetch(held.clone()).await.unwrap();
     let g = store.feed(id).await.unwrap().unwrap();
     assert_eq!(g.counters, f.counters);
     assert_eq!(
@@ -220,7 +220,7 @@ pub async fn unknown_feed_is_refused_and_leaves_nothing(store: Arc<dyn Store>) {
     let ghost = FeedId(id.0 + 1000);
     let mut record = ok(ghost, t(60), three());
     record.log[0].feed_id = None;
-    let err = store.apply_fetch(&record).await.unwrap_err();
+    let err = store.apply_fetch(record).await.unwrap_err();
     assert!(
         matches!(err, StoreError::NoSuchFeed(f) if f == ghost),
         "{err}"
@@ -242,7 +242,7 @@ pub async fn failure_mid_transaction_leaves_nothing(store: Arc<dyn Store>) {
     let before = store.feed(id).await.unwrap().unwrap();
     let mut record = ok(id, t(60), three());
     record.log[0].feed_id = Some(FeedId(id.0 + 1000));
-    assert!(store.apply_fetch(&record).await.is_err());
+    assert!(store.apply_fetch(record.clone()).await.is_err());
 
     assert_eq!(
         store.feed(id).await.unwrap().unwrap(),
@@ -259,7 +259,7 @@ pub async fn failure_mid_transaction_leaves_nothing(store: Arc<dyn Store>) {
     );
 
     record.log[0].feed_id = Some(id);
-    assert_eq!(store.apply_fetch(&record).await.unwrap(), report(3, 0, 0));
+    assert_eq!(store.apply_fetch(record).await.unwrap(), report(3, 0, 0));
 }
 
 /// C4: validators are stored and returned byte for byte.
@@ -286,7 +286,7 @@ pub async fn validators_round_trip_exactly(store: Arc<dyn Store>) {
     for (i, validators) in cases.into_iter().enumerate() {
         let mut r = outcome(id, t(60 * i as i64), "ok", Some(200));
         r.update.validators = Some(validators.clone());
-        store.apply_fetch(&r).await.unwrap();
+        store.apply_fetch(r).await.unwrap();
         let f = store.feed(id).await.unwrap().unwrap();
         assert_eq!(f.validators, validators, "case {i}");
     }
@@ -307,13 +307,13 @@ pub async fn unicode_round_trips(store: Arc<dyn Store>) {
         site_link: None,
         expires: None,
     });
-    store.apply_fetch(&r).await.unwrap();
+    store.apply_fetch(r).await.unwrap();
 
     assert_eq!(stored(&store, &e.id).await.entry, e);
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(f.title.as_deref(), Some("Fil d’actualité ✓"));
     assert_eq!(f.site_link, None);
-    let again = store.apply_fetch(&ok(id, t(120), vec![e])).await.unwrap();
+    let again = store.apply_fetch(ok(id, t(120), vec![e])).await.unwrap();
     assert_eq!(again, report(0, 0, 1), "the identity matches itself");
 }
 
@@ -336,7 +336,7 @@ pub async fn concurrent_writers_all_commit(store: Arc<dyn Store>) {
                 .map(|n| entry(&format!("{i}-{n}"), "t", "s"))
                 .collect();
             let got = store
-                .apply_fetch(&ok(own, t(60 + i), entries))
+                .apply_fetch(ok(own, t(60 + i), entries))
                 .await
                 .unwrap();
             assert_eq!(got, report(5, 0, 0));
@@ -365,7 +365,7 @@ pub async fn repeated_identity_in_one_fetch(store: Arc<dyn Store>) {
     let first = entry("a", "First copy", "one");
     let second = entry("a", "Second copy", "two");
     let got = store
-        .apply_fetch(&ok(
+        .apply_fetch(ok(
             id,
             t(60),
             vec![first.clone(), second.clone(), second.clone()],
@@ -393,13 +393,13 @@ pub async fn huge_identities_and_texts_are_stored(store: Arc<dyn Store>) {
     ];
     assert_eq!(
         store
-            .apply_fetch(&ok(id, t(60), entries.clone()))
+            .apply_fetch(ok(id, t(60), entries.clone()))
             .await
             .unwrap(),
         report(4, 0, 0)
     );
     assert_eq!(
-        store.apply_fetch(&ok(id, t(120), entries)).await.unwrap(),
+        store.apply_fetch(ok(id, t(120), entries)).await.unwrap(),
         report(0, 0, 4)
     );
     assert_eq!(
@@ -424,14 +424,14 @@ pub async fn huge_identities_and_texts_are_stored(store: Arc<dyn Store>) {
 /// C8: a body that parsed without a title or link does not erase the known ones.
 pub async fn missing_metadata_keeps_what_was_known(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/meta").await;
-    store.apply_fetch(&ok(id, t(60), vec![])).await.unwrap();
+    store.apply_fetch(ok(id, t(60), vec![])).await.unwrap();
     let mut bare = ok(id, t(120), vec![]);
     bare.update.meta = Some(FeedMeta {
         title: None,
         site_link: Some("https://example.org/new-home".to_owned()),
         expires: None,
     });
-    store.apply_fetch(&bare).await.unwrap();
+    store.apply_fetch(bare).await.unwrap();
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(f.title.as_deref(), Some("A feed"));
     assert_eq!(f.site_link.as_deref(), Some("https://example.org/new-home"));
@@ -446,7 +446,7 @@ pub async fn c6_host_floor_only_moves_later(store: Arc<dyn Store>) {
     for (at, floor, want) in [(60, 1000, 1000), (120, 500, 1000), (180, 2000, 2000)] {
         let mut record = outcome(id, t(at), "refused", Some(429));
         record.host_floor = Some((host.to_owned(), t(floor)));
-        store.apply_fetch(&record).await.unwrap();
+        store.apply_fetch(record).await.unwrap();
         assert_eq!(
             store.host_floor(host).await.unwrap(),
             Some(t(want)),
@@ -489,7 +489,7 @@ pub async fn concurrent_failures_fail_no_other_fetch(store: Arc<dyn Store>) {
             tasks.push((
                 kind,
                 *id,
-                tokio::spawn(async move { store.apply_fetch(&record).await }),
+                tokio::spawn(async move { store.apply_fetch(record).await }),
             ));
         }
     }
@@ -537,9 +537,7 @@ pub async fn concurrent_reads_of_one_feed_store_each_entry_once(store: Arc<dyn S
     for n in 0..8_i64 {
         let store = store.clone();
         let record = ok(id, t(60 + n), three());
-        tasks.push(tokio::spawn(
-            async move { store.apply_fetch(&record).await },
-        ));
+        tasks.push(tokio::spawn(async move { store.apply_fetch(record).await }));
     }
     let mut total = ApplyReport::default();
     for task in tasks {
@@ -563,13 +561,13 @@ pub async fn new_entry_counts_are_per_feed_and_since_a_time(store: Arc<dyn Store
     let long = "x".repeat(3000);
     let mut first = three();
     first.push(entry(&long, "Long", "an identity stored by its hash"));
-    store.apply_fetch(&ok(id, t(60), first)).await.unwrap();
+    store.apply_fetch(ok(id, t(60), first)).await.unwrap();
     store
-        .apply_fetch(&ok(id, t(7200), vec![entry("d", "Delta", "later")]))
+        .apply_fetch(ok(id, t(7200), vec![entry("d", "Delta", "later")]))
         .await
         .unwrap();
     store
-        .apply_fetch(&ok(other, t(7200), vec![entry("z", "Zeta", "elsewhere")]))
+        .apply_fetch(ok(other, t(7200), vec![entry("z", "Zeta", "elsewhere")]))
         .await
         .unwrap();
 

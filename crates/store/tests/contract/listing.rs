@@ -22,7 +22,7 @@ pub async fn search_finds_title_and_summary_words(store: Arc<dyn Store>) {
     let one = feed(&store, "https://one.example/feed").await;
     let two = feed(&store, "https://two.example/feed").await;
     store
-        .apply_fetch(&ok(
+        .apply_fetch(ok(
             one,
             t(60),
             vec![
@@ -33,7 +33,7 @@ pub async fn search_finds_title_and_summary_words(store: Arc<dyn Store>) {
         .await
         .unwrap();
     store
-        .apply_fetch(&ok(
+        .apply_fetch(ok(
             two,
             t(120),
             vec![
@@ -82,7 +82,7 @@ pub async fn search_finds_title_and_summary_words(store: Arc<dyn Store>) {
 pub async fn hostile_search_input_is_just_words(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed").await;
     store
-        .apply_fetch(&ok(
+        .apply_fetch(ok(
             id,
             t(60),
             vec![
@@ -138,7 +138,7 @@ pub async fn since_until_and_feed_filters(store: Arc<dyn Store>) {
     let two = feed(&store, "https://two.example/feed").await;
     let day = 86_400;
     store
-        .apply_fetch(&ok(
+        .apply_fetch(ok(
             one,
             t(10 * day),
             vec![
@@ -150,7 +150,7 @@ pub async fn since_until_and_feed_filters(store: Arc<dyn Store>) {
         .await
         .unwrap();
     store
-        .apply_fetch(&ok(two, t(10 * day), vec![dated("d4", t(4 * day))]))
+        .apply_fetch(ok(two, t(10 * day), vec![dated("d4", t(4 * day))]))
         .await
         .unwrap();
 
@@ -184,7 +184,7 @@ pub async fn keyset_pages_return_each_entry_once_despite_inserts(store: Arc<dyn 
         .map(|i| dated(&format!("e{i:02}"), t(1000 + (i / 3) * 60)))
         .collect();
     store
-        .apply_fetch(&ok(id, t(5000), original.clone()))
+        .apply_fetch(ok(id, t(5000), original.clone()))
         .await
         .unwrap();
 
@@ -210,7 +210,7 @@ pub async fn keyset_pages_return_each_entry_once_despite_inserts(store: Arc<dyn 
             dated(&format!("old{page_no}"), t(1000)),
         ];
         store
-            .apply_fetch(&ok(id, t(6000 + page_no * 60), arrivals))
+            .apply_fetch(ok(id, t(6000 + page_no * 60), arrivals))
             .await
             .unwrap();
         assert!(page_no < 20, "pagination must end");
@@ -235,7 +235,7 @@ pub async fn keyset_pages_return_each_entry_once_despite_inserts(store: Arc<dyn 
 pub async fn limit_defaults_and_caps(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed").await;
     let many: Vec<_> = (0..60).map(|i| entry(&format!("e{i}"), "t", "s")).collect();
-    store.apply_fetch(&ok(id, t(60), many)).await.unwrap();
+    store.apply_fetch(ok(id, t(60), many)).await.unwrap();
     assert_eq!(
         ids(&store, EntryQuery::default()).await.len(),
         50,
@@ -268,7 +268,7 @@ pub async fn sort_time_prefers_published_then_updated_and_never_the_future(store
         dated("future", t(1_000_000)),
     ];
     store
-        .apply_fetch(&ok(f, t(1000), entries))
+        .apply_fetch(ok(f, t(1000), entries))
         .await
         .expect("apply");
     let sorted: Vec<(String, i64)> = all_entries(&store)
@@ -293,7 +293,7 @@ pub async fn category_filter_matches_whole_categories_case_folded(store: Arc<dyn
         ..entry(key, key, "")
     };
     store
-        .apply_fetch(&ok(
+        .apply_fetch(ok(
             id,
             t(60),
             vec![
@@ -316,7 +316,7 @@ pub async fn category_filter_matches_whole_categories_case_folded(store: Arc<dyn
     assert!(ids(&store, in_category("   ")).await.is_empty());
     // A changed entry's categories follow it.
     store
-        .apply_fetch(&ok(id, t(120), vec![filed("b", &["Rust"])]))
+        .apply_fetch(ok(id, t(120), vec![filed("b", &["Rust"])]))
         .await
         .unwrap();
     let mut found = ids(&store, in_category("rust")).await;
@@ -332,7 +332,7 @@ pub async fn ff16_expired_entries_and_feeds_leave_current_listings(store: Arc<dy
         ..entry(key, key, "word")
     };
     store
-        .apply_fetch(&ok(
+        .apply_fetch(ok(
             one,
             t(60),
             vec![
@@ -347,7 +347,7 @@ pub async fn ff16_expired_entries_and_feeds_leave_current_listings(store: Arc<dy
     if let Some(meta) = expired_feed.update.meta.as_mut() {
         meta.expires = Some(t(1000));
     }
-    store.apply_fetch(&expired_feed).await.unwrap();
+    store.apply_fetch(expired_feed).await.unwrap();
     assert_eq!(
         store.feed(two).await.unwrap().unwrap().expires,
         Some(t(1000))
@@ -371,7 +371,7 @@ pub async fn ff16_expired_entries_and_feeds_leave_current_listings(store: Arc<dy
     );
 
     // A later body without the end clears the feed's expiry.
-    store.apply_fetch(&ok(two, t(3000), vec![])).await.unwrap();
+    store.apply_fetch(ok(two, t(3000), vec![])).await.unwrap();
     assert_eq!(store.feed(two).await.unwrap().unwrap().expires, None);
     assert!(
         ids(&store, current(4000, None))
@@ -389,11 +389,11 @@ pub async fn subscriber_filter_lists_only_that_subscribers_feeds(store: Arc<dyn 
         .feed_id;
     subscribe(&store, "https://two.example/feed", "key:3", t(0)).await;
     store
-        .apply_fetch(&ok(mine, t(60), vec![entry("m", "m", "")]))
+        .apply_fetch(ok(mine, t(60), vec![entry("m", "m", "")]))
         .await
         .unwrap();
     store
-        .apply_fetch(&ok(theirs, t(60), vec![entry("t", "t", "")]))
+        .apply_fetch(ok(theirs, t(60), vec![entry("t", "t", "")]))
         .await
         .unwrap();
     let of = |who: &str| EntryQuery {
@@ -424,7 +424,7 @@ pub async fn one_entry_by_id_is_the_listed_entry(store: Arc<dyn Store>) {
         ..dated("second", t(200))
     };
     store
-        .apply_fetch(&ok(f, t(1000), vec![dated("first", t(100)), content]))
+        .apply_fetch(ok(f, t(1000), vec![dated("first", t(100)), content]))
         .await
         .expect("apply");
     let listed = all_entries(&store).await;

@@ -21,7 +21,7 @@ pub async fn request_log_filters_and_orders_newest_first(store: Arc<dyn Store>) 
         r.log[0].host = host.to_owned();
         r.log[0].egress = (i == 4).then(|| "192.0.2.7".to_owned());
         r.log[0].bytes = i as i64;
-        store.apply_fetch(&r).await.unwrap();
+        store.apply_fetch(r).await.unwrap();
     }
 
     let all = store.request_log(&LogQuery::default()).await.unwrap();
