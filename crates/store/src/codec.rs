@@ -44,7 +44,9 @@ pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen
 pub const LOG_COLUMNS: &str = "SELECT at, feed_id, host, purpose, url, egress, status, outcome, bytes, duration_ms, rule FROM request_log";
 
 /// `text` as a column copy for PostgreSQL, which refuses NUL in `TEXT`: NUL becomes U+FFFD.
-/// The exact entry is always kept in the JSON `data` column, where NUL is escaped.
+/// The exact entry is always kept: in the JSON `data` column, where NUL is escaped, with its
+/// summary in the `summary` column only when that column holds it exactly (see
+/// [`encode_entry`]).
 pub fn without_nul(text: &str) -> std::borrow::Cow<'_, str> {
     if text.contains('\0') {
         std::borrow::Cow::Owned(text.replace('\0', "\u{FFFD}"))
@@ -509,7 +511,7 @@ mod tests {
         let encoded = encode_entry(&mut entry.clone()).unwrap();
         assert!(encoded.data.contains("before"), "{}", encoded.data);
         // PostgreSQL's column holds it without NUL; the JSON's summary wins.
-        let column = Some("beforeafter".to_owned());
+        let column = Some(without_nul("before\0after").into_owned());
         assert_eq!(decode_entry(&encoded.data, column).unwrap(), entry);
     }
 }

@@ -221,7 +221,8 @@ async fn upsert_entry(
 ) -> Result<()> {
     let encoded = codec::encode_entry(entry)?;
     let entry = &*entry;
-    // The exact entry is in `data`; the key is bounded and free of NUL.
+    // The exact entry is in `data` (its summary in the column when NUL-free, see
+    // `encode_entry`); the key is bounded and free of NUL.
     let key = codec::entry_key(&entry.id);
     let at = fetch.fetched_at;
     match known.get_mut(key.as_ref()) {
