@@ -239,19 +239,10 @@ fn plain(rng: &mut Rng, target: usize, extra: &[&str]) -> String {
     out
 }
 
-/// Escape text for XML character data and attribute values.
+/// Escape text for XML character data and attribute values: the escaper tidings writes its
+/// own XML with.
 fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
+    tidings_feed::escape::text(text)
 }
 
 fn start() -> DateTime<Utc> {
