@@ -20,11 +20,7 @@ async fn wfm7_an_assigned_egress_sends_the_feeds_requests_and_is_logged() {
     script.push("/robots.txt", Answer::ok("User-agent: *\nAllow: /\n"));
     script.push(
         "/old.xml",
-        Answer {
-            status: 301,
-            headers: vec![("location".into(), "/feed.xml".into())],
-            body: String::new(),
-        },
+        Answer::status(301).header("location", "/feed.xml"),
     );
     script.push("/feed.xml", Answer::ok(FEED));
     script.push("/other.xml", Answer::ok(FEED));

@@ -10,14 +10,7 @@ use tidings_crawler::Purpose;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c6_retry_after_is_a_floor_for_the_whole_host() {
     let script = Script::default();
-    script.push(
-        "/a.xml",
-        Answer {
-            status: 429,
-            headers: vec![("retry-after".into(), "7200".into())],
-            body: String::new(),
-        },
-    );
+    script.push("/a.xml", Answer::status(429).header("retry-after", "7200"));
     script.push("/b.xml", Answer::ok(FEED));
     let port = serve(script.clone()).await;
     let dir = tempfile::tempdir().unwrap();
@@ -57,11 +50,7 @@ async fn c6_a_redirect_into_a_host_under_retry_after_waits_for_it() {
     let there = Script::default();
     there.push(
         "/busy.xml",
-        Answer {
-            status: 429,
-            headers: vec![("retry-after".into(), "7200".into())],
-            body: String::new(),
-        },
+        Answer::status(429).header("retry-after", "7200"),
     );
     there.push("/moved.xml", Answer::ok(FEED));
     let there_port = serve(there.clone()).await;
@@ -160,11 +149,7 @@ async fn c6_a_retry_after_too_large_to_count_pauses_the_feed_and_holds_the_host(
     let script = Script::default();
     script.push(
         "/a.xml",
-        Answer {
-            status: 429,
-            headers: vec![("retry-after".into(), "18446744073709551616".into())],
-            body: String::new(),
-        },
+        Answer::status(429).header("retry-after", "18446744073709551616"),
     );
     script.push("/b.xml", Answer::ok(FEED));
     let port = serve(script.clone()).await;

@@ -102,14 +102,7 @@ async fn wfm6_challenge_pages_climb_the_refusal_ladder() {
         "/robots.txt",
         Answer::ok("").header("content-type", "text/plain"),
     );
-    script.push(
-        "/f.xml",
-        Answer {
-            status: 403,
-            headers: vec![],
-            body: String::new(),
-        },
-    );
+    script.push("/f.xml", Answer::status(403));
     script.push(
         "/f.xml",
         Answer::ok("<!DOCTYPE html><html><body>Just a moment...</body></html>")

@@ -29,22 +29,11 @@ async fn every_request_sent_is_counted_by_outcome_and_purpose_and_timed() {
     let script = Script::default();
     script.push("/robots.txt", Answer::ok("User-agent: *\nAllow: /\n"));
     script.push("/a.xml", Answer::ok(FEED).header("etag", "\"v1\""));
-    script.push(
-        "/a.xml",
-        Answer {
-            status: 304,
-            headers: vec![],
-            body: String::new(),
-        },
-    );
+    script.push("/a.xml", Answer::status(304));
     // /gone.xml is not scripted: a 404.
     script.push(
         "/old.xml",
-        Answer {
-            status: 301,
-            headers: vec![("location".into(), "/new.xml".into())],
-            body: String::new(),
-        },
+        Answer::status(301).header("location", "/new.xml"),
     );
     script.push("/new.xml", Answer::ok(FEED));
     let port = serve(script.clone()).await;

@@ -63,14 +63,7 @@ async fn wfm9_a_disallowed_feed_is_not_requested() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dfb8_robots_answering_5xx_keeps_the_default_profile_away() {
     let script = Script::default();
-    script.push(
-        "/robots.txt",
-        Answer {
-            status: 503,
-            headers: vec![],
-            body: String::new(),
-        },
-    );
+    script.push("/robots.txt", Answer::status(503));
     script.push("/f.xml", Answer::ok(FEED));
     let port = serve(script.clone()).await;
     let dir = tempfile::tempdir().unwrap();

@@ -14,14 +14,7 @@ async fn pf10_each_feeds_user_agent_carries_its_live_subscriber_count() {
     let script = Script::default();
     script.push("/robots.txt", Answer::ok("User-agent: *\nAllow: /\n"));
     script.push("/one.xml", Answer::ok(FEED));
-    script.push(
-        "/two.xml",
-        Answer {
-            status: 403,
-            headers: vec![],
-            body: String::new(),
-        },
-    );
+    script.push("/two.xml", Answer::status(403));
     let port = serve(script.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let plainfeeder = Profile::embedded("plainfeeder").unwrap();

@@ -30,13 +30,18 @@ impl Answer {
         }
     }
 
-    /// Hang up without answering: no status line at all.
-    pub fn hang_up() -> Answer {
+    /// `status` with no headers and an empty body.
+    pub fn status(status: u16) -> Answer {
         Answer {
-            status: 0,
+            status,
             headers: vec![],
             body: String::new(),
         }
+    }
+
+    /// Hang up without answering: no status line at all.
+    pub fn hang_up() -> Answer {
+        Answer::status(0)
     }
 
     pub fn header(mut self, name: &str, value: &str) -> Answer {
