@@ -287,16 +287,15 @@ fn retry_after(answer: &str) -> Option<u64> {
     })
 }
 
+/// Three failures per address, then one more every ten minutes.
+const THREE_FAILURES: RateLimit = RateLimit {
+    burst: 3,
+    refill_every: Duration::from_secs(600),
+};
+
 #[tokio::test]
 async fn failed_logins_from_one_address_are_429_past_the_limit() {
-    let server = start(
-        limits(30, 60, 64, 64),
-        RateLimit {
-            burst: 3,
-            refill_every: Duration::from_secs(600),
-        },
-    )
-    .await;
+    let server = start(limits(30, 60, 64, 64), THREE_FAILURES).await;
     let good = login("127.0.0.1", server.addr, &server.admin).await;
     assert_eq!(status(&good), Some(303), "{good}");
     let wrong = format!("tdg_{}", "0".repeat(64));
@@ -317,14 +316,7 @@ async fn failed_logins_from_one_address_are_429_past_the_limit() {
 
 #[tokio::test]
 async fn failed_bearer_checks_from_one_address_are_429_past_the_limit() {
-    let server = start(
-        limits(30, 60, 64, 64),
-        RateLimit {
-            burst: 3,
-            refill_every: Duration::from_secs(600),
-        },
-    )
-    .await;
+    let server = start(limits(30, 60, 64, 64), THREE_FAILURES).await;
     let get = |from: &'static str, auth: String| {
         let addr = server.addr;
         async move {
