@@ -112,9 +112,9 @@ pub struct EncodedEntry {
 /// hash is of the whole entry, summary included, as it always was, so the way the summary is
 /// stored does not make a known entry look changed. `entry` is as it was on return.
 ///
-/// The entry is serialised three times: whole into the hash, then without the summary once to
-/// count its length and once into a string of exactly that length (C8: a string grown by
-/// doubling would hold up to twice a large entry).
+/// The entry is serialised twice: whole into the hash, counting its length, then without the
+/// summary into a string reserved at that length less what the summary took, which is enough
+/// (C8: a string grown by doubling would hold up to twice a large entry).
 pub fn encode_entry(entry: &mut Entry) -> Result<EncodedEntry> {
     let id = entry.id.clone();
     let corrupt = |e: serde_json::Error| {
@@ -123,15 +123,17 @@ pub fn encode_entry(entry: &mut Entry) -> Result<EncodedEntry> {
     let mut hash = Measure::default();
     serde_json::to_writer(&mut hash, &*entry).map_err(corrupt)?;
     let summary = entry.summary.take_if(|s| !s.contains('\0'));
-    let mut measure = Measure::default();
-    let written = serde_json::to_writer(&mut measure, &*entry).and_then(|()| {
-        let mut data = Vec::with_capacity(measure.len);
-        serde_json::to_writer(&mut data, &*entry).map(|()| data)
-    });
+    // `"summary":"…"` (at least the summary's bytes and two quotes) becomes `"summary":null`.
+    let saved = summary
+        .as_ref()
+        .map_or(0, |s| (s.len() + 2).saturating_sub("null".len()));
+    let mut data = Vec::with_capacity(hash.len.saturating_sub(saved));
+    let written = serde_json::to_writer(&mut data, &*entry);
     if summary.is_some() {
         entry.summary = summary;
     }
-    let data = String::from_utf8(written.map_err(corrupt)?)
+    written.map_err(corrupt)?;
+    let data = String::from_utf8(data)
         .map_err(|e| StoreError::Corrupt(format!("entry {id:?} serialised to bad UTF-8: {e}")))?;
     let content_hash = hex::encode(hash.hash.finalize());
     Ok(EncodedEntry { data, content_hash })
@@ -485,6 +487,11 @@ mod tests {
         let mut written = entry.clone();
         let encoded = encode_entry(&mut written).unwrap();
         assert_eq!(written, entry, "the entry is as it was");
+        assert_eq!(
+            encoded.data.capacity(),
+            encoded.data.len(),
+            "reserved, not grown"
+        );
         assert!(!encoded.data.contains("a long summary"), "{}", encoded.data);
         // The hash is the whole entry's, as before the summary was stored once: a known
         // entry does not look changed after an upgrade.
