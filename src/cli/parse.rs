@@ -21,7 +21,7 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode> {
                     base_url: args.base_url.as_deref(),
                     charset: args.charset.as_deref(),
                     content_type: None,
-                    max_entries: None,
+                    ..ParseOptions::default()
                 };
                 match tidings_feed::parse(&bytes, &options) {
                     Ok(parsed) => {

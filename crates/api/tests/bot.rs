@@ -353,6 +353,13 @@ fn changing_a_profile_value_changes_the_page() {
             after: "within 24 hours: 50,000;",
         },
         Change {
+            name: "entries.max_text_bytes",
+            base: "default",
+            change: |p| p.entries.max_text_bytes = 65_536,
+            before: "summary or article: 1 MiB (1,048,576 bytes);",
+            after: "summary or article: 64 KiB (65,536 bytes);",
+        },
+        Change {
             name: "fetch.max_redirects",
             base: "default",
             change: |p| p.fetch.max_redirects = 2,

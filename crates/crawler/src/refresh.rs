@@ -675,6 +675,7 @@ fn judge_body(
         charset: fetched.content_type.as_deref().and_then(charset_of),
         content_type: fetched.content_type.as_deref(),
         max_entries: usize::try_from(limits.max_per_response).ok(),
+        max_text_bytes: usize::try_from(limits.max_text_bytes).ok(),
     };
     match tidings_feed::parse(&fetched.body, &options) {
         Ok(parsed) => Verdict {

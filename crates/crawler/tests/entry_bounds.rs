@@ -158,3 +158,33 @@ async fn c8_known_entries_coming_back_do_not_count_against_the_daily_bound() {
     assert_eq!(feed.state, FeedState::Active);
     assert_eq!(store.count_entries(Some(feed.id)).await.unwrap(), 4);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c8_a_text_over_the_profile_bound_is_stored_cut_to_it() {
+    let huge = "word ".repeat(40_000);
+    let doc = format!(
+        "<rss version=\"2.0\"><channel><title>Long</title><item><guid>g</guid>\
+         <title>Short</title><description>{huge}</description></item></channel></rss>"
+    );
+    let script = Script::default();
+    script.push("/f.xml", Answer::ok(&doc));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), |p| p.entries.max_text_bytes = 16_384).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+
+    let outcome = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(outcome.new_entries, 1, "the entry is kept, its text cut");
+    let stored = store
+        .entries(&tidings_store::EntryQuery {
+            feed: Some(feed.id),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let entry = &stored[0].entry;
+    assert_eq!(entry.title.as_deref(), Some("Short"));
+    let summary = entry.summary.as_deref().unwrap();
+    assert_eq!(summary.len(), 16_384, "cut to the bound");
+    assert!(huge.starts_with(summary));
+}

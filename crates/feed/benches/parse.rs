@@ -18,6 +18,7 @@ const OPTIONS: ParseOptions<'static> = ParseOptions {
     charset: None,
     content_type: None,
     max_entries: None,
+    max_text_bytes: None,
 };
 
 /// Parse once and check the result before timing anything.

@@ -58,6 +58,11 @@ pub struct ParseOptions<'a> {
     /// anything more is read: what one read may cost stays bounded whatever the number of
     /// items (C8). `None` reads every entry.
     pub max_entries: Option<usize>,
+    /// A text of the feed or of an entry (title, summary, content, rights) longer than this
+    /// many bytes is cut to it at a character boundary, with a [`WarningKind::TextCut`]
+    /// warning per field. Entry identities are derived before the cut, so they do not depend
+    /// on the bound. `None` keeps every text whole.
+    pub max_text_bytes: Option<usize>,
 }
 
 /// The input holds no feed we can read.
@@ -130,6 +135,55 @@ pub fn parse(bytes: &[u8], options: &ParseOptions<'_>) -> Result<ParsedFeed, Par
         }
     };
     identity::assign(&mut parsed.entries, &mut warnings);
+    if let Some(max) = options.max_text_bytes {
+        cut_texts(&mut parsed, max, &mut warnings);
+    }
     parsed.warnings = warnings;
     Ok(parsed)
+}
+
+/// Cut every text of `parsed` longer than `max` bytes (see [`ParseOptions::max_text_bytes`]).
+fn cut_texts(parsed: &mut ParsedFeed, max: usize, warnings: &mut Vec<Warning>) {
+    let feed = &mut parsed.feed;
+    for (field, text) in [
+        ("title", &mut feed.title),
+        ("description", &mut feed.description),
+        ("rights", &mut feed.rights),
+    ] {
+        cut_text(text, max, || format!("the feed's {field}"), warnings);
+    }
+    for (i, entry) in parsed.entries.iter_mut().enumerate() {
+        for (field, text) in [
+            ("title", &mut entry.title),
+            ("summary", &mut entry.summary),
+            ("content", &mut entry.content),
+            ("rights", &mut entry.rights),
+        ] {
+            cut_text(
+                text,
+                max,
+                || format!("the {field} of entry {}", i + 1),
+                warnings,
+            );
+        }
+    }
+}
+
+/// Cut `text` to at most `max` bytes at a character boundary, giving back the memory cut.
+fn cut_text(
+    text: &mut Option<String>,
+    max: usize,
+    what: impl FnOnce() -> String,
+    warnings: &mut Vec<Warning>,
+) {
+    let Some(text) = text.as_mut().filter(|t| t.len() > max) else {
+        return;
+    };
+    let was = text.len();
+    text.truncate(text.floor_char_boundary(max));
+    text.shrink_to_fit();
+    warnings.push(Warning::new(
+        WarningKind::TextCut,
+        format!("{} was cut from {was} to {} bytes", what(), text.len()),
+    ));
 }

@@ -135,3 +135,99 @@ fn c8_the_bound_counts_entries_not_other_elements() {
     let message = ParseError::TooManyEntries { limit: 7 }.to_string();
     assert_eq!(message, "more than 7 entries in one document");
 }
+
+fn parse_cut(doc: &str, max_text_bytes: Option<usize>) -> tidings_feed::ParsedFeed {
+    let options = ParseOptions {
+        max_text_bytes,
+        ..ParseOptions::default()
+    };
+    parse(doc.as_bytes(), &options).expect("the document parses")
+}
+
+#[test]
+fn c8_a_text_over_the_bound_is_cut_at_a_character_boundary_in_every_format() {
+    // "é" is two bytes, so a cut at an odd byte count falls inside a character.
+    let long = "é".repeat(5_000);
+    let docs = [
+        (
+            "RSS description",
+            format!(
+                "<rss version=\"2.0\"><channel><title>x</title><item><guid>g</guid>\
+                 <description>{long}</description></item></channel></rss>"
+            ),
+        ),
+        (
+            "Atom content",
+            format!(
+                "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>x</title><entry>\
+                 <id>urn:g</id><content>{long}</content></entry></feed>"
+            ),
+        ),
+        (
+            "JSON Feed content_text",
+            format!(
+                "{{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"x\",\
+                 \"items\":[{{\"id\":\"g\",\"content_text\":\"{long}\"}}]}}"
+            ),
+        ),
+    ];
+    for (what, doc) in docs {
+        let parsed = parse_cut(&doc, Some(1_001));
+        let entry = &parsed.entries[0];
+        let text = entry
+            .content
+            .as_deref()
+            .or(entry.summary.as_deref())
+            .unwrap_or_else(|| panic!("{what}: no text"));
+        assert_eq!(
+            text,
+            "é".repeat(500),
+            "{what}: cut to the boundary under the bound"
+        );
+        let cuts: Vec<_> = parsed
+            .warnings
+            .iter()
+            .filter(|w| w.kind == tidings_feed::WarningKind::TextCut)
+            .collect();
+        // One warning per field cut (Atom's content also stands in for its missing summary).
+        assert!(!cuts.is_empty(), "{what}: the cut is reported");
+        for cut in cuts {
+            assert!(
+                cut.message.contains("10000 to 1000 bytes"),
+                "{what}: {}",
+                cut.message
+            );
+        }
+        // Without the bound the same document keeps the whole text and warns of nothing.
+        let whole = parse_cut(&doc, None);
+        let entry = &whole.entries[0];
+        assert_eq!(
+            entry.content.as_deref().or(entry.summary.as_deref()),
+            Some(long.as_str()),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn c8_texts_at_the_bound_are_kept_whole_and_identities_do_not_depend_on_it() {
+    // No guid and no link: the identity is a hash of the title, which is over the bound.
+    let title = "t".repeat(3_000);
+    let doc = format!(
+        "<rss version=\"2.0\"><channel><title>{title}</title><item><title>{title}</title>\
+         </item></channel></rss>"
+    );
+    let cut = parse_cut(&doc, Some(2_000));
+    let whole = parse_cut(&doc, None);
+    assert_eq!(cut.entries[0].id, whole.entries[0].id);
+    assert_eq!(cut.entries[0].title.as_deref().map(str::len), Some(2_000));
+    assert_eq!(cut.feed.title.as_deref().map(str::len), Some(2_000));
+    let at_bound = parse_cut(&doc, Some(3_000));
+    assert_eq!(at_bound.entries[0].title.as_deref(), Some(title.as_str()));
+    assert!(
+        at_bound
+            .warnings
+            .iter()
+            .all(|w| w.kind != tidings_feed::WarningKind::TextCut)
+    );
+}

@@ -132,6 +132,7 @@ fn render(case: &Case) -> Result<String, String> {
         charset: options.charset.as_deref(),
         content_type: options.content_type.as_deref(),
         max_entries: None,
+        max_text_bytes: None,
     };
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| parse(&bytes, &parse_options)))
         .map_err(|payload| {

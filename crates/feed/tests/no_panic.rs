@@ -27,6 +27,7 @@ fn options(charset: usize, base: bool) -> ParseOptions<'static> {
         charset: CHARSETS.get(charset % CHARSETS.len()).copied().flatten(),
         content_type: None,
         max_entries: None,
+        max_text_bytes: None,
     }
 }
 

@@ -287,4 +287,6 @@ pub enum WarningKind {
     WrongType,
     /// Two entries had the same identity and one was renamed.
     DuplicateId,
+    /// A text longer than the caller's bound was cut to it at a character boundary.
+    TextCut,
 }

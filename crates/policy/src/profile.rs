@@ -169,6 +169,10 @@ pub struct EntryLimits {
     /// hours) more than this stores none of them, and the feed is held (paused) for an
     /// operator with the reason.
     pub max_new_per_day: u32,
+    /// A text of an entry or of the feed (title, summary, content, rights) longer than this
+    /// many bytes is cut to it at a character boundary, with a warning: one huge field costs
+    /// what a field of this size costs to store.
+    pub max_text_bytes: u32,
 }
 
 impl Default for EntryLimits {
@@ -176,9 +180,16 @@ impl Default for EntryLimits {
         EntryLimits {
             max_per_response: 10_000,
             max_new_per_day: 20_000,
+            max_text_bytes: 1_048_576,
         }
     }
 }
+
+/// The shortest bound on one text a profile may set: below it, ordinary articles would be cut.
+pub const MIN_TEXT_BYTES: u32 = 16_384;
+
+/// The longest bound on one text a profile may set (the default body cap).
+pub const MAX_TEXT_BYTES: u32 = 10_485_760;
 
 /// The most entries per response a profile may accept (bounded memory per read, C8).
 pub const MAX_ENTRIES_PER_RESPONSE: u32 = 100_000;
@@ -197,6 +208,11 @@ impl EntryLimits {
             return Err(ProfileError::Invalid(format!(
                 "entries.max_new_per_day must be between entries.max_per_response (a first read \
                  may store a whole response) and {MAX_NEW_ENTRIES_PER_DAY}"
+            )));
+        }
+        if !(MIN_TEXT_BYTES..=MAX_TEXT_BYTES).contains(&self.max_text_bytes) {
+            return Err(ProfileError::Invalid(format!(
+                "entries.max_text_bytes must be between {MIN_TEXT_BYTES} and {MAX_TEXT_BYTES}"
             )));
         }
         Ok(())

@@ -142,10 +142,16 @@ mod tests {
             "[entries]\nmax_per_response = 100001",
             "[entries]\nmax_per_response = 500\nmax_new_per_day = 499",
             "[entries]\nmax_new_per_day = 1000001",
+            "[entries]\nmax_text_bytes = 16383",
+            "[entries]\nmax_text_bytes = 10485761",
         ] {
             let text = format!("name = \"x\"\n{bad}");
             assert!(Profile::from_toml(&text).is_err(), "{bad}");
         }
         assert!(too_many_entries(&default.entries).contains("10000"));
+        for good in ["max_text_bytes = 16384", "max_text_bytes = 10485760"] {
+            let text = format!("name = \"x\"\n[entries]\n{good}");
+            assert!(Profile::from_toml(&text).is_ok(), "{good}");
+        }
     }
 }

@@ -500,6 +500,7 @@ fn limits(html: &mut String, profile: &Profile, lang: Lang) {
         count(lang, u64::from(profile.entries.max_per_response)),
         count(lang, u64::from(profile.entries.max_new_per_day)),
     );
+    let text = bytes(lang, u64::from(profile.entries.max_text_bytes));
     section_start(
         html,
         "limits",
@@ -557,6 +558,15 @@ fn limits(html: &mut String, profile: &Profile, lang: Lang) {
                 "Máximo de novas entradas guardadas de um feed em 24 horas: {per_day}; uma \
                  leitura que traria mais não guarda nenhuma, e paramos de ler o feed até que \
                  uma pessoa o tenha examinado.",
+            ),
+            tr!(
+                lang,
+                "Longest text kept of one title, summary or article: {text}; a longer one is \
+                 cut to that length.",
+                "Plus long texte gardé d’un titre, d’un résumé ou d’un article : {text} ; un \
+                 texte plus long est coupé à cette longueur.",
+                "Maior texto guardado de um título, resumo ou artigo: {text}; um texto mais \
+                 longo é cortado nesse tamanho.",
             ),
         ],
     );

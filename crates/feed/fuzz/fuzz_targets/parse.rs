@@ -40,6 +40,7 @@ fuzz_target!(|input: Input<'_>| {
         charset,
         content_type: None,
         max_entries: None,
+        max_text_bytes: None,
     };
     let first = tidings_feed::parse(input.bytes, &options);
     let second = tidings_feed::parse(input.bytes, &options);
