@@ -233,6 +233,22 @@ fn shapes(size: usize) -> Vec<Shape> {
             content_type: "application/rss+xml",
             accepted: true,
         },
+        Shape {
+            name: "rss-element-flood",
+            what: "RSS, one item, empty unknown elements",
+            body: Box::new(move || {
+                repeat(
+                    size,
+                    &format!("{RSS_HEAD}<item><guid>1</guid>"),
+                    |_| "<x/>".to_owned(),
+                    &format!("</item>{RSS_TAIL}"),
+                )
+            }),
+            content_type: "application/rss+xml",
+            // Refused past 65,536 elements plus one per 12 bytes (the parser's bound), so the
+            // small run's document, under the floor, is read.
+            accepted: size / 4 <= 65_536 + size / 12,
+        },
     ]
 }
 

@@ -77,6 +77,10 @@ pub enum ParseError {
     /// More entries than [`ParseOptions::max_entries`]; nothing of the document is kept.
     #[error("more than {limit} entries in one document")]
     TooManyEntries { limit: usize },
+    /// More XML elements than a document of its size may hold (a flood of tiny elements,
+    /// which would cost many times the body to read); nothing of the document is kept.
+    #[error("more than {limit} XML elements in a document of this size: not read")]
+    TooManyElements { limit: usize },
 }
 
 /// A JSON Feed behind junk (a PHP warning, a JSONP `callback(`): read from its first `{`

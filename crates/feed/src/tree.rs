@@ -41,6 +41,14 @@ const MAX_DEPTH: usize = 256;
 /// `<a>` tags would cost three times its size in that stack alone (C8).
 const READER_OPEN_TAGS: usize = 4096;
 
+/// A document may hold this many elements, plus one per [`BYTES_PER_ELEMENT`] of its text;
+/// one with more is refused ([`ParseError::TooManyElements`]). A node costs about 88 bytes
+/// and the shortest element (`<x/>`) four, so without a bound a flood of empty elements
+/// would cost over twenty times its body (C8); with it, at most about seven. Real feeds,
+/// even of the tersest items, hold one element per 13 bytes or more.
+const ELEMENT_FLOOR: usize = 65_536;
+const BYTES_PER_ELEMENT: usize = 12;
+
 /// Index of a node in [`Doc`]. Only the builder makes them, each the index of a node it
 /// pushed, so indexing `Doc::nodes` with one never fails.
 pub(crate) type NodeId = usize;
@@ -92,10 +100,71 @@ impl<'a> Node<'a> {
     }
 }
 
+/// Nodes in chunks of [`CHUNK`]: the tree grows without ever copying itself into a larger
+/// allocation, so its peak is its size, not two and a half times it as a growing `Vec`'s
+/// (the old buffer and the new one live at once while it is copied).
+struct Nodes<'a> {
+    chunks: Vec<Vec<Node<'a>>>,
+    len: usize,
+}
+
+const CHUNK: usize = 4096;
+
+impl<'a> Nodes<'a> {
+    /// Room for `expected` nodes at first (at most one chunk), so a small document allocates
+    /// little.
+    fn new(expected: usize) -> Self {
+        Nodes {
+            chunks: vec![Vec::with_capacity(expected.min(CHUNK))],
+            len: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn push(&mut self, node: Node<'a>) {
+        if self.chunks.last().is_none_or(|c| c.len() == CHUNK) {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        if let Some(chunk) = self.chunks.last_mut() {
+            chunk.push(node);
+            self.len += 1;
+        }
+    }
+
+    fn get(&self, id: NodeId) -> Option<&Node<'a>> {
+        self.chunks.get(id / CHUNK)?.get(id % CHUNK)
+    }
+
+    fn get_mut(&mut self, id: NodeId) -> Option<&mut Node<'a>> {
+        self.chunks.get_mut(id / CHUNK)?.get_mut(id % CHUNK)
+    }
+}
+
+impl<'a> std::ops::Index<NodeId> for Nodes<'a> {
+    type Output = Node<'a>;
+
+    fn index(&self, id: NodeId) -> &Node<'a> {
+        &self.chunks[id / CHUNK][id % CHUNK]
+    }
+}
+
+impl std::ops::IndexMut<NodeId> for Nodes<'_> {
+    fn index_mut(&mut self, id: NodeId) -> &mut Self::Output {
+        &mut self.chunks[id / CHUNK][id % CHUNK]
+    }
+}
+
 /// The element tree of one document; node 0 is the root.
 pub(crate) struct Doc<'a> {
     src: &'a str,
-    nodes: Vec<Node<'a>>,
+    nodes: Nodes<'a>,
     bases: Vec<Url>,
     langs: Vec<&'a str>,
     /// General entities declared in the DOCTYPE's internal subset.
@@ -496,11 +565,17 @@ fn build_from<'a>(
         |r: &Reader<&[u8]>| (r.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
     // Start tags the current reader holds as open (see `READER_OPEN_TAGS`).
     let mut reader_open = 0usize;
+    let max_elements = ELEMENT_FLOOR + src.len() / BYTES_PER_ELEMENT;
     loop {
         if let Some(limit) = b.max_entries
             && b.entries > limit
         {
             return Err(ParseError::TooManyEntries { limit });
+        }
+        if b.doc.nodes.len() > max_elements {
+            return Err(ParseError::TooManyElements {
+                limit: max_elements,
+            });
         }
         if reader_open > READER_OPEN_TAGS {
             // Between events the reader is outside markup, so a fresh one reads on exactly
@@ -676,7 +751,7 @@ impl<'a, 's, 'w> Builder<'a, 's, 'w> {
         Builder {
             doc: Doc {
                 src,
-                nodes: Vec::with_capacity(src.len() / 200 + 8),
+                nodes: Nodes::new(src.len() / 200 + 8),
                 bases: base.cloned().into_iter().collect(),
                 langs: Vec::new(),
                 declared: Vec::new(),
@@ -743,10 +818,6 @@ impl<'a> Builder<'a, '_, '_> {
         let prefix = qname.split_once(':').map_or("", |(p, _)| p);
         let ns = self.resolve_prefix(prefix);
         let id = self.doc.nodes.len();
-        if self.doc.nodes.len() == self.doc.nodes.capacity() {
-            // Grow by half rather than double: the tree is the parser's largest allocation.
-            self.doc.nodes.reserve(self.doc.nodes.len() / 2 + 64);
-        }
         self.doc.nodes.push(Node {
             qname,
             attrs,

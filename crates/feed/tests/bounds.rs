@@ -231,3 +231,31 @@ fn c8_texts_at_the_bound_are_kept_whole_and_identities_do_not_depend_on_it() {
             .all(|w| w.kind != tidings_feed::WarningKind::TextCut)
     );
 }
+
+#[test]
+fn c8_a_flood_of_tiny_elements_is_refused_and_terse_real_feeds_are_not() {
+    // Empty elements cost a tree node each (about 88 bytes) for four bytes of body.
+    let flood = format!(
+        "<rss version=\"2.0\"><channel><title>x</title><item><guid>1</guid>{}</item>\
+         </channel></rss>",
+        "<x/>".repeat(200_000)
+    );
+    match parse(flood.as_bytes(), &ParseOptions::default()) {
+        Err(ParseError::TooManyElements { limit }) => {
+            assert_eq!(limit, 65_536 + flood.len() / 12);
+        }
+        other => panic!(
+            "the flood is refused, got {:?}",
+            other.map(|p| p.entries.len())
+        ),
+    }
+    // The same count of elements spread over many items, each as short as a real item can
+    // be (a guid and nothing else), is a feed.
+    let terse: String = (0..100_000)
+        .map(|i| format!("<item><guid>{i}</guid></item>"))
+        .collect();
+    let doc = format!("<rss version=\"2.0\"><channel><title>x</title>{terse}</channel></rss>");
+    assert_eq!(read(&doc, None), Ok(100_000));
+    let message = ParseError::TooManyElements { limit: 9 }.to_string();
+    assert!(message.contains("more than 9 XML elements"), "{message}");
+}
