@@ -45,14 +45,15 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                 "up to 10%",
                 "User-agent: tidings\nDisallow: /",
                 "Contact: see <a href=\"https://tidings.example/bot\">",
-                "allowing up to 2 times the usual time",
+                "A request that gets no answer is not tried again before its next scheduled read.",
             ],
         ),
         (
             "worldfeedmonitor",
             &[
                 "Usual time between two reads of a feed: 15 minutes.",
-                "<strong>401 or 403 (forbidden), 429 (too many requests) or a bot challenge \
+                "allowing up to 2 times the usual time",
+                "<strong>403 (forbidden), 429 (too many requests) or a bot challenge \
                  page</strong>: successive failures wait 15 minutes, 15 minutes, 1 hour, 1 \
                  hour, 6 hours, 6 hours and 1 day, and each further one 1 day.",
                 "<strong>Other failures</strong>: the next read waits 15 minutes",
@@ -102,7 +103,7 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                 "<strong>429 (too many requests) or a bot challenge page</strong>: successive \
                  failures wait 2, 4 and 8 times the feed’s interval, and each further one 8 \
                  times the feed’s interval.",
-                "<strong>404 (not found) or 401 or 403 (forbidden)</strong>: after each \
+                "<strong>404 (not found) or 403 (forbidden)</strong>: after each \
                  failure, the next read waits the feed’s interval.",
                 "After 4 failures in a row the feed is paused until a person resumes it.",
                 "After 2 failures in a row the feed is paused",
@@ -272,14 +273,14 @@ fn changing_a_profile_value_changes_the_page() {
         },
         Change {
             name: "retry.no_answer_patience",
-            base: "default",
+            base: "worldfeedmonitor",
             change: |p| p.retry.no_answer_patience = 3,
             before: "allowing up to 2 times the usual time",
             after: "allowing up to 3 times the usual time",
         },
         Change {
             name: "retry off",
-            base: "default",
+            base: "worldfeedmonitor",
             change: |p| p.retry.no_answer_patience = 0,
             before: "tried once more at once",
             after: "is not tried again before its next scheduled read",

@@ -93,6 +93,33 @@ async fn pf5_four_404s_pause_the_feed_and_it_is_not_read_again() {
     assert_eq!(script.count("/gone.xml"), 4);
 }
 
+/// PF7: a 401 asks for credentials; it is "any other 4xx", paused after two, not a refusal on
+/// PF5's ladder of four.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pf7_two_401s_pause_the_feed_as_any_other_client_error() {
+    let script = Script::default();
+    script.push("/private.xml", Answer::status(401));
+    let port = publisher(&script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("plainfeeder")).await;
+    let feed = subscribe(&crawler, &format!("http://127.0.0.1:{port}/private.xml")).await;
+    let reads = read_times(&crawler, &feed, 2).await;
+    assert_eq!(reads[0].0, "client_error");
+    assert_eq!(reads[0].1, "PF7 401 #1: 6h");
+    let paused = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(paused.state, FeedState::Paused);
+    assert!(
+        paused
+            .state_reason
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("PF7"),
+        "{:?}",
+        paused.state_reason
+    );
+    assert_eq!(script.count("/private.xml"), 2);
+}
+
 /// WFM6: an HTML page where the feed was after a 403 is a challenge: a refusal on the ladder,
 /// not a parse error; a page marked `cf-mitigated: challenge` is one at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

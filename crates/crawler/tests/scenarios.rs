@@ -372,8 +372,12 @@ async fn wfm5_a_silent_server_gets_exactly_one_second_attempt_and_wfm4_an_answer
             ),
             host("error.test", vec![("/error.xml", Resource::status(500))]),
         ],
-        // A host gap long enough to tell from the server's late notice of a hang-up.
-        |p| p.pacing.host_gap = 120.0,
+        // A host gap long enough to tell from the server's late notice of a hang-up; the
+        // second attempt is WorldFeedMonitor's (the default profile has none).
+        |p| {
+            p.pacing.host_gap = 120.0;
+            p.retry.no_answer_patience = 2;
+        },
         Setup {
             timeout: Duration::from_millis(300),
             ..Setup::default()

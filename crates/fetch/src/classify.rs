@@ -73,7 +73,8 @@ pub fn classify(
             status,
             retry_after: retry_after(headers),
         },
-        401 | 403 | 429 => FetchOutcome::Refused {
+        // A refusal is 403 or 429 (WFM6); 401 asks for credentials, like any other 4xx (PF7).
+        403 | 429 => FetchOutcome::Refused {
             status,
             retry_after: retry_after(headers),
         },
@@ -382,10 +383,7 @@ mod tests {
             401,
             &[("retry-after", b"soon")],
             Ok(Vec::new()),
-            FetchOutcome::Refused {
-                status: 401,
-                retry_after: None,
-            },
+            FetchOutcome::ClientError { status: 401 },
         );
         check(
             503,

@@ -166,7 +166,7 @@ pub enum FetchOutcome {
         status: u16,
         location: Option<String>,
     },
-    /// 401, 403 or 429: the publisher said no (WFM6, PF5, PF6).
+    /// 403 or 429: the publisher said no (WFM6, PF5, PF6).
     Refused {
         status: u16,
         retry_after: Option<RetryAfter>,
@@ -181,7 +181,7 @@ pub enum FetchOutcome {
     NotFound,
     /// 410: the feed is gone for good.
     Gone,
-    /// Any other 4xx.
+    /// Any other 4xx, 401 included (PF7).
     ClientError { status: u16 },
     /// 5xx (503 may carry Retry-After).
     ServerError {

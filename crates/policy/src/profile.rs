@@ -223,7 +223,7 @@ impl EntryLimits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
-    /// 401 or 403.
+    /// 403.
     Forbidden,
     /// 429.
     TooManyRequests,
@@ -232,7 +232,7 @@ pub enum FailureKind {
     Challenge,
     /// 404.
     NotFound,
-    /// Any other 4xx but 410 (which switches the feed off).
+    /// Any other 4xx (401 included) but 410, which switches the feed off.
     ClientError,
     /// 5xx.
     ServerError,
@@ -414,8 +414,10 @@ pub struct RetrySettings {
 
 impl Default for RetrySettings {
     fn default() -> Self {
+        // Off: only WorldFeedMonitor's page allows a second attempt (WFM5); every other
+        // profile's failure waits on its ladder or back-off (SR5, DFB6, FF12, PF4).
         RetrySettings {
-            no_answer_patience: 2,
+            no_answer_patience: 0,
         }
     }
 }

@@ -24,9 +24,22 @@ mod tests {
     use super::*;
     use tidings_model::{AnswerFailure, RetryAfter, TransportError};
 
+    /// WFM5 is WorldFeedMonitor's permission, not everyone's: SereneReader postpones a failed
+    /// refresh (SR5), DailyFootballBot spaces its retries (DFB6), FFBot and PlainFeeder back
+    /// off (FF12, PF4), and the default profile waits on its back-off.
+    #[test]
+    fn wfm5_sr5_dfb6_ff12_pf4_only_worldfeedmonitor_tries_again_after_no_answer() {
+        let no_answer = FetchOutcome::Transport(TransportError::Timeout);
+        for (name, _) in crate::profile::EMBEDDED {
+            let p = Profile::embedded(name).unwrap();
+            let expected = (*name == "worldfeedmonitor").then_some(2);
+            assert_eq!(second_attempt(&no_answer, 1, &p), expected, "{name}");
+        }
+    }
+
     #[test]
     fn wfm5_only_no_answer_gets_one_second_attempt_and_wfm4_nothing_else() {
-        let p = Profile::embedded("default").unwrap();
+        let p = Profile::embedded("worldfeedmonitor").unwrap();
         let no_answer = FetchOutcome::Transport(TransportError::Timeout);
         let cases = [
             (no_answer.clone(), 1, Some(2)),

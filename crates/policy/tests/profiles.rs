@@ -521,7 +521,7 @@ mod properties {
         prop_oneof![
             Just(ok()),
             Just(not_modified(CacheHints::default())),
-            (prop::sample::select(vec![401u16, 403, 429])).prop_map(refused),
+            (prop::sample::select(vec![403u16, 429])).prop_map(refused),
             Just(FetchOutcome::NotFound),
             (400u16..500).prop_map(|status| FetchOutcome::ClientError { status }),
             (500u16..600).prop_map(server_error),

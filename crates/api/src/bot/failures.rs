@@ -25,9 +25,9 @@ fn kind_words(lang: Lang, kind: FailureKind) -> String {
     match kind {
         FailureKind::Forbidden => tr!(
             lang,
-            "401 or 403 (forbidden)",
-            "401 ou 403 (accès refusé)",
-            "401 ou 403 (acesso negado)",
+            "403 (forbidden)",
+            "403 (accès refusé)",
+            "403 (acesso negado)",
         ),
         FailureKind::TooManyRequests => tr!(
             lang,
@@ -49,9 +49,9 @@ fn kind_words(lang: Lang, kind: FailureKind) -> String {
         ),
         FailureKind::ClientError => tr!(
             lang,
-            "another 4xx error (410 aside)",
-            "une autre erreur 4xx (hors 410)",
-            "outro erro 4xx (exceto 410)",
+            "another 4xx error, 401 included (410 aside)",
+            "une autre erreur 4xx, 401 compris (hors 410)",
+            "outro erro 4xx, 401 inclusive (exceto 410)",
         ),
         FailureKind::ServerError => tr!(
             lang,
@@ -295,18 +295,18 @@ pub(super) fn retry_after(html: &mut String, profile: &Profile, lang: Lang) {
         html,
         &tr!(
             lang,
-            "A <code>Retry-After</code> header on a refusal (401, 403, 429), a challenge or a \
+            "A <code>Retry-After</code> header on a refusal (403, 429), a challenge or a \
              5xx answer is a floor: the feed is not read again before that time. With a 429 or a 503 it holds every request to your host, \
              not only that feed. A Retry-After of up to {cap} is honoured in full; a longer one, \
              or a number too large to read, pauses the feed until our operator resumes it, so \
              we never ask earlier than you said.",
-            "Un en-tête <code>Retry-After</code> joint à un refus (401, 403, 429), à une page \
+            "Un en-tête <code>Retry-After</code> joint à un refus (403, 429), à une page \
              de vérification ou à une erreur 5xx fixe un plancher : le flux n’est pas relu avant cette échéance. Avec un 429 ou un 503, il \
              retient toutes nos requêtes vers votre hôte, pas seulement ce flux. Un \
              Retry-After jusqu’à {cap} est respecté en entier ; au-delà, ou avec un nombre trop \
              grand pour être lu, le flux est suspendu jusqu’à ce que notre opérateur le \
              reprenne : nous ne revenons jamais plus tôt que demandé.",
-            "Um cabeçalho <code>Retry-After</code> numa recusa (401, 403, 429), numa página \
+            "Um cabeçalho <code>Retry-After</code> numa recusa (403, 429), numa página \
              de verificação ou num erro 5xx é um piso: o feed não \
              é lido de novo antes desse momento. Com um 429 ou um 503, ele segura todas as \
              requisições ao seu host, não só esse feed. Um Retry-After de até {cap} é \
