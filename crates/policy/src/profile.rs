@@ -402,24 +402,16 @@ impl Default for RobotsSettings {
     }
 }
 
-/// The one early second attempt (WFM4, WFM5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// The one early second attempt (WFM4, WFM5). Off by default: only WorldFeedMonitor's page
+/// allows a second attempt; every other profile's failure waits on its ladder or back-off
+/// (SR5, DFB6, FF12, PF4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetrySettings {
     /// When a read gets no answer at all (no connection, time-out), try once more at once,
     /// same URL, same address, same User-Agent, allowing this many times the usual time.
     /// 0 turns the second attempt off. An answered request is never tried again early.
     pub no_answer_patience: u32,
-}
-
-impl Default for RetrySettings {
-    fn default() -> Self {
-        // Off: only WorldFeedMonitor's page allows a second attempt (WFM5); every other
-        // profile's failure waits on its ladder or back-off (SR5, DFB6, FF12, PF4).
-        RetrySettings {
-            no_answer_patience: 0,
-        }
-    }
 }
 
 /// Refresh intervals of a healthy feed.
