@@ -89,7 +89,7 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
             &[
                 "If robots.txt answers 429 or 5xx, we read nothing now and ask for robots.txt \
                  again after 15 minutes.",
-                "A longer one (up to 1 hour) is kept in full",
+                "A longer one is kept in full, however long",
                 "User-agent: FFBot",
                 "Contact: see <a href=\"https://rssfeeds.org/feedfinder/\">",
             ],

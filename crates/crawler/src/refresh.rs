@@ -148,7 +148,11 @@ impl Crawler {
             if read.hops.is_empty()
                 && let Some(rest) = crawl_delay_pause(&self.profile, crawl_delay, quiet)
             {
-                let until = now + chrono::Duration::from_std(rest).unwrap_or_default();
+                // A delay too long to count is the longest wait, never none.
+                let until = chrono::Duration::from_std(rest)
+                    .ok()
+                    .and_then(|rest| now.checked_add_signed(rest))
+                    .unwrap_or(DateTime::<Utc>::MAX_UTC);
                 let reason = format!(
                     "FF11 crawl-delay {}s is longer than the request window {}s: host set aside",
                     crawl_delay.map_or(0, |d| d.as_secs()),

@@ -61,7 +61,8 @@ pub fn host_gap(
 
 /// FF11: when the host's crawl-delay is longer than the profile's cap and the profile pauses
 /// rather than shortening it, how much longer the host's work must be set aside, given how long
-/// the host has been quiet (`None`: go now; the gate's gap covers the rest).
+/// the host has been quiet (`None`: go now; the gate's gap covers the rest). The whole delay
+/// is waited, however long: a pause never shortens it.
 pub fn crawl_delay_pause(
     profile: &Profile,
     crawl_delay: Option<std::time::Duration>,
@@ -73,9 +74,6 @@ pub fn crawl_delay_pause(
     if !settings.crawl_delay || settings.long_crawl_delay != LongCrawlDelay::Pause || delay <= cap {
         return None;
     }
-    let delay = delay.min(std::time::Duration::from_secs(
-        crate::profile::MAX_CRAWL_DELAY_CAP,
-    ));
     match quiet_for {
         // Nothing sent to this host yet (in this run): nothing to space from.
         None => None,

@@ -5,7 +5,7 @@ use super::lang::Lang;
 use super::page::{list, para, section_start};
 use super::words::{duration, esc, seconds_f64};
 use tidings_policy::Profile;
-use tidings_policy::profile::{LongCrawlDelay, MAX_CRAWL_DELAY_CAP, OnRobotsFailure};
+use tidings_policy::profile::{LongCrawlDelay, OnRobotsFailure};
 
 fn robots_failure(lang: Lang, what: OnRobotsFailure, retry: &str) -> String {
     match what {
@@ -129,18 +129,15 @@ fn crawl_delay(profile: &Profile, lang: Lang) -> String {
             "Un délai plus long compte pour {cap}.",
             "Um crawl-delay mais longo conta como {cap}.",
         ),
-        LongCrawlDelay::Pause => {
-            let most = duration(lang, MAX_CRAWL_DELAY_CAP);
-            tr!(
-                lang,
-                "A longer one (up to {most}) is kept in full: your host’s work is set aside \
-                 until it has passed.",
-                "Un délai plus long (jusqu’à {most}) est respecté en entier : les lectures sur \
-                 votre hôte sont mises de côté jusqu’à ce qu’il soit écoulé.",
-                "Um mais longo (até {most}) é respeitado por inteiro: as leituras no seu host \
-                 ficam em espera até que ele passe.",
-            )
-        }
+        LongCrawlDelay::Pause => tr!(
+            lang,
+            "A longer one is kept in full, however long: your host’s work is set aside until \
+             it has passed.",
+            "Un délai plus long est respecté en entier, quelle que soit sa durée : les \
+             lectures sur votre hôte sont mises de côté jusqu’à ce qu’il soit écoulé.",
+            "Um mais longo é respeitado por inteiro, seja qual for: as leituras no seu host \
+             ficam em espera até que ele passe.",
+        ),
     });
     if r.first_add_skips_crawl_delay {
         text.push(' ');

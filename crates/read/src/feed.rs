@@ -1,0 +1,799 @@
+//! The read of a feed: every step in its order, as states.
+
+use crate::outcome::failure_text;
+use crate::{
+    Allowed, Answer, Body, Ending, Event, Locator, Need, Purpose, ReadOutcome, Request,
+    RequestKind, RobotsCopy, RobotsWhy, Sent, Verdict,
+};
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+use tidings_model::{FetchOutcome, TransportError};
+use tidings_policy::egress::{self, EgressRecord};
+use tidings_policy::redirect::url_move;
+use tidings_policy::retry::second_attempt;
+use tidings_policy::robots::{
+    RobotsGate, StoredRobots, crawl_delay_pause, deferred_copy_is_due, gate_for_feed, host_gap,
+    needs_refetch,
+};
+use tidings_policy::{
+    BodyVerdict, Decision, FailureKind, FeedSchedule, Lifecycle, Profile, conditional, decide,
+    hold_blocked, host_floor, postpone, set_aside, volume,
+};
+
+/// What the read knows of its feed when it starts, as stored.
+#[derive(Debug, Clone)]
+pub struct FeedState<L> {
+    pub target: L,
+    pub schedule: FeedSchedule,
+    /// Why the feed was due (for the request log's rule).
+    pub next_fetch_reason: String,
+    /// The operator's egress address for this feed (WFM7); `None`: the default.
+    pub egress: Option<String>,
+    pub egress_refusals: EgressRecord,
+    /// PF9: a permanent redirect under observation, and since when.
+    pub pending_move: Option<(String, DateTime<Utc>)>,
+    pub content_hash: Option<String>,
+    /// The User-Agent of this read when it is the feed's own (PF10).
+    pub user_agent: Option<String>,
+}
+
+/// One read of one feed. See the crate docs for the order of its steps.
+pub struct FeedRead<'p, L: Locator> {
+    profile: &'p Profile,
+    feed: FeedState<L>,
+    purpose: Purpose,
+    /// What the driver is asked for now.
+    pending: Pending<L>,
+    /// The URL the next request is for: the feed's, then each redirect hop's.
+    target: L,
+    hops: Vec<(u16, L, L)>,
+    sent: Vec<Sent<L>>,
+    /// Requests made for the current URL (WFM5 allows a second after no answer).
+    attempts: u32,
+    /// What robots.txt said of the current URL.
+    gate: Option<HopGate>,
+    /// robots.txt being read for the current URL's origin.
+    robots: Option<RobotsRead<L>>,
+    /// The request waiting for its answer and the rule that allowed it.
+    in_flight: Option<(Request<L>, Duration, Allowed<L>)>,
+    /// The final answer and the rule of its row (`None`: nothing was sent for it).
+    last: Option<(FetchOutcome, Option<Sent<L>>)>,
+    verdict: Option<Verdict>,
+    decision: Option<Decision>,
+    /// The start of the window new entries are counted over (C8).
+    window_start: DateTime<Utc>,
+    outcome: Option<ReadOutcome<L>>,
+}
+
+/// What robots.txt said of the current URL.
+struct HopGate {
+    gate: RobotsGate,
+    crawl_delay: Option<Duration>,
+    /// robots.txt was asked for just now and got no answer at all.
+    unanswered: Option<TransportError>,
+}
+
+/// robots.txt of an origin being read, hop by hop.
+struct RobotsRead<L: Locator> {
+    origin: L::Host,
+    first: L,
+    target: L,
+    why: RobotsWhy,
+    hops: Vec<Sent<L>>,
+}
+
+/// The need the driver is asked to meet, owned by the read.
+#[derive(Debug)]
+enum Pending<L: Locator> {
+    FeedRules,
+    Floor,
+    HopRules,
+    HopFloor,
+    RobotsCopy,
+    RobotsRules,
+    RobotsAnswer,
+    RobotsSave {
+        copy: RobotsCopy,
+        sent: Vec<Sent<L>>,
+        unanswered: Option<TransportError>,
+    },
+    Quiet,
+    Answer,
+    Judge(Option<Body>),
+    Counts,
+    FeedAt(String),
+    Done,
+}
+
+impl<'p, L: Locator> FeedRead<'p, L> {
+    pub fn new(feed: FeedState<L>, purpose: Purpose, profile: &'p Profile) -> Self {
+        FeedRead {
+            profile,
+            target: feed.target.clone(),
+            feed,
+            purpose,
+            pending: Pending::FeedRules,
+            hops: Vec::new(),
+            sent: Vec::new(),
+            attempts: 0,
+            gate: None,
+            robots: None,
+            in_flight: None,
+            last: None,
+            verdict: None,
+            decision: None,
+            window_start: DateTime::<Utc>::MIN_UTC,
+            outcome: None,
+        }
+    }
+
+    /// The first need: whether a rule covers the feed.
+    pub fn start(&mut self) -> Need<'_, L> {
+        self.pending = Pending::FeedRules;
+        self.need()
+    }
+
+    /// Take the driver's answer to the last need, at the driver's time `now`, and say what is
+    /// needed next. An event that does not answer the last need is ignored (the same need is
+    /// asked again).
+    pub fn step(&mut self, event: Event, now: DateTime<Utc>) -> Need<'_, L> {
+        let pending = std::mem::replace(&mut self.pending, Pending::Done);
+        self.pending = match (pending, event) {
+            (Pending::FeedRules, Event::Rules(rule)) => self.on_feed_rules(rule, now),
+            (Pending::Floor, Event::HostFloor(floor)) => self.on_floor(floor, now),
+            (Pending::HopRules, Event::Rules(rule)) => self.on_hop_rules(rule, now),
+            (Pending::HopFloor, Event::HostFloor(floor)) => self.on_hop_floor(floor, now),
+            (Pending::RobotsCopy, Event::RobotsCopy(copy)) => self.on_robots_copy(copy, now),
+            (Pending::RobotsRules, Event::Rules(rule)) => self.on_robots_rules(rule, now),
+            (Pending::RobotsAnswer, Event::Answer(answer)) => self.on_robots_answer(answer, now),
+            (
+                Pending::RobotsSave {
+                    copy, unanswered, ..
+                },
+                Event::Saved,
+            ) => self.gate_with(&copy, unanswered, now),
+            (Pending::Quiet, Event::Quiet(quiet)) => self.on_quiet(quiet, now),
+            (Pending::Answer, Event::Answer(answer)) => self.on_answer(answer, now),
+            (Pending::Judge(_), Event::Judged(verdict)) => self.on_judged(*verdict, now),
+            (
+                Pending::Counts,
+                Event::EntryCounts {
+                    unseen,
+                    first_seen_since,
+                },
+            ) => self.on_counts(unseen, first_seen_since, now),
+            (Pending::FeedAt(_), Event::FeedAt { other_feed }) => self.on_feed_at(other_feed),
+            (pending, _) => pending,
+        };
+        self.need()
+    }
+
+    /// The outcome of a read whose need is [`Need::Done`]; `None` before.
+    pub fn finish(self) -> Option<ReadOutcome<L>> {
+        self.outcome
+    }
+
+    /// The need for what is pending, borrowing what it names (and handing over what the
+    /// driver takes: the robots rows to save, the body to judge).
+    fn need(&mut self) -> Need<'_, L> {
+        match &mut self.pending {
+            Pending::FeedRules | Pending::HopRules => Need::Rules {
+                target: &self.target,
+            },
+            Pending::Floor | Pending::HopFloor => Need::HostFloor {
+                host: self.target.host(),
+            },
+            Pending::RobotsCopy => Need::RobotsCopy {
+                host: self.target.host(),
+            },
+            Pending::RobotsRules => match &self.robots {
+                Some(robots) => Need::Rules {
+                    target: &robots.target,
+                },
+                None => Need::Done,
+            },
+            Pending::RobotsAnswer => match &self.robots {
+                Some(robots) => Need::Send {
+                    request: Request {
+                        target: robots.target.clone(),
+                        kind: RequestKind::Robots,
+                        validators: Default::default(),
+                        user_agent: self.feed.user_agent.clone(),
+                        patience: 1,
+                    },
+                    gap: host_gap(self.profile, None, false),
+                },
+                None => Need::Done,
+            },
+            Pending::RobotsSave { copy, sent, .. } => Need::SaveRobots {
+                host: self.target.host(),
+                copy,
+                sent: std::mem::take(sent),
+            },
+            Pending::Quiet => Need::QuietFor {
+                host: self.target.host(),
+            },
+            Pending::Answer => match &self.in_flight {
+                Some((request, gap, _)) => Need::Send {
+                    request: request.clone(),
+                    gap: *gap,
+                },
+                None => Need::Done,
+            },
+            Pending::Judge(body) => Need::Judge {
+                body: body.take().unwrap_or_else(|| Body {
+                    bytes: Vec::new(),
+                    content_type: None,
+                    url: self.target.to_string(),
+                }),
+                stored_hash: self.feed.content_hash.as_deref(),
+            },
+            Pending::Counts => Need::EntryCounts {
+                ids: self
+                    .verdict
+                    .as_ref()
+                    .and_then(|v| v.parsed.as_ref())
+                    .map(|p| p.entries.iter().map(|e| e.id.as_str()).collect())
+                    .unwrap_or_default(),
+                since: self.window_start,
+            },
+            Pending::FeedAt(url) => Need::FeedAt { url },
+            Pending::Done => Need::Done,
+        }
+    }
+
+    // --- before the first request -------------------------------------------------------
+
+    fn on_feed_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
+        // FF13, WFM10: a blocked feed sends nothing, not even robots.txt; it is paused with
+        // the rule as its reason, not failed.
+        match rule {
+            Some(reason) => {
+                let decision = hold_blocked(&self.feed.schedule, now, &reason);
+                self.end_unsent(Ending::Held, FetchOutcome::Blocked { reason }, decision)
+            }
+            None => Pending::Floor,
+        }
+    }
+
+    fn on_floor(&mut self, floor: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Pending<L> {
+        // C6: the host asked everyone to wait; this feed waits too, without a request.
+        match floor.filter(|until| *until > now) {
+            Some(until) => {
+                let decision = postpone(&self.feed.schedule, until, now);
+                self.end_set_aside(decision)
+            }
+            None => Pending::RobotsCopy,
+        }
+    }
+
+    fn on_hop_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
+        match rule {
+            Some(reason) => self.not_sent(reason, now),
+            None => Pending::HopFloor,
+        }
+    }
+
+    fn on_hop_floor(&mut self, floor: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Pending<L> {
+        // C6 on every hop: a redirect into a host that asked everyone to wait waits too.
+        match floor.filter(|until| *until > now) {
+            Some(until) => {
+                let reason = format!(
+                    "redirect target {}: host Retry-After until {} (C6)",
+                    self.target.host(),
+                    until.format("%Y-%m-%d %H:%M:%S UTC")
+                );
+                let decision = set_aside(&self.feed.schedule, until, now, reason);
+                self.end_set_aside(decision)
+            }
+            None => Pending::RobotsCopy,
+        }
+    }
+
+    // --- robots.txt of the current URL's origin (FF11, DFB7) ----------------------------
+
+    fn on_robots_copy(&mut self, copy: Option<RobotsCopy>, now: DateTime<Utc>) -> Pending<L> {
+        let profile = self.profile;
+        let why = match &copy {
+            Some(copy)
+                if !needs_refetch(Some(copy.fetched_at), now, profile)
+                    && !deferred_copy_is_due(copy.status, copy.fetched_at, now, profile) =>
+            {
+                return self.gate_with(copy, None, now);
+            }
+            None => RobotsWhy::First,
+            Some(old) if needs_refetch(Some(old.fetched_at), now, profile) => RobotsWhy::Stale,
+            Some(_) => RobotsWhy::AfterDeferring,
+        };
+        let first = self.target.robots_txt();
+        self.robots = Some(RobotsRead {
+            origin: self.target.host(),
+            target: first.clone(),
+            first,
+            why,
+            hops: Vec::new(),
+        });
+        Pending::RobotsRules
+    }
+
+    fn on_robots_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
+        match rule {
+            // The file (or a hop of it) may not be requested, and without it no URL of its
+            // origin is fetched (FF11).
+            Some(reason) => self.robots_not_sent(reason, now),
+            None => Pending::RobotsAnswer,
+        }
+    }
+
+    fn on_robots_answer(&mut self, answer: Answer, now: DateTime<Utc>) -> Pending<L> {
+        let Some(mut robots) = self.robots.take() else {
+            return Pending::Done;
+        };
+        if let FetchOutcome::Blocked { reason } = &answer.outcome {
+            return self.robots_not_sent(reason.clone(), now);
+        }
+        let allowed = Allowed::Robots {
+            why: robots.why,
+            redirected_from: (robots.target.host() != robots.origin).then(|| robots.origin.clone()),
+        };
+        // Redirects are followed hop by hop (RFC 9309 allows five): each hop is checked,
+        // waits for its own host's turn and is logged.
+        if let FetchOutcome::Redirect {
+            status,
+            location: Some(location),
+        } = &answer.outcome
+            && let Some(next) = robots.target.follow(*status, location)
+        {
+            let seen = next == robots.first || robots.hops.iter().any(|h| h.target == next);
+            if !seen && robots.hops.len() < usize::from(self.profile.fetch.max_redirects) {
+                robots.hops.push(sent(
+                    &answer,
+                    robots.target.clone(),
+                    RequestKind::Robots,
+                    "redirect",
+                    allowed,
+                ));
+                robots.target = next;
+                self.robots = Some(robots);
+                return Pending::RobotsRules;
+            }
+        }
+        let unanswered = match &answer.outcome {
+            FetchOutcome::Transport(error) => Some(error.clone()),
+            _ => None,
+        };
+        let body = match &answer.outcome {
+            FetchOutcome::Fetched(f) => Some(String::from_utf8_lossy(&f.body).into_owned()),
+            _ => None,
+        };
+        // A 2xx whose body could not be read is an answer, kept as its status without a
+        // body (the profile's rule for an unreadable file applies), not as silence.
+        let status = match &answer.outcome {
+            FetchOutcome::TooLarge { .. } => Some(200),
+            other => other.status(),
+        };
+        let copy = RobotsCopy {
+            fetched_at: now,
+            status,
+            body,
+        };
+        let label = answer.outcome.label();
+        // Saved with the copy, not with the feed's read: the file serves every feed of its
+        // origin.
+        let mut rows = std::mem::take(&mut robots.hops);
+        rows.push(sent(
+            &answer,
+            robots.target.clone(),
+            RequestKind::Robots,
+            label,
+            allowed,
+        ));
+        Pending::RobotsSave {
+            copy,
+            sent: rows,
+            unanswered,
+        }
+    }
+
+    /// What the copy says of the current URL, then the FF11 pause or the gate's verdict.
+    fn gate_with(
+        &mut self,
+        copy: &RobotsCopy,
+        unanswered: Option<TransportError>,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
+        let stored = StoredRobots {
+            fetched_at: copy.fetched_at,
+            status: copy.status,
+            body: copy.body.as_deref().map(str::as_bytes),
+        };
+        let answer = gate_for_feed(&stored, self.target.path_and_query(), self.profile);
+        self.gate = Some(HopGate {
+            gate: answer.gate,
+            crawl_delay: answer.crawl_delay,
+            unanswered,
+        });
+        if self.hops.is_empty() {
+            // FF11: a crawl-delay longer than the request window sets the host's work aside
+            // until it has passed (before a read's first request; a hop under way is paced by
+            // the capped gap).
+            Pending::Quiet
+        } else {
+            self.through_gate(now)
+        }
+    }
+
+    fn on_quiet(&mut self, quiet: Option<Duration>, now: DateTime<Utc>) -> Pending<L> {
+        let crawl_delay = self.gate.as_ref().and_then(|g| g.crawl_delay);
+        match crawl_delay_pause(self.profile, crawl_delay, quiet) {
+            Some(rest) => {
+                let until = now
+                    .checked_add_signed(
+                        chrono::Duration::from_std(rest).unwrap_or(chrono::Duration::MAX),
+                    )
+                    .unwrap_or(DateTime::<Utc>::MAX_UTC);
+                let reason = format!(
+                    "FF11 crawl-delay {}s is longer than the request window {}s: host set aside",
+                    crawl_delay.map_or(0, |d| d.as_secs()),
+                    self.profile.robots.crawl_delay_cap
+                );
+                let decision = set_aside(&self.feed.schedule, until, now, reason);
+                self.end_set_aside(decision)
+            }
+            None => self.through_gate(now),
+        }
+    }
+
+    /// The gate's verdict on the current URL: its request, or the end of the read.
+    fn through_gate(&mut self, now: DateTime<Utc>) -> Pending<L> {
+        let Some(gate) = self.gate.take() else {
+            return Pending::Done;
+        };
+        let allowed_by = match gate.gate {
+            RobotsGate::Allowed(reason) => reason,
+            RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
+                return match gate.unanswered {
+                    Some(error) => self.robots_unanswered(error, reason, now),
+                    None => self.not_sent(reason, now),
+                };
+            }
+        };
+        let allowed = match self.hops.last() {
+            None => match self.purpose {
+                Purpose::FirstAdd => Allowed::FirstAdd { robots: allowed_by },
+                Purpose::Scheduled => Allowed::Due {
+                    reason: self.feed.next_fetch_reason.clone(),
+                    robots: allowed_by,
+                },
+            },
+            Some((_, from, _)) => Allowed::Redirect {
+                from: from.clone(),
+                robots: (from.host() != self.target.host()).then_some(allowed_by),
+            },
+        };
+        let gap = host_gap(
+            self.profile,
+            gate.crawl_delay,
+            self.purpose == Purpose::FirstAdd,
+        );
+        self.attempts = 1;
+        self.in_flight = Some((
+            Request {
+                target: self.target.clone(),
+                kind: RequestKind::Resource(self.purpose),
+                validators: conditional::request_validators(&self.feed.schedule.validators),
+                user_agent: self.feed.user_agent.clone(),
+                patience: 1,
+            },
+            gap,
+            allowed,
+        ));
+        Pending::Answer
+    }
+
+    // --- the request and its answer -----------------------------------------------------
+
+    fn on_answer(&mut self, answer: Answer, now: DateTime<Utc>) -> Pending<L> {
+        let Some((request, gap, allowed)) = self.in_flight.take() else {
+            return Pending::Done;
+        };
+        let kind = request.kind;
+        // WFM5: no answer at all gets one more attempt at once, same URL, address and
+        // User-Agent, with more time; nothing else is tried again early (WFM4).
+        if let Some(patience) = second_attempt(&answer.outcome, self.attempts, self.profile) {
+            self.attempts += 1;
+            self.sent.push(sent(
+                &answer,
+                self.target.clone(),
+                kind,
+                answer.outcome.label(),
+                allowed,
+            ));
+            self.in_flight = Some((
+                Request {
+                    patience,
+                    ..request
+                },
+                gap,
+                Allowed::SecondAttempt,
+            ));
+            return Pending::Answer;
+        }
+        if let FetchOutcome::Redirect {
+            status,
+            location: Some(location),
+        } = &answer.outcome
+            && let Some(next) = self.target.follow(*status, location)
+        {
+            let seen = next == self.feed.target || self.hops.iter().any(|(_, _, to)| *to == next);
+            if !seen && self.hops.len() < usize::from(self.profile.fetch.max_redirects) {
+                let status = *status;
+                self.sent.push(sent(
+                    &answer,
+                    self.target.clone(),
+                    kind,
+                    "redirect",
+                    allowed,
+                ));
+                let from = std::mem::replace(&mut self.target, next.clone());
+                self.hops.push((status, from, next));
+                return Pending::HopRules;
+            }
+        }
+        let row = sent(&answer, self.target.clone(), kind, "", allowed);
+        let mut outcome = answer.outcome;
+        // The body moves to the judge; the machine keeps no copy (one read's memory, C8).
+        let body = match &mut outcome {
+            FetchOutcome::Fetched(fetched) => Some(Body {
+                bytes: std::mem::take(&mut fetched.body),
+                content_type: fetched.content_type.clone(),
+                url: self.target.to_string(),
+            }),
+            _ => None,
+        };
+        self.last = Some((outcome, Some(row)));
+        if body.is_some() {
+            Pending::Judge(body)
+        } else {
+            let error = self.last.as_ref().and_then(|(o, _)| failure_text(o));
+            self.on_judged(Verdict::none(error), now)
+        }
+    }
+
+    fn on_judged(&mut self, verdict: Verdict, now: DateTime<Utc>) -> Pending<L> {
+        let Some((outcome, _)) = &self.last else {
+            return Pending::Done;
+        };
+        let decision = decide(
+            &self.feed.schedule,
+            outcome,
+            &verdict.body,
+            now,
+            self.profile,
+        );
+        let has_entries = verdict
+            .parsed
+            .as_ref()
+            .is_some_and(|p| !p.entries.is_empty());
+        self.verdict = Some(verdict);
+        self.decision = Some(decision);
+        self.window_start = volume::window_start(now);
+        if has_entries {
+            Pending::Counts
+        } else {
+            self.conclude(now)
+        }
+    }
+
+    fn on_counts(&mut self, unseen: u64, first_seen_since: u64, now: DateTime<Utc>) -> Pending<L> {
+        // C8: a read whose new entries would pass `entries.max_new_per_day` keeps none of
+        // them, and the feed is held for an operator.
+        if let Some(reason) = volume::over_daily_bound(first_seen_since, unseen, self.profile)
+            && let Some(verdict) = self.verdict.as_mut()
+        {
+            verdict.parsed = None;
+            verdict.hash = None;
+            verdict.error = Some(reason.clone());
+            self.decision = Some(volume::hold_for_volume(&self.feed.schedule, now, reason));
+        }
+        self.conclude(now)
+    }
+
+    fn on_feed_at(&mut self, other_feed: bool) -> Pending<L> {
+        if let Some(outcome) = self.outcome.as_mut()
+            && other_feed
+        {
+            // Another feed already lives there: the two stay apart (an operator may merge).
+            outcome.move_to = None;
+        }
+        Pending::Done
+    }
+
+    // --- the end ------------------------------------------------------------------------
+
+    /// The final answer decided: its row, the egress record (WFM8), the URL move (PF9) and the
+    /// host floor (C6).
+    fn conclude(&mut self, now: DateTime<Utc>) -> Pending<L> {
+        let (Some((outcome, row)), Some(verdict), Some(decision)) =
+            (self.last.take(), self.verdict.take(), self.decision.take())
+        else {
+            return Pending::Done;
+        };
+        let label = match (&verdict.body, decision.failure) {
+            (BodyVerdict::Unparseable { .. }, Some(FailureKind::Challenge)) => "challenge",
+            (BodyVerdict::Unparseable { .. }, _) => "parse_error",
+            (BodyVerdict::Unchanged, _) => "unchanged",
+            _ => outcome.label(),
+        };
+        if let Some(mut row) = row {
+            row.label = label;
+            self.sent.push(row);
+        }
+        // WFM8: each address's latest answer; a read that got none changes nothing.
+        let answered = !matches!(
+            outcome,
+            FetchOutcome::Transport(_)
+                | FetchOutcome::Blocked { .. }
+                | FetchOutcome::CrawlerPaused { .. }
+        );
+        let egress_refusals = answered.then(|| {
+            egress::after_answer(
+                &self.feed.egress_refusals,
+                self.feed.egress.as_deref(),
+                egress::is_refusal(decision.failure),
+            )
+        });
+        let refused_everywhere = egress_refusals
+            .as_ref()
+            .and_then(egress::refused_everywhere);
+        let (lifecycle, lifecycle_reason, next_fetch_reason) = match refused_everywhere {
+            Some(why) => (Lifecycle::Off, Some(why.clone()), format!("off: {why}")),
+            None => (
+                decision.lifecycle,
+                decision.lifecycle_reason.clone(),
+                decision.reason.clone(),
+            ),
+        };
+        // PF9: move the stored URL after permanent redirects, as the profile says.
+        let read_ok =
+            decision.failure.is_none() && !matches!(outcome, FetchOutcome::Blocked { .. });
+        let hops: Vec<(u16, String)> = self
+            .hops
+            .iter()
+            .map(|(status, _, to)| (*status, to.to_string()))
+            .collect();
+        let moved = url_move(
+            self.feed.pending_move.as_ref(),
+            &hops,
+            read_ok,
+            now,
+            self.profile,
+        );
+        let floor =
+            host_floor(&outcome, now, self.profile).map(|until| (self.target.host(), until));
+        let move_to = moved.move_to;
+        self.outcome = Some(ReadOutcome {
+            ending: Ending::Read,
+            outcome,
+            final_target: self.target.clone(),
+            hops: std::mem::take(&mut self.hops),
+            verdict,
+            decision,
+            label,
+            sent: std::mem::take(&mut self.sent),
+            egress_refusals,
+            lifecycle,
+            lifecycle_reason,
+            next_fetch_reason,
+            pending_move: moved.pending,
+            move_to: move_to.clone(),
+            host_floor: floor,
+        });
+        match move_to {
+            Some(url) => Pending::FeedAt(url),
+            None => Pending::Done,
+        }
+    }
+
+    /// The current URL's request may not be sent (a rule, robots.txt, the address guard):
+    /// the read is decided on that, with the requests sent before it.
+    fn not_sent(&mut self, reason: String, now: DateTime<Utc>) -> Pending<L> {
+        self.last = Some((FetchOutcome::Blocked { reason }, None));
+        let error = self.last.as_ref().and_then(|(o, _)| failure_text(o));
+        self.on_judged(Verdict::none(error), now)
+    }
+
+    /// robots.txt (or a hop of it) was not requested: say which request of the read could
+    /// not go.
+    fn robots_not_sent(&mut self, reason: String, now: DateTime<Utc>) -> Pending<L> {
+        self.robots = None;
+        let reason = match self.hops.last() {
+            None => format!("robots.txt not fetched: {reason}"),
+            Some((_, from, _)) => {
+                format!(
+                    "redirect from {from} to {} not followed: {reason}",
+                    self.target
+                )
+            }
+        };
+        self.not_sent(reason, now)
+    }
+
+    /// The host did not answer the robots.txt request just made and the profile does not
+    /// read the origin without it: the read ends as that host not answering, with what
+    /// happened, not as a refusal by the file.
+    fn robots_unanswered(
+        &mut self,
+        error: TransportError,
+        gate_reason: String,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
+        let text = format!(
+            "robots.txt did not answer ({error}); the feed was not requested ({gate_reason})"
+        );
+        self.last = Some((FetchOutcome::Transport(error), None));
+        self.on_judged(Verdict::none(Some(text)), now)
+    }
+
+    /// End without a request for the feed: held under a rule.
+    fn end_unsent(
+        &mut self,
+        ending: Ending,
+        outcome: FetchOutcome,
+        decision: Decision,
+    ) -> Pending<L> {
+        self.outcome = Some(ReadOutcome {
+            ending,
+            label: outcome.label(),
+            verdict: Verdict::none(failure_text(&outcome)),
+            outcome,
+            final_target: self.target.clone(),
+            hops: Vec::new(),
+            lifecycle: decision.lifecycle,
+            lifecycle_reason: decision.lifecycle_reason.clone(),
+            next_fetch_reason: decision.reason.clone(),
+            decision,
+            sent: std::mem::take(&mut self.sent),
+            egress_refusals: None,
+            pending_move: self.feed.pending_move.clone(),
+            move_to: None,
+            host_floor: None,
+        });
+        Pending::Done
+    }
+
+    /// End without the feed's request: its host's work is set aside (C6, FF11). Not a read:
+    /// the store keeps what the last read said.
+    fn end_set_aside(&mut self, decision: Decision) -> Pending<L> {
+        let outcome = FetchOutcome::Blocked {
+            reason: decision.reason.clone(),
+        };
+        self.end_unsent(Ending::SetAside, outcome, decision);
+        if let Some(outcome) = self.outcome.as_mut() {
+            outcome.label = "postponed";
+            outcome.verdict = Verdict::none(None);
+            outcome.hops = std::mem::take(&mut self.hops);
+        }
+        Pending::Done
+    }
+}
+
+/// The request-log facts of one answered request.
+fn sent<L: Locator>(
+    answer: &Answer,
+    target: L,
+    kind: RequestKind,
+    label: &'static str,
+    allowed: Allowed<L>,
+) -> Sent<L> {
+    Sent {
+        at: answer.started_at,
+        target,
+        kind,
+        status: answer.outcome.status(),
+        label,
+        bytes: answer.bytes,
+        duration: answer.duration,
+        allowed,
+    }
+}

@@ -1,0 +1,204 @@
+//! One courteous read of one resource, as a sans-IO state machine.
+//!
+//! A read is the order of every check and request that one fetch of a feed takes, written
+//! once: the do-not-crawl rules (FF13), the host's Retry-After floor (C6), robots.txt of the
+//! origin, read or re-read when stale (DFB7, FF11, SR8), the crawl-delay and the FF11 pause, the
+//! host's turn and gap (C3), the request with its validators and User-Agent (C1, C4, PF10),
+//! the one second attempt after no answer (WFM5), each redirect hop as a request of its own
+//! with the same checks (FF11, FF13, C6), the body verdict (C5), the decision, the egress record
+//! (WFM8), the permanent-redirect move (PF9), the host floor the answer sets, and a request-log
+//! fact for every request sent (C7).
+//!
+//! The machine does no I/O, never waits and never reads the clock. A driver starts a
+//! [`FeedRead`] and answers each [`Need`] it returns with the matching [`Event`] and the
+//! driver's time, until the need is [`Need::Done`]; then [`FeedRead::finish`] gives the one
+//! typed [`ReadOutcome`] to store as it is. The crawler drives it over real HTTP and its store;
+//! `tidings simulate` drives the same machine in virtual time against a modelled web.
+//!
+//! ```text
+//! start ─► Rules ─► HostFloor ─► RobotsCopy ─┬─► (stale) Rules ─► Send robots.txt ─► … ─► SaveRobots ─┐
+//!                                           └──────────────────────────────────────────────────────┴─►
+//!   gate ─► QuietFor (FF11 pause) ─► Send ─┬─► (no answer, WFM5) Send ─┐
+//!                                          ├─► (redirect) Rules ─► HostFloor ─► RobotsCopy ─► …
+//!                                          └─► Judge ─► NewEntryCounts ─► FeedAt (PF9) ─► Done
+//! ```
+//!
+//! Resources are named by a [`Locator`]: the crawler's is a [`url::Url`]; the simulation can
+//! use a compact one of its own.
+
+mod feed;
+mod locator;
+mod outcome;
+
+pub use feed::{FeedRead, FeedState};
+pub use locator::Locator;
+pub use outcome::failure_text;
+pub use outcome::{Allowed, Ending, ReadOutcome, RobotsWhy, Sent};
+
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+use tidings_model::{FetchOutcome, Validators};
+use tidings_policy::BodyVerdict;
+
+/// Why a request is made; written to the request log (C7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// The first read after a feed was added.
+    FirstAdd,
+    /// A scheduled refresh.
+    Scheduled,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::FirstAdd => "first_add",
+            Purpose::Scheduled => "feed",
+        }
+    }
+}
+
+/// What a request is for, as the request log names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// The resource itself (or a redirect hop of it), for this purpose.
+    Resource(Purpose),
+    /// robots.txt of an origin (or a redirect hop of it).
+    Robots,
+}
+
+impl RequestKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestKind::Resource(purpose) => purpose.as_str(),
+            RequestKind::Robots => "robots",
+        }
+    }
+}
+
+/// One request for the driver to send, in its host's turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request<L> {
+    pub target: L,
+    pub kind: RequestKind,
+    /// Validators to send as If-None-Match / If-Modified-Since (C4); empty for robots.txt.
+    pub validators: Validators,
+    /// The User-Agent of this read when it differs from the driver's own (PF10); the same on
+    /// every request of the read (C1).
+    pub user_agent: Option<String>,
+    /// How many times the usual time the answer may take (1, or the WFM5 patience).
+    pub patience: u32,
+}
+
+/// What the machine needs from its driver before it can go on.
+#[derive(Debug)]
+pub enum Need<'a, L: Locator> {
+    /// Whether a do-not-crawl rule covers `target` (FF13, WFM10): [`Event::Rules`].
+    Rules { target: &'a L },
+    /// The Retry-After floor stored for `host` (C6): [`Event::HostFloor`].
+    HostFloor { host: L::Host },
+    /// The stored copy of `host`'s robots.txt: [`Event::RobotsCopy`].
+    RobotsCopy { host: L::Host },
+    /// How long `host` has been quiet (since its last request ended, in the driver's time;
+    /// across processes, from the request log): [`Event::Quiet`].
+    QuietFor { host: L::Host },
+    /// Send `request` in its host's turn: no other request to that host in flight, the last
+    /// one ended at least `gap` ago (C3). [`Event::Answer`].
+    Send { request: Request<L>, gap: Duration },
+    /// Store `copy` as `host`'s robots.txt, with the facts of the requests that read it (C7):
+    /// [`Event::Saved`].
+    SaveRobots {
+        host: L::Host,
+        copy: &'a RobotsCopy,
+        sent: Vec<Sent<L>>,
+    },
+    /// Judge the body: hash it against the stored hash (C5) and parse it (CPU work, for the
+    /// driver's blocking pool): [`Event::Judged`].
+    Judge {
+        body: Body,
+        stored_hash: Option<&'a str>,
+    },
+    /// How many of these entry ids the feed has never stored, and how many it first stored
+    /// since `since` (C8): [`Event::EntryCounts`].
+    EntryCounts {
+        ids: Vec<&'a str>,
+        since: DateTime<Utc>,
+    },
+    /// Which feed, if any, already lives at `target` (PF9: a move onto another feed's URL is
+    /// not made): [`Event::FeedAt`].
+    FeedAt { url: &'a str },
+    /// The read is over: take its outcome with [`FeedRead::finish`].
+    Done,
+}
+
+/// The driver's answer to a [`Need`].
+#[derive(Debug)]
+pub enum Event {
+    /// The rule covering the target, as its reason; `None` when no rule does.
+    Rules(Option<String>),
+    HostFloor(Option<DateTime<Utc>>),
+    RobotsCopy(Option<RobotsCopy>),
+    /// `None` when nothing is known of the host's last request.
+    Quiet(Option<Duration>),
+    Answer(Answer),
+    Saved,
+    Judged(Box<Verdict>),
+    EntryCounts {
+        unseen: u64,
+        first_seen_since: u64,
+    },
+    /// Whether another feed (not this one) lives there.
+    FeedAt {
+        other_feed: bool,
+    },
+}
+
+/// The answer to one request, as the driver's fetcher classified it.
+#[derive(Debug)]
+pub struct Answer {
+    pub outcome: FetchOutcome,
+    /// When the request started, in the driver's time.
+    pub started_at: DateTime<Utc>,
+    pub duration: Duration,
+    pub bytes: u64,
+}
+
+/// A stored robots.txt: when it was read, the status of the answer (`None`: no answer) and
+/// the body of a 2xx that could be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsCopy {
+    pub fetched_at: DateTime<Utc>,
+    pub status: Option<u16>,
+    pub body: Option<String>,
+}
+
+/// A body to judge, with what the answer said of it.
+#[derive(Debug)]
+pub struct Body {
+    pub bytes: Vec<u8>,
+    pub content_type: Option<String>,
+    /// Where it was read from: the base for relative links.
+    pub url: String,
+}
+
+/// The body's fate, with what it yielded: the driver's judge (parse and hash) fills it.
+#[derive(Debug)]
+pub struct Verdict {
+    pub body: BodyVerdict,
+    pub parsed: Option<tidings_model::ParsedFeed>,
+    /// The new content hash to store, for a body that parsed (or was unchanged).
+    pub hash: Option<String>,
+    pub error: Option<String>,
+}
+
+impl Verdict {
+    /// No body was judged.
+    pub fn none(error: Option<String>) -> Verdict {
+        Verdict {
+            body: BodyVerdict::NotApplicable,
+            parsed: None,
+            hash: None,
+            error,
+        }
+    }
+}

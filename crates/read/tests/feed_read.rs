@@ -1,0 +1,592 @@
+//! The read machine driven by a scripted driver: the order of every step and what each exit
+//! stores, without a socket or a clock. Each test names the rules it holds.
+
+use chrono::{DateTime, Duration as Span, TimeZone, Utc};
+use std::collections::HashMap;
+use std::time::Duration;
+use tidings_model::{
+    CacheHints, Entry, Feed, FeedFormat, FetchOutcome, Fetched, HostKey, ParsedFeed, RetryAfter,
+    TransportError, Validators,
+};
+use tidings_policy::{BodyVerdict, FeedHints, FeedSchedule, Lifecycle, Profile};
+use tidings_read::{
+    Allowed, Answer, Ending, Event, FeedRead, FeedState, Need, Purpose, ReadOutcome, RequestKind,
+    RobotsCopy, Verdict,
+};
+use url::Url;
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()
+}
+
+fn url(s: &str) -> Url {
+    Url::parse(s).unwrap()
+}
+
+fn profile(name: &str) -> Profile {
+    Profile::embedded(name).unwrap()
+}
+
+fn feed(target: &str) -> FeedState<Url> {
+    FeedState {
+        target: url(target),
+        schedule: FeedSchedule {
+            interval_secs: 3600,
+            ..FeedSchedule::default()
+        },
+        next_fetch_reason: "interval 1h".into(),
+        egress: None,
+        egress_refusals: Default::default(),
+        pending_move: None,
+        content_hash: None,
+        user_agent: None,
+    }
+}
+
+fn ok(body: &str) -> FetchOutcome {
+    FetchOutcome::Fetched(Fetched {
+        status: 200,
+        body: body.as_bytes().to_vec(),
+        content_type: Some("application/rss+xml".into()),
+        validators: Validators::default(),
+        cache: CacheHints::default(),
+    })
+}
+
+fn redirect(status: u16, to: &str) -> FetchOutcome {
+    FetchOutcome::Redirect {
+        status,
+        location: Some(to.into()),
+    }
+}
+
+fn no_answer() -> FetchOutcome {
+    FetchOutcome::Transport(TransportError::Timeout)
+}
+
+/// A scripted world: rules, floors, robots copies and answers per URL, and the time each
+/// answer takes. It records every need it met, in order, as a short line.
+#[derive(Default)]
+struct World {
+    rules: HashMap<String, String>,
+    floors: HashMap<String, DateTime<Utc>>,
+    robots: HashMap<String, RobotsCopy>,
+    answers: HashMap<String, Vec<FetchOutcome>>,
+    quiet: Option<Duration>,
+    entries: usize,
+    unseen: u64,
+    first_seen_since: u64,
+    feed_at: bool,
+    trace: Vec<String>,
+    saved: Vec<(String, RobotsCopy, Vec<String>)>,
+}
+
+impl World {
+    fn answer(mut self, at: &str, outcome: FetchOutcome) -> Self {
+        self.answers.entry(at.into()).or_default().push(outcome);
+        self
+    }
+
+    fn robots(mut self, origin: &str, copy: RobotsCopy) -> Self {
+        self.robots.insert(origin.into(), copy);
+        self
+    }
+
+    /// Drive `read` to its end, the clock moving one second per request.
+    fn run(&mut self, mut read: FeedRead<'_, Url>) -> ReadOutcome<Url> {
+        let mut now = t0();
+        let mut need = read.start();
+        for _ in 0..100 {
+            let event = match need {
+                Need::Rules { target } => {
+                    self.trace.push(format!("rules {target}"));
+                    Event::Rules(self.rules.get(target.as_str()).cloned())
+                }
+                Need::HostFloor { host } => {
+                    self.trace.push(format!("floor {host}"));
+                    Event::HostFloor(self.floors.get(host.as_str()).copied())
+                }
+                Need::RobotsCopy { host } => {
+                    self.trace.push(format!("robots copy {host}"));
+                    Event::RobotsCopy(self.robots.get(host.as_str()).cloned())
+                }
+                Need::QuietFor { host } => {
+                    self.trace.push(format!("quiet {host}"));
+                    Event::Quiet(self.quiet)
+                }
+                Need::Send { request, gap } => {
+                    self.trace.push(format!(
+                        "send {} {} gap {}s patience {}",
+                        request.kind.as_str(),
+                        request.target,
+                        gap.as_secs(),
+                        request.patience
+                    ));
+                    let outcome = match self.answers.get_mut(request.target.as_str()) {
+                        Some(list) if !list.is_empty() => list.remove(0),
+                        _ => FetchOutcome::NotFound,
+                    };
+                    let started_at = now;
+                    now += Span::seconds(1);
+                    Event::Answer(Answer {
+                        outcome,
+                        started_at,
+                        duration: Duration::from_millis(200),
+                        bytes: 10,
+                    })
+                }
+                Need::SaveRobots { host, copy, sent } => {
+                    self.trace.push(format!("save robots {host}"));
+                    self.saved.push((
+                        host.to_string(),
+                        copy.clone(),
+                        sent.iter().map(|s| s.allowed.to_string()).collect(),
+                    ));
+                    Event::Saved
+                }
+                Need::Judge { body, .. } => {
+                    self.trace.push(format!("judge {} bytes", body.bytes.len()));
+                    let entries = (0..self.entries)
+                        .map(|i| Entry {
+                            id: format!("e{i}"),
+                            ..Entry::default()
+                        })
+                        .collect();
+                    Event::Judged(Box::new(Verdict {
+                        body: BodyVerdict::Parsed(FeedHints::default()),
+                        parsed: Some(ParsedFeed {
+                            format: FeedFormat::Rss20,
+                            feed: Feed::default(),
+                            entries,
+                            warnings: Vec::new(),
+                        }),
+                        hash: Some("h".into()),
+                        error: None,
+                    }))
+                }
+                Need::EntryCounts { ids, .. } => {
+                    self.trace.push(format!("counts of {}", ids.len()));
+                    Event::EntryCounts {
+                        unseen: self.unseen,
+                        first_seen_since: self.first_seen_since,
+                    }
+                }
+                Need::FeedAt { url } => {
+                    self.trace.push(format!("feed at {url}"));
+                    Event::FeedAt {
+                        other_feed: self.feed_at,
+                    }
+                }
+                Need::Done => break,
+            };
+            need = read.step(event, now);
+        }
+        read.finish().expect("the read ends")
+    }
+}
+
+fn allowed_everything(at: DateTime<Utc>) -> RobotsCopy {
+    RobotsCopy {
+        fetched_at: at,
+        status: Some(404),
+        body: None,
+    }
+}
+
+#[test]
+fn c3_c4_ff11_a_first_read_asks_robots_txt_then_the_feed_in_the_hosts_turn() {
+    let p = profile("default");
+    let mut world = World::default()
+        .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
+        .answer("https://a.example/feed.xml", ok("<rss/>"));
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/feed.xml"),
+        Purpose::FirstAdd,
+        &p,
+    ));
+    assert_eq!(
+        world.trace,
+        [
+            "rules https://a.example/feed.xml",
+            "floor https://a.example:443",
+            "robots copy https://a.example:443",
+            "rules https://a.example/robots.txt",
+            "send robots https://a.example/robots.txt gap 1s patience 1",
+            "save robots https://a.example:443",
+            "quiet https://a.example:443",
+            "send first_add https://a.example/feed.xml gap 1s patience 1",
+            "judge 6 bytes",
+        ]
+    );
+    assert_eq!(out.ending, Ending::Read);
+    assert_eq!(out.label, "ok");
+    assert_eq!(world.saved[0].1.status, Some(404));
+    assert_eq!(
+        world.saved[0].2,
+        ["robots.txt before the first feed of this origin (FF11)"],
+        "the robots row is saved with the copy"
+    );
+    assert_eq!(out.sent.len(), 1, "the feed's own row only");
+    assert_eq!(out.sent[0].kind, RequestKind::Resource(Purpose::FirstAdd));
+    assert_eq!(
+        out.sent[0].allowed.to_string(),
+        "first add; robots: 404, everything allowed"
+    );
+    assert_eq!(out.decision.failure, None);
+    assert_eq!(out.egress_refusals.map(|r| r.len()), Some(1));
+}
+
+#[test]
+fn dfb7_a_fresh_copy_is_used_and_a_stale_one_is_read_again() {
+    let p = profile("default");
+    let origin = "https://a.example:443";
+    // Fresh: no robots request.
+    let mut world = World::default()
+        .robots(origin, allowed_everything(t0() - Span::hours(1)))
+        .answer("https://a.example/f", ok("x"));
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(!world.trace.iter().any(|l| l.starts_with("send robots")));
+    assert_eq!(
+        out.sent[0].allowed.to_string(),
+        "due: interval 1h; robots: 404, everything allowed"
+    );
+    // Older than max_age (a day): read again, and the row says why.
+    let mut world = World::default()
+        .robots(origin, allowed_everything(t0() - Span::days(2)))
+        .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
+        .answer("https://a.example/f", ok("x"));
+    world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(world.trace.iter().any(|l| l.starts_with("send robots")));
+    assert_eq!(
+        world.saved[0].2,
+        ["robots.txt older than the profile's max_age (DFB7)"]
+    );
+}
+
+#[test]
+fn ff13_wfm10_a_feed_under_a_rule_sends_nothing_and_is_held() {
+    let p = profile("default");
+    let mut world = World::default();
+    world.rules.insert(
+        "https://a.example/f".into(),
+        "host a.example: on request".into(),
+    );
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert_eq!(world.trace, ["rules https://a.example/f"]);
+    assert_eq!(out.ending, Ending::Held);
+    assert_eq!(out.label, "blocked");
+    assert_eq!(out.decision.lifecycle, Lifecycle::Paused);
+    assert!(out.sent.is_empty());
+}
+
+#[test]
+fn c6_a_host_floor_in_the_future_sets_the_read_aside_without_a_request() {
+    let p = profile("default");
+    let mut world = World::default();
+    world
+        .floors
+        .insert("https://a.example:443".into(), t0() + Span::hours(2));
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert_eq!(out.ending, Ending::SetAside);
+    assert_eq!(out.label, "postponed");
+    assert_eq!(out.decision.next_fetch_at, t0() + Span::hours(2));
+    assert!(world.trace.iter().all(|l| !l.starts_with("send")));
+}
+
+#[test]
+fn wfm5_only_worldfeedmonitor_sends_a_second_attempt_after_no_answer() {
+    for (name, sends) in [("worldfeedmonitor", 2), ("default", 1), ("serenereader", 1)] {
+        let p = profile(name);
+        let mut world = World::default()
+            .robots("https://a.example:443", allowed_everything(t0()))
+            .answer("https://a.example/f", no_answer())
+            .answer("https://a.example/f", no_answer());
+        let out = world.run(FeedRead::new(
+            feed("https://a.example/f"),
+            Purpose::Scheduled,
+            &p,
+        ));
+        let feed_sends: Vec<&String> = world
+            .trace
+            .iter()
+            .filter(|l| l.starts_with("send feed"))
+            .collect();
+        assert_eq!(feed_sends.len(), sends, "{name}: {:?}", world.trace);
+        assert_eq!(out.sent.len(), sends, "{name}: every request logged");
+        assert_eq!(out.label, "no_answer");
+        if sends == 2 {
+            assert!(feed_sends[1].ends_with("patience 2"));
+            assert_eq!(out.sent[1].allowed, Allowed::SecondAttempt);
+        }
+    }
+}
+
+#[test]
+fn ff11_c6_ff13_a_redirect_hop_is_checked_like_a_request_of_its_own() {
+    let p = profile("default");
+    let mut world = World::default()
+        .robots("https://a.example:443", allowed_everything(t0()))
+        .answer("https://a.example/f", redirect(301, "https://b.example/g"))
+        .answer("https://b.example/robots.txt", FetchOutcome::NotFound)
+        .answer("https://b.example/g", ok("<rss/>"));
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    let after_first: Vec<&str> = world.trace[4..].iter().map(String::as_str).collect();
+    assert_eq!(
+        after_first,
+        [
+            "send feed https://a.example/f gap 1s patience 1",
+            "rules https://b.example/g",
+            "floor https://b.example:443",
+            "robots copy https://b.example:443",
+            "rules https://b.example/robots.txt",
+            "send robots https://b.example/robots.txt gap 1s patience 1",
+            "save robots https://b.example:443",
+            "send feed https://b.example/g gap 1s patience 1",
+            "judge 6 bytes",
+        ],
+        "no FF11 pause check mid-read"
+    );
+    assert_eq!(out.final_target.as_str(), "https://b.example/g");
+    assert_eq!(out.hops.len(), 1);
+    let labels: Vec<&str> = out.sent.iter().map(|s| s.label).collect();
+    assert_eq!(labels, ["redirect", "ok"]);
+    assert_eq!(
+        out.sent[1].allowed.to_string(),
+        "redirect from https://a.example/f; robots: 404, everything allowed"
+    );
+}
+
+#[test]
+fn c8_a_redirect_loop_ends_at_the_url_seen_before() {
+    let p = profile("default");
+    let mut world = World::default()
+        .robots("https://a.example:443", allowed_everything(t0()))
+        .answer("https://a.example/f", redirect(302, "/g"))
+        .answer("https://a.example/g", redirect(302, "/f"));
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert_eq!(out.label, "redirect");
+    assert_eq!(out.hops.len(), 1);
+    assert!(
+        out.verdict
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("too many redirects"),
+        "{:?}",
+        out.verdict.error
+    );
+}
+
+#[test]
+fn wfm9_a_disallowed_feed_is_not_requested() {
+    let p = profile("worldfeedmonitor");
+    let mut world = World::default().robots(
+        "https://a.example:443",
+        RobotsCopy {
+            fetched_at: t0(),
+            status: Some(200),
+            body: Some("User-agent: WorldFeedMonitor\nDisallow: /\n".into()),
+        },
+    );
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(world.trace.iter().all(|l| !l.starts_with("send")));
+    assert_eq!(out.ending, Ending::Read);
+    assert!(matches!(out.outcome, FetchOutcome::Blocked { .. }));
+    assert_eq!(out.label, "blocked");
+    assert!(out.sent.is_empty());
+    assert!(out.egress_refusals.is_none(), "no answer, no egress record");
+}
+
+#[test]
+fn ff11_a_robots_txt_that_does_not_answer_is_the_host_not_answering() {
+    let p = profile("ffbot");
+    let mut world = World::default().answer("https://a.example/robots.txt", no_answer());
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(matches!(out.outcome, FetchOutcome::Transport(_)));
+    assert_eq!(out.label, "no_answer");
+    let error = out.verdict.error.unwrap_or_default();
+    assert!(error.starts_with("robots.txt did not answer"), "{error}");
+    assert_eq!(world.saved[0].1.status, None);
+}
+
+#[test]
+fn ff11_a_robots_txt_a_rule_covers_is_not_requested_and_nor_is_the_feed() {
+    let p = profile("default");
+    let mut world = World::default();
+    world
+        .rules
+        .insert("https://a.example/robots.txt".into(), "path rule".into());
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(world.trace.iter().all(|l| !l.starts_with("send")));
+    assert_eq!(
+        out.verdict.error.as_deref(),
+        Some("not fetched: robots.txt not fetched: path rule")
+    );
+}
+
+#[test]
+fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
+    let p = profile("ffbot");
+    let mut world = World::default().robots(
+        "https://a.example:443",
+        RobotsCopy {
+            fetched_at: t0(),
+            status: Some(200),
+            body: Some("User-agent: *\nCrawl-delay: 120\n".into()),
+        },
+    );
+    world.quiet = Some(Duration::from_secs(20));
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert_eq!(out.ending, Ending::SetAside);
+    assert_eq!(out.decision.next_fetch_at, t0() + Span::seconds(100));
+    assert!(out.decision.reason.starts_with("FF11 crawl-delay 120s"));
+    // Quiet long enough: the request goes, spaced by the capped gap.
+    world.quiet = Some(Duration::from_secs(200));
+    world.trace.clear();
+    world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(
+        world
+            .trace
+            .iter()
+            .any(|l| l == "send feed https://a.example/f gap 60s patience 1"),
+        "{:?}",
+        world.trace
+    );
+}
+
+#[test]
+fn ff11_a_crawl_delay_over_an_hour_is_waited_in_full_never_shortened() {
+    let p = profile("ffbot");
+    let mut world = World::default().robots(
+        "https://a.example:443",
+        RobotsCopy {
+            fetched_at: t0(),
+            status: Some(200),
+            body: Some("User-agent: *\nCrawl-delay: 7200\n".into()),
+        },
+    );
+    world.quiet = Some(Duration::from_secs(600));
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert_eq!(out.ending, Ending::SetAside);
+    assert_eq!(out.decision.next_fetch_at, t0() + Span::seconds(6600));
+}
+
+#[test]
+fn c8_a_read_past_the_daily_bound_stores_nothing_and_holds_the_feed() {
+    let mut p = profile("default");
+    p.entries.max_new_per_day = 10_000;
+    let mut world = World::default()
+        .robots("https://a.example:443", allowed_everything(t0()))
+        .answer("https://a.example/f", ok("<rss/>"));
+    world.entries = 3;
+    world.unseen = 3;
+    world.first_seen_since = 9_999;
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(world.trace.iter().any(|l| l == "counts of 3"));
+    assert!(out.verdict.parsed.is_none());
+    assert_eq!(out.decision.lifecycle, Lifecycle::Paused);
+    assert_eq!(out.lifecycle, Lifecycle::Paused);
+}
+
+#[test]
+fn c6_a_429_with_retry_after_sets_the_hosts_floor() {
+    let p = profile("default");
+    let mut world = World::default()
+        .robots("https://a.example:443", allowed_everything(t0()))
+        .answer(
+            "https://a.example/f",
+            FetchOutcome::Refused {
+                status: 429,
+                retry_after: Some(RetryAfter::Seconds(7200)),
+            },
+        );
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    let (host, until) = out.host_floor.expect("a floor");
+    assert_eq!(host, HostKey::of(&url("https://a.example/")));
+    assert!(until >= t0() + Span::seconds(7200));
+    assert_eq!(out.label, "refused");
+}
+
+#[test]
+fn pf9_a_permanent_move_onto_another_feeds_url_is_not_made() {
+    let p = profile("plainfeeder");
+    for (other_feed, moved) in [(false, true), (true, false)] {
+        let mut world = World::default()
+            .robots("https://a.example:443", allowed_everything(t0()))
+            .answer("https://a.example/f", redirect(301, "/new"))
+            .answer("https://a.example/new", ok("<rss/>"));
+        world.feed_at = other_feed;
+        let out = world.run(FeedRead::new(
+            feed("https://a.example/f"),
+            Purpose::Scheduled,
+            &p,
+        ));
+        assert!(
+            world
+                .trace
+                .iter()
+                .any(|l| l == "feed at https://a.example/new")
+        );
+        assert_eq!(
+            out.move_to.is_some(),
+            moved,
+            "other feed there: {other_feed}"
+        );
+    }
+}
