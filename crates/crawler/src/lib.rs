@@ -16,7 +16,6 @@ pub mod gate;
 pub mod keys;
 pub mod live;
 pub mod refresh;
-mod robots;
 pub mod run;
 
 pub use clock::Clock;

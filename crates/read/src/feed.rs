@@ -211,7 +211,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 sent: std::mem::take(sent),
             },
             Pending::Quiet => Need::QuietFor {
-                host: self.target.host(),
+                target: &self.target,
             },
             Pending::Answer => match &self.in_flight {
                 Some((request, gap, _)) => Need::Send {

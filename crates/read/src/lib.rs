@@ -99,9 +99,9 @@ pub enum Need<'a, L: Locator> {
     HostFloor { host: L::Host },
     /// The stored copy of `host`'s robots.txt: [`Event::RobotsCopy`].
     RobotsCopy { host: L::Host },
-    /// How long `host` has been quiet (since its last request ended, in the driver's time;
-    /// across processes, from the request log): [`Event::Quiet`].
-    QuietFor { host: L::Host },
+    /// How long `target`'s host has been quiet (since its last request ended, in the driver's
+    /// time; after a restart or across processes, from the request log): [`Event::Quiet`].
+    QuietFor { target: &'a L },
     /// Send `request` in its host's turn: no other request to that host in flight, the last
     /// one ended at least `gap` ago (C3). [`Event::Answer`].
     Send { request: Request<L>, gap: Duration },

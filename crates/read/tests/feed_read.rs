@@ -10,8 +10,8 @@ use tidings_model::{
 };
 use tidings_policy::{BodyVerdict, FeedHints, FeedSchedule, Lifecycle, Profile};
 use tidings_read::{
-    Allowed, Answer, Ending, Event, FeedRead, FeedState, Need, Purpose, ReadOutcome, RequestKind,
-    RobotsCopy, Verdict,
+    Allowed, Answer, Ending, Event, FeedRead, FeedState, Locator, Need, Purpose, ReadOutcome,
+    RequestKind, RobotsCopy, Verdict,
 };
 use url::Url;
 
@@ -110,8 +110,8 @@ impl World {
                     self.trace.push(format!("robots copy {host}"));
                     Event::RobotsCopy(self.robots.get(host.as_str()).cloned())
                 }
-                Need::QuietFor { host } => {
-                    self.trace.push(format!("quiet {host}"));
+                Need::QuietFor { target } => {
+                    self.trace.push(format!("quiet {}", Locator::host(target)));
                     Event::Quiet(self.quiet)
                 }
                 Need::Send { request, gap } => {
