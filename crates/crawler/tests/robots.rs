@@ -202,6 +202,45 @@ async fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside() {
     assert_eq!(read.outcome, "ok");
 }
 
+/// FF11: a process that starts after another read the host measures a long crawl-delay from
+/// the request log's last request to that host, not from nothing (which let a new process ask
+/// at once, spaced only by the capped 60 s gap).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff11_a_long_crawl_delay_holds_across_a_restart() {
+    let script = Script::default();
+    script.push(
+        "/robots.txt",
+        Answer::ok("User-agent: *\nCrawl-delay: 300\n").header("content-type", "text/plain"),
+    );
+    script.push("/a.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ffbot = |p: &mut tidings_policy::Profile| {
+        *p = tidings_policy::Profile::embedded("ffbot").unwrap();
+        p.pacing.host_gap = 0.0;
+    };
+    let (first, store) = crawler_with(dir.path(), ffbot).await;
+    let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
+    let held = first.refresh(&a, Purpose::Scheduled).await.unwrap();
+    assert_eq!(held.outcome, "postponed");
+    drop(first);
+
+    // A new process on the same store, its gate empty.
+    let (second, store) = crawler_with(dir.path(), ffbot).await;
+    let a = store.feed(a.id).await.unwrap().unwrap();
+    let before = chrono::Utc::now();
+    let again = second.refresh(&a, Purpose::Scheduled).await.unwrap();
+    assert_eq!(again.outcome, "postponed", "{again:?}");
+    assert_eq!(
+        script.count("/a.xml"),
+        0,
+        "no request inside the crawl-delay"
+    );
+    assert_eq!(script.count("/robots.txt"), 1, "the stored copy is fresh");
+    let wait = (again.next_fetch_at - before).num_seconds();
+    assert!((280..=300).contains(&wait), "{wait}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ff11_c7_a_redirected_robots_txt_is_followed_hop_by_hop_and_logged() {
     // The publisher keeps its robots.txt on another origin and redirects to it.
