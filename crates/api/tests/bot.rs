@@ -272,6 +272,13 @@ fn changing_a_profile_value_changes_the_page() {
             after: "We do not read <code>Crawl-delay</code>",
         },
         Change {
+            name: "robots.on_access_denied",
+            base: "default",
+            change: |p| p.robots.on_access_denied = OnRobotsFailure::Defer,
+            before: "If robots.txt answers 401 or 403, we read feeds as if there were no robots.txt.",
+            after: "If robots.txt answers 401 or 403, we read nothing now",
+        },
+        Change {
             name: "retry.no_answer_patience",
             base: "worldfeedmonitor",
             change: |p| p.retry.no_answer_patience = 3,

@@ -365,6 +365,9 @@ pub struct RobotsSettings {
     pub on_server_error: OnRobotsFailure,
     /// What no answer at all means.
     pub on_unreachable: OnRobotsFailure,
+    /// What robots.txt answering 401 or 403 means (RFC 9309: an unavailable file, allow;
+    /// FF11: an access failure, defer).
+    pub on_access_denied: OnRobotsFailure,
     /// Re-read robots.txt when the stored copy is older than this many seconds (DFB7).
     pub max_age: u64,
     /// Honour `Crawl-delay` between requests to a host (SR9, DFB4, FF11).
@@ -393,6 +396,7 @@ impl Default for RobotsSettings {
             star_group_for_feeds: true,
             on_server_error: OnRobotsFailure::Disallow,
             on_unreachable: OnRobotsFailure::Defer,
+            on_access_denied: OnRobotsFailure::Allow,
             max_age: 86_400,
             crawl_delay: true,
             crawl_delay_cap: 60,

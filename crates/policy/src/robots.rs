@@ -82,7 +82,7 @@ pub fn crawl_delay_pause(
     }
 }
 
-/// FF11: a stored robots.txt that could not be read (429 or 5xx, or no answer) and made the
+/// FF11: a stored robots.txt that could not be read (429 or 5xx, 401 or 403, or no answer) and made the
 /// profile defer is read again once older than `backoff.first`, not `max_age`: deferring is
 /// waiting for the file, not staying away for a day.
 pub fn deferred_copy_is_due(
@@ -95,6 +95,7 @@ pub fn deferred_copy_is_due(
     let deferred = match status {
         None => settings.on_unreachable == OnRobotsFailure::Defer,
         Some(s) if s == 429 || s >= 500 => settings.on_server_error == OnRobotsFailure::Defer,
+        Some(401 | 403) => settings.on_access_denied == OnRobotsFailure::Defer,
         Some(_) => false,
     };
     let retry = Duration::seconds(i64::try_from(profile.backoff.first).unwrap_or(i64::MAX / 1000));
@@ -123,6 +124,7 @@ pub fn gate_for_feed(
     let failure = FailurePolicy {
         server_error: on_failure(settings.on_server_error),
         unreachable: on_failure(settings.on_unreachable),
+        access_denied: on_failure(settings.on_access_denied),
     };
     let fetch = match (stored.status, stored.body) {
         (Some(200..=299), None) => RobotsFetch::Unreadable,

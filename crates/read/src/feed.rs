@@ -62,6 +62,8 @@ pub struct FeedRead<'p, L: Locator> {
     decision: Option<Decision>,
     /// The start of the window new entries are counted over (C8).
     window_start: DateTime<Utc>,
+    /// A Retry-After a robots.txt answer set for its host (C6).
+    robots_floor: Option<(L::Host, DateTime<Utc>)>,
     outcome: Option<ReadOutcome<L>>,
 }
 
@@ -123,6 +125,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             verdict: None,
             decision: None,
             window_start: DateTime::<Utc>::MIN_UTC,
+            robots_floor: None,
             outcome: None,
         }
     }
@@ -357,6 +360,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 self.robots = Some(robots);
                 return Pending::RobotsRules;
             }
+        }
+        // C6: a Retry-After on robots.txt holds every request to its host, as on a feed.
+        if let Some(until) = host_floor(&answer.outcome, now, self.profile) {
+            self.robots_floor = later(self.robots_floor.take(), (robots.target.host(), until));
         }
         let unanswered = match &answer.outcome {
             FetchOutcome::Transport(error) => Some(error.clone()),
@@ -669,8 +676,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             now,
             self.profile,
         );
-        let floor =
-            host_floor(&outcome, now, self.profile).map(|until| (self.target.host(), until));
+        let floor = match host_floor(&outcome, now, self.profile) {
+            Some(until) => later(self.robots_floor.take(), (self.target.host(), until)),
+            None => self.robots_floor.take(),
+        };
         let move_to = moved.move_to;
         self.outcome = Some(ReadOutcome {
             ending: Ending::Read,
@@ -757,7 +766,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             egress_refusals: None,
             pending_move: self.feed.pending_move.clone(),
             move_to: None,
-            host_floor: None,
+            host_floor: self.robots_floor.take(),
         });
         Pending::Done
     }
@@ -775,6 +784,17 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             outcome.hops = std::mem::take(&mut self.hops);
         }
         Pending::Done
+    }
+}
+
+/// Of a floor already set and a new one, the later (one floor per read is stored).
+fn later<H>(
+    held: Option<(H, DateTime<Utc>)>,
+    new: (H, DateTime<Utc>),
+) -> Option<(H, DateTime<Utc>)> {
+    match held {
+        Some(held) if held.1 >= new.1 => Some(held),
+        _ => Some(new),
     }
 }
 

@@ -590,3 +590,54 @@ fn pf9_a_permanent_move_onto_another_feeds_url_is_not_made() {
         );
     }
 }
+
+#[test]
+fn c6_a_retry_after_on_robots_txt_holds_the_host() {
+    let p = profile("ffbot");
+    let mut world = World::default().answer(
+        "https://a.example/robots.txt",
+        FetchOutcome::ServerError {
+            status: 503,
+            retry_after: Some(RetryAfter::Seconds(3600)),
+        },
+    );
+    let out = world.run(FeedRead::new(
+        feed("https://a.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(
+        world.trace.iter().all(|l| !l.starts_with("send feed")),
+        "FF11 defers"
+    );
+    let (host, until) = out.host_floor.expect("the robots answer's floor");
+    assert_eq!(host, HostKey::of(&url("https://a.example/")));
+    assert!(until >= t0() + Span::seconds(3600), "{until}");
+}
+
+#[test]
+fn ff11_a_robots_txt_refused_with_403_defers_under_ffbot_and_allows_elsewhere() {
+    for (name, requested) in [("ffbot", false), ("default", true), ("serenereader", true)] {
+        let p = profile(name);
+        let mut world = World::default()
+            .answer(
+                "https://a.example/robots.txt",
+                FetchOutcome::Refused {
+                    status: 403,
+                    retry_after: None,
+                },
+            )
+            .answer("https://a.example/f", ok("<rss/>"));
+        let out = world.run(FeedRead::new(
+            feed("https://a.example/f"),
+            Purpose::Scheduled,
+            &p,
+        ));
+        let sent = world.trace.iter().any(|l| l.starts_with("send feed"));
+        assert_eq!(sent, requested, "{name}: {:?}", world.trace);
+        if !requested {
+            let error = out.verdict.error.unwrap_or_default();
+            assert!(error.contains("deferred"), "{name}: {error}");
+        }
+    }
+}

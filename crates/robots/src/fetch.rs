@@ -1,9 +1,11 @@
 //! What fetching robots.txt means for the origin (RFC 9309, section 2.3.1).
 //!
 //! The fetcher classifies its attempt into a [`RobotsFetch`]; [`interpret`] turns that into a
-//! [`RobotsStatus`]. A missing file (4xx) allows everything. What a server error or an
-//! unreachable server means is the profile's choice, given as a [`FailurePolicy`]: allow
-//! (SR10), stay away (DFB8, and RFC 9309's default) or defer the work (FF11). Whether a cached
+//! [`RobotsStatus`]. A missing file (404, 410, other 4xx) allows everything. What a server
+//! error, an unreachable server or a file the server refuses to show (401, 403) means is the
+//! profile's choice, given as a [`FailurePolicy`]: allow (SR10, and RFC 9309's reading of 401
+//! and 403 as "unavailable"), stay away (DFB8, and RFC 9309's default for the others) or defer
+//! the work (FF11: access failures defer). Whether a cached
 //! copy is used meanwhile is also the caller's business.
 
 use crate::robots::Robots;
@@ -13,9 +15,12 @@ use crate::robots::Robots;
 pub enum RobotsFetch<'a> {
     /// A 2xx answer with its body (already capped by the fetcher).
     Ok(&'a [u8]),
-    /// 404, 410, any other 4xx but 429, or a redirect chain that did not end: no rules, so
-    /// everything is allowed (RFC 9309 2.3.1.3 and 2.3.1.2).
+    /// 404, 410, any other 4xx but 401, 403 and 429, or a redirect chain that did not end: no
+    /// rules, so everything is allowed (RFC 9309 2.3.1.3 and 2.3.1.2).
     NotFound,
+    /// 401 or 403: the server refuses to show the file. RFC 9309 reads it as unavailable
+    /// (allow); a profile may defer instead (FF11).
+    AccessDenied,
     /// 5xx, 429, or a status that makes no sense for a final answer (1xx).
     ServerError,
     /// A 2xx whose body could not be read: larger than the fetcher's limit, or broken (bad
@@ -37,6 +42,7 @@ impl<'a> RobotsFetch<'a> {
     ///
     /// assert_eq!(RobotsFetch::from_status(200, b"x"), RobotsFetch::Ok(b"x"));
     /// assert_eq!(RobotsFetch::from_status(410, b""), RobotsFetch::NotFound);
+    /// assert_eq!(RobotsFetch::from_status(403, b""), RobotsFetch::AccessDenied);
     /// assert_eq!(RobotsFetch::from_status(429, b""), RobotsFetch::ServerError);
     /// assert_eq!(RobotsFetch::from_status(503, b""), RobotsFetch::ServerError);
     /// ```
@@ -45,6 +51,7 @@ impl<'a> RobotsFetch<'a> {
         match status {
             200..=299 => Self::Ok(body),
             429 => Self::ServerError,
+            401 | 403 => Self::AccessDenied,
             300..=499 => Self::NotFound,
             _ => Self::ServerError,
         }
@@ -62,20 +69,24 @@ pub enum OnFailure {
     Defer,
 }
 
-/// A profile's choices for the two failures of a robots.txt fetch.
+/// A profile's choices for the failures of a robots.txt fetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FailurePolicy {
     /// For [`RobotsFetch::ServerError`] and [`RobotsFetch::Unreadable`].
     pub server_error: OnFailure,
     /// For [`RobotsFetch::Unreachable`].
     pub unreachable: OnFailure,
+    /// For [`RobotsFetch::AccessDenied`].
+    pub access_denied: OnFailure,
 }
 
 impl FailurePolicy {
-    /// RFC 9309 2.3.1.4: an unreachable file means complete disallow.
+    /// RFC 9309 2.3.1.4: an unreachable file means complete disallow; 2.3.1.3: a 401 or 403
+    /// is an unavailable file, which allows everything.
     pub const RFC_9309: Self = Self {
         server_error: OnFailure::Disallow,
         unreachable: OnFailure::Disallow,
+        access_denied: OnFailure::Allow,
     };
 }
 
@@ -97,7 +108,11 @@ pub enum RobotsStatus {
 /// ```
 /// use tidings_robots::{interpret, FailurePolicy, OnFailure, RobotsFetch, RobotsStatus};
 ///
-/// let sr10 = FailurePolicy { server_error: OnFailure::Allow, unreachable: OnFailure::Defer };
+/// let sr10 = FailurePolicy {
+///     server_error: OnFailure::Allow,
+///     unreachable: OnFailure::Defer,
+///     access_denied: OnFailure::Allow,
+/// };
 /// assert_eq!(interpret(RobotsFetch::ServerError, sr10), RobotsStatus::AllowAll);
 /// assert_eq!(interpret(RobotsFetch::NotFound, FailurePolicy::RFC_9309), RobotsStatus::AllowAll);
 /// ```
@@ -113,5 +128,6 @@ pub fn interpret(fetch: RobotsFetch<'_>, policy: FailurePolicy) -> RobotsStatus 
         RobotsFetch::NotFound => RobotsStatus::AllowAll,
         RobotsFetch::ServerError | RobotsFetch::Unreadable => on_failure(policy.server_error),
         RobotsFetch::Unreachable => on_failure(policy.unreachable),
+        RobotsFetch::AccessDenied => on_failure(policy.access_denied),
     }
 }

@@ -8,16 +8,19 @@ use tidings_robots::{
 const SERENE: FailurePolicy = FailurePolicy {
     server_error: OnFailure::Allow,
     unreachable: OnFailure::Allow,
+    access_denied: OnFailure::Allow,
 };
 /// DFB8: 5xx, stay away.
 const DAILY_FOOTBALL: FailurePolicy = FailurePolicy {
     server_error: OnFailure::Disallow,
     unreachable: OnFailure::Disallow,
+    access_denied: OnFailure::Allow,
 };
 /// FF11: access failures, 5xx and timeouts defer.
 const FRIENDLY_FEEDS: FailurePolicy = FailurePolicy {
     server_error: OnFailure::Defer,
     unreachable: OnFailure::Defer,
+    access_denied: OnFailure::Defer,
 };
 
 fn status(code: u16, body: &[u8], policy: FailurePolicy) -> RobotsStatus {
@@ -26,7 +29,7 @@ fn status(code: u16, body: &[u8], policy: FailurePolicy) -> RobotsStatus {
 
 #[test]
 fn rfc9309_2_3_1_3_missing_file_allows_all() {
-    for code in [400, 401, 403, 404, 410, 451] {
+    for code in [400, 404, 410, 451] {
         for policy in [
             SERENE,
             DAILY_FOOTBALL,
@@ -100,6 +103,29 @@ fn rfc9309_2_3_1_4_unreachable_disallows_by_default() {
     );
 }
 
+/// FF11: access failures (401, 403) defer under FFBot; RFC 9309 and the other profiles read
+/// them as an unavailable file, which allows everything.
+#[test]
+fn ff11_access_failures_follow_the_profiles_choice() {
+    for code in [401, 403] {
+        assert_eq!(
+            RobotsFetch::from_status(code, b""),
+            RobotsFetch::AccessDenied
+        );
+        assert_eq!(
+            status(code, b"", FRIENDLY_FEEDS),
+            RobotsStatus::Defer,
+            "{code}"
+        );
+        assert_eq!(status(code, b"", SERENE), RobotsStatus::AllowAll, "{code}");
+        assert_eq!(
+            status(code, b"", FailurePolicy::RFC_9309),
+            RobotsStatus::AllowAll,
+            "{code}"
+        );
+    }
+}
+
 #[test]
 fn too_many_requests_is_not_a_missing_file() {
     assert_eq!(RobotsFetch::from_status(429, b""), RobotsFetch::ServerError);
@@ -111,6 +137,7 @@ fn failure_choices_are_separate() {
     let mixed = FailurePolicy {
         server_error: OnFailure::Allow,
         unreachable: OnFailure::Defer,
+        access_denied: OnFailure::Disallow,
     };
     assert_eq!(status(500, b"", mixed), RobotsStatus::AllowAll);
     assert_eq!(

@@ -37,6 +37,7 @@ pub(super) fn robots(html: &mut String, profile: &Profile, lang: Lang, token: &s
     let retry = duration(lang, profile.backoff.first);
     let on_5xx = robots_failure(lang, r.on_server_error, &retry);
     let on_none = robots_failure(lang, r.on_unreachable, &retry);
+    let on_denied = robots_failure(lang, r.on_access_denied, &retry);
     section_start(html, "robots", "robots.txt");
     let mut items = vec![
         if r.star_group_for_feeds {
@@ -65,9 +66,15 @@ pub(super) fn robots(html: &mut String, profile: &Profile, lang: Lang, token: &s
         },
         tr!(
             lang,
-            "A missing robots.txt (404 or another 4xx) means no rules.",
-            "Un robots.txt absent (404 ou autre 4xx) signifie : aucune règle.",
-            "Um robots.txt ausente (404 ou outro 4xx) significa: nenhuma regra.",
+            "A missing robots.txt (404, 410 or another 4xx) means no rules.",
+            "Un robots.txt absent (404, 410 ou autre 4xx) signifie : aucune règle.",
+            "Um robots.txt ausente (404, 410 ou outro 4xx) significa: nenhuma regra.",
+        ),
+        tr!(
+            lang,
+            "If robots.txt answers 401 or 403, {on_denied}.",
+            "Si robots.txt répond 401 ou 403, {on_denied}.",
+            "Se o robots.txt responder 401 ou 403, {on_denied}.",
         ),
         tr!(
             lang,
