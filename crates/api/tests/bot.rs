@@ -272,6 +272,13 @@ fn changing_a_profile_value_changes_the_page() {
             after: "We do not read <code>Crawl-delay</code>",
         },
         Change {
+            name: "egress.off_when_refused_everywhere",
+            base: "worldfeedmonitor",
+            change: |p| p.egress.off_when_refused_everywhere = false,
+            before: "once every address it was read from has refused it, through every step",
+            after: "A refusal slows the feed down as described above.",
+        },
+        Change {
             name: "robots.on_access_denied",
             base: "default",
             change: |p| p.robots.on_access_denied = OnRobotsFailure::Defer,

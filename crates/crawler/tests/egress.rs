@@ -98,56 +98,88 @@ async fn refusing_publisher(
         .unwrap()
         .extend(refused.iter().map(|a| ip(a)));
     let port = serve(script.clone()).await;
-    let (crawler, store) =
-        crawler_configured(dir, |_| {}, |config| config.egress = vec![ip(egress)]).await;
+    let (crawler, store) = crawler_configured(
+        dir,
+        |p| {
+            *p = tidings_policy::Profile::embedded("worldfeedmonitor").unwrap();
+            p.pacing.host_gap = 0.0;
+        },
+        |config| config.egress = vec![ip(egress)],
+    )
+    .await;
     let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/feed.xml")).await;
     (script, crawler, store, feed)
 }
 
+/// Read `feed` `n` times from its stored state; the state after each read.
+async fn refused_reads(
+    crawler: &tidings_crawler::Crawler,
+    store: &std::sync::Arc<dyn tidings_store::Store>,
+    feed: &tidings_store::FeedRecord,
+    n: usize,
+) -> Vec<tidings_store::FeedRecord> {
+    let mut seen = Vec::new();
+    for _ in 0..n {
+        let current = store.feed(feed.id).await.unwrap().unwrap();
+        crawler.refresh(&current, Purpose::Scheduled).await.unwrap();
+        seen.push(store.feed(feed.id).await.unwrap().unwrap());
+    }
+    seen
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wfm8_refused_from_one_address_it_slows_down_refused_from_every_one_it_is_off() {
+async fn wfm8_refused_from_its_only_address_it_slows_down_then_is_off_after_the_whole_ladder() {
     let dir = tempfile::tempdir().unwrap();
     let (script, crawler, store, feed) =
-        refusing_publisher(dir.path(), &["127.0.0.1", "127.0.0.5"], "127.0.0.5").await;
-
-    // Refused from the system's own address, twice: the refusal ladder, no move, not off.
-    let mut waits = Vec::new();
-    let mut current = feed.clone();
-    for _ in 0..2 {
-        let before = chrono::Utc::now();
-        crawler.refresh(&current, Purpose::Scheduled).await.unwrap();
-        current = store.feed(feed.id).await.unwrap().unwrap();
+        refusing_publisher(dir.path(), &["127.0.0.1"], "127.0.0.5").await;
+    // WorldFeedMonitor's ladder has seven steps (15 min, 15 min, 1 h, 1 h, 6 h, 6 h, 1 d).
+    let reads = refused_reads(&crawler, &store, &feed, 7).await;
+    for (i, read) in reads[..6].iter().enumerate() {
         assert_eq!(
-            current.state,
+            read.state,
             FeedState::Active,
-            "{:?}",
-            current.state_reason
+            "refusal {}: {:?}",
+            i + 1,
+            read.state_reason
         );
-        assert_eq!(current.egress, None, "never moved because of a refusal");
-        waits.push((current.next_fetch_at - before).num_seconds());
+        assert_eq!(read.egress, None, "never moved because of a refusal");
     }
-    // On the failure ladder: counted, and never read sooner than the interval (the default
-    // profile's ladder doubles from there).
-    assert_eq!(current.consecutive_failures, 2);
-    assert!(waits.iter().all(|&w| w >= 3600), "{waits:?}");
-    assert_eq!(
-        current.egress_refusals,
-        [("default".to_owned(), true)].into_iter().collect()
-    );
-
-    // The operator assigns a second address; it refuses too: off, with the reason.
-    let moved = assign(&store, feed.id, "127.0.0.5").await;
-    crawler.refresh(&moved, Purpose::Scheduled).await.unwrap();
-    let off = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(reads[5].consecutive_failures, 6);
+    let off = &reads[6];
     assert_eq!(off.state, FeedState::Off);
     assert_eq!(
         off.state_reason.as_deref(),
-        Some("refused from every address it was read from: 127.0.0.5, default (WFM8)")
+        Some(
+            "refused from every address it was read from (default), through the whole \
+             refusal ladder (WFM8)"
+        )
     );
     let future = chrono::Utc::now() + chrono::Duration::days(3650);
     assert!(
         store.due_feeds(future, 10).await.unwrap().is_empty(),
         "never due again"
+    );
+    assert_eq!(script.count("/feed.xml"), 7);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wfm8_refused_from_every_one_of_two_addresses_it_is_off_after_the_whole_ladder() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, crawler, store, feed) =
+        refusing_publisher(dir.path(), &["127.0.0.1", "127.0.0.5"], "127.0.0.5").await;
+    let reads = refused_reads(&crawler, &store, &feed, 3).await;
+    assert!(reads.iter().all(|r| r.state == FeedState::Active));
+    // The operator assigns a second address; it refuses too: the ladder goes on, then off.
+    assign(&store, feed.id, "127.0.0.5").await;
+    let reads = refused_reads(&crawler, &store, &feed, 4).await;
+    assert!(reads[..3].iter().all(|r| r.state == FeedState::Active));
+    assert_eq!(reads[3].state, FeedState::Off);
+    assert_eq!(
+        reads[3].state_reason.as_deref(),
+        Some(
+            "refused from every address it was read from (127.0.0.5, default), through the \
+             whole refusal ladder (WFM8)"
+        )
     );
     let sources: Vec<IpAddr> = script
         .sources
@@ -157,7 +189,9 @@ async fn wfm8_refused_from_one_address_it_slows_down_refused_from_every_one_it_i
         .filter(|(path, _)| path == "/feed.xml")
         .map(|(_, from)| *from)
         .collect();
-    assert_eq!(sources, [ip("127.0.0.1"), ip("127.0.0.1"), ip("127.0.0.5")]);
+    let own = ip("127.0.0.1");
+    let second = ip("127.0.0.5");
+    assert_eq!(sources, [own, own, own, second, second, second, second]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -499,6 +499,10 @@ pub struct EgressSettings {
     /// The configured egress addresses are listed at `/feed-ips.txt` (PF11); when false they
     /// are not published anywhere (SR12).
     pub publish: bool,
+    /// WFM8: once every address a feed was read from (one or more) has refused it, through
+    /// the whole refusal ladder, the feed is switched off until an operator acts. Off, a
+    /// refusal only climbs its ladder or back-off.
+    pub off_when_refused_everywhere: bool,
 }
 
 /// Web Bot Auth (SR11): whether every request is signed, and the numbers of the keys and

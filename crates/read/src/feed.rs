@@ -650,9 +650,14 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 egress::is_refusal(decision.failure),
             )
         });
-        let refused_everywhere = egress_refusals
-            .as_ref()
-            .and_then(egress::refused_everywhere);
+        let refused_everywhere = egress_refusals.as_ref().and_then(|record| {
+            egress::refused_everywhere(
+                record,
+                decision.failure,
+                decision.consecutive_failures,
+                self.profile,
+            )
+        });
         let (lifecycle, lifecycle_reason, next_fetch_reason) = match refused_everywhere {
             Some(why) => (Lifecycle::Off, Some(why.clone()), format!("off: {why}")),
             None => (

@@ -163,18 +163,36 @@ fn user_agent(html: &mut String, profile: &Profile, lang: Lang, ua: &str, token:
     para(html, &addresses);
     para(
         html,
-        &tr!(
-            lang,
-            "A feed is read from one address. Only a person can move it to another, never our \
-             software and never because a site refused it; once every address it was read \
-             from has been refused, we stop reading it.",
-            "Un flux est lu depuis une seule adresse. Seule une personne peut le déplacer vers \
-             une autre, jamais notre logiciel et jamais parce qu’un site l’a refusé ; quand \
-             chaque adresse depuis laquelle il a été lu a été refusée, nous cessons de le lire.",
-            "Um feed é lido de um único endereço. Só uma pessoa pode mudá-lo para outro, nunca \
-             o nosso software e nunca porque um site o recusou; quando todos os endereços de \
-             onde ele foi lido foram recusados, deixamos de lê-lo.",
-        ),
+        &if profile.egress.off_when_refused_everywhere {
+            tr!(
+                lang,
+                "A feed is read from one address. Only a person can move it to another, never \
+                 our software and never because a site refused it. A refusal slows the feed \
+                 down; once every address it was read from has refused it, through every step \
+                 above, we stop reading it.",
+                "Un flux est lu depuis une seule adresse. Seule une personne peut le déplacer \
+                 vers une autre, jamais notre logiciel et jamais parce qu’un site l’a refusé. \
+                 Un refus ralentit le flux ; quand chaque adresse depuis laquelle il a été lu \
+                 l’a refusé, à chacune des étapes ci-dessus, nous cessons de le lire.",
+                "Um feed é lido de um único endereço. Só uma pessoa pode mudá-lo para outro, \
+                 nunca o nosso software e nunca porque um site o recusou. Uma recusa deixa o \
+                 feed mais lento; quando todos os endereços de onde ele foi lido o recusaram, \
+                 em cada etapa acima, deixamos de lê-lo.",
+            )
+        } else {
+            tr!(
+                lang,
+                "A feed is read from one address. Only a person can move it to another, never \
+                 our software and never because a site refused it. A refusal slows the feed \
+                 down as described above.",
+                "Un flux est lu depuis une seule adresse. Seule une personne peut le déplacer \
+                 vers une autre, jamais notre logiciel et jamais parce qu’un site l’a refusé. \
+                 Un refus ralentit le flux comme décrit ci-dessus.",
+                "Um feed é lido de um único endereço. Só uma pessoa pode mudá-lo para outro, \
+                 nunca o nosso software e nunca porque um site o recusou. Uma recusa deixa o \
+                 feed mais lento, como descrito acima.",
+            )
+        },
     );
     signing(html, profile, lang);
     html.push_str("</section>\n");
