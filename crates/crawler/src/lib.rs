@@ -74,8 +74,8 @@ pub struct Crawler {
     profile: Arc<Profile>,
     config: CrawlerConfig,
     gate: Arc<gate::HostGate>,
-    /// The do-not-crawl rules, read on first use (`blocks`).
-    blocks: Arc<std::sync::Mutex<Option<Arc<tidings_policy::BlockList>>>>,
+    /// The do-not-crawl rules and the store's version of them (`blocks`).
+    blocks: Arc<std::sync::Mutex<Option<blocks::Kept>>>,
     /// What it sent and its gate, for `/metrics` and the API.
     live: live::Live,
     /// When the bot keys were last looked at (`keys`).

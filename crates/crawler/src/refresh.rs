@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use tidings_feed::{ParseError, ParseOptions};
 use tidings_fetch::FetchRequest;
-use tidings_model::{FeedId, FeedUrl, HostKey};
+use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
 use tidings_policy::profile::EntryLimits;
 use tidings_policy::{BodyVerdict, FailureKind, FeedHints, FeedSchedule, Lifecycle, volume};
 use tidings_read::{
@@ -113,17 +113,26 @@ impl Crawler {
                         }),
                         ..FetchRequest::new(request.target.clone())
                     };
-                    let response = {
-                        let _permit = self.host_turn(&request.target, gap).await;
-                        self.send(&fetch, request.kind.as_str()).await
-                    };
-                    Event::Answer(Answer {
-                        // Rows are kept in crawler time; the fetcher's clock is real.
-                        started_at: self.config.clock.crawler_time_of(response.started_at),
-                        duration: response.duration,
-                        bytes: response.bytes,
-                        outcome: response.outcome,
-                    })
+                    let _permit = self.host_turn(&request.target, gap).await;
+                    // FF13 once more, now that the turn is taken: a rule added while the
+                    // request waited for its host's gap stops it.
+                    if let Some(reason) = self.blocked(&request.target, Some(feed.id)).await? {
+                        Event::Answer(Answer {
+                            outcome: FetchOutcome::Blocked { reason },
+                            started_at: self.now(),
+                            duration: std::time::Duration::ZERO,
+                            bytes: 0,
+                        })
+                    } else {
+                        let response = self.send(&fetch, request.kind.as_str()).await;
+                        Event::Answer(Answer {
+                            // Rows are kept in crawler time; the fetcher's clock is real.
+                            started_at: self.config.clock.crawler_time_of(response.started_at),
+                            duration: response.duration,
+                            bytes: response.bytes,
+                            outcome: response.outcome,
+                        })
+                    }
                 }
                 Need::SaveRobots { host, copy, sent } => {
                     let cache = tidings_store::RobotsCache {

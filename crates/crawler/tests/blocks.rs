@@ -5,7 +5,7 @@ mod support;
 
 use chrono::Utc;
 use std::sync::Arc;
-use support::{Answer, FEED, Script, crawler, serve, subscribe};
+use support::{Answer, FEED, Script, crawler, crawler_with, serve, subscribe};
 use tidings_crawler::{CrawlError, Purpose};
 use tidings_model::FeedUrl;
 use tidings_policy::{BlockKind, parse_rule};
@@ -216,11 +216,12 @@ async fn ff13_a_blocked_robots_txt_means_no_feed_request() {
     assert!(script.requests.lock().unwrap().is_empty());
 }
 
+/// FF13: a rule written to the store by anyone (the API, the UI, another process) governs
+/// this crawler's next decision at once, with no reload; a removed rule stops governing it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ff13_subscribing_to_a_blocked_url_is_refused_and_rules_are_reloaded_on_request() {
+async fn ff13_subscribing_to_a_blocked_url_is_refused_as_soon_as_the_rule_is_stored() {
     let dir = tempfile::tempdir().unwrap();
     let (crawler, store) = crawler(dir.path()).await;
-    let url = FeedUrl::parse("https://news.example.co.uk/feed.xml").unwrap();
     let first = FeedUrl::parse("https://first.example.net/feed.xml").unwrap();
     assert!(
         crawler.subscribe(&first, "alice").await.is_ok(),
@@ -228,11 +229,6 @@ async fn ff13_subscribing_to_a_blocked_url_is_refused_and_rules_are_reloaded_on_
     );
 
     block(&store, BlockKind::Domain, "example.co.uk").await;
-    assert!(
-        crawler.subscribe(&url, "alice").await.is_ok(),
-        "the rules read before are kept until reloaded"
-    );
-    crawler.reload_blocks().await.unwrap();
     let other = FeedUrl::parse("https://www.example.co.uk/other.xml").unwrap();
     match crawler.subscribe(&other, "alice").await {
         Err(CrawlError::Blocked { url, reason }) => {
@@ -245,4 +241,49 @@ async fn ff13_subscribing_to_a_blocked_url_is_refused_and_rules_are_reloaded_on_
         store.feed_by_url(&other).await.unwrap().is_none(),
         "no feed row for a refused URL"
     );
+    assert!(store.remove_block("domain", "example.co.uk").await.unwrap());
+    assert!(
+        crawler.subscribe(&other, "alice").await.is_ok(),
+        "a removed rule no longer governs"
+    );
+}
+
+/// FF13: a rule added while a request waits for its host's gap stops that request: the rules
+/// are asked again once the turn is taken, just before sending.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff13_a_rule_added_while_a_request_waits_for_its_turn_stops_it() {
+    let script = Script::default();
+    script.push("/robots.txt", Answer::status(404));
+    script.push("/a.xml", Answer::ok(FEED));
+    script.push("/b.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), |p| p.pacing.host_gap = 3.0).await;
+    let crawler = Arc::new(crawler);
+    let base = format!("http://127.0.0.1:{port}");
+    let a = subscribe(&store, &format!("{base}/a.xml")).await;
+    let b = subscribe(&store, &format!("{base}/b.xml")).await;
+    crawler.refresh(&a, Purpose::Scheduled).await.unwrap();
+    // b's request must wait 3 s for the host's gap; the rule comes in the meantime.
+    let waiting = {
+        let crawler = crawler.clone();
+        tokio::spawn(async move { crawler.refresh(&b, Purpose::Scheduled).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    block(&store, BlockKind::Host, "127.0.0.1").await;
+    let report = waiting.await.unwrap().unwrap();
+    assert_eq!(
+        script.count("/b.xml"),
+        0,
+        "nothing sent after the rule was stored"
+    );
+    assert_eq!(report.outcome, "blocked", "{report:?}");
+    let log = store
+        .request_log(&LogQuery {
+            feed: Some(report.feed_id),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(log.is_empty(), "no row for a request never sent: {log:?}");
 }

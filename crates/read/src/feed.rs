@@ -505,6 +505,11 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             return Pending::Done;
         };
         let kind = request.kind;
+        // Refused before it left (a rule added while it waited for its turn, the address
+        // guard): no request was sent, so no row.
+        if let FetchOutcome::Blocked { reason } = answer.outcome {
+            return self.not_sent(reason, now);
+        }
         // WFM5: no answer at all gets one more attempt at once, same URL, address and
         // User-Agent, with more time; nothing else is tried again early (WFM4).
         if let Some(patience) = second_attempt(&answer.outcome, self.attempts, self.profile) {

@@ -154,6 +154,11 @@ pub trait Store: Send + Sync {
     /// Every do-not-crawl rule, by id.
     async fn blocks(&self) -> Result<Vec<StoredBlock>>;
 
+    /// A number every change of the do-not-crawl rules moves (in any process sharing the
+    /// store): a reader holding the rules of one version knows by this one row whether they
+    /// are still the rules.
+    async fn blocks_version(&self) -> Result<i64>;
+
     /// Store a new API key.
     async fn create_key(&self, key: &NewKey) -> Result<ApiKey>;
 

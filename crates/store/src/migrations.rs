@@ -52,6 +52,11 @@ const SQLITE: &[Source] = &[
         "entries first seen",
         include_str!("../migrations/sqlite/0008_entries_first_seen.sql"),
     ),
+    (
+        9,
+        "blocks version",
+        include_str!("../migrations/sqlite/0009_blocks_version.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -94,6 +99,11 @@ const POSTGRES: &[Source] = &[
         8,
         "entries first seen",
         include_str!("../migrations/postgres/0008_entries_first_seen.sql"),
+    ),
+    (
+        9,
+        "blocks version",
+        include_str!("../migrations/postgres/0009_blocks_version.sql"),
     ),
 ];
 

@@ -109,6 +109,9 @@ impl Store for Broken {
     async fn blocks(&self) -> tidings_store::Result<Vec<StoredBlock>> {
         fail()
     }
+    async fn blocks_version(&self) -> tidings_store::Result<i64> {
+        fail()
+    }
     async fn create_key(&self, _: &NewKey) -> tidings_store::Result<ApiKey> {
         fail()
     }

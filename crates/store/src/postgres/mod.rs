@@ -466,6 +466,13 @@ impl Store for PgStore {
         Ok(rows.into_iter().map(block_from_row).collect())
     }
 
+    async fn blocks_version(&self) -> Result<i64> {
+        let (version,): (i64,) = sqlx::query_as("SELECT version FROM blocks_version WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(version)
+    }
+
     async fn add_bot_key(&self, key: &crate::BotKeyRow) -> Result<bool> {
         keys::add_bot_key(self, key).await
     }
