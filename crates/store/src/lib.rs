@@ -24,6 +24,7 @@
 mod types;
 
 mod codec;
+pub mod freshness;
 mod migrations;
 mod postgres;
 mod sqlite;
@@ -156,7 +157,8 @@ pub trait Store: Send + Sync {
 
     /// A number every change of the do-not-crawl rules moves (in any process sharing the
     /// store): a reader holding the rules of one version knows by this one row whether they
-    /// are still the rules.
+    /// are still the rules. A change through this store is seen at once; one made by another
+    /// process within [`freshness::FRESH_FOR`].
     async fn blocks_version(&self) -> Result<i64>;
 
     /// Store a new API key.

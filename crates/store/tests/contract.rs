@@ -45,6 +45,7 @@ macro_rules! contract {
 contract! {
     blocks::ff13_blocks_are_added_once_listed_and_removed,
     blocks::wfm10_a_removed_feed_is_never_due_and_cannot_come_back,
+    blocks::ff13_the_rules_version_moves_with_every_change,
     feeds::subscribe_is_idempotent_and_one_feed_per_url,
     feeds::unsubscribe_keeps_the_feed_and_its_entries,
     feeds::due_feeds_are_active_subscribed_and_most_overdue_first,

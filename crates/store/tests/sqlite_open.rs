@@ -110,3 +110,26 @@ fn new_feed() -> tidings_store::NewFeed {
         interval_secs: 3600,
     }
 }
+
+/// FF13: a rule stored by another process (another handle on the same file) is seen by this
+/// one's rules version within `freshness::FRESH_FOR`.
+#[tokio::test]
+async fn a_rule_stored_by_another_process_moves_the_version_seen_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let here = tidings_store::open(path.to_str().unwrap()).await.unwrap();
+    let there = tidings_store::open(path.to_str().unwrap()).await.unwrap();
+    let before = here.blocks_version().await.unwrap();
+    there
+        .add_block(&tidings_store::NewBlock {
+            kind: "host".into(),
+            value: "a.example".into(),
+            reason: None,
+            created_at: now(),
+        })
+        .await
+        .unwrap();
+    tokio::time::sleep(tidings_store::freshness::FRESH_FOR + std::time::Duration::from_millis(20))
+        .await;
+    assert!(here.blocks_version().await.unwrap() > before);
+}

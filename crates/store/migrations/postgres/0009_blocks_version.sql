@@ -13,4 +13,4 @@ BEGIN
 END;
 $$;
 CREATE TRIGGER blocks_version_change AFTER INSERT OR UPDATE OR DELETE ON blocks
-    FOR EACH STATEMENT EXECUTE FUNCTION blocks_version_bump();
+    FOR EACH ROW EXECUTE FUNCTION blocks_version_bump();

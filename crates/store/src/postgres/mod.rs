@@ -14,6 +14,7 @@ use crate::codec::{
     self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
     MAX_LOG_LIMIT, SearchFilter, select_feeds, without_nul, without_nul_opt,
 };
+use crate::freshness::ClearOnDrop;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, LogQuery,
     NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError,
@@ -36,6 +37,8 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// The do-not-crawl rules' version, as last read.
+    blocks_version: std::sync::Arc<crate::freshness::Kept>,
 }
 
 impl PgStore {
@@ -49,7 +52,10 @@ impl PgStore {
             .connect_with(options)
             .await?;
         migrations::postgres().run(&pool).await?;
-        Ok(PgStore { pool })
+        Ok(PgStore {
+            pool,
+            blocks_version: Default::default(),
+        })
     }
 }
 
@@ -422,6 +428,7 @@ impl Store for PgStore {
     }
 
     async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded> {
+        let _clear = ClearOnDrop(&self.blocks_version);
         let mut tx = self.pool.begin().await?;
         let new = sqlx::query(
             "INSERT INTO blocks (kind, value, reason, created_at) VALUES ($1, $2, $3, $4) \
@@ -450,6 +457,7 @@ impl Store for PgStore {
     }
 
     async fn remove_block(&self, kind: &str, value: &str) -> Result<bool> {
+        let _clear = ClearOnDrop(&self.blocks_version);
         let done = sqlx::query("DELETE FROM blocks WHERE kind = $1 AND value = $2")
             .bind(without_nul(kind).as_ref())
             .bind(without_nul(value).as_ref())
@@ -467,9 +475,13 @@ impl Store for PgStore {
     }
 
     async fn blocks_version(&self) -> Result<i64> {
+        if let Some(version) = self.blocks_version.get() {
+            return Ok(version);
+        }
         let (version,): (i64,) = sqlx::query_as("SELECT version FROM blocks_version WHERE id = 1")
             .fetch_one(&self.pool)
             .await?;
+        self.blocks_version.set(version);
         Ok(version)
     }
 

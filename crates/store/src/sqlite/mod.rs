@@ -21,6 +21,7 @@ use crate::codec::{
     self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
     MAX_LOG_LIMIT, SearchFilter, micros, select_feeds,
 };
+use crate::freshness::ClearOnDrop;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, LogQuery,
     NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError,
@@ -60,6 +61,8 @@ pub struct SqliteStore {
     writer: Arc<tokio::sync::Mutex<()>>,
     /// Fetches waiting to be applied together in one transaction (see `group`).
     queue: Arc<group::Queue>,
+    /// The do-not-crawl rules' version, as last read.
+    blocks_version: Arc<crate::freshness::Kept>,
 }
 
 impl SqliteStore {
@@ -78,6 +81,7 @@ impl SqliteStore {
             pool,
             writer: Arc::default(),
             queue: Arc::default(),
+            blocks_version: Arc::default(),
         })
     }
 
@@ -480,6 +484,7 @@ impl Store for SqliteStore {
     }
 
     async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded> {
+        let _clear = ClearOnDrop(&self.blocks_version);
         let (_turn, mut tx) = self.write().await?;
         let new = sqlx::query(
             "INSERT INTO blocks (kind, value, reason, created_at) VALUES (?1, ?2, ?3, ?4) \
@@ -508,6 +513,7 @@ impl Store for SqliteStore {
     }
 
     async fn remove_block(&self, kind: &str, value: &str) -> Result<bool> {
+        let _clear = ClearOnDrop(&self.blocks_version);
         let done = sqlx::query("DELETE FROM blocks WHERE kind = ?1 AND value = ?2")
             .bind(kind)
             .bind(value)
@@ -525,9 +531,13 @@ impl Store for SqliteStore {
     }
 
     async fn blocks_version(&self) -> Result<i64> {
+        if let Some(version) = self.blocks_version.get() {
+            return Ok(version);
+        }
         let (version,): (i64,) = sqlx::query_as("SELECT version FROM blocks_version WHERE id = 1")
             .fetch_one(&self.pool)
             .await?;
+        self.blocks_version.set(version);
         Ok(version)
     }
 

@@ -111,3 +111,29 @@ pub async fn wfm10_a_removed_feed_is_never_due_and_cannot_come_back(store: Arc<d
     assert_eq!(store.feed(id).await.unwrap().unwrap().subscribers, 0);
     assert_eq!(store.feeds().await.unwrap().len(), 2);
 }
+
+/// FF13: every change of the rules moves their version, seen at once through the same store;
+/// a duplicate add changes nothing.
+pub async fn ff13_the_rules_version_moves_with_every_change(store: Arc<dyn Store>) {
+    let start = store.blocks_version().await.unwrap();
+    store
+        .add_block(&rule("host", "a.example", None))
+        .await
+        .unwrap();
+    let added = store.blocks_version().await.unwrap();
+    assert!(added > start, "{start} -> {added}");
+    store
+        .add_block(&rule("host", "a.example", None))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.blocks_version().await.unwrap(),
+        added,
+        "a duplicate is no change"
+    );
+    assert!(store.remove_block("host", "a.example").await.unwrap());
+    let removed = store.blocks_version().await.unwrap();
+    assert!(removed > added, "{added} -> {removed}");
+    assert!(!store.remove_block("host", "a.example").await.unwrap());
+    assert_eq!(store.blocks_version().await.unwrap(), removed);
+}
