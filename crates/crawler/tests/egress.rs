@@ -6,7 +6,7 @@
 mod support;
 
 use std::net::IpAddr;
-use support::{Answer, FEED, Script, crawler_configured, serve, subscribe};
+use support::{Answer, FEED, Script, as_profile, crawler_configured, serve, subscribe};
 use tidings_crawler::Purpose;
 use tidings_store::{FeedPatch, FeedState, LogQuery, Store};
 
@@ -98,14 +98,9 @@ async fn refusing_publisher(
         .unwrap()
         .extend(refused.iter().map(|a| ip(a)));
     let port = serve(script.clone()).await;
-    let (crawler, store) = crawler_configured(
-        dir,
-        |p| {
-            *p = tidings_policy::Profile::embedded("worldfeedmonitor").unwrap();
-            p.pacing.host_gap = 0.0;
-        },
-        |config| config.egress = vec![ip(egress)],
-    )
+    let (crawler, store) = crawler_configured(dir, as_profile("worldfeedmonitor"), |config| {
+        config.egress = vec![ip(egress)]
+    })
     .await;
     let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/feed.xml")).await;
     (script, crawler, store, feed)

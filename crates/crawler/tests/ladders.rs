@@ -4,11 +4,10 @@
 
 mod support;
 
-use support::{Answer, FEED, Script, crawler_with, serve};
+use support::{Answer, FEED, Script, as_profile, crawler_with, serve};
 use tidings_crawler::Crawler;
 use tidings_crawler::Purpose;
 use tidings_model::FeedUrl;
-use tidings_policy::Profile;
 use tidings_store::FeedRecord;
 use tidings_store::FeedState;
 
@@ -53,15 +52,6 @@ async fn subscribe(crawler: &Crawler, url: &str) -> FeedRecord {
         .await
         .unwrap();
     crawler.store().feed(sub.feed_id).await.unwrap().unwrap()
-}
-
-fn as_profile(name: &str) -> impl FnOnce(&mut Profile) {
-    let name = name.to_string();
-    move |p: &mut Profile| {
-        *p = Profile::embedded(&name).unwrap();
-        p.pacing.host_gap = 0.0;
-        p.hints.jitter = 0.0;
-    }
 }
 
 /// PF5: four 404s in a row pause the feed; a paused feed is never due.

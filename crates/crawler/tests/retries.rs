@@ -4,16 +4,9 @@
 
 mod support;
 
-use support::{Answer, FEED, Script, crawler_with, serve, subscribe};
+use support::{Answer, FEED, Script, as_profile, crawler_with, serve, subscribe};
 use tidings_crawler::Purpose;
 use tidings_store::LogQuery;
-
-fn as_profile(name: &'static str) -> impl FnOnce(&mut tidings_policy::Profile) {
-    move |p| {
-        *p = tidings_policy::Profile::embedded(name).unwrap();
-        p.pacing.host_gap = 0.0;
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sr5_dfb6_ff12_pf4_no_answer_is_one_request_under_every_other_profile() {

@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{Answer, FEED, Script, crawler, crawler_with, serve, subscribe};
+use support::{Answer, FEED, Script, as_profile, crawler, crawler_with, serve, subscribe};
 use tidings_crawler::Purpose;
 use tidings_store::LogQuery;
 
@@ -164,11 +164,7 @@ async fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside() {
     script.push("/a.xml", Answer::ok(FEED));
     let port = serve(script.clone()).await;
     let dir = tempfile::tempdir().unwrap();
-    let (crawler, store) = crawler_with(dir.path(), |p| {
-        *p = tidings_policy::Profile::embedded("ffbot").unwrap();
-        p.pacing.host_gap = 0.0;
-    })
-    .await;
+    let (crawler, store) = crawler_with(dir.path(), as_profile("ffbot")).await;
     let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
     let before = chrono::Utc::now();
     let held = crawler.refresh(&a, Purpose::Scheduled).await.unwrap();
@@ -215,10 +211,7 @@ async fn ff11_a_long_crawl_delay_holds_across_a_restart() {
     script.push("/a.xml", Answer::ok(FEED));
     let port = serve(script.clone()).await;
     let dir = tempfile::tempdir().unwrap();
-    let ffbot = |p: &mut tidings_policy::Profile| {
-        *p = tidings_policy::Profile::embedded("ffbot").unwrap();
-        p.pacing.host_gap = 0.0;
-    };
+    let ffbot = as_profile("ffbot");
     let (first, store) = crawler_with(dir.path(), ffbot).await;
     let a = subscribe(&store, &format!("http://127.0.0.1:{port}/a.xml")).await;
     let held = first.refresh(&a, Purpose::Scheduled).await.unwrap();

@@ -185,6 +185,15 @@ impl World {
     }
 }
 
+/// A copy of robots.txt read at t0 with `body` (a 200).
+fn robots_file(body: &str) -> RobotsCopy {
+    RobotsCopy {
+        fetched_at: t0(),
+        status: Some(200),
+        body: Some(body.into()),
+    }
+}
+
 fn allowed_everything(at: DateTime<Utc>) -> RobotsCopy {
     RobotsCopy {
         fetched_at: at,
@@ -406,11 +415,7 @@ fn wfm9_a_disallowed_feed_is_not_requested() {
     let p = profile("worldfeedmonitor");
     let mut world = World::default().robots(
         "https://a.example:443",
-        RobotsCopy {
-            fetched_at: t0(),
-            status: Some(200),
-            body: Some("User-agent: WorldFeedMonitor\nDisallow: /\n".into()),
-        },
+        robots_file("User-agent: WorldFeedMonitor\nDisallow: /\n"),
     );
     let out = world.run(FeedRead::new(
         feed("https://a.example/f"),
@@ -465,11 +470,7 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
     let p = profile("ffbot");
     let mut world = World::default().robots(
         "https://a.example:443",
-        RobotsCopy {
-            fetched_at: t0(),
-            status: Some(200),
-            body: Some("User-agent: *\nCrawl-delay: 120\n".into()),
-        },
+        robots_file("User-agent: *\nCrawl-delay: 120\n"),
     );
     world.quiet = Some(Duration::from_secs(20));
     let out = world.run(FeedRead::new(
@@ -503,11 +504,7 @@ fn ff11_a_crawl_delay_over_an_hour_is_waited_in_full_never_shortened() {
     let p = profile("ffbot");
     let mut world = World::default().robots(
         "https://a.example:443",
-        RobotsCopy {
-            fetched_at: t0(),
-            status: Some(200),
-            body: Some("User-agent: *\nCrawl-delay: 7200\n".into()),
-        },
+        robots_file("User-agent: *\nCrawl-delay: 7200\n"),
     );
     world.quiet = Some(Duration::from_secs(600));
     let out = world.run(FeedRead::new(

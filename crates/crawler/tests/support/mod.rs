@@ -165,6 +165,16 @@ pub async fn serve(script: Script) -> u16 {
     port
 }
 
+/// A profile tuner for [`crawler_with`]: the embedded profile `name`, with no host gap and no
+/// jitter, so tests run at once and their waits are exact.
+pub fn as_profile(name: &'static str) -> impl Fn(&mut Profile) + Copy {
+    move |p: &mut Profile| {
+        *p = Profile::embedded(name).unwrap();
+        p.pacing.host_gap = 0.0;
+        p.hints.jitter = 0.0;
+    }
+}
+
 /// A fresh SQLite store in `dir`, a crawler on it allowed to reach loopback, with a profile
 /// whose host gap is zero.
 pub async fn crawler(dir: &std::path::Path) -> (Crawler, Arc<dyn Store>) {
