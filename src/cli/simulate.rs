@@ -99,10 +99,9 @@ fn summary(r: &Report) -> String {
         v.too_frequent
     );
     out += &format!(
-        "decide: {} calls, ~{:.0}% of thread time; gate_for_feed: {} calls\n",
-        r.decide_calls,
-        r.decide_share * 100.0,
-        r.robots_gate_calls
+        "reads: {} through the read machine, ~{:.0}% of thread time in its steps\n",
+        r.reads,
+        r.machine_share * 100.0
     );
     out += &format!(
         "wall {:.1}s, peak RSS {}\n",

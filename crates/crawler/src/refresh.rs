@@ -5,6 +5,7 @@
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use tidings_feed::{ParseError, ParseOptions};
 use tidings_fetch::FetchRequest;
 use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
@@ -67,7 +68,7 @@ impl Crawler {
             // PF10: the live subscriber count, the same on every request of this read (C1).
             user_agent: self.user_agent_of(feed.subscribers),
         };
-        let mut read = FeedRead::new(state, purpose, &self.profile);
+        let mut read = FeedRead::new(&state, purpose, &self.profile);
         let mut need = read.start();
         loop {
             let event = match need {
@@ -77,10 +78,12 @@ impl Crawler {
                 }
                 Need::RobotsCopy { host } => {
                     let copy = self.store.robots(host.as_str()).await?;
-                    Event::RobotsCopy(copy.map(|c| RobotsCopy {
-                        fetched_at: c.fetched_at,
-                        status: c.status.and_then(|s| u16::try_from(s).ok()),
-                        body: c.body,
+                    Event::RobotsCopy(copy.map(|c| {
+                        Arc::new(RobotsCopy::new(
+                            c.fetched_at,
+                            c.status.and_then(|s| u16::try_from(s).ok()),
+                            c.body,
+                        ))
                     }))
                 }
                 Need::QuietFor { target } => {
@@ -97,14 +100,14 @@ impl Crawler {
                 }
                 Need::Send { request, gap } => {
                     let fetch = FetchRequest {
-                        validators: request.validators,
+                        validators: request.validators.clone(),
                         follow_redirects: false,
                         // WFM7: the feed's own address; robots.txt goes from the default.
                         egress: match request.kind {
                             RequestKind::Resource(_) => egress_of(feed),
                             RequestKind::Robots => None,
                         },
-                        user_agent: request.user_agent,
+                        user_agent: request.user_agent.clone(),
                         timeout: (request.patience > 1).then(|| {
                             self.fetcher
                                 .config()
@@ -145,9 +148,11 @@ impl Crawler {
                     self.store.save_robots(host.as_str(), &cache, &rows).await?;
                     Event::Saved
                 }
-                Need::Judge { body, stored_hash } => {
-                    Event::Judged(Box::new(self.judge(body, stored_hash).await?))
-                }
+                Need::Judge {
+                    body,
+                    base,
+                    stored_hash,
+                } => Event::Judged(Box::new(self.judge(body, base, stored_hash).await?)),
                 Need::EntryCounts { ids, since } => {
                     let counts = self.store.new_entry_counts(feed.id, &ids, since).await?;
                     Event::EntryCounts {
@@ -178,16 +183,24 @@ impl Crawler {
 
     /// Hash and parse a body off the async threads (CPU work), so other hosts' requests and
     /// timers are not held up by it.
-    async fn judge(&self, body: Body, stored_hash: Option<&str>) -> Result<Verdict, CrawlError> {
+    async fn judge(
+        &self,
+        body: Body,
+        base: &Url,
+        stored_hash: Option<&str>,
+    ) -> Result<Verdict, CrawlError> {
         let limits = self.profile.entries;
         let stored_hash = stored_hash.map(str::to_owned);
-        tokio::task::spawn_blocking(move || judge_body(stored_hash.as_deref(), &body, &limits))
-            .await
-            .map_err(|e| match e.try_into_panic() {
-                // A parser bug: the same panic as if it had run here (`read_one` catches it).
-                Ok(panic) => std::panic::resume_unwind(panic),
-                Err(e) => CrawlError::Internal(format!("reading the body was cancelled: {e}")),
-            })
+        let base = base.to_string();
+        tokio::task::spawn_blocking(move || {
+            judge_body(stored_hash.as_deref(), &body, &base, &limits)
+        })
+        .await
+        .map_err(|e| match e.try_into_panic() {
+            // A parser bug: the same panic as if it had run here (`read_one` catches it).
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => CrawlError::Internal(format!("reading the body was cancelled: {e}")),
+        })
     }
 
     /// Store one read's outcome: the feed's new state, its entries and the request-log rows,
@@ -220,7 +233,7 @@ impl Crawler {
             .iter()
             .map(|s| log_row(Some(feed.id), feed.egress.clone(), s))
             .collect();
-        let (meta, entries) = match out.verdict.parsed {
+        let (meta, entries) = match out.verdict.parsed.map(|p| *p) {
             Some(parsed) => (
                 Some(FeedMeta {
                     title: parsed.feed.title,
@@ -231,10 +244,10 @@ impl Crawler {
             ),
             None => (None, Vec::new()),
         };
-        let (state, state_reason) = match out.lifecycle {
+        let (state, state_reason) = match out.decision.lifecycle {
             Lifecycle::Active => (FeedState::Active, None),
-            Lifecycle::Paused => (FeedState::Paused, out.lifecycle_reason),
-            Lifecycle::Off => (FeedState::Off, out.lifecycle_reason),
+            Lifecycle::Paused => (FeedState::Paused, out.decision.lifecycle_reason.clone()),
+            Lifecycle::Off => (FeedState::Off, out.decision.lifecycle_reason.clone()),
         };
         let url = out
             .move_to
@@ -255,7 +268,7 @@ impl Crawler {
                 state,
                 state_reason,
                 next_fetch_at: out.decision.next_fetch_at,
-                next_fetch_reason: out.next_fetch_reason.clone(),
+                next_fetch_reason: out.decision.reason.clone(),
                 interval_secs: i64::try_from(out.decision.interval_secs).unwrap_or(i64::MAX),
                 consecutive_failures: i32::try_from(out.decision.consecutive_failures)
                     .unwrap_or(i32::MAX),
@@ -287,7 +300,7 @@ impl Crawler {
                 _ => error,
             },
             next_fetch_at: out.decision.next_fetch_at,
-            next_fetch_reason: out.next_fetch_reason,
+            next_fetch_reason: out.decision.reason,
         })
     }
 }
@@ -316,7 +329,7 @@ fn looks_like_html(content_type: Option<&str>, body: &[u8]) -> bool {
 }
 
 /// The body's fate: the same bytes as last time (C5), a feed, or no readable feed.
-fn judge_body(stored_hash: Option<&str>, body: &Body, limits: &EntryLimits) -> Verdict {
+fn judge_body(stored_hash: Option<&str>, body: &Body, base: &str, limits: &EntryLimits) -> Verdict {
     let hash = hex::encode(Sha256::digest(&body.bytes));
     if stored_hash == Some(hash.as_str()) {
         return Verdict {
@@ -327,7 +340,7 @@ fn judge_body(stored_hash: Option<&str>, body: &Body, limits: &EntryLimits) -> V
         };
     }
     let options = ParseOptions {
-        base_url: Some(body.url.as_str()),
+        base_url: Some(base),
         charset: body.content_type.as_deref().and_then(charset_of),
         content_type: body.content_type.as_deref(),
         max_entries: usize::try_from(limits.max_per_response).ok(),
@@ -336,7 +349,7 @@ fn judge_body(stored_hash: Option<&str>, body: &Body, limits: &EntryLimits) -> V
     match tidings_feed::parse(&body.bytes, &options) {
         Ok(parsed) => Verdict {
             body: BodyVerdict::Parsed(FeedHints::of(&parsed.feed, &parsed.entries)),
-            parsed: Some(parsed),
+            parsed: Some(Box::new(parsed)),
             hash: Some(hash),
             error: None,
         },

@@ -24,11 +24,21 @@ pub fn is_refusal(kind: Option<FailureKind>) -> bool {
     )
 }
 
-/// The record after an answer read from `egress` (`None`: the system's own address).
-pub fn after_answer(record: &EgressRecord, egress: Option<&str>, refused: bool) -> EgressRecord {
+/// The record after an answer read from `egress` (`None`: the system's own address);
+/// `None` when the answer leaves it as it was (the same answer from that address as last
+/// time), so nothing is copied or stored for it.
+pub fn after_answer(
+    record: &EgressRecord,
+    egress: Option<&str>,
+    refused: bool,
+) -> Option<EgressRecord> {
+    let address = egress.unwrap_or(DEFAULT_EGRESS);
+    if record.get(address) == Some(&refused) {
+        return None;
+    }
     let mut next = record.clone();
-    next.insert(egress.unwrap_or(DEFAULT_EGRESS).to_owned(), refused);
-    next
+    next.insert(address.to_owned(), refused);
+    Some(next)
 }
 
 /// Why the feed is switched off (WFM8): the profile says so, every address it was read from
@@ -137,12 +147,17 @@ mod tests {
 
     #[test]
     fn the_latest_answer_of_each_address_counts() {
-        let r = after_answer(&EgressRecord::new(), None, true);
+        let r = after_answer(&EgressRecord::new(), None, true).unwrap();
         assert_eq!(r, record(&[("default", true)]));
-        let r = after_answer(&r, Some("192.0.2.7"), false);
-        let r = after_answer(&r, Some("192.0.2.7"), true);
+        assert_eq!(
+            after_answer(&r, None, true),
+            None,
+            "the same answer changes nothing"
+        );
+        let r = after_answer(&r, Some("192.0.2.7"), false).unwrap();
+        let r = after_answer(&r, Some("192.0.2.7"), true).unwrap();
         assert!(refused_everywhere(&r, REFUSED, 7, &wfm()).is_some());
-        let r = after_answer(&r, None, false);
+        let r = after_answer(&r, None, false).unwrap();
         assert_eq!(r, record(&[("192.0.2.7", true), ("default", false)]));
         assert!(
             refused_everywhere(&r, REFUSED, 7, &wfm()).is_none(),

@@ -110,59 +110,105 @@ pub fn needs_refetch(stored: Option<DateTime<Utc>>, now: DateTime<Utc>, profile:
 }
 
 /// Whether `path_and_query` of a feed may be fetched under the stored robots.txt, and the
-/// crawl-delay it asks for.
+/// crawl-delay it asks for. Reads the file on each call; a caller that asks for many paths of
+/// one copy reads it once with [`RobotsRules::read`].
 pub fn gate_for_feed(
     stored: &StoredRobots<'_>,
     path_and_query: &str,
     profile: &Profile,
 ) -> RobotsAnswer {
-    let gate = |gate| RobotsAnswer {
-        gate,
-        crawl_delay: None,
-    };
-    let settings = &profile.robots;
-    let failure = FailurePolicy {
-        server_error: on_failure(settings.on_server_error),
-        unreachable: on_failure(settings.on_unreachable),
-        access_denied: on_failure(settings.on_access_denied),
-    };
-    let fetch = match (stored.status, stored.body) {
-        (Some(200..=299), None) => RobotsFetch::Unreadable,
-        (Some(status), body) => RobotsFetch::from_status(status, body.unwrap_or_default()),
-        (None, _) => RobotsFetch::Unreachable,
-    };
-    let describe = || describe(stored.status, stored.body.is_some());
-    let Ok(token) = ProductToken::new(&settings.token) else {
-        return gate(RobotsGate::Denied(format!(
-            "robots: invalid token {:?}",
-            settings.token
-        )));
-    };
-    match interpret(fetch, failure) {
-        RobotsStatus::AllowAll => gate(RobotsGate::Allowed(match (fetch, stored.status) {
-            (RobotsFetch::Unreadable, _) => {
-                format!("robots: {}, allowed by the profile", describe())
-            }
-            (_, Some(status)) => format!("robots: {status}, everything allowed"),
-            (_, None) => "robots: unreadable, allowed by the profile".into(),
-        })),
-        RobotsStatus::DisallowAll => gate(RobotsGate::Denied(format!(
-            "robots: {}, the profile stays away",
-            describe()
-        ))),
-        RobotsStatus::Defer => gate(RobotsGate::Deferred(format!(
-            "robots: {}, deferred",
-            describe()
-        ))),
-        RobotsStatus::Rules(robots) => RobotsAnswer {
-            gate: check(
-                &robots,
-                &token,
-                path_and_query,
-                settings.star_group_for_feeds,
-            ),
-            crawl_delay: robots.crawl_delay(&token),
-        },
+    RobotsRules::read(stored, profile).gate(path_and_query)
+}
+
+/// What one stored robots.txt says for this profile, read once: the answer for the whole
+/// origin (a failure the profile allows, refuses or defers on), or the parsed rules that are
+/// matched per path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsRules {
+    read: Read,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Read {
+    /// The same answer for every path (no crawl-delay).
+    Origin(RobotsGate),
+    Rules {
+        robots: Robots,
+        token: ProductToken,
+        star: bool,
+        /// The same for every path: read once.
+        crawl_delay: Option<std::time::Duration>,
+    },
+}
+
+impl RobotsRules {
+    /// Read `stored` under `profile`'s token and failure rules (SR8, SR10, DFB8, FF11).
+    pub fn read(stored: &StoredRobots<'_>, profile: &Profile) -> RobotsRules {
+        let settings = &profile.robots;
+        let failure = FailurePolicy {
+            server_error: on_failure(settings.on_server_error),
+            unreachable: on_failure(settings.on_unreachable),
+            access_denied: on_failure(settings.on_access_denied),
+        };
+        let fetch = match (stored.status, stored.body) {
+            (Some(200..=299), None) => RobotsFetch::Unreadable,
+            (Some(status), body) => RobotsFetch::from_status(status, body.unwrap_or_default()),
+            (None, _) => RobotsFetch::Unreachable,
+        };
+        let describe = || describe(stored.status, stored.body.is_some());
+        let origin = |gate| RobotsRules {
+            read: Read::Origin(gate),
+        };
+        let Ok(token) = ProductToken::new(&settings.token) else {
+            return origin(RobotsGate::Denied(format!(
+                "robots: invalid token {:?}",
+                settings.token
+            )));
+        };
+        match interpret(fetch, failure) {
+            RobotsStatus::AllowAll => origin(RobotsGate::Allowed(match (fetch, stored.status) {
+                (RobotsFetch::Unreadable, _) => {
+                    format!("robots: {}, allowed by the profile", describe())
+                }
+                (_, Some(status)) => format!("robots: {status}, everything allowed"),
+                (_, None) => "robots: unreadable, allowed by the profile".into(),
+            })),
+            RobotsStatus::DisallowAll => origin(RobotsGate::Denied(format!(
+                "robots: {}, the profile stays away",
+                describe()
+            ))),
+            RobotsStatus::Defer => origin(RobotsGate::Deferred(format!(
+                "robots: {}, deferred",
+                describe()
+            ))),
+            RobotsStatus::Rules(robots) => RobotsRules {
+                read: Read::Rules {
+                    crawl_delay: robots.crawl_delay(&token),
+                    robots,
+                    token,
+                    star: settings.star_group_for_feeds,
+                },
+            },
+        }
+    }
+
+    /// What the file says of `path_and_query`, and the crawl-delay it asks for.
+    pub fn gate(&self, path_and_query: &str) -> RobotsAnswer {
+        match &self.read {
+            Read::Origin(gate) => RobotsAnswer {
+                gate: gate.clone(),
+                crawl_delay: None,
+            },
+            Read::Rules {
+                robots,
+                token,
+                star,
+                crawl_delay,
+            } => RobotsAnswer {
+                gate: check(robots, token, path_and_query, *star),
+                crawl_delay: *crawl_delay,
+            },
+        }
     }
 }
 

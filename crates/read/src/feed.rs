@@ -2,18 +2,18 @@
 
 use crate::outcome::failure_text;
 use crate::{
-    Allowed, Answer, Body, Ending, Event, Locator, Need, Purpose, ReadOutcome, Request,
+    Allowed, Answer, Body, Ending, Event, Locator, Need, NotSent, Purpose, ReadOutcome, Request,
     RequestKind, RobotsCopy, RobotsWhy, Sent, Verdict,
 };
 use chrono::{DateTime, Utc};
+use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{FetchOutcome, TransportError};
 use tidings_policy::egress::{self, EgressRecord};
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{
-    RobotsGate, StoredRobots, crawl_delay_pause, deferred_copy_is_due, gate_for_feed, host_gap,
-    needs_refetch,
+    RobotsGate, crawl_delay_pause, deferred_copy_is_due, host_gap, needs_refetch,
 };
 use tidings_policy::{
     BodyVerdict, Decision, FailureKind, FeedSchedule, Lifecycle, Profile, conditional, decide,
@@ -40,7 +40,7 @@ pub struct FeedState<L> {
 /// One read of one feed. See the crate docs for the order of its steps.
 pub struct FeedRead<'p, L: Locator> {
     profile: &'p Profile,
-    feed: FeedState<L>,
+    feed: &'p FeedState<L>,
     purpose: Purpose,
     /// What the driver is asked for now.
     pending: Pending<L>,
@@ -64,7 +64,10 @@ pub struct FeedRead<'p, L: Locator> {
     window_start: DateTime<Utc>,
     /// A Retry-After a robots.txt answer set for its host (C6).
     robots_floor: Option<(L::Host, DateTime<Utc>)>,
-    outcome: Option<ReadOutcome<L>>,
+    /// Why the last request the read needed was not sent.
+    not_sent: Option<NotSent>,
+    /// Boxed: built once at the end, it is not carried through every state.
+    outcome: Option<Box<ReadOutcome<L>>>,
 }
 
 /// What robots.txt said of the current URL.
@@ -79,7 +82,8 @@ struct HopGate {
 struct RobotsRead<L: Locator> {
     origin: L::Host,
     first: L,
-    target: L,
+    /// The request for the current hop.
+    request: Request<L>,
     why: RobotsWhy,
     hops: Vec<Sent<L>>,
 }
@@ -95,7 +99,7 @@ enum Pending<L: Locator> {
     RobotsRules,
     RobotsAnswer,
     RobotsSave {
-        copy: RobotsCopy,
+        copy: Arc<RobotsCopy>,
         sent: Vec<Sent<L>>,
         unanswered: Option<TransportError>,
     },
@@ -108,7 +112,7 @@ enum Pending<L: Locator> {
 }
 
 impl<'p, L: Locator> FeedRead<'p, L> {
-    pub fn new(feed: FeedState<L>, purpose: Purpose, profile: &'p Profile) -> Self {
+    pub fn new(feed: &'p FeedState<L>, purpose: Purpose, profile: &'p Profile) -> Self {
         FeedRead {
             profile,
             target: feed.target.clone(),
@@ -126,6 +130,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             decision: None,
             window_start: DateTime::<Utc>::MIN_UTC,
             robots_floor: None,
+            not_sent: None,
             outcome: None,
         }
     }
@@ -173,7 +178,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
 
     /// The outcome of a read whose need is [`Need::Done`]; `None` before.
     pub fn finish(self) -> Option<ReadOutcome<L>> {
-        self.outcome
+        self.outcome.map(|outcome| *outcome)
     }
 
     /// The need for what is pending, borrowing what it names (and handing over what the
@@ -191,19 +196,13 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             },
             Pending::RobotsRules => match &self.robots {
                 Some(robots) => Need::Rules {
-                    target: &robots.target,
+                    target: &robots.request.target,
                 },
                 None => Need::Done,
             },
             Pending::RobotsAnswer => match &self.robots {
                 Some(robots) => Need::Send {
-                    request: Request {
-                        target: robots.target.clone(),
-                        kind: RequestKind::Robots,
-                        validators: Default::default(),
-                        user_agent: self.feed.user_agent.clone(),
-                        patience: 1,
-                    },
+                    request: &robots.request,
                     gap: host_gap(self.profile, None, false),
                 },
                 None => Need::Done,
@@ -217,18 +216,15 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 target: &self.target,
             },
             Pending::Answer => match &self.in_flight {
-                Some((request, gap, _)) => Need::Send {
-                    request: request.clone(),
-                    gap: *gap,
-                },
+                Some((request, gap, _)) => Need::Send { request, gap: *gap },
                 None => Need::Done,
             },
             Pending::Judge(body) => Need::Judge {
                 body: body.take().unwrap_or_else(|| Body {
                     bytes: Vec::new(),
                     content_type: None,
-                    url: self.target.to_string(),
                 }),
+                base: &self.target,
                 stored_hash: self.feed.content_hash.as_deref(),
             },
             Pending::Counts => Need::EntryCounts {
@@ -253,6 +249,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         match rule {
             Some(reason) => {
                 let decision = hold_blocked(&self.feed.schedule, now, &reason);
+                self.not_sent = Some(NotSent::Held);
                 self.end_unsent(Ending::Held, FetchOutcome::Blocked { reason }, decision)
             }
             None => Pending::Floor,
@@ -264,6 +261,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         match floor.filter(|until| *until > now) {
             Some(until) => {
                 let decision = postpone(&self.feed.schedule, until, now);
+                self.not_sent = Some(NotSent::HostFloor);
                 self.end_set_aside(decision)
             }
             None => Pending::RobotsCopy,
@@ -272,7 +270,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
 
     fn on_hop_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
         match rule {
-            Some(reason) => self.not_sent(reason, now),
+            Some(reason) => self.not_sent(NotSent::Refused, reason, now),
             None => Pending::HopFloor,
         }
     }
@@ -287,6 +285,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                     until.format("%Y-%m-%d %H:%M:%S UTC")
                 );
                 let decision = set_aside(&self.feed.schedule, until, now, reason);
+                self.not_sent = Some(NotSent::HostFloor);
                 self.end_set_aside(decision)
             }
             None => Pending::RobotsCopy,
@@ -295,7 +294,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
 
     // --- robots.txt of the current URL's origin (FF11, DFB7) ----------------------------
 
-    fn on_robots_copy(&mut self, copy: Option<RobotsCopy>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_robots_copy(&mut self, copy: Option<Arc<RobotsCopy>>, now: DateTime<Utc>) -> Pending<L> {
         let profile = self.profile;
         let why = match &copy {
             Some(copy)
@@ -311,7 +310,13 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         let first = self.target.robots_txt();
         self.robots = Some(RobotsRead {
             origin: self.target.host(),
-            target: first.clone(),
+            request: Request {
+                target: first.clone(),
+                kind: RequestKind::Robots,
+                validators: Default::default(),
+                user_agent: self.feed.user_agent.clone(),
+                patience: 1,
+            },
             first,
             why,
             hops: Vec::new(),
@@ -337,7 +342,8 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         }
         let allowed = Allowed::Robots {
             why: robots.why,
-            redirected_from: (robots.target.host() != robots.origin).then(|| robots.origin.clone()),
+            redirected_from: (robots.request.target.host() != robots.origin)
+                .then(|| robots.origin.clone()),
         };
         // Redirects are followed hop by hop (RFC 9309 allows five): each hop is checked,
         // waits for its own host's turn and is logged.
@@ -345,25 +351,28 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             status,
             location: Some(location),
         } = &answer.outcome
-            && let Some(next) = robots.target.follow(*status, location)
+            && let Some(next) = robots.request.target.follow(*status, location)
         {
             let seen = next == robots.first || robots.hops.iter().any(|h| h.target == next);
             if !seen && robots.hops.len() < usize::from(self.profile.fetch.max_redirects) {
+                let from = std::mem::replace(&mut robots.request.target, next);
                 robots.hops.push(sent(
                     &answer,
-                    robots.target.clone(),
+                    from,
                     RequestKind::Robots,
                     "redirect",
                     allowed,
                 ));
-                robots.target = next;
                 self.robots = Some(robots);
                 return Pending::RobotsRules;
             }
         }
         // C6: a Retry-After on robots.txt holds every request to its host, as on a feed.
         if let Some(until) = host_floor(&answer.outcome, now, self.profile) {
-            self.robots_floor = later(self.robots_floor.take(), (robots.target.host(), until));
+            self.robots_floor = later(
+                self.robots_floor.take(),
+                (robots.request.target.host(), until),
+            );
         }
         let unanswered = match &answer.outcome {
             FetchOutcome::Transport(error) => Some(error.clone()),
@@ -379,18 +388,14 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             FetchOutcome::TooLarge { .. } => Some(200),
             other => other.status(),
         };
-        let copy = RobotsCopy {
-            fetched_at: now,
-            status,
-            body,
-        };
+        let copy = Arc::new(RobotsCopy::new(now, status, body));
         let label = answer.outcome.label();
         // Saved with the copy, not with the feed's read: the file serves every feed of its
         // origin.
         let mut rows = std::mem::take(&mut robots.hops);
         rows.push(sent(
             &answer,
-            robots.target.clone(),
+            robots.request.target,
             RequestKind::Robots,
             label,
             allowed,
@@ -409,12 +414,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         unanswered: Option<TransportError>,
         now: DateTime<Utc>,
     ) -> Pending<L> {
-        let stored = StoredRobots {
-            fetched_at: copy.fetched_at,
-            status: copy.status,
-            body: copy.body.as_deref().map(str::as_bytes),
-        };
-        let answer = gate_for_feed(&stored, self.target.path_and_query(), self.profile);
+        let answer = copy.rules(self.profile).gate(self.target.path_and_query());
         self.gate = Some(HopGate {
             gate: answer.gate,
             crawl_delay: answer.crawl_delay,
@@ -445,6 +445,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                     self.profile.robots.crawl_delay_cap
                 );
                 let decision = set_aside(&self.feed.schedule, until, now, reason);
+                self.not_sent = Some(NotSent::CrawlDelay);
                 self.end_set_aside(decision)
             }
             None => self.through_gate(now),
@@ -458,11 +459,11 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         };
         let allowed_by = match gate.gate {
             RobotsGate::Allowed(reason) => reason,
-            RobotsGate::Denied(reason) | RobotsGate::Deferred(reason) => {
-                return match gate.unanswered {
-                    Some(error) => self.robots_unanswered(error, reason, now),
-                    None => self.not_sent(reason, now),
-                };
+            RobotsGate::Denied(reason) => {
+                return self.robots_refused(NotSent::RobotsDenied, reason, gate.unanswered, now);
+            }
+            RobotsGate::Deferred(reason) => {
+                return self.robots_refused(NotSent::RobotsDeferred, reason, gate.unanswered, now);
             }
         };
         let allowed = match self.hops.last() {
@@ -508,7 +509,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         // Refused before it left (a rule added while it waited for its turn, the address
         // guard): no request was sent, so no row.
         if let FetchOutcome::Blocked { reason } = answer.outcome {
-            return self.not_sent(reason, now);
+            return self.not_sent(NotSent::Refused, reason, now);
         }
         // WFM5: no answer at all gets one more attempt at once, same URL, address and
         // User-Agent, with more time; nothing else is tried again early (WFM4).
@@ -559,7 +560,6 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             FetchOutcome::Fetched(fetched) => Some(Body {
                 bytes: std::mem::take(&mut fetched.body),
                 content_type: fetched.content_type.clone(),
-                url: self.target.to_string(),
             }),
             _ => None,
         };
@@ -641,36 +641,36 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             row.label = label;
             self.sent.push(row);
         }
-        // WFM8: each address's latest answer; a read that got none changes nothing.
+        // WFM8: each address's latest answer; a read that got none changes nothing. Once
+        // every address refused through the whole ladder, the feed is switched off.
         let answered = !matches!(
             outcome,
             FetchOutcome::Transport(_)
                 | FetchOutcome::Blocked { .. }
                 | FetchOutcome::CrawlerPaused { .. }
         );
-        let egress_refusals = answered.then(|| {
-            egress::after_answer(
+        let mut decision = decision;
+        let mut egress_refusals = None;
+        if answered {
+            egress_refusals = egress::after_answer(
                 &self.feed.egress_refusals,
                 self.feed.egress.as_deref(),
                 egress::is_refusal(decision.failure),
-            )
-        });
-        let refused_everywhere = egress_refusals.as_ref().and_then(|record| {
-            egress::refused_everywhere(
+            );
+            let record = egress_refusals
+                .as_ref()
+                .unwrap_or(&self.feed.egress_refusals);
+            if let Some(why) = egress::refused_everywhere(
                 record,
                 decision.failure,
                 decision.consecutive_failures,
                 self.profile,
-            )
-        });
-        let (lifecycle, lifecycle_reason, next_fetch_reason) = match refused_everywhere {
-            Some(why) => (Lifecycle::Off, Some(why.clone()), format!("off: {why}")),
-            None => (
-                decision.lifecycle,
-                decision.lifecycle_reason.clone(),
-                decision.reason.clone(),
-            ),
-        };
+            ) {
+                decision.lifecycle = Lifecycle::Off;
+                decision.reason = format!("off: {why}");
+                decision.lifecycle_reason = Some(why);
+            }
+        }
         // PF9: move the stored URL after permanent redirects, as the profile says.
         let read_ok =
             decision.failure.is_none() && !matches!(outcome, FetchOutcome::Blocked { .. });
@@ -691,8 +691,9 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             None => self.robots_floor.take(),
         };
         let move_to = moved.move_to;
-        self.outcome = Some(ReadOutcome {
+        self.outcome = Some(Box::new(ReadOutcome {
             ending: Ending::Read,
+            not_sent: self.not_sent,
             outcome,
             final_target: self.target.clone(),
             hops: std::mem::take(&mut self.hops),
@@ -701,13 +702,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             label,
             sent: std::mem::take(&mut self.sent),
             egress_refusals,
-            lifecycle,
-            lifecycle_reason,
-            next_fetch_reason,
             pending_move: moved.pending,
             move_to: move_to.clone(),
             host_floor: floor,
-        });
+        }));
         match move_to {
             Some(url) => Pending::FeedAt(url),
             None => Pending::Done,
@@ -716,7 +714,8 @@ impl<'p, L: Locator> FeedRead<'p, L> {
 
     /// The current URL's request may not be sent (a rule, robots.txt, the address guard):
     /// the read is decided on that, with the requests sent before it.
-    fn not_sent(&mut self, reason: String, now: DateTime<Utc>) -> Pending<L> {
+    fn not_sent(&mut self, why: NotSent, reason: String, now: DateTime<Utc>) -> Pending<L> {
+        self.not_sent = Some(why);
         self.last = Some((FetchOutcome::Blocked { reason }, None));
         let error = self.last.as_ref().and_then(|(o, _)| failure_text(o));
         self.on_judged(Verdict::none(error), now)
@@ -735,7 +734,25 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 )
             }
         };
-        self.not_sent(reason, now)
+        self.not_sent(NotSent::Refused, reason, now)
+    }
+
+    /// robots.txt refuses or defers the current URL: not sent, and when robots.txt was asked
+    /// just now and got no answer, the read ends as that host not answering.
+    fn robots_refused(
+        &mut self,
+        why: NotSent,
+        reason: String,
+        unanswered: Option<TransportError>,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
+        match unanswered {
+            Some(error) => {
+                self.not_sent = Some(why);
+                self.robots_unanswered(error, reason, now)
+            }
+            None => self.not_sent(why, reason, now),
+        }
     }
 
     /// The host did not answer the robots.txt request just made and the profile does not
@@ -761,23 +778,21 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         outcome: FetchOutcome,
         decision: Decision,
     ) -> Pending<L> {
-        self.outcome = Some(ReadOutcome {
+        self.outcome = Some(Box::new(ReadOutcome {
             ending,
+            not_sent: self.not_sent,
             label: outcome.label(),
             verdict: Verdict::none(failure_text(&outcome)),
             outcome,
             final_target: self.target.clone(),
             hops: Vec::new(),
-            lifecycle: decision.lifecycle,
-            lifecycle_reason: decision.lifecycle_reason.clone(),
-            next_fetch_reason: decision.reason.clone(),
             decision,
             sent: std::mem::take(&mut self.sent),
             egress_refusals: None,
             pending_move: self.feed.pending_move.clone(),
             move_to: None,
             host_floor: self.robots_floor.take(),
-        });
+        }));
         Pending::Done
     }
 

@@ -33,12 +33,14 @@ mod outcome;
 pub use feed::{FeedRead, FeedState};
 pub use locator::Locator;
 pub use outcome::failure_text;
-pub use outcome::{Allowed, Ending, ReadOutcome, RobotsWhy, Sent};
+pub use outcome::{Allowed, Ending, NotSent, ReadOutcome, RobotsWhy, Sent};
 
 use chrono::{DateTime, Utc};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tidings_model::{FetchOutcome, Validators};
-use tidings_policy::BodyVerdict;
+use tidings_policy::robots::{RobotsRules, StoredRobots};
+use tidings_policy::{BodyVerdict, Profile};
 
 /// Why a request is made; written to the request log (C7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,18 +106,23 @@ pub enum Need<'a, L: Locator> {
     QuietFor { target: &'a L },
     /// Send `request` in its host's turn: no other request to that host in flight, the last
     /// one ended at least `gap` ago (C3). [`Event::Answer`].
-    Send { request: Request<L>, gap: Duration },
+    Send {
+        request: &'a Request<L>,
+        gap: Duration,
+    },
     /// Store `copy` as `host`'s robots.txt, with the facts of the requests that read it (C7):
     /// [`Event::Saved`].
     SaveRobots {
         host: L::Host,
-        copy: &'a RobotsCopy,
+        copy: &'a Arc<RobotsCopy>,
         sent: Vec<Sent<L>>,
     },
-    /// Judge the body: hash it against the stored hash (C5) and parse it (CPU work, for the
-    /// driver's blocking pool): [`Event::Judged`].
+    /// Judge the body read from `base` (the base of its relative links): hash it against the
+    /// stored hash (C5) and parse it (CPU work, for the driver's blocking pool):
+    /// [`Event::Judged`].
     Judge {
         body: Body,
+        base: &'a L,
         stored_hash: Option<&'a str>,
     },
     /// How many of these entry ids the feed has never stored, and how many it first stored
@@ -137,7 +144,7 @@ pub enum Event {
     /// The rule covering the target, as its reason; `None` when no rule does.
     Rules(Option<String>),
     HostFloor(Option<DateTime<Utc>>),
-    RobotsCopy(Option<RobotsCopy>),
+    RobotsCopy(Option<Arc<RobotsCopy>>),
     /// `None` when nothing is known of the host's last request.
     Quiet(Option<Duration>),
     Answer(Answer),
@@ -165,27 +172,62 @@ pub struct Answer {
 
 /// A stored robots.txt: when it was read, the status of the answer (`None`: no answer) and
 /// the body of a 2xx that could be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// What the file says is read once per copy ([`RobotsCopy::rules`]) and kept with it, so a
+/// driver that keeps a copy (in an [`Arc`]) for many reads parses it once. A copy serves the
+/// profile of its first question.
+#[derive(Debug, Clone)]
 pub struct RobotsCopy {
     pub fetched_at: DateTime<Utc>,
     pub status: Option<u16>,
     pub body: Option<String>,
+    rules: OnceLock<RobotsRules>,
 }
+
+impl RobotsCopy {
+    pub fn new(fetched_at: DateTime<Utc>, status: Option<u16>, body: Option<String>) -> Self {
+        RobotsCopy {
+            fetched_at,
+            status,
+            body,
+            rules: OnceLock::new(),
+        }
+    }
+
+    /// What the copy says under `profile`, read on the first call.
+    pub fn rules(&self, profile: &Profile) -> &RobotsRules {
+        self.rules.get_or_init(|| {
+            let stored = StoredRobots {
+                fetched_at: self.fetched_at,
+                status: self.status,
+                body: self.body.as_deref().map(str::as_bytes),
+            };
+            RobotsRules::read(&stored, profile)
+        })
+    }
+}
+
+impl PartialEq for RobotsCopy {
+    fn eq(&self, other: &Self) -> bool {
+        (self.fetched_at, self.status, &self.body) == (other.fetched_at, other.status, &other.body)
+    }
+}
+
+impl Eq for RobotsCopy {}
 
 /// A body to judge, with what the answer said of it.
 #[derive(Debug)]
 pub struct Body {
     pub bytes: Vec<u8>,
     pub content_type: Option<String>,
-    /// Where it was read from: the base for relative links.
-    pub url: String,
 }
 
 /// The body's fate, with what it yielded: the driver's judge (parse and hash) fills it.
 #[derive(Debug)]
 pub struct Verdict {
     pub body: BodyVerdict,
-    pub parsed: Option<tidings_model::ParsedFeed>,
+    /// Boxed: a read carries its verdict through every state, and most verdicts have none.
+    pub parsed: Option<Box<tidings_model::ParsedFeed>>,
     /// The new content hash to store, for a body that parsed (or was unchanged).
     pub hash: Option<String>,
     pub error: Option<String>,

@@ -97,10 +97,30 @@ pub enum Ending {
     Held,
 }
 
+/// Why the feed's request was not sent, when it was not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSent {
+    /// A do-not-crawl rule covers the feed's URL (FF13, WFM10): held.
+    Held,
+    /// The host (of the feed or of a redirect hop) asked everyone to wait (C6).
+    HostFloor,
+    /// The host's crawl-delay is longer than the request window (FF11): its work set aside.
+    CrawlDelay,
+    /// robots.txt disallows the URL, or the profile stays away from the origin.
+    RobotsDenied,
+    /// robots.txt could not be read and the profile waits for it.
+    RobotsDeferred,
+    /// A request of the read was refused before it left: a rule on a redirect hop or on
+    /// robots.txt, a rule added while it waited for its turn, the address guard.
+    Refused,
+}
+
 /// Everything one read decided, for the store to apply as it is.
 #[derive(Debug)]
 pub struct ReadOutcome<L: Locator> {
     pub ending: Ending,
+    /// Why the feed's request (or its last hop's) was not sent; `None` when it was.
+    pub not_sent: Option<NotSent>,
     /// The final answer; `Blocked` with the reason when the feed's request was not sent.
     pub outcome: FetchOutcome,
     /// The URL of the final answer (the feed's, or the last redirect hop's).
@@ -108,18 +128,16 @@ pub struct ReadOutcome<L: Locator> {
     /// The redirect hops followed: (status, from, to).
     pub hops: Vec<(u16, L, L)>,
     pub verdict: Verdict,
+    /// What becomes of the feed, the egress record applied (WFM8: switched off, with `off: …`
+    /// as its reason, once every address refused through the whole ladder).
     pub decision: Decision,
     /// The stored outcome label: the final row's label, or `postponed` for a read set aside.
     pub label: &'static str,
     /// Every request sent, in order.
     pub sent: Vec<Sent<L>>,
-    /// Each egress address's latest answer (WFM8); `None` when the read got none.
+    /// Each egress address's latest answer (WFM8), when the read changed it; `None` when it
+    /// got no answer or the same answer as last time.
     pub egress_refusals: Option<EgressRecord>,
-    /// Whether the feed keeps being read, after the egress record (WFM8), and why not.
-    pub lifecycle: tidings_policy::Lifecycle,
-    pub lifecycle_reason: Option<String>,
-    /// The reason shown for the next read (`off: …` when every egress refused, WFM8).
-    pub next_fetch_reason: String,
     /// PF9: the permanent redirect under observation, and the URL to move the feed to now.
     pub pending_move: Option<(String, DateTime<Utc>)>,
     pub move_to: Option<String>,

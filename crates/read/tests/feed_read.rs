@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Duration as Span, TimeZone, Utc};
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{
     CacheHints, Entry, Feed, FeedFormat, FetchOutcome, Fetched, HostKey, ParsedFeed, RetryAfter,
@@ -70,7 +71,7 @@ fn no_answer() -> FetchOutcome {
 struct World {
     rules: HashMap<String, String>,
     floors: HashMap<String, DateTime<Utc>>,
-    robots: HashMap<String, RobotsCopy>,
+    robots: HashMap<String, Arc<RobotsCopy>>,
     answers: HashMap<String, Vec<FetchOutcome>>,
     quiet: Option<Duration>,
     entries: usize,
@@ -88,7 +89,7 @@ impl World {
     }
 
     fn robots(mut self, origin: &str, copy: RobotsCopy) -> Self {
-        self.robots.insert(origin.into(), copy);
+        self.robots.insert(origin.into(), Arc::new(copy));
         self
     }
 
@@ -139,7 +140,7 @@ impl World {
                     self.trace.push(format!("save robots {host}"));
                     self.saved.push((
                         host.to_string(),
-                        copy.clone(),
+                        RobotsCopy::clone(copy),
                         sent.iter().map(|s| s.allowed.to_string()).collect(),
                     ));
                     Event::Saved
@@ -154,12 +155,12 @@ impl World {
                         .collect();
                     Event::Judged(Box::new(Verdict {
                         body: BodyVerdict::Parsed(FeedHints::default()),
-                        parsed: Some(ParsedFeed {
+                        parsed: Some(Box::new(ParsedFeed {
                             format: FeedFormat::Rss20,
                             feed: Feed::default(),
                             entries,
                             warnings: Vec::new(),
-                        }),
+                        })),
                         hash: Some("h".into()),
                         error: None,
                     }))
@@ -187,19 +188,11 @@ impl World {
 
 /// A copy of robots.txt read at t0 with `body` (a 200).
 fn robots_file(body: &str) -> RobotsCopy {
-    RobotsCopy {
-        fetched_at: t0(),
-        status: Some(200),
-        body: Some(body.into()),
-    }
+    RobotsCopy::new(t0(), Some(200), Some(body.into()))
 }
 
 fn allowed_everything(at: DateTime<Utc>) -> RobotsCopy {
-    RobotsCopy {
-        fetched_at: at,
-        status: Some(404),
-        body: None,
-    }
+    RobotsCopy::new(at, Some(404), None)
 }
 
 #[test]
@@ -209,7 +202,7 @@ fn c3_c4_ff11_a_first_read_asks_robots_txt_then_the_feed_in_the_hosts_turn() {
         .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
         .answer("https://a.example/feed.xml", ok("<rss/>"));
     let out = world.run(FeedRead::new(
-        feed("https://a.example/feed.xml"),
+        &feed("https://a.example/feed.xml"),
         Purpose::FirstAdd,
         &p,
     ));
@@ -254,7 +247,7 @@ fn dfb7_a_fresh_copy_is_used_and_a_stale_one_is_read_again() {
         .robots(origin, allowed_everything(t0() - Span::hours(1)))
         .answer("https://a.example/f", ok("x"));
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -269,7 +262,7 @@ fn dfb7_a_fresh_copy_is_used_and_a_stale_one_is_read_again() {
         .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
         .answer("https://a.example/f", ok("x"));
     world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -289,7 +282,7 @@ fn ff13_wfm10_a_feed_under_a_rule_sends_nothing_and_is_held() {
         "host a.example: on request".into(),
     );
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -308,7 +301,7 @@ fn c6_a_host_floor_in_the_future_sets_the_read_aside_without_a_request() {
         .floors
         .insert("https://a.example:443".into(), t0() + Span::hours(2));
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -327,7 +320,7 @@ fn wfm5_only_worldfeedmonitor_sends_a_second_attempt_after_no_answer() {
             .answer("https://a.example/f", no_answer())
             .answer("https://a.example/f", no_answer());
         let out = world.run(FeedRead::new(
-            feed("https://a.example/f"),
+            &feed("https://a.example/f"),
             Purpose::Scheduled,
             &p,
         ));
@@ -355,7 +348,7 @@ fn ff11_c6_ff13_a_redirect_hop_is_checked_like_a_request_of_its_own() {
         .answer("https://b.example/robots.txt", FetchOutcome::NotFound)
         .answer("https://b.example/g", ok("<rss/>"));
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -393,7 +386,7 @@ fn c8_a_redirect_loop_ends_at_the_url_seen_before() {
         .answer("https://a.example/f", redirect(302, "/g"))
         .answer("https://a.example/g", redirect(302, "/f"));
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -418,7 +411,7 @@ fn wfm9_a_disallowed_feed_is_not_requested() {
         robots_file("User-agent: WorldFeedMonitor\nDisallow: /\n"),
     );
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -435,7 +428,7 @@ fn ff11_a_robots_txt_that_does_not_answer_is_the_host_not_answering() {
     let p = profile("ffbot");
     let mut world = World::default().answer("https://a.example/robots.txt", no_answer());
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -454,7 +447,7 @@ fn ff11_a_robots_txt_a_rule_covers_is_not_requested_and_nor_is_the_feed() {
         .rules
         .insert("https://a.example/robots.txt".into(), "path rule".into());
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -474,7 +467,7 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
     );
     world.quiet = Some(Duration::from_secs(20));
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -485,7 +478,7 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
     world.quiet = Some(Duration::from_secs(200));
     world.trace.clear();
     world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -508,7 +501,7 @@ fn ff11_a_crawl_delay_over_an_hour_is_waited_in_full_never_shortened() {
     );
     world.quiet = Some(Duration::from_secs(600));
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -527,14 +520,13 @@ fn c8_a_read_past_the_daily_bound_stores_nothing_and_holds_the_feed() {
     world.unseen = 3;
     world.first_seen_since = 9_999;
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
     assert!(world.trace.iter().any(|l| l == "counts of 3"));
     assert!(out.verdict.parsed.is_none());
     assert_eq!(out.decision.lifecycle, Lifecycle::Paused);
-    assert_eq!(out.lifecycle, Lifecycle::Paused);
 }
 
 #[test]
@@ -550,7 +542,7 @@ fn c6_a_429_with_retry_after_sets_the_hosts_floor() {
             },
         );
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -570,7 +562,7 @@ fn pf9_a_permanent_move_onto_another_feeds_url_is_not_made() {
             .answer("https://a.example/new", ok("<rss/>"));
         world.feed_at = other_feed;
         let out = world.run(FeedRead::new(
-            feed("https://a.example/f"),
+            &feed("https://a.example/f"),
             Purpose::Scheduled,
             &p,
         ));
@@ -599,7 +591,7 @@ fn c6_a_retry_after_on_robots_txt_holds_the_host() {
         },
     );
     let out = world.run(FeedRead::new(
-        feed("https://a.example/f"),
+        &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
     ));
@@ -626,7 +618,7 @@ fn ff11_a_robots_txt_refused_with_403_defers_under_ffbot_and_allows_elsewhere() 
             )
             .answer("https://a.example/f", ok("<rss/>"));
         let out = world.run(FeedRead::new(
-            feed("https://a.example/f"),
+            &feed("https://a.example/f"),
             Purpose::Scheduled,
             &p,
         ));

@@ -5,7 +5,8 @@
 //! modelled web which robots.txt file was served, and applies the rules with its own logic:
 //! - **C3** two requests in flight to one host ([`Kind::TwoInFlight`]); a gap from the end of
 //!   one request to the start of the next shorter than the profile's gap, or the host's
-//!   crawl-delay where the profile honours it (SR9, DFB4; [`Kind::GapTooShort`]);
+//!   crawl-delay where the profile honours it (SR9, DFB4; capped, or in full where the profile
+//!   pauses for a long one, FF11; [`Kind::GapTooShort`]);
 //! - **C6** a request to a host before the floor a 429/503 Retry-After set
 //!   ([`Kind::BeforeRetryAfter`]);
 //! - **WFM9, SR8, DFB7, DFB8, FF11** a feed request the robots.txt last read disallows
@@ -23,7 +24,7 @@ use crate::web::{RobotsKind, Web};
 use serde::Serialize;
 use tidings_model::RetryAfter;
 use tidings_policy::Profile;
-use tidings_policy::profile::OnRobotsFailure;
+use tidings_policy::profile::{LongCrawlDelay, OnRobotsFailure};
 
 /// A kind of violation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +144,8 @@ struct Limits {
     own_gap_ms: i64,
     crawl_delay: bool,
     crawl_delay_cap_ms: i64,
+    /// FF11: a crawl-delay over the cap is waited in full (the work pauses), not capped.
+    long_delay_pauses: bool,
     first_add_skips: bool,
     star_for_feeds: bool,
     on_server_error: OnRobotsFailure,
@@ -182,6 +185,7 @@ impl Auditor {
                 own_gap_ms: (profile.pacing.host_gap * 1000.0).floor() as i64,
                 crawl_delay: r.crawl_delay,
                 crawl_delay_cap_ms: r.crawl_delay_cap as i64 * 1000,
+                long_delay_pauses: r.long_crawl_delay == LongCrawlDelay::Pause,
                 first_add_skips: r.first_add_skips_crawl_delay,
                 star_for_feeds: r.star_group_for_feeds,
                 on_server_error: r.on_server_error,
@@ -267,8 +271,13 @@ impl Auditor {
                     (Some(_), Some((_, Some(200), RobotsKind::CrawlDelay(s))))
                         if l.crawl_delay && !(r.first_add && l.first_add_skips) =>
                     {
-                        l.own_gap_ms
-                            .max((i64::from(s) * 1000).min(l.crawl_delay_cap_ms))
+                        let delay = i64::from(s) * 1000;
+                        let asked = if l.long_delay_pauses {
+                            delay
+                        } else {
+                            delay.min(l.crawl_delay_cap_ms)
+                        };
+                        l.own_gap_ms.max(asked)
                     }
                     _ => l.own_gap_ms,
                 };
@@ -481,6 +490,31 @@ mod tests {
             answer(Some(200)),
         );
         assert_eq!(a.violations.gap_too_short, 1, "10 s after the end is fine");
+    }
+
+    /// FF11: where the profile pauses for a crawl-delay over its cap, the whole delay is the
+    /// gap; where it caps, the cap is.
+    #[test]
+    fn ff11_a_long_crawl_delay_is_waited_in_full_where_the_profile_pauses() {
+        let w = web(RobotsKind::CrawlDelay(120));
+        for (profile, violations) in [("ffbot", 1), ("default", 0)] {
+            let p = Profile::embedded(profile).unwrap();
+            let feeds: Vec<u32> = (0..w.shape.feeds).collect();
+            let mut a = Auditor::new(&p, &w, &[0], &feeds);
+            robots(&mut a, &w, 0, 200);
+            feed(
+                &mut a,
+                &w,
+                public_feed(&w),
+                200_000,
+                false,
+                answer(Some(200)),
+            );
+            // 61 s after the end of the last request: past the 60 s cap, short of 120 s.
+            let next = 200_000 + 100 + 61_000;
+            feed(&mut a, &w, private_feed(&w), next, false, answer(Some(200)));
+            assert_eq!(a.violations.gap_too_short, violations, "{profile}");
+        }
     }
 
     /// C6: a request to the host before the floor a 429's Retry-After set.

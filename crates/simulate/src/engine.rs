@@ -1,16 +1,15 @@
-//! The virtual-time scheduler: the crawler's per-feed and per-host steps (crates/crawler
-//! `refresh`, `robots`, `gate`), with the real policy deciding every wait.
+//! The virtual-time driver: each read of a feed is one run of the read machine
+//! ([`tidings_read::FeedRead`]), the same machine the crawler drives over HTTP, answered here
+//! by the modelled web in virtual time.
 //!
 //! Each host keeps its own feeds in a min-heap by `next_fetch_at` and one time it wants to be
-//! woken at. When a host wakes, its earliest due feed goes through the same steps as
-//! `Crawler::refresh`:
-//! 1. the host's Retry-After floor (C6): if in the future, [`postpone`], no request;
-//! 2. robots.txt: re-read through the host gate (the profile's own gap) when
-//!    [`needs_refetch`] says so (DFB7), then [`gate_for_feed`]; denied or deferred feeds are
-//!    concluded with `FetchOutcome::Blocked`, no request;
-//! 3. the host gate: one request in flight, [`host_gap`] from the end of the previous one;
-//! 4. the request; no answer at all gets the one [`second_attempt`] (WFM5) after the host gap;
-//! 5. [`decide`] at the answer's end, then [`host_floor`].
+//! woken at. When a host wakes, its earliest due feed is read: the machine asks, in its own
+//! order, for the rules (none in the model), the host's Retry-After floor (C6), the stored
+//! robots.txt copy (read again through the host's turn when stale, DFB7, FF11), how long the
+//! host has been quiet (the FF11 pause), each request in the host's turn with its gap (C3; a
+//! wait for the turn moves the host's virtual clock), the judgement of a body (C5: the model
+//! serves body versions, compared with the last seen), and ends in one outcome, applied here
+//! as the crawler's store applies it.
 //!
 //! Nothing one host does changes what another sees (the crawler's `host_concurrency` limit is
 //! not modelled), so hosts are not interleaved in one global time order: each virtual day, a
@@ -18,31 +17,31 @@
 //! in one global order, and a host's feeds, heap and audit records stay in the cache while it
 //! is worked, where a global order would fetch them from memory for nearly every request.
 //!
-//! [`gate_for_feed`] is a pure function of (status, body, path, profile): its answer is kept
-//! per feed until the host's robots.txt answer changes, where the crawler would call it again
-//! on every read with the same inputs.
+//! A robots.txt copy is kept per host in an [`Arc`], so the machine reads (parses) each copy
+//! once for all the reads it serves.
 
 use crate::audit::{self, Auditor};
 use crate::report::{Counts, Outcome};
+use crate::target::Target;
 use crate::web::{FeedKind, FeedModel, Web};
-use chrono::{DateTime, Utc};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tidings_model::{FetchOutcome, Validators};
+use tidings_model::{FetchOutcome, Fetched, TransportError, Validators};
 use tidings_policy::profile::FailureKind;
-use tidings_policy::retry::second_attempt;
-use tidings_policy::robots::{
-    RobotsGate, StoredRobots, deferred_copy_is_due, gate_for_feed, host_gap, needs_refetch,
-};
+use tidings_policy::robots::host_gap;
 use tidings_policy::{
-    BodyVerdict, Decision, FeedHints, FeedSchedule, Lifecycle, Profile, decide, first_fetch,
-    host_floor, postpone,
+    BodyVerdict, Decision, FeedHints, FeedSchedule, Lifecycle, Profile, first_fetch,
+};
+use tidings_read::{
+    Answer, Ending, Event, FeedRead, FeedState, Need, NotSent, Purpose, RequestKind, RobotsCopy,
+    Verdict,
 };
 
 const NONE: i64 = i64::MIN / 4;
 const NEVER_WAKE: i64 = i64::MAX;
-/// One `decide` call in this many is timed, to estimate its share of the run.
+/// One read in this many has its machine steps timed, to estimate their share of the run.
 const TIME_EVERY: u64 = 64;
 
 /// No validators held.
@@ -66,22 +65,12 @@ struct Feed {
     /// The body version last seen (the content hash, C5); `u64::MAX`: none.
     content: u64,
     consecutive_failures: u32,
-    /// The robots.txt answer the cached gate was computed from; `u32::MAX`: none.
-    gate_epoch: u32,
     last_failure: Option<FailureKind>,
-    gate: Gate,
     first_add: bool,
     off: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Feed>() == 64);
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Gate {
-    Allowed,
-    Denied,
-    Deferred,
-}
 
 /// A host as the crawler knows it.
 struct HostState {
@@ -89,14 +78,28 @@ struct HostState {
     /// When the host wants to be woken next ([`NEVER_WAKE`]: no feed left).
     wake_at: i64,
     feeds: BinaryHeap<Reverse<(i64, u32)>>,
+    /// When the host's last request ended ([`NONE`]: none yet).
     last_end: i64,
+    /// Its Retry-After floor (C6; [`NONE`]: none).
     floor: i64,
-    /// When robots.txt was last read (the end of the answer).
-    robots_at: Option<DateTime<Utc>>,
-    robots_status: Option<u16>,
-    robots_body: Option<String>,
-    robots_epoch: u32,
-    crawl_delay: Option<Duration>,
+    /// Its stored robots.txt, read once per copy by the machine.
+    robots: Option<Arc<RobotsCopy>>,
+}
+
+/// A feed request sent and answered whose audit waits for the body's verdict.
+struct Unjudged {
+    request: audit::Request,
+    answer: audit::Answer,
+}
+
+/// How a read ended, for the host's loop.
+enum ReadEnd {
+    /// Nothing was sent: the next due feed may go at once.
+    Quiet,
+    /// Requests were sent; the last ended then.
+    Sent(i64),
+    /// The read needed a request after the end of the run: it was left there.
+    PastTheEnd,
 }
 
 /// One shard: some hosts with all their feeds.
@@ -110,14 +113,15 @@ pub struct Shard<'w> {
     feeds: Vec<Feed>,
     /// Validators held whole (for feeds whose `validators` is [`ODD_VALIDATORS`]).
     odd: HashMap<u32, Validators>,
-    /// The schedule of the feed being worked, as the crawler would load it from its store.
-    sched: FeedSchedule,
+    /// The state of the feed being read, as the crawler would load it from its store (its
+    /// strings reused from read to read).
+    state: Option<FeedState<Target>>,
     hosts: Vec<HostState>,
     pub auditor: Auditor,
     pub counts: Counts,
-    timed_decide: Duration,
-    /// Time spent in `decide`, estimated from every `TIME_EVERY`th call.
-    pub decide_estimate: Duration,
+    timed_steps: Duration,
+    /// Time spent in the read machine's steps, estimated from every `TIME_EVERY`th read.
+    pub machine_estimate: Duration,
 }
 
 impl<'w> Shard<'w> {
@@ -142,11 +146,7 @@ impl<'w> Shard<'w> {
                 feeds: BinaryHeap::new(),
                 last_end: NONE,
                 floor: NONE,
-                robots_at: None,
-                robots_status: None,
-                robots_body: None,
-                robots_epoch: 0,
-                crawl_delay: None,
+                robots: None,
             })
             .collect();
         let mut feeds = Vec::with_capacity(feed_ids.len());
@@ -163,9 +163,7 @@ impl<'w> Shard<'w> {
                 validators: NO_VALIDATORS,
                 content: u64::MAX,
                 consecutive_failures: 0,
-                gate_epoch: u32::MAX,
                 last_failure: None,
-                gate: Gate::Deferred,
                 first_add: true,
                 off: false,
             });
@@ -181,12 +179,21 @@ impl<'w> Shard<'w> {
             end_ms: i64::from(days) * crate::web::DAY_MS,
             feeds,
             odd: HashMap::new(),
-            sched: FeedSchedule::default(),
+            state: Some(FeedState {
+                target: Target::feed(0, 0, false),
+                schedule: FeedSchedule::default(),
+                next_fetch_reason: String::new(),
+                egress: None,
+                egress_refusals: Default::default(),
+                pending_move: None,
+                content_hash: None,
+                user_agent: None,
+            }),
             hosts,
             auditor,
             counts: Counts::default(),
-            timed_decide: Duration::ZERO,
-            decide_estimate: Duration::ZERO,
+            timed_steps: Duration::ZERO,
+            machine_estimate: Duration::ZERO,
         }
     }
 
@@ -204,81 +211,209 @@ impl<'w> Shard<'w> {
             }
             day_done(day);
         }
-        self.decide_estimate = self.timed_decide * TIME_EVERY as u32;
+        self.machine_estimate = self.timed_steps * TIME_EVERY as u32;
     }
 
     /// Work host `h` at `t`; returns when it wants to be woken next.
     fn wake(&mut self, h: usize, t: i64) -> Option<i64> {
-        let now = self.web.at(t);
         loop {
             let &Reverse((due, fi)) = self.hosts[h].feeds.peek()?;
             if due > t {
                 return Some(due);
             }
-            let fi = fi as usize;
-            // 1. C6: the host asked everyone to wait.
-            let floor = self.hosts[h].floor;
-            if floor > t {
-                self.load(fi);
-                let d = postpone(&self.sched, self.web.at(floor), now);
-                self.counts.postponed += 1;
-                self.apply(h, fi, d, None);
-                continue;
-            }
-            // 2. robots.txt, read through the host gate when stale (DFB7, FF11).
-            let robots_at = self.hosts[h].robots_at;
-            let stale = needs_refetch(robots_at, now, self.profile)
-                || robots_at.is_some_and(|at| {
-                    deferred_copy_is_due(self.hosts[h].robots_status, at, now, self.profile)
-                });
-            if stale {
-                let start = self.hosts[h].last_end + gap_ms(host_gap(self.profile, None, false));
-                if start > t {
-                    return Some(start);
+            match self.read(h, fi as usize, t) {
+                ReadEnd::Quiet => continue,
+                // Nothing can be sent to the host before its own gap has passed again.
+                ReadEnd::Sent(end) => {
+                    let next_due = self.hosts[h].feeds.peek()?.0.0;
+                    return Some(next_due.max(end + self.own_gap_ms));
                 }
-                // Nothing is sent to the host before its gap has passed again.
-                return Some(self.read_robots(h, t) + self.own_gap_ms);
+                ReadEnd::PastTheEnd => return None,
             }
-            let gate = self.gate(h, fi);
-            if gate != Gate::Allowed {
-                let outcome = FetchOutcome::Blocked {
-                    reason: match gate {
-                        Gate::Denied => "robots: disallowed".into(),
-                        _ => "robots: deferred".into(),
-                    },
-                };
-                match gate {
-                    Gate::Denied => self.counts.robots_denied += 1,
-                    _ => self.counts.robots_deferred += 1,
-                }
-                self.load(fi);
-                let d = self.decide(&outcome, &BodyVerdict::NotApplicable, now);
-                self.feeds[fi].first_add = false;
-                self.apply(h, fi, d, None);
-                continue;
-            }
-            // 3. the host gate.
-            let first_add = self.feeds[fi].first_add;
-            let gap = host_gap(self.profile, self.hosts[h].crawl_delay, first_add);
-            let start = self.hosts[h].last_end + gap_ms(gap);
-            if start > t {
-                return Some(start);
-            }
-            // 4. the request, and the one second attempt after no answer (WFM5).
-            let end = self.read_feed(h, fi, t);
-            let next_due = self.hosts[h].feeds.peek()?.0.0;
-            return Some(next_due.max(end + self.own_gap_ms));
         }
     }
 
-    fn read_robots(&mut self, h: usize, t: i64) -> i64 {
+    /// One read of feed `fi` of host `h`, due at `t`, driven through the read machine.
+    fn read(&mut self, h: usize, fi: usize, t: i64) -> ReadEnd {
+        let Some(mut state) = self.state.take() else {
+            return ReadEnd::PastTheEnd;
+        };
+        self.load(fi, &mut state.schedule);
+        let model = self.feeds[fi].model;
+        let first_add = self.feeds[fi].first_add;
+        state.target = Target::feed(model.host, model.id, model.private);
+        let purpose = if first_add {
+            Purpose::FirstAdd
+        } else {
+            Purpose::Scheduled
+        };
+        let profile = self.profile;
+        let timed = self.counts.reads.is_multiple_of(TIME_EVERY);
+        let mut read = FeedRead::new(&state, purpose, profile);
+        let mut now = t;
+        let mut sent_any = false;
+        let mut attempt = 0u64;
+        let mut version = 0u64;
+        let mut unjudged: Option<Unjudged> = None;
+        let mut past_the_end = false;
+        let mut need = read.start();
+        loop {
+            let event = match need {
+                Need::Rules { .. } => Event::Rules(None),
+                Need::HostFloor { .. } => {
+                    let floor = self.hosts[h].floor;
+                    Event::HostFloor((floor != NONE).then(|| self.web.at(floor)))
+                }
+                Need::RobotsCopy { .. } => Event::RobotsCopy(self.hosts[h].robots.clone()),
+                Need::QuietFor { .. } => {
+                    let last = self.hosts[h].last_end;
+                    Event::Quiet((last != NONE).then(|| ms_duration(now - last)))
+                }
+                Need::Send { request, gap } => {
+                    let last = self.hosts[h].last_end;
+                    let start = if last == NONE {
+                        now
+                    } else {
+                        now.max(last.saturating_add(gap_ms(gap)))
+                    };
+                    if start >= self.end_ms {
+                        past_the_end = true;
+                        break;
+                    }
+                    sent_any = true;
+                    let (outcome, end) = match request.kind {
+                        RequestKind::Robots => self.send_robots(h, start),
+                        RequestKind::Resource(_) => {
+                            attempt += 1;
+                            if attempt == 2 {
+                                self.counts.second_attempts += 1;
+                            }
+                            let timeout = crate::web::TIMEOUT_MS * i64::from(request.patience);
+                            let answer = self.web.answer(
+                                &model,
+                                &request.validators,
+                                start,
+                                attempt,
+                                timeout,
+                            );
+                            let r = audit::Request {
+                                host: model.host,
+                                feed: Some(model.id),
+                                start,
+                                end: start + answer.duration_ms,
+                                conditional: !request.validators.is_empty(),
+                                first_add,
+                            };
+                            self.auditor.request(self.web, &r);
+                            let seen = observed(&answer.outcome, false);
+                            if matches!(answer.outcome, FetchOutcome::Transport(_)) {
+                                // No answer: nothing to judge, audited at once.
+                                self.auditor.answer(&r, &seen);
+                                self.counts.request(Outcome::NoAnswer);
+                            } else {
+                                unjudged = Some(Unjudged {
+                                    request: r,
+                                    answer: seen,
+                                });
+                            }
+                            version = answer.version;
+                            (answer.outcome, r.end)
+                        }
+                    };
+                    self.hosts[h].last_end = end;
+                    now = end;
+                    Event::Answer(Answer {
+                        outcome,
+                        started_at: self.web.at(start),
+                        duration: ms_duration(end - start),
+                        bytes: 0,
+                    })
+                }
+                Need::SaveRobots { copy, .. } => {
+                    self.hosts[h].robots = Some(Arc::clone(copy));
+                    Event::Saved
+                }
+                Need::Judge { .. } => Event::Judged(Box::new(self.judge(fi, version))),
+                // The model's bodies hold no entries; the machine does not ask.
+                Need::EntryCounts { .. } => Event::EntryCounts {
+                    unseen: 0,
+                    first_seen_since: 0,
+                },
+                Need::FeedAt { .. } => Event::FeedAt { other_feed: true },
+                Need::Done => break,
+            };
+            if timed {
+                let started = Instant::now();
+                need = read.step(event, self.web.at(now));
+                self.timed_steps += started.elapsed();
+            } else {
+                need = read.step(event, self.web.at(now));
+            }
+        }
+        let outcome = read.finish();
+        self.state = Some(state);
+        if past_the_end {
+            return ReadEnd::PastTheEnd;
+        }
+        let Some(out) = outcome else {
+            return ReadEnd::PastTheEnd;
+        };
+        self.counts.reads += 1;
+        if let Some(u) = unjudged {
+            let accepted = matches!(
+                out.verdict.body,
+                BodyVerdict::Parsed(_) | BodyVerdict::Unchanged
+            );
+            self.auditor.answer(
+                &u.request,
+                &audit::Answer {
+                    accepted,
+                    ..u.answer
+                },
+            );
+            let o = Outcome::of(&out.outcome, &out.verdict.body);
+            self.counts.request(o);
+            if o == Outcome::Refused403 {
+                self.counts
+                    .refused_403_on((u.request.start / crate::web::DAY_MS) as usize);
+            }
+        }
+        match out.not_sent {
+            Some(NotSent::HostFloor) => self.counts.postponed += 1,
+            Some(NotSent::CrawlDelay) => self.counts.paused_by_crawl_delay += 1,
+            Some(NotSent::RobotsDenied) => self.counts.robots_denied += 1,
+            Some(NotSent::RobotsDeferred) => self.counts.robots_deferred += 1,
+            Some(NotSent::Held | NotSent::Refused) | None => {}
+        }
+        if let Some((_, until)) = out.host_floor {
+            self.hosts[h].floor = self.web.ms(until);
+        }
+        if out.ending == Ending::Read {
+            self.feeds[fi].first_add = false;
+        }
+        let sent_back = match &out.outcome {
+            FetchOutcome::Fetched(f) => Some((&f.validators, version)),
+            FetchOutcome::NotModified { validators, .. } => Some((validators, version)),
+            _ => None,
+        };
+        self.apply(h, fi, &out.decision, sent_back);
+        if sent_any {
+            ReadEnd::Sent(self.hosts[h].last_end)
+        } else {
+            ReadEnd::Quiet
+        }
+    }
+
+    /// Send robots.txt of host `h` at `start`: the answer as the fetcher would classify it,
+    /// and when it ended.
+    fn send_robots(&mut self, h: usize, start: i64) -> (FetchOutcome, i64) {
         let host = self.hosts[h].id;
-        let answer = self.web.robots(host, t);
-        let end = t + answer.duration_ms;
+        let answer = self.web.robots(host, start);
+        let end = start + answer.duration_ms;
         let request = audit::Request {
             host,
             feed: None,
-            start: t,
+            start,
             end,
             conditional: false,
             first_add: false,
@@ -294,134 +429,56 @@ impl<'w> Shard<'w> {
             },
         );
         self.counts.request(Outcome::Robots);
-        let s = &mut self.hosts[h];
-        if s.robots_at.is_none() || s.robots_status != answer.status || s.robots_body != answer.body
-        {
-            s.robots_epoch = s.robots_epoch.wrapping_add(1) % (u32::MAX - 1);
-        }
-        s.robots_at = Some(self.web.at(end));
-        s.robots_status = answer.status;
-        s.robots_body = answer.body;
-        s.last_end = end;
-        end
+        let outcome = match (answer.status, answer.body) {
+            (None, _) => FetchOutcome::Transport(TransportError::Timeout),
+            (Some(status @ 200..=299), body) => FetchOutcome::Fetched(Fetched {
+                status,
+                body: body.unwrap_or_default().into_bytes(),
+                content_type: Some("text/plain".into()),
+                validators: Validators::default(),
+                cache: Default::default(),
+            }),
+            (Some(404), _) => FetchOutcome::NotFound,
+            (Some(status), _) => FetchOutcome::ServerError {
+                status,
+                retry_after: None,
+            },
+        };
+        (outcome, end)
     }
 
-    /// `gate_for_feed`, recomputed only when the host's robots.txt answer changed.
-    fn gate(&mut self, h: usize, fi: usize) -> Gate {
-        let host = &self.hosts[h];
-        let feed = &self.feeds[fi];
-        if feed.gate_epoch == host.robots_epoch {
-            return feed.gate;
-        }
-        let stored = StoredRobots {
-            fetched_at: host.robots_at.unwrap_or_else(|| self.web.at(0)),
-            status: host.robots_status,
-            body: Some(host.robots_body.as_deref().unwrap_or_default().as_bytes()),
-        };
-        let answer = gate_for_feed(&stored, &feed.model.path(), self.profile);
-        self.counts.robots_gate_calls += 1;
-        let gate = match answer.gate {
-            RobotsGate::Allowed(_) => Gate::Allowed,
-            RobotsGate::Denied(_) => Gate::Denied,
-            RobotsGate::Deferred(_) => Gate::Deferred,
-        };
-        let epoch = host.robots_epoch;
-        self.hosts[h].crawl_delay = answer.crawl_delay;
+    /// The body's verdict (C5): the model serves body versions; the same version as last time
+    /// is the same bytes.
+    fn judge(&mut self, fi: usize, version: u64) -> Verdict {
         let feed = &mut self.feeds[fi];
-        feed.gate_epoch = epoch;
-        feed.gate = gate;
-        gate
-    }
-
-    fn read_feed(&mut self, h: usize, fi: usize, t: i64) -> i64 {
-        let host = self.hosts[h].id;
-        self.load(fi);
-        let model = self.feeds[fi].model;
-        let first_add = self.feeds[fi].first_add;
-        // conditional::request_validators is the stored validators unchanged (C4): they are
-        // sent by reference here.
-        let sent = &self.sched.validators;
-        let mut request = audit::Request {
-            host,
-            feed: Some(model.id),
-            start: t,
-            end: t,
-            conditional: !sent.is_empty(),
-            first_add,
-        };
-        let timeout = crate::web::TIMEOUT_MS;
-        let mut answer = self.web.answer(&model, sent, t, 1, timeout);
-        request.end = t + answer.duration_ms;
-        self.auditor.request(self.web, &request);
-        if let Some(patience) = second_attempt(&answer.outcome, 1, self.profile) {
-            self.auditor
-                .answer(&request, &observed(&answer.outcome, false));
-            self.counts.request(Outcome::NoAnswer);
-            self.counts.second_attempts += 1;
-            // A new turn at the host: the gap follows the unanswered request too (C3).
-            let gap = host_gap(self.profile, self.hosts[h].crawl_delay, first_add);
-            let start = request.end + gap_ms(gap);
-            answer = self.web.answer(
-                &model,
-                &self.sched.validators,
-                start,
-                2,
-                timeout * i64::from(patience),
-            );
-            request.start = start;
-            request.end = start + answer.duration_ms;
-            self.auditor.request(self.web, &request);
-        }
-        let end = request.end;
-        let verdict = match &answer.outcome {
-            FetchOutcome::Fetched(_) if model.kind == FeedKind::NotAFeed => {
-                BodyVerdict::Unparseable {
+        if feed.model.kind == FeedKind::NotAFeed {
+            return Verdict {
+                body: BodyVerdict::Unparseable {
                     detail: "not a feed".into(),
                     html: false,
-                }
-            }
-            FetchOutcome::Fetched(_) => {
-                let same = self.feeds[fi].content == answer.version;
-                self.feeds[fi].content = answer.version;
-                // C5: the same bytes as last time (the content-hash path; feeds without
-                // validators, or whose validators were not sent).
-                if same {
-                    BodyVerdict::Unchanged
-                } else {
-                    BodyVerdict::Parsed(FeedHints::default())
-                }
-            }
-            _ => BodyVerdict::NotApplicable,
-        };
-        let accepted = matches!(verdict, BodyVerdict::Parsed(_) | BodyVerdict::Unchanged);
-        self.auditor
-            .answer(&request, &observed(&answer.outcome, accepted));
-        let outcome = Outcome::of(&answer.outcome, &verdict);
-        self.counts.request(outcome);
-        if outcome == Outcome::Refused403 {
-            self.counts
-                .refused_403_on((request.start / crate::web::DAY_MS) as usize);
+                },
+                parsed: None,
+                hash: None,
+                error: Some("not a feed".into()),
+            };
         }
-        let end_at = self.web.at(end);
-        let d = self.decide(&answer.outcome, &verdict, end_at);
-        if let Some(until) = host_floor(&answer.outcome, end_at, self.profile) {
-            self.hosts[h].floor = self.web.ms(until);
+        let same = feed.content == version;
+        feed.content = version;
+        Verdict {
+            body: if same {
+                BodyVerdict::Unchanged
+            } else {
+                BodyVerdict::Parsed(FeedHints::default())
+            },
+            parsed: None,
+            hash: None,
+            error: None,
         }
-        self.feeds[fi].first_add = false;
-        self.hosts[h].last_end = end;
-        let sent_back = match &answer.outcome {
-            FetchOutcome::Fetched(f) => Some((&f.validators, answer.version)),
-            FetchOutcome::NotModified { validators, .. } => Some((validators, answer.version)),
-            _ => None,
-        };
-        self.apply(h, fi, d, sent_back);
-        end
     }
 
-    /// Load feed `fi`'s schedule into `self.sched`, validators written out in full.
-    fn load(&mut self, fi: usize) {
+    /// Load feed `fi`'s schedule into `s`, validators written out in full.
+    fn load(&self, fi: usize, s: &mut FeedSchedule) {
         let f = &self.feeds[fi];
-        let s = &mut self.sched;
         s.interval_secs = f.interval_secs;
         s.consecutive_failures = f.consecutive_failures;
         s.last_failure = f.last_failure;
@@ -438,35 +495,17 @@ impl<'w> Shard<'w> {
         }
     }
 
-    /// `decide` on the loaded schedule.
-    fn decide(
-        &mut self,
-        outcome: &FetchOutcome,
-        verdict: &BodyVerdict,
-        now: DateTime<Utc>,
-    ) -> Decision {
-        self.counts.decide_calls += 1;
-        if self.counts.decide_calls.is_multiple_of(TIME_EVERY) {
-            let started = Instant::now();
-            let d = decide(&self.sched, outcome, verdict, now, self.profile);
-            self.timed_decide += started.elapsed();
-            d
-        } else {
-            decide(&self.sched, outcome, verdict, now, self.profile)
-        }
-    }
-
     /// Store a decision: the feed's new state and its place in its host's heap (whose top it
     /// is). `sent_back`: the validators the answer carried, with its body version.
-    fn apply(&mut self, h: usize, fi: usize, d: Decision, sent_back: Option<(&Validators, u64)>) {
-        if let Some(v) = d.validators {
+    fn apply(&mut self, h: usize, fi: usize, d: &Decision, sent_back: Option<(&Validators, u64)>) {
+        if let Some(v) = &d.validators {
             let code = match sent_back {
                 _ if v.is_empty() => NO_VALIDATORS,
-                Some((sent, version)) if *sent == v && version < ODD_VALIDATORS => version,
+                Some((sent, version)) if sent == v && version < ODD_VALIDATORS => version,
                 _ => ODD_VALIDATORS,
             };
             if code == ODD_VALIDATORS {
-                self.odd.insert(fi as u32, v);
+                self.odd.insert(fi as u32, v.clone());
             } else if self.feeds[fi].validators == ODD_VALIDATORS {
                 self.odd.remove(&(fi as u32));
             }
@@ -533,6 +572,11 @@ fn observed(outcome: &FetchOutcome, accepted: bool) -> audit::Answer {
 /// A gap in whole milliseconds, rounded up.
 fn gap_ms(gap: Duration) -> i64 {
     i64::try_from(gap.as_nanos().div_ceil(1_000_000)).unwrap_or(i64::MAX / 4)
+}
+
+/// Virtual ms (never negative) as a duration.
+fn ms_duration(ms: i64) -> Duration {
+    Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }
 
 #[cfg(test)]

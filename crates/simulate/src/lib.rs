@@ -1,23 +1,25 @@
 //! tidings' real scheduling policy, run in virtual time against a modelled web.
 //!
 //! No sockets, no database: a [`web::Web`] of hosts and feeds drawn from a seed answers
-//! requests with [`tidings_model::FetchOutcome`]s; a virtual-time scheduler ([`engine`]) does
-//! what `tidings-crawler` does per host and per feed, asking `tidings-policy` for every
-//! decision (`decide`, `first_fetch`, `postpone`, `host_floor`, `host_gap`, `needs_refetch`,
-//! `gate_for_feed` on real robots.txt text, `second_attempt`); an independent [`audit`]or
-//! counts every politeness violation. [`simulate`] returns a [`Report`].
+//! requests with [`tidings_model::FetchOutcome`]s; a virtual-time driver ([`engine`]) runs
+//! every read of every feed through the read machine the crawler runs (`tidings_read`: the
+//! same step order, robots.txt on real text, floors, gaps, the FF11 pause, WFM5, the
+//! decision); an independent [`audit`]or counts every politeness violation. [`simulate`]
+//! returns a [`Report`].
 //!
 //! Hosts are independent, so they are split across threads, and each thread works one host
 //! through a whole virtual day before the next (so the host's data stays in the cache); the
-//! result depends neither on the number of threads nor on that order. What is not modelled: the crawler's `host_concurrency` limit (every
-//! host is worked as soon as it is due), redirects, body sizes, parsing.
+//! result depends neither on the number of threads nor on that order. What is not modelled:
+//! the crawler's `host_concurrency` limit (every host is worked as soon as it is due),
+//! redirects, do-not-crawl rules, body sizes, parsing.
 //!
-//! Reading order: [`rng`], [`web`], [`engine`], [`audit`], [`report`].
+//! Reading order: [`rng`], [`web`], [`target`], [`engine`], [`audit`], [`report`].
 
 pub mod audit;
 pub mod engine;
 pub mod report;
 pub mod rng;
+pub mod target;
 pub mod web;
 
 pub use audit::Violations;
@@ -118,7 +120,7 @@ struct ShardResult {
     violations: Violations,
     finals: (u64, u64, u64),
     busiest: Option<(u32, u64, u64, Option<i64>)>,
-    decide: std::time::Duration,
+    machine: std::time::Duration,
 }
 
 impl ShardResult {
@@ -128,7 +130,7 @@ impl ShardResult {
             violations: shard.auditor.violations,
             finals: shard.finals(),
             busiest: shard.busiest(),
-            decide: shard.decide_estimate,
+            machine: shard.machine_estimate,
         }
     }
 }
@@ -143,7 +145,7 @@ fn merge(
     let mut counts = report::Counts::default();
     let mut violations = Violations::default();
     let mut feeds_final = FeedStates::default();
-    let mut decide = std::time::Duration::ZERO;
+    let mut machine = std::time::Duration::ZERO;
     let mut busiest: Option<(u32, u64, u64, Option<i64>)> = None;
     for s in shards {
         counts.add(&s.counts);
@@ -151,7 +153,7 @@ fn merge(
         feeds_final.active += s.finals.0;
         feeds_final.off += s.finals.1;
         feeds_final.failing += s.finals.2;
-        decide += s.decide;
+        machine += s.machine;
         if let Some(b) = s.busiest
             && busiest.is_none_or(|o| (b.2, std::cmp::Reverse(b.0)) > (o.2, std::cmp::Reverse(o.0)))
         {
@@ -193,6 +195,7 @@ fn merge(
             postponed_by_host_floor: counts.postponed,
             denied_by_robots: counts.robots_denied,
             deferred_by_robots: counts.robots_deferred,
+            set_aside_by_crawl_delay: counts.paused_by_crawl_delay,
         },
         busiest_host: busiest.map(|(id, feeds, requests, gap)| BusiestHost {
             host: format!("host{id}.test"),
@@ -204,10 +207,9 @@ fn merge(
         violations_total: violations.total(),
         violations,
         feeds_final,
-        decide_calls: counts.decide_calls,
-        robots_gate_calls: counts.robots_gate_calls,
-        decide_share: if wall_secs > 0.0 {
-            decide.as_secs_f64() / (wall_secs * f64::from(threads))
+        reads: counts.reads,
+        machine_share: if wall_secs > 0.0 {
+            machine.as_secs_f64() / (wall_secs * f64::from(threads))
         } else {
             0.0
         },

@@ -82,8 +82,9 @@ pub struct Counts {
     pub robots_denied: u64,
     pub robots_deferred: u64,
     pub second_attempts: u64,
-    pub decide_calls: u64,
-    pub robots_gate_calls: u64,
+    pub paused_by_crawl_delay: u64,
+    /// Reads driven through the read machine (each ends in one decision).
+    pub reads: u64,
     /// 403 answers per virtual day.
     pub refused_403_by_day: Vec<u64>,
 }
@@ -113,8 +114,8 @@ impl Counts {
         self.robots_denied += o.robots_denied;
         self.robots_deferred += o.robots_deferred;
         self.second_attempts += o.second_attempts;
-        self.decide_calls += o.decide_calls;
-        self.robots_gate_calls += o.robots_gate_calls;
+        self.paused_by_crawl_delay += o.paused_by_crawl_delay;
+        self.reads += o.reads;
         for (day, &n) in o.refused_403_by_day.iter().enumerate() {
             if self.refused_403_by_day.len() <= day {
                 self.refused_403_by_day.resize(day + 1, 0);
@@ -161,6 +162,9 @@ pub struct NotSent {
     pub postponed_by_host_floor: u64,
     pub denied_by_robots: u64,
     pub deferred_by_robots: u64,
+    /// Reads set aside because the host's crawl-delay is longer than the request window
+    /// (FF11).
+    pub set_aside_by_crawl_delay: u64,
 }
 
 /// Everything a simulation found.
@@ -190,12 +194,12 @@ pub struct Report {
     pub violations: Violations,
     pub violations_total: u64,
     pub feeds_final: FeedStates,
-    pub decide_calls: u64,
-    /// `gate_for_feed` calls (once per feed per distinct robots.txt answer).
-    pub robots_gate_calls: u64,
-    /// Time inside `tidings_policy::decide`, estimated by timing one call in 64, summed over
-    /// threads, as a share of wall time × threads.
-    pub decide_share: f64,
+    /// Reads driven through the read machine, each ending in one decision.
+    pub reads: u64,
+    /// Time inside the read machine's steps (`tidings_read`, the policy calls included),
+    /// estimated by timing one read in 64, summed over threads, as a share of wall time ×
+    /// threads.
+    pub machine_share: f64,
     pub wall_secs: f64,
     /// VmHWM from /proc/self/status (Linux), bytes.
     pub peak_rss_bytes: Option<u64>,

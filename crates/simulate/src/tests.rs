@@ -59,11 +59,15 @@ fn c3_c4_c6_a_small_web_is_crawled_without_violation() {
     assert!(r.not_sent.denied_by_robots > 0);
     assert!(r.feeds_final.off > 0, "410 switches feeds off");
     assert_eq!(r.feeds_final.active + r.feeds_final.off, 2_000);
+    // Every read ends in one decision: one per feed request that was not a second attempt,
+    // and one per read that sent nothing.
     assert_eq!(
-        r.decide_calls,
+        r.reads,
         r.requests - r.requests_by_outcome["robots_txt"] - r.second_attempts
             + r.not_sent.denied_by_robots
             + r.not_sent.deferred_by_robots
+            + r.not_sent.postponed_by_host_floor
+            + r.not_sent.set_aside_by_crawl_delay
     );
 }
 
@@ -136,4 +140,18 @@ fn an_empty_web_is_refused() {
     let mut c = small(1);
     c.hosts = 0;
     assert!(simulate(&c, &default_profile(), &|_| {}).is_err());
+}
+
+/// C3, C4, C6, DFB7, FF11, SR9, WFM3: every embedded profile (the default and the five bots)
+/// reads the whole mix through the read machine with nothing for the auditor to count.
+#[test]
+fn c3_every_profile_simulates_without_violation() {
+    for (name, _) in tidings_policy::profile::EMBEDDED {
+        let profile = Profile::embedded(name).unwrap();
+        let r = run(&small(2), &profile);
+        assert_eq!(r.violations, Violations::default(), "{name}: {r:#?}");
+        let feed_requests = r.requests - r.requests_by_outcome["robots_txt"];
+        assert!(feed_requests > 2_000, "{name}: {feed_requests}");
+        assert!(r.requests_by_outcome["robots_txt"] >= 200, "{name}");
+    }
 }

@@ -114,12 +114,6 @@ pub struct FeedModel {
 }
 
 impl FeedModel {
-    /// The feed's path and query, as robots.txt rules see it.
-    pub fn path(&self) -> String {
-        let dir = if self.private { "private" } else { "feeds" };
-        format!("/{dir}/{}.xml", self.id)
-    }
-
     /// The body version served at virtual time `t` (ms): it changes every `period_s`.
     pub fn version_at(&self, t: i64) -> u64 {
         let secs = t.div_euclid(1000) + i64::from(self.phase_s);
