@@ -130,6 +130,31 @@ pub trait Store: Send + Sync {
     /// The time before which no request may go to `host` (`scheme://host:port`), if any.
     async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>>;
 
+    /// Claim `host` (a gate key: the lower-cased host name) for `holder` until `until`, real
+    /// time (C3): a new claim when the host is free or its lease expired by `now`, or a renewal
+    /// of `holder`'s own. Every claim moves the host's fencing token. While another holder's
+    /// lease runs, the answer is [`HostClaim::Busy`] with its expiry. On PostgreSQL the row
+    /// is taken `FOR UPDATE SKIP LOCKED`: a claimer never waits behind another.
+    async fn claim_host(
+        &self,
+        host: &str,
+        holder: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<HostClaim>;
+
+    /// Give `host` back: `holder`'s lease with `token` ends now, and its last request to the
+    /// host ended at `last_end` (real time; a later end already recorded is kept). False when
+    /// that lease is no longer the host's (it expired and another claimed it).
+    async fn release_host(
+        &self,
+        host: &str,
+        holder: &str,
+        token: i64,
+        now: DateTime<Utc>,
+        last_end: Option<DateTime<Utc>>,
+    ) -> Result<bool>;
+
     /// The cached robots.txt of a host (`scheme://host:port`), if it was ever fetched.
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>>;
 

@@ -57,6 +57,11 @@ const SQLITE: &[Source] = &[
         "blocks version",
         include_str!("../migrations/sqlite/0009_blocks_version.sql"),
     ),
+    (
+        10,
+        "host leases",
+        include_str!("../migrations/sqlite/0010_host_leases.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -104,6 +109,11 @@ const POSTGRES: &[Source] = &[
         9,
         "blocks version",
         include_str!("../migrations/postgres/0009_blocks_version.sql"),
+    ),
+    (
+        10,
+        "host leases",
+        include_str!("../migrations/postgres/0010_host_leases.sql"),
     ),
 ];
 

@@ -329,6 +329,26 @@ pub struct RobotsCache {
     pub body: Option<String>,
 }
 
+/// A host's lease, held (C3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostLease {
+    /// The fencing token of this claim: it moves with every claim of the host.
+    pub token: i64,
+    pub expires_at: DateTime<Utc>,
+    /// When the host's last request ended, as its last holder recorded it (real time).
+    pub last_end: Option<DateTime<Utc>>,
+}
+
+/// The answer to a claim of a host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostClaim {
+    Held(HostLease),
+    /// Another holder's lease runs until then.
+    Busy {
+        until: DateTime<Utc>,
+    },
+}
+
 /// Which request log rows to list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogQuery {

@@ -81,6 +81,25 @@ impl Store for Broken {
     async fn host_floor(&self, _: &str) -> tidings_store::Result<Option<DateTime<Utc>>> {
         fail()
     }
+    async fn claim_host(
+        &self,
+        _: &str,
+        _: &str,
+        _: DateTime<Utc>,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<tidings_store::HostClaim> {
+        fail()
+    }
+    async fn release_host(
+        &self,
+        _: &str,
+        _: &str,
+        _: i64,
+        _: DateTime<Utc>,
+        _: Option<DateTime<Utc>>,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
     async fn robots(&self, _: &str) -> tidings_store::Result<Option<RobotsCache>> {
         fail()
     }

@@ -16,9 +16,9 @@ use crate::codec::{
 };
 use crate::freshness::ClearOnDrop;
 use crate::{
-    ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, LogQuery,
-    NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError,
-    StoredBlock, StoredEntry, Subscribed, migrations,
+    ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
+    HostLease, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
+    Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -368,6 +368,78 @@ impl Store for PgStore {
                 .fetch_optional(&self.pool)
                 .await?;
         Ok(until.flatten())
+    }
+
+    async fn claim_host(
+        &self,
+        host: &str,
+        holder: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<HostClaim> {
+        sqlx::query(
+            "INSERT INTO host_leases (host, holder, token, expires_at) \
+             VALUES ($1, NULL, 0, '-infinity') ON CONFLICT (host) DO NOTHING",
+        )
+        .bind(host)
+        .execute(&self.pool)
+        .await?;
+        // The row is taken only if no other claimer holds its lock (SKIP LOCKED) and the
+        // host is free, expired or already this holder's.
+        let claimed: Option<(i64, DateTime<Utc>, Option<DateTime<Utc>>)> = sqlx::query_as(
+            "WITH free AS ( \
+                 SELECT host FROM host_leases \
+                 WHERE host = $1 AND (holder IS NULL OR holder = $2 OR expires_at <= $3) \
+                 FOR UPDATE SKIP LOCKED) \
+             UPDATE host_leases l SET holder = $2, token = l.token + 1, expires_at = $4 \
+             FROM free WHERE l.host = free.host \
+             RETURNING l.token, l.expires_at, l.last_end",
+        )
+        .bind(host)
+        .bind(holder)
+        .bind(now)
+        .bind(until)
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some((token, expires_at, last_end)) = claimed {
+            return Ok(HostClaim::Held(HostLease {
+                token,
+                expires_at,
+                last_end,
+            }));
+        }
+        let until: DateTime<Utc> =
+            sqlx::query_scalar("SELECT expires_at FROM host_leases WHERE host = $1")
+                .bind(host)
+                .fetch_one(&self.pool)
+                .await?;
+        // A row locked by another claimer this instant: busy until it settles.
+        Ok(HostClaim::Busy {
+            until: until.max(now),
+        })
+    }
+
+    async fn release_host(
+        &self,
+        host: &str,
+        holder: &str,
+        token: i64,
+        now: DateTime<Utc>,
+        last_end: Option<DateTime<Utc>>,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE host_leases SET holder = NULL, expires_at = $4, \
+                 last_end = GREATEST(last_end, $5) \
+             WHERE host = $1 AND holder = $2 AND token = $3",
+        )
+        .bind(host)
+        .bind(holder)
+        .bind(token)
+        .bind(now)
+        .bind(last_end)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
     }
 
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {

@@ -23,9 +23,9 @@ use crate::codec::{
 };
 use crate::freshness::ClearOnDrop;
 use crate::{
-    ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, LogQuery,
-    NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache, Store, StoreError,
-    StoredBlock, StoredEntry, Subscribed, migrations,
+    ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
+    HostLease, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
+    Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -424,6 +424,68 @@ impl Store for SqliteStore {
                 .fetch_optional(&self.pool)
                 .await?;
         until.flatten().map(codec::from_micros).transpose()
+    }
+
+    async fn claim_host(
+        &self,
+        host: &str,
+        holder: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<HostClaim> {
+        // One statement: SQLite has one writer, so the claim is atomic.
+        let claimed: Option<(i64, i64, Option<i64>)> = sqlx::query_as(
+            "INSERT INTO host_leases (host, holder, token, expires_at, last_end) \
+             VALUES (?1, ?2, 1, ?4, NULL) \
+             ON CONFLICT (host) DO UPDATE SET holder = excluded.holder, \
+                 token = host_leases.token + 1, expires_at = excluded.expires_at \
+             WHERE host_leases.holder IS NULL OR host_leases.holder = excluded.holder \
+                 OR host_leases.expires_at <= ?3 \
+             RETURNING token, expires_at, last_end",
+        )
+        .bind(host)
+        .bind(holder)
+        .bind(codec::micros(now))
+        .bind(codec::micros(until))
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some((token, expires_at, last_end)) = claimed {
+            return Ok(HostClaim::Held(HostLease {
+                token,
+                expires_at: codec::from_micros(expires_at)?,
+                last_end: last_end.map(codec::from_micros).transpose()?,
+            }));
+        }
+        let until: i64 = sqlx::query_scalar("SELECT expires_at FROM host_leases WHERE host = ?1")
+            .bind(host)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(HostClaim::Busy {
+            until: codec::from_micros(until)?,
+        })
+    }
+
+    async fn release_host(
+        &self,
+        host: &str,
+        holder: &str,
+        token: i64,
+        now: DateTime<Utc>,
+        last_end: Option<DateTime<Utc>>,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE host_leases SET holder = NULL, expires_at = ?4, \
+                 last_end = MAX(COALESCE(last_end, ?5), COALESCE(?5, last_end)) \
+             WHERE host = ?1 AND holder = ?2 AND token = ?3",
+        )
+        .bind(host)
+        .bind(holder)
+        .bind(token)
+        .bind(codec::micros(now))
+        .bind(last_end.map(codec::micros))
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
     }
 
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {

@@ -1,0 +1,96 @@
+//! Host leases (C3): one holder per host across every process sharing the store, a fencing
+//! token that moves with every claim, expiry for a holder that died, and the last request's
+//! end handed to the next holder.
+
+use crate::support::t;
+use std::sync::Arc;
+use tidings_store::{HostClaim, HostLease, Store};
+
+fn held(claim: HostClaim) -> HostLease {
+    match claim {
+        HostClaim::Held(lease) => lease,
+        HostClaim::Busy { until } => panic!("busy until {until}"),
+    }
+}
+
+pub async fn c3_a_host_has_one_holder_until_it_is_released_or_expires(store: Arc<dyn Store>) {
+    let host = "a.example";
+    let first = held(store.claim_host(host, "p1", t(0), t(60)).await.unwrap());
+    assert_eq!(first.expires_at, t(60));
+    assert_eq!(first.last_end, None);
+    // Another holder waits for the expiry; a second host is not held up.
+    assert_eq!(
+        store.claim_host(host, "p2", t(10), t(70)).await.unwrap(),
+        HostClaim::Busy { until: t(60) }
+    );
+    held(
+        store
+            .claim_host("b.example", "p2", t(10), t(70))
+            .await
+            .unwrap(),
+    );
+    // The holder renews its own lease: a new token.
+    let renewed = held(store.claim_host(host, "p1", t(20), t(80)).await.unwrap());
+    assert!(renewed.token > first.token);
+    // A release by a stale token does nothing; by the live one it frees the host and hands
+    // over when the last request ended.
+    assert!(
+        !store
+            .release_host(host, "p1", first.token, t(25), Some(t(24)))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .release_host(host, "p1", renewed.token, t(30), Some(t(29)))
+            .await
+            .unwrap()
+    );
+    let next = held(store.claim_host(host, "p2", t(31), t(91)).await.unwrap());
+    assert!(next.token > renewed.token);
+    assert_eq!(next.last_end, Some(t(29)));
+    // p1 lost the host: its release is refused (fencing), and p2 keeps it.
+    assert!(
+        !store
+            .release_host(host, "p1", renewed.token, t(32), None)
+            .await
+            .unwrap()
+    );
+    assert!(matches!(
+        store.claim_host(host, "p1", t(33), t(93)).await.unwrap(),
+        HostClaim::Busy { .. }
+    ));
+    // A holder that died: its lease expires and another takes the host; an earlier end
+    // recorded later never moves the last end back.
+    let taken = held(store.claim_host(host, "p3", t(91), t(151)).await.unwrap());
+    assert_eq!(taken.last_end, Some(t(29)));
+    assert!(
+        store
+            .release_host(host, "p3", taken.token, t(100), Some(t(20)))
+            .await
+            .unwrap()
+    );
+    let after = held(store.claim_host(host, "p1", t(101), t(161)).await.unwrap());
+    assert_eq!(after.last_end, Some(t(29)));
+}
+
+/// Claimers racing for one host: exactly one holds it.
+pub async fn c3_racing_claimers_get_one_lease(store: Arc<dyn Store>) {
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            store
+                .claim_host("race.example", &format!("p{i}"), t(0), t(60))
+                .await
+                .unwrap()
+        }));
+    }
+    let mut holders = 0;
+    for task in tasks {
+        if matches!(task.await.unwrap(), HostClaim::Held(_)) {
+            holders += 1;
+        }
+    }
+    assert_eq!(holders, 1);
+}
