@@ -7,7 +7,7 @@
 //! the previous request, so a slow server is never asked faster than it answers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
@@ -33,6 +33,8 @@ struct Slot {
     /// `u64` when no request of this gate had one yet.
     gap: AtomicU64,
     in_flight: AtomicBool,
+    /// Requests waiting for the turn.
+    waiting: AtomicUsize,
 }
 
 const NEVER: i64 = i64::MIN;
@@ -44,6 +46,7 @@ impl Slot {
             ended: AtomicI64::new(ended),
             gap: AtomicU64::new(u64::MAX),
             in_flight: AtomicBool::new(false),
+            waiting: AtomicUsize::new(0),
         }
     }
 }
@@ -111,7 +114,9 @@ impl HostGate {
                 .or_insert_with(|| Arc::new(Slot::new(NEVER)))
                 .clone()
         };
+        slot.waiting.fetch_add(1, Ordering::AcqRel);
         let turn = slot.turn.clone().lock_owned().await;
+        slot.waiting.fetch_sub(1, Ordering::AcqRel);
         slot.gap.store(
             u64::try_from(gap.as_nanos()).unwrap_or(u64::MAX - 1),
             Ordering::Release,
@@ -128,7 +133,30 @@ impl HostGate {
     }
 }
 
+impl Permit {
+    /// Another process's request to this host ended at `ended` (from its host lease): if that
+    /// is later than what this gate knows, the turn waits until `gap` after it (C3 across
+    /// processes).
+    pub async fn wait_after(&self, ended: Instant, gap: Duration) {
+        let known = instant(self.epoch, self.slot.ended.load(Ordering::Acquire));
+        if known.is_none_or(|k| ended > k) {
+            self.slot
+                .ended
+                .store(offset(self.epoch, ended), Ordering::Release);
+            tokio::time::sleep_until(ended + gap).await;
+        }
+    }
+}
+
 impl HostGate {
+    /// How many requests to `host` (a name as [`host_of`] gives it) wait for its turn.
+    pub fn waiting(&self, host: &str) -> usize {
+        let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        hosts
+            .get(host)
+            .map_or(0, |slot| slot.waiting.load(Ordering::Acquire))
+    }
+
     /// Whether this gate has a record of `url`'s host (a request sent, or a seed).
     pub fn knows(&self, url: &Url) -> bool {
         let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());

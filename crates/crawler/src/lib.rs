@@ -5,7 +5,8 @@
 //! between two: C3), parses a changed body, asks `tidings-policy` what follows, and hands the
 //! whole result to the store in one transaction. It holds no policy numbers of its own.
 //!
-//! Reading order: [`gate`] (per-host spacing), [`blocks`] (do-not-crawl rules before every
+//! Reading order: [`gate`] (per-host spacing), [`lease`] (one holder per host across
+//! processes), [`blocks`] (do-not-crawl rules before every
 //! request, FF13), [`refresh`] (one feed, its redirects followed hop by hop), [`run`]
 //! (everything due, once or continuously), [`live`] (what it sent and its gate, for
 //! `/metrics` and the API), [`keys`] (the Web Bot Auth keys the fetcher signs with, SR11).
@@ -14,6 +15,7 @@ pub mod blocks;
 pub mod clock;
 pub mod gate;
 pub mod keys;
+pub mod lease;
 pub mod live;
 pub mod refresh;
 pub mod run;
@@ -27,6 +29,31 @@ use std::sync::Arc;
 use tidings_fetch::Fetcher;
 use tidings_policy::Profile;
 use tidings_store::Store;
+
+/// One request's turn at its host, in this process and across processes.
+pub(crate) struct HostTurn {
+    permit: gate::Permit,
+    host: String,
+}
+
+impl HostTurn {
+    /// The request ended: the gate records its end, and the host's lease is given back
+    /// unless this process has more to send there.
+    pub(crate) async fn end(self, crawler: &Crawler) {
+        let HostTurn { permit, host } = self;
+        drop(permit);
+        crawler.give_back(&host).await;
+    }
+}
+
+/// The longest one request may take: the fetcher's hard time-out, times the patience of the
+/// one second attempt after no answer (WFM5).
+fn longest_request(fetcher: &Fetcher, profile: &Profile) -> std::time::Duration {
+    fetcher
+        .config()
+        .total_timeout
+        .saturating_mul(profile.retry.no_answer_patience.max(1))
+}
 
 /// Errors that stop a crawl (a single feed's failure is a [`FeedReport`], not an error).
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +101,8 @@ pub struct Crawler {
     profile: Arc<Profile>,
     config: CrawlerConfig,
     gate: Arc<gate::HostGate>,
+    /// This process's host leases in the store (C3 across processes).
+    leases: Arc<lease::Leases>,
     /// The do-not-crawl rules and the store's version of them (`blocks`).
     blocks: Arc<std::sync::Mutex<Option<blocks::Kept>>>,
     /// What it sent and its gate, for `/metrics` and the API.
@@ -91,12 +120,14 @@ impl Crawler {
     ) -> Crawler {
         let gate = Arc::new(gate::HostGate::new());
         let live = live::Live::new(gate.clone(), config.clock);
+        let leases = Arc::new(lease::Leases::new(longest_request(&fetcher, &profile)));
         Crawler {
             store,
             fetcher,
             profile,
             config,
             gate,
+            leases,
             blocks: Arc::default(),
             live,
             key_checked: Arc::default(),
@@ -166,13 +197,57 @@ impl Crawler {
     }
 
     /// Wait for `url`'s host under the gap `gap` (crawler time).
-    pub(crate) async fn host_turn(&self, url: &url::Url, gap: std::time::Duration) -> gate::Permit {
+    ///
+    /// The turn is this process's (the gate) and the host's across processes (its lease): a
+    /// request that may take `budget` starts only under a lease that outlives it, and spaced
+    /// from the last request another process sent there. End it with [`HostTurn::end`].
+    pub(crate) async fn host_turn(
+        &self,
+        url: &url::Url,
+        gap: std::time::Duration,
+        budget: std::time::Duration,
+    ) -> Result<HostTurn, CrawlError> {
         if !self.gate.knows(url) {
             self.seed_gate(url).await;
         }
-        self.gate
-            .acquire(url, self.config.clock.real_wait(gap))
-            .await
+        let gap = self.config.clock.real_wait(gap);
+        let permit = self.gate.acquire(url, gap).await;
+        let host = gate::host_of(url);
+        let claimed = self.leases.hold(&*self.store, &host, budget).await?;
+        if let Some(ended) = claimed.and_then(|c| c.last_end) {
+            let ago = (chrono::Utc::now() - ended).to_std().unwrap_or_default();
+            if let Some(at) = tokio::time::Instant::now().checked_sub(ago) {
+                permit.wait_after(at, gap).await;
+            }
+        }
+        Ok(HostTurn { permit, host })
+    }
+
+    /// A lane of this process works `host` (a gate key): its lease is kept between the
+    /// lane's requests, until [`Crawler::end_lane`].
+    pub(crate) fn start_lane(&self, host: &str) {
+        self.leases.keep(host);
+    }
+
+    /// The lane of `host` ends: the host is given back unless another request of this
+    /// process waits for it.
+    pub(crate) async fn end_lane(&self, host: &str) {
+        self.leases.unkeep(host);
+        self.give_back(host).await;
+    }
+
+    /// Give `host`'s lease back with the end of its last request, unless a lane keeps it or
+    /// a request waits for its turn. A store error leaves the lease to expire.
+    async fn give_back(&self, host: &str) {
+        if self.leases.kept(host) || self.gate.waiting(host) > 0 {
+            return;
+        }
+        let last_end = self.gate.state(host).and_then(|s| s.last_ended).map(|at| {
+            chrono::Utc::now() - chrono::Duration::from_std(at.elapsed()).unwrap_or_default()
+        });
+        if let Err(e) = self.leases.release(&*self.store, host, last_end).await {
+            tracing::warn!(host, error = %e, "host lease not given back; it expires");
+        }
     }
 
     /// Send one request for `purpose` (the request log's) and count it in [`Crawler::live`].

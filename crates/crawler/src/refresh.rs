@@ -99,6 +99,11 @@ impl Crawler {
                     Event::Quiet(quiet)
                 }
                 Need::Send { request, gap } => {
+                    let budget = self
+                        .fetcher
+                        .config()
+                        .total_timeout
+                        .saturating_mul(request.patience.max(1));
                     let fetch = FetchRequest {
                         validators: request.validators.clone(),
                         follow_redirects: false,
@@ -116,10 +121,17 @@ impl Crawler {
                         }),
                         ..FetchRequest::new(request.target.clone())
                     };
-                    let _permit = self.host_turn(&request.target, gap).await;
+                    let turn = self.host_turn(&request.target, gap, budget).await?;
                     // FF13 once more, now that the turn is taken: a rule added while the
                     // request waited for its host's gap stops it.
-                    if let Some(reason) = self.blocked(&request.target, Some(feed.id)).await? {
+                    let rule = match self.blocked(&request.target, Some(feed.id)).await {
+                        Ok(rule) => rule,
+                        Err(e) => {
+                            turn.end(self).await;
+                            return Err(e);
+                        }
+                    };
+                    let event = if let Some(reason) = rule {
                         Event::Answer(Answer {
                             outcome: FetchOutcome::Blocked { reason },
                             started_at: self.now(),
@@ -135,7 +147,9 @@ impl Crawler {
                             bytes: response.bytes,
                             outcome: response.outcome,
                         })
-                    }
+                    };
+                    turn.end(self).await;
+                    event
                 }
                 Need::SaveRobots { host, copy, sent } => {
                     let cache = tidings_store::RobotsCache {

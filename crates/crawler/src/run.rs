@@ -139,18 +139,20 @@ impl Crawler {
         }
         let limit = Arc::new(Semaphore::new(self.config.host_concurrency.max(1)));
         let mut tasks = JoinSet::new();
-        for (_, feeds) in by_host {
+        for (host, feeds) in by_host {
             let crawler = self.clone();
             let limit = limit.clone();
             let progress = progress.clone();
             tasks.spawn(async move {
                 let _slot = limit.acquire_owned().await;
                 let mut reports = Vec::with_capacity(feeds.len());
+                crawler.start_lane(&host);
                 for feed in feeds {
                     let report = crawler.read_one(&feed).await;
                     progress.done(&report);
                     reports.push(report);
                 }
+                crawler.end_lane(&host).await;
                 reports
             });
         }
@@ -315,6 +317,7 @@ impl Crawler {
         progress: Arc<dyn Progress>,
     ) -> (String, Vec<FeedReport>) {
         let mut reports = Vec::with_capacity(feeds.len());
+        self.start_lane(&host);
         for feed in feeds {
             if until.reached(self.now()) {
                 break;
@@ -323,6 +326,7 @@ impl Crawler {
             progress.done(&report);
             reports.push(report);
         }
+        self.end_lane(&host).await;
         (host, reports)
     }
 

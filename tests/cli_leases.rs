@@ -1,0 +1,198 @@
+//! One request in flight per host across processes (C3): `serve` crawling, and `fetch` and
+//! `add` processes beside it, share each host through its lease in the store, on SQLite and on
+//! PostgreSQL. The publisher's own record is the judge: no host sees two requests in flight,
+//! and none a gap shorter than the profile's.
+
+mod support;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+use support::{command, stderr, tidings};
+use tidings_sim::{
+    Behaviour, Expectations, FeedSpec, HostSpec, Resource, Rule, TimeBase, Web, audit,
+};
+use tokio::io::AsyncBufReadExt;
+
+/// Reads every second, a 1-second gap between two requests to a host.
+const PROFILE: &str = r#"
+name = "leases"
+user_agent = "tidings-test/{version}"
+[schedule]
+default_interval = 1
+min_interval = 1
+max_interval = 60
+[backoff]
+first = 1
+max = 60
+[pacing]
+host_gap = 1
+[hints]
+adaptive = false
+jitter = 0.0
+"#;
+
+const HOSTS: usize = 3;
+const FEEDS_PER_HOST: usize = 4;
+
+async fn share_hosts_across_processes(db: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("leases.toml");
+    std::fs::write(&profile, PROFILE).unwrap();
+    // Each answer takes a while, so requests of two processes would overlap if nothing kept
+    // them apart.
+    let slow = |title: &str| {
+        Resource::feed(FeedSpec::changing(title, Duration::from_secs(1)))
+            .with(Behaviour::Delay(Duration::from_millis(150)))
+    };
+    let mut hosts = Vec::new();
+    for h in 0..HOSTS {
+        let mut spec = HostSpec::new(&format!("h{h}.test"))
+            .at("/robots.txt", Resource::robots("User-agent: *\nAllow: /\n"));
+        for f in 0..=FEEDS_PER_HOST {
+            spec = spec.at(&format!("/f{f}.xml"), slow(&format!("h{h} f{f}")));
+        }
+        hosts.push(spec);
+    }
+    let web = Web::start(hosts).await.expect("start the simulated web");
+    let db = Path::new(db);
+    let mut common: Vec<String> = vec![
+        "--profile".into(),
+        profile.to_string_lossy().into_owned(),
+        "--allow-private-networks".into(),
+    ];
+    for resolve in web.resolve_args() {
+        common.push("--resolve".into());
+        common.push(resolve);
+    }
+    let with = |args: &[&str]| -> Vec<String> {
+        common
+            .iter()
+            .cloned()
+            .chain(args.iter().map(|a| a.to_string()))
+            .collect()
+    };
+    let mut urls = Vec::new();
+    for h in 0..HOSTS {
+        for f in 0..FEEDS_PER_HOST {
+            urls.push(
+                web.url(&format!("h{h}.test"), &format!("/f{f}.xml"))
+                    .unwrap(),
+            );
+        }
+    }
+    let mut add = vec!["add", "--no-fetch"];
+    add.extend(urls.iter().map(String::as_str));
+    let out = tidings(
+        db,
+        &with(&add).iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // `serve` crawls; meanwhile two `fetch` runs and an `add` that reads at once.
+    let mut serve = command(db)
+        .args(with(&["serve", "--addr", "127.0.0.1:0"]))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tidings serve");
+    let mut lines = tokio::io::BufReader::new(serve.stdout.take().unwrap()).lines();
+    loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("serve prints its address");
+        if line.starts_with("listening on") {
+            break;
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let extra = web
+        .url("h0.test", &format!("/f{FEEDS_PER_HOST}.xml"))
+        .unwrap();
+    let runs = [
+        with(&["fetch"]),
+        with(&["fetch"]),
+        with(&["add", extra.as_str()]),
+    ];
+    // Started together, so they run at the same time; then waited for one by one.
+    let children: Vec<_> = runs
+        .iter()
+        .map(|args| {
+            command(db)
+                .args(args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start tidings")
+        })
+        .collect();
+    for (args, child) in runs.iter().zip(children) {
+        let out = child.wait_with_output().await.expect("run tidings");
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let _ = serve.start_kill();
+    let _ = serve.wait().await;
+
+    let exchanges = web.recorder().exchanges();
+    let feed_requests = exchanges
+        .iter()
+        .filter(|e| e.target != "/robots.txt")
+        .count();
+    // Every feed read at least twice (by the processes together), so hosts were shared.
+    assert!(
+        feed_requests >= 2 * HOSTS * FEEDS_PER_HOST,
+        "{feed_requests} feed requests"
+    );
+    let expect = Expectations {
+        default_gap: Duration::from_secs(1),
+        gap_clock: TimeBase::Monotonic,
+        ..Expectations::default()
+    };
+    let violations: Vec<String> = audit(&exchanges, &expect)
+        .into_iter()
+        .filter(|v| matches!(v.rule, Rule::InFlight | Rule::Gap))
+        .map(|v| v.to_string())
+        .collect();
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c3_processes_sharing_a_sqlite_store_keep_one_request_per_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    share_hosts_across_processes(db.to_str().unwrap()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c3_processes_sharing_a_postgres_store_keep_one_request_per_host() {
+    let Ok(base) = std::env::var("DATABASE_URL") else {
+        eprintln!("DATABASE_URL is not set: the PostgreSQL case is skipped");
+        return;
+    };
+    let schema = format!(
+        "leases_{}_{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_micros()
+    );
+    let psql = |sql: String| {
+        let base = base.clone();
+        async move {
+            use sqlx::Connection;
+            let mut c = sqlx::PgConnection::connect(&base).await.expect("connect");
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&mut c)
+                .await
+                .expect("schema");
+        }
+    };
+    psql(format!("CREATE SCHEMA {schema}")).await;
+    let separator = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{separator}options=-c%20search_path%3D{schema}");
+    share_hosts_across_processes(&url).await;
+    psql(format!("DROP SCHEMA {schema} CASCADE")).await;
+}
