@@ -236,3 +236,116 @@ async fn serve_keyed_reads_takes_keys_made_by_the_cli() {
     assert!(ok, "clean exit after SIGTERM: {rest} {err}");
     assert!(!err.contains(&admin[12..]) && !err.contains(&reader[12..]));
 }
+
+/// FF13: a rule added through the API governs every request that follows its 201, from the
+/// publisher's own record, while `serve` crawls the host; removing the rule resumes the feeds
+/// it held, and they are read again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff13_a_rule_added_through_the_api_stops_requests_before_it_is_answered() {
+    use tidings_sim::{Behaviour, FeedSpec, HostSpec, Web};
+    let slow = |title: &str| {
+        tidings_sim::Resource::feed(FeedSpec::changing(title, Duration::from_secs(1)))
+            .with(Behaviour::Delay(Duration::from_millis(300)))
+    };
+    let web = Web::start(vec![
+        HostSpec::new("ruled.test")
+            .at(
+                "/robots.txt",
+                tidings_sim::Resource::robots("User-agent: *\nAllow: /\n"),
+            )
+            .at("/a.xml", slow("a"))
+            .at("/b.xml", slow("b"))
+            .at("/c.xml", slow("c")),
+    ])
+    .await
+    .expect("start the simulated web");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let profile = support::fast_profile(dir.path());
+    let mut global = vec![
+        "--profile".to_owned(),
+        profile,
+        "--allow-private-networks".to_owned(),
+    ];
+    for resolve in web.resolve_args() {
+        global.push("--resolve".into());
+        global.push(resolve);
+    }
+    let global: Vec<&str> = global.iter().map(String::as_str).collect();
+    let urls: Vec<String> = ["/a.xml", "/b.xml", "/c.xml"]
+        .iter()
+        .map(|p| web.url("ruled.test", p).unwrap())
+        .collect();
+    let mut add = global.clone();
+    add.extend(["add", "--no-fetch"]);
+    add.extend(urls.iter().map(String::as_str));
+    let out = tidings(&db, &add).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = tidings(&db, &["keys", "create", "--role", "admin"]).await;
+    let admin = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+
+    let serving = serve(&db, &global, &[]).await;
+    let requests = |web: &tidings_sim::RunningWeb| {
+        web.recorder()
+            .exchanges()
+            .into_iter()
+            .filter(|e| e.target != "/robots.txt")
+            .collect::<Vec<_>>()
+    };
+    // Wait until the crawl is reading the host.
+    let mut waited = Duration::ZERO;
+    while requests(&web).len() < 4 && waited < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        waited += Duration::from_millis(100);
+    }
+    assert!(requests(&web).len() >= 4, "the crawl reads the host");
+    let (status, body) = call(
+        serving.addr,
+        "POST",
+        "/v1/rules",
+        Some(&admin),
+        Some(r#"{"kind": "host", "value": "ruled.test", "reason": "asked by email"}"#),
+    )
+    .await;
+    let answered = std::time::SystemTime::now();
+    assert_eq!(status, 201, "{body}");
+    let rule: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(rule["paused"].as_array().map(Vec::len), Some(3), "{body}");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after: Vec<_> = requests(&web)
+        .into_iter()
+        .filter(|e| e.started.wall > answered)
+        .map(|e| e.target)
+        .collect();
+    assert!(after.is_empty(), "requests after the 201: {after:?}");
+
+    // The rule goes: its feeds are resumed and read again.
+    let id = rule["rule"]["id"].as_i64().unwrap();
+    let (status, body) = call(
+        serving.addr,
+        "DELETE",
+        &format!("/v1/rules/{id}"),
+        Some(&admin),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let removed: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        removed["resumed"].as_array().map(Vec::len),
+        Some(3),
+        "{body}"
+    );
+    let before = requests(&web).len();
+    let mut waited = Duration::ZERO;
+    while requests(&web).len() == before && waited < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        waited += Duration::from_millis(100);
+    }
+    assert!(
+        requests(&web).len() > before,
+        "read again after the rule went"
+    );
+    let (ok, rest, err) = stop(serving).await;
+    assert!(ok, "{rest} {err}");
+}

@@ -1,19 +1,21 @@
 //! The operator's do-not-crawl commands (FF13) and removal on request (WFM10): `block`,
 //! `unblock`, `blocks` and `remove`.
 //!
-//! Rules are checked by the crawler before every request; each command is its own process, so
-//! a rule added here holds from the next `fetch`, `add` or `crawl` on.
+//! The actions are `tidings_crawler::operator`'s, the same the API and the UI take. A rule
+//! governs the next request decision of every process sharing the store, a running `serve`
+//! or `crawl` included.
 
 use super::commands::{Context, describe};
 use super::terminal::{json, one_line, visible};
 use anyhow::{Context as _, Result, bail};
+use chrono::Utc;
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;
-use tidings_crawler::Purpose;
+use tidings_crawler::operator;
 use tidings_model::{FeedId, FeedUrl};
-use tidings_policy::{BlockKind, is_block_hold, parse_rule};
-use tidings_store::{FeedRecord, FeedState, NewBlock};
+use tidings_policy::BlockKind;
+use tidings_store::{BlockAdded, FeedRecord};
 
 #[derive(Debug, Args)]
 pub struct BlockArgs {
@@ -58,101 +60,50 @@ pub struct RemoveArgs {
 /// `tidings block KIND VALUE [--reason TEXT]`.
 pub async fn block(ctx: &Context, args: BlockArgs) -> Result<ExitCode> {
     let kind = BlockKind::parse(&args.kind)?;
-    let value = parse_rule(kind, &args.value)?;
-    add(ctx, kind, value, args.reason).await?;
-    hold_covered_feeds(ctx).await?;
+    let added = operator::add_rule(&*ctx.store, kind, &args.value, args.reason, Utc::now()).await?;
+    print_added(&added.added);
+    print_held(&added.held);
     Ok(ExitCode::SUCCESS)
 }
 
-/// Pause at once every active feed a rule now covers, so `feeds` shows it blocked before its
-/// next read would find out. Nothing is sent: the crawler checks the rules first.
-async fn hold_covered_feeds(ctx: &Context) -> Result<()> {
-    let crawler = ctx.crawler()?;
-    let list = crawler.reload_blocks().await?;
-    for feed in ctx.store.feeds().await? {
-        if feed.state != FeedState::Active || list.check(feed.url.as_url(), Some(feed.id)).is_none()
-        {
-            continue;
-        }
-        let report = crawler.refresh(&feed, Purpose::Scheduled).await?;
+fn print_added(added: &BlockAdded) {
+    let rule = &added.block;
+    let already = if added.new { "" } else { "already " };
+    println!(
+        "{already}blocked {} {} (rule {})",
+        visible(&rule.kind),
+        visible(&rule.value),
+        rule.id
+    );
+}
+
+/// The feeds a rule now holds: paused at once, nothing sent.
+fn print_held(held: &[FeedRecord]) {
+    for feed in held {
         println!(
             "feed {}: {} paused: {}",
             feed.id,
-            describe(&feed),
-            one_line(&report.next_fetch_reason)
+            describe(feed),
+            one_line(feed.state_reason.as_deref().unwrap_or_default())
         );
     }
-    Ok(())
-}
-
-/// Resume the feeds paused by a rule that no longer covers them; they are read when due.
-async fn resume_uncovered_feeds(ctx: &Context) -> Result<()> {
-    let crawler = ctx.crawler()?;
-    let list = crawler.reload_blocks().await?;
-    let now = crawler.now();
-    for feed in ctx.store.feeds().await? {
-        let held = feed.state == FeedState::Paused
-            && feed.state_reason.as_deref().is_some_and(is_block_hold);
-        if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
-            continue;
-        }
-        if ctx
-            .store
-            .resume_feed(
-                feed.id,
-                now,
-                "resumed: no do-not-crawl rule covers it any more",
-            )
-            .await?
-        {
-            println!("feed {}: {} resumed", feed.id, describe(&feed));
-        }
-    }
-    Ok(())
-}
-
-async fn add(ctx: &Context, kind: BlockKind, value: String, reason: Option<String>) -> Result<()> {
-    let added = ctx
-        .store
-        .add_block(&NewBlock {
-            kind: kind.as_str().into(),
-            value,
-            reason,
-            created_at: chrono::Utc::now(),
-        })
-        .await?;
-    let rule = &added.block;
-    if added.new {
-        println!(
-            "blocked {} {} (rule {})",
-            visible(&rule.kind),
-            visible(&rule.value),
-            rule.id
-        );
-    } else {
-        println!(
-            "already blocked: {} {} (rule {})",
-            visible(&rule.kind),
-            visible(&rule.value),
-            rule.id
-        );
-    }
-    Ok(())
 }
 
 /// `tidings unblock KIND VALUE`: exits 1 when there was no such rule.
 pub async fn unblock(ctx: &Context, args: UnblockArgs) -> Result<ExitCode> {
     let kind = BlockKind::parse(&args.kind)?;
-    // The rule was stored in its normal form; a value that does not parse any more is tried
-    // as given.
-    let value = parse_rule(kind, &args.value).unwrap_or_else(|_| args.value.trim().to_string());
-    if ctx.store.remove_block(kind.as_str(), &value).await? {
-        println!("unblocked {kind} {}", visible(&value));
-        resume_uncovered_feeds(ctx).await?;
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!("no do-not-crawl rule {kind} {}", visible(&value));
-        Ok(ExitCode::FAILURE)
+    match operator::remove_rule(&*ctx.store, kind, &args.value, Utc::now()).await? {
+        Some(removed) => {
+            println!("unblocked {kind} {}", visible(&removed.rule.value));
+            for feed in &removed.resumed {
+                println!("feed {}: {} resumed", feed.id, describe(feed));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            eprintln!("no do-not-crawl rule {kind} {}", visible(args.value.trim()));
+            Ok(ExitCode::FAILURE)
+        }
     }
 }
 
@@ -188,27 +139,25 @@ pub async fn blocks(ctx: &Context, args: BlocksArgs) -> Result<ExitCode> {
 /// `tidings remove FEED [--block]` (WFM10): at once, whoever subscribes.
 pub async fn remove(ctx: &Context, args: RemoveArgs) -> Result<ExitCode> {
     let feed = find(ctx, &args.feed).await?;
-    ctx.store.remove_feed(feed.id).await?;
+    let Some(removed) =
+        operator::remove_on_request(&*ctx.store, feed.id, args.block, args.reason, Utc::now())
+            .await?
+    else {
+        bail!("no feed {}", args.feed);
+    };
     println!(
         "feed {}: {} removed ({} subscriptions ended)",
         feed.id,
         visible(feed.url.as_str()),
-        feed.subscribers
+        removed.before.subscribers
     );
-    if args.block {
-        // The URL it is read at and the one it was first added at, when it moved.
-        let mut urls = vec![feed.url.to_string()];
-        if feed.original_url != feed.url.as_str() {
-            urls.push(feed.original_url.clone());
-        }
-        let reason = args
-            .reason
-            .clone()
-            .or_else(|| Some(format!("feed {} removed on request (WFM10)", feed.id)));
-        for url in urls {
-            let value = parse_rule(BlockKind::Url, &url)?;
-            add(ctx, BlockKind::Url, value, reason.clone()).await?;
-        }
+    for rule in &removed.rules {
+        println!(
+            "blocked {} {} (rule {})",
+            visible(&rule.kind),
+            visible(&rule.value),
+            rule.id
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

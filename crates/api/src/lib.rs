@@ -87,6 +87,14 @@ impl AppState {
         }
     }
 
+    /// Wait until every request the crawler of this process decided before now has ended: a
+    /// do-not-crawl rule just added then governs every request that follows (FF13).
+    pub async fn settle_requests(&self) {
+        if let Some(live) = &self.live {
+            live.settle().await;
+        }
+    }
+
     /// The crawler running in this process: its counters and host gate are shown.
     pub fn with_live(mut self, live: tidings_crawler::Live) -> AppState {
         self.live = Some(live);

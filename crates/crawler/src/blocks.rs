@@ -34,6 +34,11 @@ pub fn block_of(stored: StoredBlock) -> Option<Block> {
     }
 }
 
+/// The rules of `stored`, those of kinds this version knows.
+pub fn list_of(stored: Vec<StoredBlock>) -> BlockList {
+    BlockList::new(stored.into_iter().filter_map(block_of).collect())
+}
+
 impl Crawler {
     /// Read the do-not-crawl rules from the store again.
     pub async fn reload_blocks(&self) -> Result<Arc<BlockList>, CrawlError> {
@@ -41,9 +46,7 @@ impl Crawler {
         // kept, so the next decision reads again.
         let version = self.store.blocks_version().await?;
         let stored = self.store.blocks().await?;
-        let list = Arc::new(BlockList::new(
-            stored.into_iter().filter_map(block_of).collect(),
-        ));
+        let list = Arc::new(list_of(stored));
         *self.blocks.lock().unwrap_or_else(|e| e.into_inner()) = Some((version, list.clone()));
         Ok(list)
     }

@@ -200,6 +200,28 @@ impl HostGate {
         })
     }
 
+    /// Wait until every request decided before now has ended: each host with a request in
+    /// flight or waiting for its turn is taken in turn once, after them. A request is checked
+    /// against the rules once its turn is taken, so the ones after this see every rule added
+    /// before it (FF13). Nothing is recorded: no gap follows.
+    pub async fn settle(&self) {
+        let busy: Vec<Arc<Slot>> = {
+            let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+            hosts
+                .values()
+                .filter(|slot| {
+                    slot.in_flight.load(Ordering::Acquire)
+                        || slot.waiting.load(Ordering::Acquire) > 0
+                        || slot.turn.try_lock().is_err()
+                })
+                .cloned()
+                .collect()
+        };
+        for slot in busy {
+            drop(slot.turn.clone().lock_owned().await);
+        }
+    }
+
     /// How many hosts have a request in flight now.
     pub fn in_flight(&self) -> usize {
         let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
@@ -289,6 +311,41 @@ mod tests {
         gate.seed(&url, ended - Duration::from_secs(60));
         drop(gate.acquire(&url, gap).await);
         assert_eq!(Instant::now() - ended, Duration::from_secs(10));
+    }
+
+    /// FF13: settling waits for the request in flight and the one waiting for its turn, and
+    /// then for nothing: a rule added before it governs every request decided after.
+    #[tokio::test(start_paused = true)]
+    async fn ff13_settling_waits_for_the_requests_decided_before_it() {
+        let gate = Arc::new(HostGate::new());
+        let url = host("http://a.test/");
+        let first = gate.acquire(&url, Duration::ZERO).await;
+        let g = gate.clone();
+        let u = url.clone();
+        let second = tokio::spawn(async move {
+            let p = g.acquire(&u, Duration::from_secs(1)).await;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            drop(p);
+            Instant::now()
+        });
+        tokio::task::yield_now().await;
+        let t0 = Instant::now();
+        let g = gate.clone();
+        let settled = tokio::spawn(async move {
+            g.settle().await;
+            Instant::now()
+        });
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(!settled.is_finished(), "the request in flight is not over");
+        drop(first); // ends at t0 + 5 s; the waiting one goes at 6 s and ends at 8 s
+        let second_ended = second.await.unwrap();
+        let settled_at = settled.await.unwrap();
+        assert_eq!(second_ended - t0, Duration::from_secs(8));
+        assert!(settled_at >= second_ended, "after the one that waited");
+        // Nothing in flight: settling is immediate.
+        let t1 = Instant::now();
+        gate.settle().await;
+        assert_eq!(Instant::now(), t1);
     }
 
     #[tokio::test(start_paused = true)]

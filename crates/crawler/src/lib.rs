@@ -17,6 +17,7 @@ pub mod gate;
 pub mod keys;
 pub mod lease;
 pub mod live;
+pub mod operator;
 pub mod refresh;
 pub mod run;
 

@@ -77,6 +77,12 @@ impl Live {
         self.wake.notify_one();
     }
 
+    /// Wait until every request this crawler decided before now has ended (see
+    /// [`HostGate::settle`]).
+    pub async fn settle(&self) {
+        self.gate.settle().await;
+    }
+
     /// Resolves at the next [`Live::wake`] (at once when one came since the last).
     pub(crate) async fn woken(&self) {
         self.wake.notified().await;

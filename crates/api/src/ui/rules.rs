@@ -1,21 +1,20 @@
 //! `/admin/rules`: the operator's do-not-crawl rules (FF13): the list, a form to add one and a
 //! button to remove each. Input is read by `tidings_policy::parse_rule`, as `tidings block`
-//! reads it. After a change, the feeds it concerns are paused or resumed at once, as
-//! `POST /v1/rules` and `tidings block` do (`v1::operator`, reused here).
+//! reads it. After a change, the feeds it concerns are paused or resumed at once: the action is
+//! `tidings_crawler::operator`'s, as `POST /v1/rules` and `tidings block` take it.
 
 use super::access::{Admin, SameOrigin, frame};
 use super::page::{self, Frame, render, time};
 use crate::AppState;
-use crate::auth::Caller;
 use crate::escape::text as esc;
-use crate::v1::operator::{hold_covered_feeds, resume_uncovered_feeds};
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
-use tidings_policy::{BlockKind, parse_rule};
-use tidings_store::NewBlock;
+use tidings_crawler::operator::{self, OperatorError};
+use tidings_policy::BlockKind;
+use tidings_store::FeedRecord;
 
 /// The add form's fields.
 #[derive(Debug, Default, Deserialize)]
@@ -57,11 +56,16 @@ pub async fn add(
         let refused = Outcome::Refused("The form was incomplete: give a kind and a value.".into());
         return rules_page(&state, &frame, StatusCode::BAD_REQUEST, refused, None).await;
     };
-    let parsed = BlockKind::parse(&form.kind)
-        .and_then(|kind| parse_rule(kind, &form.value).map(|value| (kind, value)));
-    let (kind, value) = match parsed {
-        Ok(rule) => rule,
-        Err(e) => {
+    let added = BlockKind::parse(&form.kind).map(|kind| (kind, form.reason.clone()));
+    let done = match added {
+        Ok((kind, reason)) => {
+            operator::add_rule(&*state.store, kind, &form.value, reason, chrono::Utc::now()).await
+        }
+        Err(e) => Err(OperatorError::Rule(e)),
+    };
+    let done = match done {
+        Ok(done) => done,
+        Err(OperatorError::Rule(e)) => {
             let refused = Outcome::Refused(format!("Not a rule: {e}."));
             return rules_page(
                 &state,
@@ -72,29 +76,12 @@ pub async fn add(
             )
             .await;
         }
+        Err(OperatorError::Store(e)) => return page::failed(&frame, &e),
     };
-    let reason = form
-        .reason
-        .as_deref()
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(str::to_owned);
-    let added = match state
-        .store
-        .add_block(&NewBlock {
-            kind: kind.as_str().to_owned(),
-            value,
-            reason,
-            created_at: chrono::Utc::now(),
-        })
-        .await
-    {
-        Ok(added) => added,
-        Err(e) => return page::failed(&frame, &e),
-    };
-    let rule = &added.block;
+    state.settle_requests().await;
+    let rule = &done.added.block;
     tracing::info!(block_id = rule.id, kind = %rule.kind, value = %rule.value, key_id = caller.key_id, "do-not-crawl rule added in the web ui");
-    let mut text = if added.new {
+    let mut text = if done.added.new {
         format!("Added rule {}: {} {}.", rule.id, rule.kind, rule.value)
     } else {
         format!(
@@ -103,7 +90,7 @@ pub async fn add(
         )
     };
     text.push(' ');
-    text.push_str(&effects(&state, &caller, true).await);
+    text.push_str(&effects("Paused", &done.held));
     rules_page(&state, &frame, StatusCode::OK, Outcome::Done(text), None).await
 }
 
@@ -123,44 +110,36 @@ pub async fn remove(
         let refused = Outcome::Refused(format!("There is no kind of rule {:?}.", form.kind));
         return rules_page(&state, &frame, StatusCode::BAD_REQUEST, refused, None).await;
     };
-    // Stored in its normal form; a value that does not parse any more is tried as given.
-    let value = parse_rule(kind, &form.value).unwrap_or_else(|_| form.value.trim().to_owned());
-    match state.store.remove_block(kind.as_str(), &value).await {
-        Ok(true) => {
+    match operator::remove_rule(&*state.store, kind, &form.value, chrono::Utc::now()).await {
+        Ok(Some(removed)) => {
+            let value = &removed.rule.value;
             tracing::info!(kind = %kind, value = %value, key_id = caller.key_id, "do-not-crawl rule removed in the web ui");
+            if !removed.resumed.is_empty() {
+                state.wake_crawler();
+            }
             let text = format!(
                 "Removed the rule {kind} {value}. {}",
-                effects(&state, &caller, false).await
+                effects("Resumed", &removed.resumed)
             );
             rules_page(&state, &frame, StatusCode::OK, Outcome::Done(text), None).await
         }
-        Ok(false) => {
+        Ok(None) => {
+            let value = form.value.trim();
             let refused = Outcome::Refused(format!("There is no rule {kind} {value}."));
             rules_page(&state, &frame, StatusCode::NOT_FOUND, refused, None).await
         }
-        Err(e) => page::failed(&frame, &e),
+        Err(OperatorError::Store(e)) => page::failed(&frame, &e),
+        Err(OperatorError::Rule(e)) => page::failed(&frame, &e),
     }
 }
 
-/// Pause (after an addition) or resume (after a removal) the feeds concerned, and say which.
-async fn effects(state: &AppState, caller: &Caller, added: bool) -> String {
-    let done = if added {
-        hold_covered_feeds(state, caller).await
-    } else {
-        resume_uncovered_feeds(state, caller).await
-    };
-    let verb = if added { "Paused" } else { "Resumed" };
-    match done {
-        Ok(feeds) if feeds.is_empty() => format!("{verb} no feed."),
-        Ok(feeds) => {
-            let list: Vec<String> = feeds.iter().map(|id| format!("feed {id}")).collect();
-            format!("{verb}: {}.", list.join(", "))
-        }
-        // The problem was logged; the crawler applies the rules before every request anyway.
-        Err(_) => "The rule is stored, but the feeds could not be updated just now; the crawler \
-                   applies it before every request."
-            .to_owned(),
+/// Which feeds an addition paused or a removal resumed (`verb`), in words.
+fn effects(verb: &str, feeds: &[FeedRecord]) -> String {
+    if feeds.is_empty() {
+        return format!("{verb} no feed.");
     }
+    let list: Vec<String> = feeds.iter().map(|f| format!("feed {}", f.id)).collect();
+    format!("{verb}: {}.", list.join(", "))
 }
 
 async fn rules_page(

@@ -14,7 +14,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tidings_model::{FeedId, FeedUrl};
-use tidings_policy::{Block, BlockKind, BlockList};
 use tidings_store::{
     FeedOverrides, FeedPatch, FeedRecord, FeedState, NewFeed, StoreError, Subscribed,
 };
@@ -364,29 +363,9 @@ fn resolvable_host(url: &FeedUrl) -> bool {
     }
 }
 
-/// The operator's do-not-crawl rules, read on each call, so one added by `tidings block`
-/// holds at once.
-pub(crate) async fn block_list(state: &AppState) -> Result<BlockList, Problem> {
-    let blocks = state.store.blocks().await?;
-    Ok(BlockList::new(
-        blocks
-            .into_iter()
-            .filter_map(|b| {
-                Some(Block {
-                    id: b.id,
-                    kind: BlockKind::parse(&b.kind).ok()?,
-                    value: b.value,
-                    reason: b.reason,
-                    created_at: b.created_at,
-                })
-            })
-            .collect(),
-    ))
-}
-
 /// A 422 problem when a do-not-crawl rule forbids `url` (or the feed it already names).
 pub(crate) async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> {
-    let list = block_list(state).await?;
+    let list = tidings_crawler::operator::rules(&*state.store).await?;
     if list.is_empty() {
         return Ok(());
     }

@@ -1,20 +1,21 @@
 //! What an operator does through the API (admin key): do-not-crawl rules (FF13), removal on
 //! a publisher's request (WFM10), and OPML import and export of subscriptions.
 //!
-//! A rule takes effect at once: the feeds it covers are paused with the rule as their reason,
-//! without a request, as `tidings block` does; removing a rule resumes the feeds no other rule
-//! covers. The running crawler reads the rules again within 30 seconds and checks them before
-//! every request anyway.
+//! The actions are `tidings_crawler::operator`'s, as the CLI and the UI take them. A rule
+//! governs the next request decision of every process sharing the store; the feeds it covers
+//! are paused at once with the rule as their reason, without a request, and removing a rule
+//! resumes the feeds no other rule covers. An added rule is answered only once every request
+//! the crawler of this process decided under the old rules has ended.
 
 use super::Scope;
-use super::feeds::{block_list, subscribe};
+use super::feeds::subscribe;
 use super::params;
 use super::wire::{
     Feed, ImportedFeed, NewRule, OpmlImport, Removal, Removed, Rule, RuleAdded, RuleList,
     RuleRemoved,
 };
 use crate::AppState;
-use crate::auth::{AdminAccess, Caller, ReadAccess, WriteAccess};
+use crate::auth::{AdminAccess, ReadAccess, WriteAccess};
 use crate::openapi::{AdminErrors, ReadErrors};
 use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
@@ -25,10 +26,11 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde::Deserialize;
+use tidings_crawler::operator::{self, OperatorError};
 use tidings_feed::opml::{self, Outline};
 use tidings_model::{FeedId, FeedUrl};
-use tidings_policy::{BlockKind, block_hold_reason, is_block_hold, parse_rule};
-use tidings_store::{FeedPatch, FeedState, NewBlock};
+use tidings_policy::BlockKind;
+use tidings_store::FeedState;
 use utoipa::IntoParams;
 
 /// The media type of the OPML export.
@@ -87,19 +89,17 @@ pub async fn add_rule(
         r#"{"kind": "host", "value": "example.org", "reason": "asked by its publisher"}"#,
     )?;
     let kind = BlockKind::parse(&body.kind).map_err(|e| Problem::invalid("kind", e.to_string()))?;
-    let value =
-        parse_rule(kind, &body.value).map_err(|e| Problem::invalid("value", e.to_string()))?;
-    let reason = body.reason.filter(|r| !r.trim().is_empty());
-    let added = state
-        .store
-        .add_block(&NewBlock {
-            kind: kind.as_str().to_owned(),
-            value,
-            reason,
-            created_at: Utc::now(),
-        })
-        .await?;
-    let paused = hold_covered_feeds(&state, &caller).await?;
+    let done = operator::add_rule(&*state.store, kind, &body.value, body.reason, Utc::now())
+        .await
+        .map_err(|e| match e {
+            OperatorError::Rule(e) => Problem::invalid("value", e.to_string()),
+            OperatorError::Store(e) => Problem::from(e),
+        })?;
+    // Every request of this process's crawler that was decided under the old rules has
+    // ended before the answer: from here on, none goes to what the rule covers.
+    state.settle_requests().await;
+    let added = done.added;
+    let paused: Vec<FeedId> = done.held.iter().map(|f| f.id).collect();
     tracing::info!(
         rule = added.block.id,
         kind = %added.block.kind,
@@ -152,14 +152,19 @@ pub async fn remove_rule(
             ));
         }
     };
-    let rules = state.store.blocks().await?;
-    let Some(rule) = rules.into_iter().find(|r| r.id == id) else {
+    let Some(removed) = operator::remove_rule_by_id(&*state.store, id, Utc::now())
+        .await
+        .map_err(operator_problem)?
+    else {
         return Err(Problem::not_found(format!(
             "no do-not-crawl rule with id {id}"
         )));
     };
-    state.store.remove_block(&rule.kind, &rule.value).await?;
-    let resumed = resume_uncovered_feeds(&state, &caller).await?;
+    if !removed.resumed.is_empty() {
+        state.wake_crawler();
+    }
+    let rule = removed.rule;
+    let resumed: Vec<FeedId> = removed.resumed.iter().map(|f| f.id).collect();
     tracing::info!(
         rule = rule.id,
         key_id = caller.key_id,
@@ -172,56 +177,12 @@ pub async fn remove_rule(
     }))
 }
 
-/// Pause every active feed a rule now covers, with the rule as its reason; nothing is sent.
-pub(crate) async fn hold_covered_feeds(
-    state: &AppState,
-    caller: &Caller,
-) -> Result<Vec<FeedId>, Problem> {
-    let list = block_list(state).await?;
-    let mut paused = Vec::new();
-    for feed in state.store.feeds().await? {
-        if feed.state != FeedState::Active {
-            continue;
-        }
-        let Some(block) = list.check(feed.url.as_url(), Some(feed.id)) else {
-            continue;
-        };
-        let patch = FeedPatch::paused(true, block_hold_reason(&block.describe()), Utc::now());
-        if state.store.patch_feed(feed.id, &patch).await?.is_some() {
-            tracing::info!(feed_id = %feed.id, key_id = caller.key_id, "feed held by a rule");
-            paused.push(feed.id);
-        }
+/// The problem an operator action's failure is.
+fn operator_problem(e: OperatorError) -> Problem {
+    match e {
+        OperatorError::Rule(e) => Problem::invalid("value", e.to_string()),
+        OperatorError::Store(e) => Problem::from(e),
     }
-    Ok(paused)
-}
-
-/// Resume the feeds a rule held that no rule covers any more.
-pub(crate) async fn resume_uncovered_feeds(
-    state: &AppState,
-    caller: &Caller,
-) -> Result<Vec<FeedId>, Problem> {
-    let list = block_list(state).await?;
-    let mut resumed = Vec::new();
-    for feed in state.store.feeds().await? {
-        let held = feed.state == FeedState::Paused
-            && feed.state_reason.as_deref().is_some_and(is_block_hold);
-        if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
-            continue;
-        }
-        let patch = FeedPatch::paused(
-            false,
-            "resumed: no do-not-crawl rule covers it any more",
-            Utc::now(),
-        );
-        if state.store.patch_feed(feed.id, &patch).await?.is_some() {
-            tracing::info!(feed_id = %feed.id, key_id = caller.key_id, "feed resumed: no rule covers it");
-            resumed.push(feed.id);
-        }
-    }
-    if !resumed.is_empty() {
-        state.wake_crawler();
-    }
-    Ok(resumed)
 }
 
 /// `POST /v1/feeds/{id}/removal` (WFM10): the feed is removed at once, every subscription
@@ -255,39 +216,15 @@ pub async fn remove_feed(
         body,
         r#"{"reason": "asked by its publisher", "block": true}"#,
     )?;
-    let Some(before) = state.store.feed(id).await? else {
+    let Some(removed) =
+        operator::remove_on_request(&*state.store, id, body.block, body.reason, Utc::now())
+            .await
+            .map_err(operator_problem)?
+    else {
         return Err(Problem::not_found(format!("no feed with id {id}")));
     };
-    state.store.remove_feed(id).await?;
-    let mut rules = Vec::new();
-    if body.block {
-        let reason = body
-            .reason
-            .clone()
-            .filter(|r| !r.trim().is_empty())
-            .or_else(|| Some(format!("feed {id} removed on request (WFM10)")));
-        let mut urls = vec![before.url.to_string()];
-        if before.original_url != before.url.as_str() {
-            urls.push(before.original_url.clone());
-        }
-        for url in urls {
-            let value = parse_rule(BlockKind::Url, &url)
-                .map_err(|e| Problem::internal(&format!("a stored feed URL is no rule: {e}")))?;
-            let added = state
-                .store
-                .add_block(&NewBlock {
-                    kind: BlockKind::Url.as_str().to_owned(),
-                    value,
-                    reason: reason.clone(),
-                    created_at: Utc::now(),
-                })
-                .await?;
-            rules.push(Rule::from(&added.block));
-        }
-    }
-    let Some(after) = state.store.feed(id).await? else {
-        return Err(Problem::internal(&"a removed feed vanished"));
-    };
+    let (before, after) = (removed.before, removed.after);
+    let rules: Vec<Rule> = removed.rules.iter().map(Rule::from).collect();
     tracing::info!(
         feed_id = %id,
         key_id = caller.key_id,

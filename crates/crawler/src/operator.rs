@@ -1,0 +1,214 @@
+//! What an operator does to the crawl, in one place for the CLI, the API and the UI:
+//! do-not-crawl rules (FF13) with the feeds they hold and free, and removal on a publisher's
+//! request (WFM10).
+//!
+//! A rule governs the next request decision of every process that shares the store (the
+//! rules' version, `blocks`). Beyond that, adding one holds at once every active feed it
+//! covers (paused with the rule as its reason, nothing sent), and removing one resumes the
+//! feeds no rule covers any more, so the feed list tells the truth before the next read.
+//! Each function takes the store alone: `serve --no-crawl` acts without a crawler.
+
+use crate::blocks::list_of;
+use chrono::{DateTime, Utc};
+use tidings_model::FeedId;
+use tidings_policy::{
+    BlockKind, BlockList, RuleError, block_hold_reason, is_block_hold, parse_rule,
+};
+use tidings_store::{
+    BlockAdded, FeedPatch, FeedRecord, FeedState, NewBlock, Store, StoreError, StoredBlock,
+};
+
+/// Why an operator action was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum OperatorError {
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A rule added (or found already there), and the feeds it now holds.
+#[derive(Debug)]
+pub struct RuleAdded {
+    pub added: BlockAdded,
+    /// Feeds that were active and are now held by a rule.
+    pub held: Vec<FeedRecord>,
+}
+
+/// A rule removed and the feeds it freed.
+#[derive(Debug)]
+pub struct RuleRemoved {
+    pub rule: StoredBlock,
+    pub resumed: Vec<FeedRecord>,
+}
+
+/// A feed removed on request, its state after, and the rules that keep it out.
+#[derive(Debug)]
+pub struct FeedRemoved {
+    pub before: FeedRecord,
+    pub after: FeedRecord,
+    pub rules: Vec<StoredBlock>,
+}
+
+/// The rules as stored now.
+pub async fn rules(store: &dyn Store) -> Result<BlockList, StoreError> {
+    Ok(list_of(store.blocks().await?))
+}
+
+/// Add the rule `kind` `value` (given as an operator writes it), then hold the feeds it
+/// covers.
+pub async fn add_rule(
+    store: &dyn Store,
+    kind: BlockKind,
+    value: &str,
+    reason: Option<String>,
+    now: DateTime<Utc>,
+) -> Result<RuleAdded, OperatorError> {
+    let value = parse_rule(kind, value)?;
+    let reason = reason.filter(|r| !r.trim().is_empty());
+    let added = store
+        .add_block(&NewBlock {
+            kind: kind.as_str().to_owned(),
+            value,
+            reason,
+            created_at: now,
+        })
+        .await?;
+    let held = hold_covered_feeds(store, now).await?;
+    Ok(RuleAdded { added, held })
+}
+
+/// Remove the rule `kind` `value` (as stored, or as an operator writes it), then resume the
+/// feeds no rule covers any more. `None` when there was no such rule.
+pub async fn remove_rule(
+    store: &dyn Store,
+    kind: BlockKind,
+    value: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<RuleRemoved>, OperatorError> {
+    // Stored in its normal form; a value that does not parse any more is tried as given.
+    let value = parse_rule(kind, value).unwrap_or_else(|_| value.trim().to_owned());
+    let rule = store
+        .blocks()
+        .await?
+        .into_iter()
+        .find(|r| r.kind == kind.as_str() && r.value == value);
+    remove_stored(store, rule, now).await
+}
+
+/// Remove the rule with `id`, then resume the feeds no rule covers any more. `None` when
+/// there was no such rule.
+pub async fn remove_rule_by_id(
+    store: &dyn Store,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<Option<RuleRemoved>, OperatorError> {
+    let rule = store.blocks().await?.into_iter().find(|r| r.id == id);
+    remove_stored(store, rule, now).await
+}
+
+async fn remove_stored(
+    store: &dyn Store,
+    rule: Option<StoredBlock>,
+    now: DateTime<Utc>,
+) -> Result<Option<RuleRemoved>, OperatorError> {
+    let Some(rule) = rule else {
+        return Ok(None);
+    };
+    if !store.remove_block(&rule.kind, &rule.value).await? {
+        return Ok(None);
+    }
+    let resumed = resume_uncovered_feeds(store, now).await?;
+    Ok(Some(RuleRemoved { rule, resumed }))
+}
+
+/// Hold every active feed a rule covers: paused with the rule as its reason, nothing sent.
+pub async fn hold_covered_feeds(
+    store: &dyn Store,
+    now: DateTime<Utc>,
+) -> Result<Vec<FeedRecord>, StoreError> {
+    let list = rules(store).await?;
+    let mut held = Vec::new();
+    if list.is_empty() {
+        return Ok(held);
+    }
+    for feed in store.feeds().await? {
+        if feed.state != FeedState::Active {
+            continue;
+        }
+        let Some(block) = list.check(feed.url.as_url(), Some(feed.id)) else {
+            continue;
+        };
+        let patch = FeedPatch::paused(true, block_hold_reason(&block.describe()), now);
+        if let Some(after) = store.patch_feed(feed.id, &patch).await? {
+            tracing::info!(feed_id = %feed.id, rule = block.id, "feed held by a do-not-crawl rule");
+            held.push(after);
+        }
+    }
+    Ok(held)
+}
+
+/// Resume the feeds a rule held that no rule covers any more; they are read when due.
+pub async fn resume_uncovered_feeds(
+    store: &dyn Store,
+    now: DateTime<Utc>,
+) -> Result<Vec<FeedRecord>, StoreError> {
+    let list = rules(store).await?;
+    let mut resumed = Vec::new();
+    for feed in store.feeds().await? {
+        let held = feed.state == FeedState::Paused
+            && feed.state_reason.as_deref().is_some_and(is_block_hold);
+        if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
+            continue;
+        }
+        let patch = FeedPatch::paused(
+            false,
+            "resumed: no do-not-crawl rule covers it any more",
+            now,
+        );
+        if let Some(after) = store.patch_feed(feed.id, &patch).await? {
+            tracing::info!(feed_id = %feed.id, "feed resumed: no do-not-crawl rule covers it");
+            resumed.push(after);
+        }
+    }
+    Ok(resumed)
+}
+
+/// Remove a feed on its publisher's request (WFM10): at once, every subscription ends, it is
+/// never read or subscribed to again; its entries and request log stay. With `block`, its URLs
+/// (the one read and the one first added, when it moved) also become `url` rules, with
+/// `reason` (or one naming the removal). `None` when there is no such feed.
+pub async fn remove_on_request(
+    store: &dyn Store,
+    id: FeedId,
+    block: bool,
+    reason: Option<String>,
+    now: DateTime<Utc>,
+) -> Result<Option<FeedRemoved>, OperatorError> {
+    let Some(before) = store.feed(id).await? else {
+        return Ok(None);
+    };
+    store.remove_feed(id).await?;
+    let mut rules = Vec::new();
+    if block {
+        let reason = reason
+            .filter(|r| !r.trim().is_empty())
+            .or_else(|| Some(format!("feed {id} removed on request (WFM10)")));
+        let mut urls = vec![before.url.to_string()];
+        if before.original_url != before.url.as_str() {
+            urls.push(before.original_url.clone());
+        }
+        for url in urls {
+            let added = add_rule(store, BlockKind::Url, &url, reason.clone(), now).await?;
+            rules.push(added.added.block);
+        }
+    }
+    let Some(after) = store.feed(id).await? else {
+        return Ok(None);
+    };
+    Ok(Some(FeedRemoved {
+        before,
+        after,
+        rules,
+    }))
+}
