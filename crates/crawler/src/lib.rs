@@ -145,35 +145,27 @@ impl Crawler {
         subscriber: &str,
     ) -> Result<tidings_store::Subscribed, CrawlError> {
         let allow_private = self.fetcher.config().allow_private_networks;
-        if let Err(refusal) = tidings_fetch::reachable::check(url.as_url(), allow_private) {
-            return Err(CrawlError::Unreachable {
-                url: url.to_string(),
-                reason: refusal.to_string(),
-            });
-        }
-        if let Some(reason) = self.blocked(url.as_url(), None).await? {
-            return Err(CrawlError::Blocked {
-                url: url.to_string(),
-                reason,
-            });
-        }
-        let known = self.store.feed_by_url(url).await?;
-        if let Some(feed) = known
-            && let Some(reason) = self.blocked(url.as_url(), Some(feed.id)).await?
-        {
-            return Err(CrawlError::Blocked {
-                url: url.to_string(),
-                reason,
-            });
-        }
         let now = self.config.clock.now();
-        let first = tidings_policy::first_fetch(now, &self.profile);
-        let new = tidings_store::NewFeed {
-            next_fetch_at: first.next_fetch_at,
-            next_fetch_reason: first.reason,
-            interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
-        };
-        let subscribed = self.store.subscribe(url, subscriber, now, &new).await?;
+        let subscribed = operator::subscribe(
+            &*self.store,
+            &self.profile,
+            url,
+            subscriber,
+            allow_private,
+            now,
+        )
+        .await
+        .map_err(|e| match e {
+            operator::SubscribeError::Store(e) => CrawlError::Store(e),
+            operator::SubscribeError::Refused(refusal) => {
+                let reason = refusal.to_string();
+                match refusal {
+                    operator::Refusal::Blocked { url, .. } => CrawlError::Blocked { url, reason },
+                    operator::Refusal::Unreachable { url, .. }
+                    | operator::Refusal::NoHost { url } => CrawlError::Unreachable { url, reason },
+                }
+            }
+        })?;
         // A crawl of this crawler reads the new feed now, not at its next look.
         self.live.wake();
         Ok(subscribed)

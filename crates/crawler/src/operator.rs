@@ -1,6 +1,6 @@
 //! What an operator does to the crawl, in one place for the CLI, the API and the UI:
-//! do-not-crawl rules (FF13) with the feeds they hold and free, and removal on a publisher's
-//! request (WFM10).
+//! subscriptions, do-not-crawl rules (FF13) with the feeds they hold and free, and removal on
+//! a publisher's request (WFM10).
 //!
 //! A rule governs the next request decision of every process that shares the store (the
 //! rules' version, `blocks`). Beyond that, adding one holds at once every active feed it
@@ -10,12 +10,14 @@
 
 use crate::blocks::list_of;
 use chrono::{DateTime, Utc};
-use tidings_model::FeedId;
+use tidings_model::{FeedId, FeedUrl};
+use tidings_policy::Profile;
 use tidings_policy::{
     BlockKind, BlockList, RuleError, block_hold_reason, is_block_hold, parse_rule,
 };
 use tidings_store::{
-    BlockAdded, FeedPatch, FeedRecord, FeedState, NewBlock, Store, StoreError, StoredBlock,
+    BlockAdded, FeedPatch, FeedRecord, FeedState, NewBlock, NewFeed, Store, StoreError,
+    StoredBlock, Subscribed,
 };
 
 /// Why an operator action was refused.
@@ -48,6 +50,93 @@ pub struct FeedRemoved {
     pub before: FeedRecord,
     pub after: FeedRecord,
     pub rules: Vec<StoredBlock>,
+}
+
+/// Why a subscription is refused before anything is stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The URL standard lets through host names such as `a*` that no resolver answers for.
+    #[error("the host of {url} is neither a host name nor an IP address")]
+    NoHost { url: String },
+    /// The address guard would refuse every read (an IP literal outside the public address
+    /// space, private networks not allowed).
+    #[error("{reason}")]
+    Unreachable { url: String, reason: String },
+    /// A do-not-crawl rule forbids the URL, or the feed it already names (FF13, WFM10).
+    #[error("{reason}")]
+    Blocked { url: String, reason: String },
+}
+
+/// Why a subscription did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum SubscribeError {
+    #[error(transparent)]
+    Refused(Refusal),
+    /// The store's error; `StoreError::FeedRemoved` for a feed removed on request (WFM10).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Subscribe `subscriber` to `url`: one feed per URL whoever subscribes (C2), a new one
+/// scheduled for its first read. Refused first when the host is no name or address, when the
+/// address guard would refuse every read (`allow_private`: private networks may be read), or
+/// when a rule forbids it; the store refuses a feed removed on request.
+pub async fn subscribe(
+    store: &dyn Store,
+    profile: &Profile,
+    url: &FeedUrl,
+    subscriber: &str,
+    allow_private: bool,
+    now: DateTime<Utc>,
+) -> Result<Subscribed, SubscribeError> {
+    let refused = |r| Err(SubscribeError::Refused(r));
+    if !resolvable_host(url) {
+        return refused(Refusal::NoHost {
+            url: url.to_string(),
+        });
+    }
+    // Only IP literals: names are resolved and guarded at each read, never here.
+    if let Err(refusal) = tidings_fetch::reachable::check(url.as_url(), allow_private) {
+        return refused(Refusal::Unreachable {
+            url: url.to_string(),
+            reason: refusal.to_string(),
+        });
+    }
+    if let Some(reason) = rule_covering(store, url).await? {
+        return refused(Refusal::Blocked {
+            url: url.to_string(),
+            reason,
+        });
+    }
+    let first = tidings_policy::first_fetch(now, profile);
+    let new = NewFeed {
+        next_fetch_at: first.next_fetch_at,
+        next_fetch_reason: first.reason,
+        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
+    };
+    Ok(store.subscribe(url, subscriber, now, &new).await?)
+}
+
+/// The rule that forbids `url` (or the feed stored at it), described, if one does.
+pub async fn rule_covering(store: &dyn Store, url: &FeedUrl) -> Result<Option<String>, StoreError> {
+    let list = rules(store).await?;
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let known: Option<FeedId> = store.feed_by_url(url).await?.map(|f| f.id);
+    Ok(list.check(url.as_url(), known).map(|b| b.describe()))
+}
+
+/// Whether the URL's host is one DNS could know: letters, digits, hyphens, underscores and
+/// dots (an IDN arrives as punycode), or an IP address.
+fn resolvable_host(url: &FeedUrl) -> bool {
+    match url.as_url().host_str() {
+        Some(host) if host.starts_with('[') => true,
+        Some(host) => host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')),
+        None => false,
+    }
 }
 
 /// The rules as stored now.

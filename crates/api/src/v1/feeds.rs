@@ -13,10 +13,9 @@ use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use tidings_model::{FeedId, FeedUrl};
-use tidings_store::{
-    FeedOverrides, FeedPatch, FeedRecord, FeedState, NewFeed, StoreError, Subscribed,
-};
+use tidings_crawler::operator::{self, Refusal, SubscribeError};
+use tidings_model::FeedUrl;
+use tidings_store::{FeedOverrides, FeedPatch, FeedRecord, FeedState, StoreError, Subscribed};
 
 /// Every feed, by id.
 #[utoipa::path(
@@ -160,42 +159,42 @@ pub(crate) async fn subscribe(
     caller: &Caller,
     url: &FeedUrl,
 ) -> Result<(Subscribed, FeedRecord), Problem> {
-    if !resolvable_host(url) {
-        return Err(Problem::invalid(
-            "url",
-            format!("not a feed URL: the host of {url} is neither a host name nor an IP address"),
-        ));
-    }
-    // Only IP literals: names are resolved and guarded at each read, never here.
-    if let Err(refusal) =
-        tidings_fetch::reachable::check(url.as_url(), state.allow_private_networks)
-    {
-        return Err(Problem::invalid(
-            "url",
-            format!("{url} cannot be read: {refusal}"),
-        ));
-    }
-    refuse_blocked(state, url).await?;
-    let now = chrono::Utc::now();
-    let first = tidings_policy::first_fetch(now, &state.profile);
-    let new = NewFeed {
-        next_fetch_at: first.next_fetch_at,
-        next_fetch_reason: first.reason,
-        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
-    };
-    let subscribed = match state
-        .store
-        .subscribe(url, &caller.subscriber(), now, &new)
-        .await
+    let subscribed = match operator::subscribe(
+        &*state.store,
+        &state.profile,
+        url,
+        &caller.subscriber(),
+        state.allow_private_networks,
+        chrono::Utc::now(),
+    )
+    .await
     {
         Ok(subscribed) => subscribed,
-        Err(StoreError::FeedRemoved(_)) => {
+        Err(SubscribeError::Refused(refusal @ Refusal::NoHost { .. })) => {
+            return Err(Problem::invalid(
+                "url",
+                format!("not a feed URL: {refusal}"),
+            ));
+        }
+        Err(SubscribeError::Refused(Refusal::Unreachable { url, reason })) => {
+            return Err(Problem::invalid(
+                "url",
+                format!("{url} cannot be read: {reason}"),
+            ));
+        }
+        Err(SubscribeError::Refused(Refusal::Blocked { url, reason })) => {
+            return Err(Problem::new(
+                ProblemKind::Refused,
+                format!("{url} may not be crawled: {reason}"),
+            ));
+        }
+        Err(SubscribeError::Store(StoreError::FeedRemoved(_))) => {
             return Err(Problem::new(
                 ProblemKind::Refused,
                 "this feed was removed on request and cannot be subscribed to again",
             ));
         }
-        Err(e) => return Err(e.into()),
+        Err(SubscribeError::Store(e)) => return Err(e.into()),
     };
     // A new feed is due at once: the crawler reads it now rather than at its next look.
     state.wake_crawler();
@@ -350,30 +349,12 @@ fn egress_address(state: &AppState, text: &str) -> Result<String, Problem> {
     Ok(ip.to_string())
 }
 
-/// Whether the URL's host is one DNS could know: letters, digits, hyphens, underscores and
-/// dots (an IDN arrives as punycode), or an IP address. The URL standard lets through names
-/// such as `a*` or `a!b`, which no resolver answers for.
-fn resolvable_host(url: &FeedUrl) -> bool {
-    match url.as_url().host_str() {
-        Some(host) if host.starts_with('[') => true,
-        Some(host) => host
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')),
-        None => false,
-    }
-}
-
 /// A 422 problem when a do-not-crawl rule forbids `url` (or the feed it already names).
 pub(crate) async fn refuse_blocked(state: &AppState, url: &FeedUrl) -> Result<(), Problem> {
-    let list = tidings_crawler::operator::rules(&*state.store).await?;
-    if list.is_empty() {
-        return Ok(());
-    }
-    let known: Option<FeedId> = state.store.feed_by_url(url).await?.map(|f| f.id);
-    match list.check(url.as_url(), known) {
-        Some(block) => Err(Problem::new(
+    match operator::rule_covering(&*state.store, url).await? {
+        Some(reason) => Err(Problem::new(
             ProblemKind::Refused,
-            format!("{url} may not be crawled: {}", block.describe()),
+            format!("{url} may not be crawled: {reason}"),
         )),
         None => Ok(()),
     }
