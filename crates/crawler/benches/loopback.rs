@@ -13,9 +13,7 @@
 //! The profile is the default one with a zero host gap; one request in flight per host stays.
 //! Setup subscribes every feed, then a warm-up round reads every robots.txt and every feed once
 //! (storing validators and the first entries). The measured phase then repeats rounds of
-//! `Crawler::refresh_due` until `--seconds` have passed (a round reads the most overdue feeds
-//! until those it finds were all read in it; with the profile's jitter that is about 1,000–1,100
-//! reads, not every feed):
+//! `Crawler::refresh_due` until `--seconds` have passed (a round reads every feed once):
 //!
 //! - `not-modified`: feeds never change and send an ETag and Last-Modified; every read is a
 //!   conditional request answered 304;
@@ -27,6 +25,15 @@
 //! CPU time is read per thread from `/proc/self/task`, so the crawler's share is reported
 //! apart from the load generator's, also per fetch. Request times are the fetcher's own
 //! (`duration_ms` of the request log: send to body read, whole milliseconds).
+//!
+//! `--gap SECS` sets the profile's gap between two requests to a host (0 by default), and
+//! `--first-pass-only` stops after the first pass, printed against its floor (the busiest
+//! host's feeds one after another, the gap between two, in waves of `--concurrency` hosts):
+//!
+//! ```text
+//! cargo bench -p tidings-crawler --bench loopback -- \
+//!     --hosts 20 --feeds 2000 --gap 1 --first-pass-only --scenario not-modified
+//! ```
 //!
 //! Without `--bench` (as `cargo test --benches` runs it) it does a small smoke run of both
 //! scenarios and fails if any read failed or an entry is missing.
@@ -70,6 +77,10 @@ struct Args {
     concurrency: usize,
     sim_threads: usize,
     crawl_threads: usize,
+    /// The profile's gap between two requests to a host, in seconds.
+    gap: f64,
+    /// Only the first pass (robots.txt and every feed once), measured against its floor.
+    first_pass_only: bool,
     smoke: bool,
 }
 
@@ -83,14 +94,20 @@ impl Args {
             scenarios: vec![Scenario::NotModified, Scenario::NewEntries],
             seconds: if smoke { 0.0 } else { 30.0 },
             entries: 20,
-            concurrency: 256,
+            concurrency: tidings_crawler::DEFAULT_HOST_CONCURRENCY,
             sim_threads: 2,
             crawl_threads: 2,
+            gap: 0.0,
+            first_pass_only: false,
             smoke,
         };
         let mut it = raw.into_iter();
         while let Some(flag) = it.next() {
             if flag == "--bench" {
+                continue;
+            }
+            if flag == "--first-pass-only" {
+                args.first_pass_only = true;
                 continue;
             }
             let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -102,6 +119,7 @@ impl Args {
                 "--concurrency" => args.concurrency = value()?.parse()?,
                 "--sim-threads" => args.sim_threads = value()?.parse()?,
                 "--crawl-threads" => args.crawl_threads = value()?.parse()?,
+                "--gap" => args.gap = value()?.parse()?,
                 "--scenario" => {
                     args.scenarios = match value()?.as_str() {
                         "not-modified" => vec![Scenario::NotModified],
@@ -208,7 +226,7 @@ async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> R
     config.allow_private_networks = true;
     config.resolve = resolve;
     let mut profile = Profile::embedded("default")?;
-    profile.pacing.host_gap = 0.0;
+    profile.pacing.host_gap = args.gap;
     let crawler = Crawler::new(
         store.clone(),
         Arc::new(Fetcher::new(config)?),
@@ -236,6 +254,30 @@ async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> R
     let warm = crawler.refresh_due(far, progress.clone()).await?;
     let warm_time = warm_start.elapsed();
     let warm_requests = web.recorder().len();
+    // The floor of the first pass: the busiest host's requests (robots.txt and its feeds) one
+    // after another with the gap between two, in waves of `concurrency` hosts.
+    let per_host = args.feeds.div_ceil(args.hosts);
+    let waves = args.hosts.div_ceil(args.concurrency.max(1));
+    let floor = args.gap * per_host as f64 * waves as f64;
+    println!(
+        "first pass: {} feeds and {} robots.txt of {} hosts in {:.2} s; floor {:.2} s \
+         ({per_host} feeds per host, gap {} s, {waves} wave(s) of {} hosts): {:.1} % above it",
+        warm.feeds,
+        args.hosts,
+        args.hosts,
+        warm_time.as_secs_f64(),
+        floor,
+        args.gap,
+        args.concurrency,
+        if floor > 0.0 {
+            (warm_time.as_secs_f64() / floor - 1.0) * 100.0
+        } else {
+            0.0
+        }
+    );
+    if args.first_pass_only {
+        return Ok(warm.failed == 0 && warm.feeds == args.feeds as u64);
+    }
     web.recorder().clear();
     let entries_before = store.count_entries(None).await?;
 

@@ -74,7 +74,7 @@ pub enum CrawlError {
 }
 
 /// How many hosts are worked at once, by default.
-pub const DEFAULT_HOST_CONCURRENCY: usize = 16;
+pub const DEFAULT_HOST_CONCURRENCY: usize = 512;
 
 /// Settings of the engine itself (the politeness numbers come from the profile).
 #[derive(Debug, Clone)]

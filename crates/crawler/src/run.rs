@@ -16,6 +16,71 @@ use tokio::task::JoinSet;
 
 /// How many due feeds are taken from the store at a time.
 const BATCH: u32 = 1000;
+/// The most due feeds held in the backlog: beyond it, no page is read until workers took
+/// some (a host with a million due feeds does not fill memory).
+const MAX_BACKLOG: usize = 20_000;
+
+/// Due feeds per host, waiting for their host's worker, hosts in the order they were met.
+#[derive(Default)]
+struct Backlog {
+    hosts: std::collections::VecDeque<String>,
+    feeds: HashMap<String, Vec<FeedRecord>>,
+    ids: HashSet<FeedId>,
+}
+
+impl Backlog {
+    fn push(&mut self, feed: FeedRecord) {
+        if !self.ids.insert(feed.id) {
+            return;
+        }
+        let host = crate::gate::host_of(feed.url.as_url());
+        let feeds = self.feeds.entry(host.clone()).or_default();
+        if feeds.is_empty() {
+            self.hosts.push_back(host);
+        }
+        feeds.push(feed);
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Whether a host of the backlog has no worker now.
+    fn runnable(&self, busy: &HashMap<String, Vec<FeedId>>) -> bool {
+        self.hosts.iter().any(|h| !busy.contains_key(h))
+    }
+
+    /// Hosts of the backlog whose worker is busy.
+    fn hosts_waiting(&self, busy: &HashMap<String, Vec<FeedId>>) -> usize {
+        self.hosts.iter().filter(|h| busy.contains_key(*h)).count()
+    }
+
+    /// The first host without a worker, and its feeds.
+    fn take_runnable(
+        &mut self,
+        busy: &HashMap<String, Vec<FeedId>>,
+    ) -> Option<(String, Vec<FeedRecord>)> {
+        let at = self.hosts.iter().position(|h| !busy.contains_key(h))?;
+        let host = self.hosts.remove(at)?;
+        let feeds = self.feeds.remove(&host).unwrap_or_default();
+        for feed in &feeds {
+            self.ids.remove(&feed.id);
+        }
+        Some((host, feeds))
+    }
+}
+
+/// What a run of [`Crawler::work`] reads.
+enum Work {
+    /// Due feeds until told to stop ([`Crawler::crawl`]).
+    Until(CrawlUntil),
+    /// Every feed due at `due_at`, once ([`Crawler::refresh_due`]).
+    Once { due_at: DateTime<Utc> },
+}
 
 /// The longest real time a crawl sleeps without looking at the store again, so feeds
 /// subscribed by another process while it sleeps are not left waiting for hours.
@@ -97,30 +162,14 @@ impl RunSummary {
 
 impl Crawler {
     /// Read every feed that is due at `now`, once. Feeds that become due while the run goes on
-    /// wait for the next run.
+    /// wait for the next run. Hosts are worked as [`Crawler::crawl`] works them: each host's
+    /// lane takes its next due feeds as soon as it is done with the last, whatever the others.
     pub async fn refresh_due(
         &self,
         now: DateTime<Utc>,
         progress: Arc<dyn Progress>,
     ) -> Result<RunSummary, CrawlError> {
-        let mut summary = RunSummary::default();
-        let mut seen: HashSet<FeedId> = HashSet::new();
-        loop {
-            let due: Vec<FeedRecord> = self
-                .store
-                .due_feeds(now, BATCH)
-                .await?
-                .into_iter()
-                .filter(|f| seen.insert(f.id))
-                .collect();
-            if due.is_empty() {
-                return Ok(summary);
-            }
-            progress.found(seen.len());
-            for report in self.refresh_feeds(due, progress.clone()).await? {
-                summary.add(&report);
-            }
-        }
+        self.work(Work::Once { due_at: now }, progress).await
     }
 
     /// Read these feeds now: one task per host, at most `host_concurrency` hosts at once, each
@@ -178,13 +227,49 @@ impl Crawler {
     /// the schedule lives in the store: a crawl started again reads nothing before its time.
     pub async fn crawl(
         &self,
-        mut until: CrawlUntil,
+        until: CrawlUntil,
         progress: Arc<dyn Progress>,
     ) -> Result<RunSummary, CrawlError> {
+        self.work(Work::Until(until), progress).await
+    }
+
+    /// The one loop behind [`Crawler::crawl`] and [`Crawler::refresh_due`].
+    ///
+    /// Due feeds are read a page at a time in order of lateness (`Store::due_feeds_after`,
+    /// each page an index range) into a backlog per host; every host with a backlog and no
+    /// worker gets one, at most `host_concurrency` at once; a worker reads its host's feeds one
+    /// after another and, when it ends, its host takes its next backlog at once. A page is read
+    /// only when a worker slot would otherwise idle, so a host with many feeds never keeps the
+    /// others from starting. A single pass reads each feed due at its time once; a crawl
+    /// starts its pass again once it reaches the end, after sleeping until the next is due.
+    async fn work(
+        &self,
+        work: Work,
+        progress: Arc<dyn Progress>,
+    ) -> Result<RunSummary, CrawlError> {
+        let (mut until, once) = match work {
+            Work::Until(until) => (until, None),
+            // Nobody stops a single pass; it ends when nothing due at its time is left.
+            Work::Once { due_at } => (
+                CrawlUntil {
+                    stop: watch::channel(false).1,
+                    deadline: None,
+                },
+                Some(due_at),
+            ),
+        };
         let mut summary = RunSummary::default();
         let mut found = 0usize;
-        // Host → feeds its worker holds; due feeds of a busy host wait for its worker to end.
-        let mut busy: HashMap<String, usize> = HashMap::new();
+        // Hosts with due feeds not yet given to a worker, in the order they were met.
+        let mut backlog = Backlog::default();
+        // Where the pass stands, and whether it reached the end of what is due.
+        let mut cursor: Option<(DateTime<Utc>, FeedId)> = None;
+        let mut at_end = false;
+        // Host → the feeds its worker holds, and all those feeds.
+        let mut busy: HashMap<String, Vec<FeedId>> = HashMap::new();
+        let mut in_work: HashSet<FeedId> = HashSet::new();
+        // A single pass reads each feed once, even one it made due again at its time.
+        let mut seen: HashSet<FeedId> = HashSet::new();
         // Feeds whose read could not be completed, left alone until then.
         let mut held: HashMap<FeedId, DateTime<Utc>> = HashMap::new();
         let mut workers: JoinSet<(String, Vec<FeedReport>)> = JoinSet::new();
@@ -199,48 +284,56 @@ impl Crawler {
             .and_then(chrono::TimeDelta::try_seconds)
             .unwrap_or(chrono::TimeDelta::MAX);
         let outcome = loop {
-            let now = self.now();
-            if until.reached(now) {
+            let now = once.unwrap_or_else(|| self.now());
+            if until.reached(self.now()) {
                 break Ok(());
             }
-            if blocks_read.elapsed() >= RELOAD_BLOCKS_EVERY {
+            if once.is_none() && blocks_read.elapsed() >= RELOAD_BLOCKS_EVERY {
                 if let Err(e) = self.reload_blocks().await {
                     break Err(e);
                 }
                 blocks_read = std::time::Instant::now();
             }
             held.retain(|_, at| *at > now);
-            let taken: usize = busy.values().sum();
-            let limit = BATCH.saturating_add(u32::try_from(taken).unwrap_or(u32::MAX));
-            let due = match self.store.due_feeds(now, limit).await {
-                Ok(due) => due,
-                Err(e) => break Err(e.into()),
-            };
-            // Free hosts with due work, most overdue first.
-            let mut order: Vec<String> = Vec::new();
-            let mut by_host: HashMap<String, Vec<FeedRecord>> = HashMap::new();
-            for feed in due {
-                let host = crate::gate::host_of(feed.url.as_url());
-                if busy.contains_key(&host) || held.contains_key(&feed.id) {
-                    continue;
-                }
-                let feeds = by_host.entry(host.clone()).or_default();
-                if feeds.is_empty() {
-                    order.push(host);
-                }
-                feeds.push(feed);
-            }
-            let mut waiting = 0;
-            for host in order {
-                let Some(feeds) = by_host.remove(&host) else {
-                    continue;
+            // Read pages while a worker slot would idle.
+            let mut failed = None;
+            while workers.len() < slots
+                && !backlog.runnable(&busy)
+                && !at_end
+                && backlog.len() < MAX_BACKLOG
+            {
+                let page = match self.store.due_feeds_after(now, cursor, BATCH).await {
+                    Ok(page) => page,
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
                 };
-                if workers.len() >= slots {
-                    waiting += 1;
-                    continue;
+                at_end = page.len() < BATCH as usize;
+                if let Some(last) = page.last() {
+                    cursor = Some((last.next_fetch_at, last.id));
                 }
+                for feed in page {
+                    let again = once.is_some() && seen.contains(&feed.id);
+                    if !again && !in_work.contains(&feed.id) && !held.contains_key(&feed.id) {
+                        backlog.push(feed);
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                break Err(e.into());
+            }
+            // Every free host with a backlog gets a worker, most overdue first.
+            while workers.len() < slots {
+                let Some((host, feeds)) = backlog.take_runnable(&busy) else {
+                    break;
+                };
                 found += feeds.len();
-                busy.insert(host.clone(), feeds.len());
+                in_work.extend(feeds.iter().map(|f| f.id));
+                if once.is_some() {
+                    seen.extend(feeds.iter().map(|f| f.id));
+                }
+                busy.insert(host.clone(), feeds.iter().map(|f| f.id).collect());
                 let worker = workers.spawn(self.clone().host_worker(
                     host.clone(),
                     feeds,
@@ -250,17 +343,26 @@ impl Crawler {
                 hosts_of.insert(worker.id(), host);
             }
             progress.found(found);
-            // Every feed due by `now` was taken, or waits for its busy host (whose worker's
-            // end wakes us), or is held; sleep until the next one falls due after that.
-            let next_due = match self.store.next_due_after(now).await {
-                Ok(next) => next,
-                Err(e) => break Err(e.into()),
+            if once.is_some() && workers.is_empty() && backlog.is_empty() && at_end {
+                // Nothing due at the pass's time is left unread.
+                break Ok(());
+            }
+            let next_due = if once.is_none() && at_end {
+                match self.store.next_due_after(now).await {
+                    Ok(next) => next,
+                    Err(e) => break Err(e.into()),
+                }
+            } else {
+                None
             };
             progress.state(&CrawlState {
                 hosts_busy: workers.len(),
-                hosts_waiting: waiting,
+                hosts_waiting: backlog.hosts_waiting(&busy),
                 next_due,
             });
+            // A crawl at the end of its pass sleeps until the next feed falls due (or a worker
+            // ends, or it is woken), then passes over what is due again.
+            let sleeping = once.is_none() && at_end;
             let mut wake = next_due;
             if let Some(at) = held.values().min() {
                 wake = Some(wake.map_or(*at, |w| w.min(*at)));
@@ -277,8 +379,12 @@ impl Crawler {
                         Ok((id, _)) => *id,
                         Err(e) => e.id(),
                     };
-                    if let Some(host) = hosts_of.remove(&id) {
-                        busy.remove(&host);
+                    if let Some(host) = hosts_of.remove(&id)
+                        && let Some(ids) = busy.remove(&host)
+                    {
+                        for id in ids {
+                            in_work.remove(&id);
+                        }
                     }
                     if let Ok((_, (_, reports))) = joined {
                         for report in reports {
@@ -293,8 +399,12 @@ impl Crawler {
                     // A dropped sender can no longer stop us; only the deadline can.
                     stop_open = changed.is_ok();
                 }
-                () = tokio::time::sleep(sleep) => {}
-                () = self.live.woken() => {}
+                () = tokio::time::sleep(sleep), if sleeping => {
+                    (cursor, at_end) = (None, false);
+                }
+                () = self.live.woken(), if once.is_none() => {
+                    (cursor, at_end) = (None, false);
+                }
             }
         };
         // Reads in flight finish; their workers start nothing new.

@@ -96,6 +96,16 @@ pub trait Store: Send + Sync {
     /// first, at most `limit`.
     async fn due_feeds(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<FeedRecord>>;
 
+    /// The due feeds of [`Store::due_feeds`] that come after `after` (a feed's
+    /// `(next_fetch_at, id)`; `None`: from the first) in that order: one page of a pass over
+    /// everything due, each page an index range, whatever is being read meanwhile.
+    async fn due_feeds_after(
+        &self,
+        now: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, FeedId)>,
+        limit: u32,
+    ) -> Result<Vec<FeedRecord>>;
+
     /// The earliest `next_fetch_at` among the feeds [`Store::due_feeds`] would return at some
     /// time (active, at least one subscriber); `None` when there are none.
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>>;

@@ -54,6 +54,7 @@ contract! {
     feeds::unsubscribe_keeps_the_feed_and_its_entries,
     feeds::due_feeds_are_active_subscribed_and_most_overdue_first,
     feeds::next_due_is_the_earliest_active_subscribed_feed,
+    feeds::due_feeds_after_pages_through_everything_due_once,
     feeds::redirect_moves_the_url_and_the_old_url_still_finds_the_feed,
     feeds::moving_onto_another_feeds_url_fails_whole,
     feeds::pending_move_round_trips,

@@ -49,6 +49,14 @@ impl Store for Broken {
     async fn due_feeds(&self, _: DateTime<Utc>, _: u32) -> tidings_store::Result<Vec<FeedRecord>> {
         fail()
     }
+    async fn due_feeds_after(
+        &self,
+        _: DateTime<Utc>,
+        _: Option<(DateTime<Utc>, FeedId)>,
+        _: u32,
+    ) -> tidings_store::Result<Vec<FeedRecord>> {
+        fail()
+    }
     async fn next_due(&self) -> tidings_store::Result<Option<DateTime<Utc>>> {
         fail()
     }

@@ -209,6 +209,32 @@ impl Store for PgStore {
         .collect()
     }
 
+    async fn due_feeds_after(
+        &self,
+        now: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, FeedId)>,
+        limit: u32,
+    ) -> Result<Vec<FeedRecord>> {
+        let Some(after) = after else {
+            return self.due_feeds(now, limit).await;
+        };
+        sqlx::query(select_feeds!(
+            "WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
+             AND (f.next_fetch_at, f.id) > ($3, $4) \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
+             ORDER BY f.next_fetch_at, f.id LIMIT $2"
+        ))
+        .bind(now)
+        .bind(i64::from(limit))
+        .bind(after.0)
+        .bind(after.1.0)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
+
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>> {
         let at: Option<DateTime<Utc>> = sqlx::query_scalar(
             "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \

@@ -269,6 +269,32 @@ impl Store for SqliteStore {
         .collect()
     }
 
+    async fn due_feeds_after(
+        &self,
+        now: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, FeedId)>,
+        limit: u32,
+    ) -> Result<Vec<FeedRecord>> {
+        let Some(after) = after else {
+            return self.due_feeds(now, limit).await;
+        };
+        sqlx::query(select_feeds!(
+            "WHERE f.state = 'active' AND f.next_fetch_at <= ?1 \
+             AND (f.next_fetch_at, f.id) > (?3, ?4) \
+             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
+             ORDER BY f.next_fetch_at, f.id LIMIT ?2"
+        ))
+        .bind(micros(now))
+        .bind(i64::from(limit))
+        .bind(micros(after.0))
+        .bind(after.1.0)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(rows::feed_from_row)
+        .collect()
+    }
+
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>> {
         let at: Option<i64> = sqlx::query_scalar(
             "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \
@@ -433,7 +459,9 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<HostClaim> {
-        // One statement: SQLite has one writer, so the claim is atomic.
+        // In the write turn, so claims queue here instead of sleeping in SQLite's busy handler
+        // (they come as often as requests do); one writer at a time makes the claim atomic.
+        let (_turn, mut tx) = self.write().await?;
         let claimed: Option<(i64, i64, Option<i64>)> = sqlx::query_as(
             "INSERT INTO host_leases (host, holder, token, expires_at, last_end) \
              VALUES (?1, ?2, 1, ?4, NULL) \
@@ -447,22 +475,27 @@ impl Store for SqliteStore {
         .bind(holder)
         .bind(codec::micros(now))
         .bind(codec::micros(until))
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?;
-        if let Some((token, expires_at, last_end)) = claimed {
-            return Ok(HostClaim::Held(HostLease {
+        let claim = match claimed {
+            Some((token, expires_at, last_end)) => HostClaim::Held(HostLease {
                 token,
                 expires_at: codec::from_micros(expires_at)?,
                 last_end: last_end.map(codec::from_micros).transpose()?,
-            }));
-        }
-        let until: i64 = sqlx::query_scalar("SELECT expires_at FROM host_leases WHERE host = ?1")
-            .bind(host)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(HostClaim::Busy {
-            until: codec::from_micros(until)?,
-        })
+            }),
+            None => {
+                let until: i64 =
+                    sqlx::query_scalar("SELECT expires_at FROM host_leases WHERE host = ?1")
+                        .bind(host)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                HostClaim::Busy {
+                    until: codec::from_micros(until)?,
+                }
+            }
+        };
+        tx.commit().await?;
+        Ok(claim)
     }
 
     async fn release_host(
@@ -473,6 +506,7 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         last_end: Option<DateTime<Utc>>,
     ) -> Result<bool> {
+        let (_turn, mut tx) = self.write().await?;
         let done = sqlx::query(
             "UPDATE host_leases SET holder = NULL, expires_at = ?4, \
                  last_end = MAX(COALESCE(last_end, ?5), COALESCE(?5, last_end)) \
@@ -483,8 +517,9 @@ impl Store for SqliteStore {
         .bind(token)
         .bind(codec::micros(now))
         .bind(last_end.map(codec::micros))
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() > 0)
     }
 

@@ -451,3 +451,39 @@ pub async fn wfm8_the_egress_refusal_record_is_stored_and_kept_when_not_given(
         record
     );
 }
+
+/// A pass over everything due, page after page: each due feed once, in order, whatever the
+/// page size, and a feed read meanwhile (now due later) is not met again.
+pub async fn due_feeds_after_pages_through_everything_due_once(store: Arc<dyn Store>) {
+    let now = t(1000);
+    let mut ids = Vec::new();
+    for (i, next) in [30, 10, 20, 20, 40].into_iter().enumerate() {
+        let id = feed(&store, &format!("https://h{i}.example/feed")).await;
+        let mut r = outcome(id, t(0), "ok", Some(200));
+        r.update.next_fetch_at = t(next);
+        store.apply_fetch(r).await.unwrap();
+        ids.push(id);
+    }
+    let order = vec![ids[1], ids[2], ids[3], ids[0], ids[4]];
+    let all = store.due_feeds(now, 10).await.unwrap();
+    assert_eq!(all.iter().map(|f| f.id).collect::<Vec<_>>(), order);
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.due_feeds_after(now, after, 2).await.unwrap();
+        if let Some(last) = page.last() {
+            after = Some((last.next_fetch_at, last.id));
+        }
+        seen.extend(page.iter().map(|f| f.id));
+        if page.len() < 2 {
+            break;
+        }
+        if seen.len() == 2 {
+            // The first feed of the pass is read: due later now.
+            let mut r = outcome(ids[1], t(1), "ok", Some(200));
+            r.update.next_fetch_at = now + Duration::seconds(60);
+            store.apply_fetch(r).await.unwrap();
+        }
+    }
+    assert_eq!(seen, order);
+}
