@@ -18,7 +18,7 @@ use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tidings_store::{HostClaim, Store};
+use tidings_store::{HostClaim, Release, Store};
 
 /// What a request's time-out is topped up by before its lease must still run.
 pub const MARGIN: Duration = Duration::from_secs(5);
@@ -40,6 +40,10 @@ struct Held {
     expires_at: DateTime<Utc>,
     /// Lanes of this process that keep the host between their requests.
     lanes: usize,
+    /// Since when no lane keeps it (`None`: in use).
+    idle_since: Option<std::time::Instant>,
+    /// The host's last end as the claim found it, not yet handed to a request.
+    unseen_end: Option<DateTime<Utc>>,
 }
 
 /// A claim that went through: when the host's last request ended, as its last holder gave it
@@ -81,11 +85,16 @@ impl Leases {
             .unwrap_or(chrono::Duration::MAX);
         loop {
             let now = Utc::now();
-            if self
-                .get(host)
-                .is_some_and(|h| h.expires_at > now.checked_add_signed(needed).unwrap_or(now))
             {
-                return Ok(None);
+                let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(h) = held.get_mut(host)
+                    && h.expires_at > now.checked_add_signed(needed).unwrap_or(now)
+                {
+                    h.idle_since = None;
+                    return Ok(h.unseen_end.take().map(|end| Claimed {
+                        last_end: Some(end),
+                    }));
+                }
             }
             let until = now
                 .checked_add_signed(chrono::Duration::from_std(self.ttl).unwrap_or_default())
@@ -100,6 +109,8 @@ impl Leases {
                             token: lease.token,
                             expires_at: lease.expires_at,
                             lanes,
+                            idle_since: None,
+                            unseen_end: None,
                         },
                     );
                     return Ok(Some(Claimed {
@@ -122,8 +133,81 @@ impl Leases {
                 token: 0,
                 expires_at: DateTime::<Utc>::MIN_UTC,
                 lanes: 0,
+                idle_since: None,
+                unseen_end: None,
             })
             .lanes += 1;
+    }
+
+    /// Claim, in one go, each of `hosts` this process does not hold for long enough yet (lanes
+    /// about to start). A host another process holds is left to its first request, which
+    /// waits for it ([`Leases::hold`]).
+    pub async fn claim_many(&self, store: &dyn Store, hosts: &[String]) -> Result<(), CrawlError> {
+        let now = Utc::now();
+        let fresh = now
+            .checked_add_signed(chrono::Duration::from_std(self.ttl / 2).unwrap_or_default())
+            .unwrap_or(now);
+        let wanted: Vec<String> = {
+            let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+            hosts
+                .iter()
+                .filter(|h| held.get(*h).is_none_or(|l| l.expires_at <= fresh))
+                .cloned()
+                .collect()
+        };
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let until = now
+            .checked_add_signed(chrono::Duration::from_std(self.ttl).unwrap_or_default())
+            .unwrap_or(now);
+        let claims = store.claim_hosts(&wanted, &self.holder, now, until).await?;
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        for (host, claim) in wanted.into_iter().zip(claims) {
+            if let HostClaim::Held(lease) = claim {
+                let entry = held.entry(host).or_insert(Held {
+                    token: 0,
+                    expires_at: DateTime::<Utc>::MIN_UTC,
+                    lanes: 0,
+                    idle_since: None,
+                    unseen_end: None,
+                });
+                entry.token = lease.token;
+                entry.expires_at = lease.expires_at;
+                entry.unseen_end = lease.last_end;
+            }
+        }
+        Ok(())
+    }
+
+    /// Give back, in one go, the leases of `hosts` no lane keeps, each with its last
+    /// request's end (real time).
+    pub async fn release_many(
+        &self,
+        store: &dyn Store,
+        hosts: &[(String, Option<DateTime<Utc>>)],
+    ) -> Result<(), CrawlError> {
+        let releases: Vec<Release> = {
+            let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+            hosts
+                .iter()
+                .filter_map(|(host, last_end)| match held.get(host).copied() {
+                    Some(h) if h.lanes == 0 => {
+                        held.remove(host);
+                        (h.token != 0).then(|| Release {
+                            host: host.clone(),
+                            token: h.token,
+                            last_end: *last_end,
+                        })
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        store
+            .release_hosts(&self.holder, &releases, Utc::now())
+            .await?;
+        Ok(())
     }
 
     /// A lane of `host` ends.
@@ -131,7 +215,23 @@ impl Leases {
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(h) = held.get_mut(host) {
             h.lanes = h.lanes.saturating_sub(1);
+            if h.lanes == 0 {
+                h.idle_since = Some(std::time::Instant::now());
+            }
         }
+    }
+
+    /// Hosts whose lease no lane has used for `for_at_least`.
+    pub fn idle(&self, for_at_least: Duration) -> Vec<String> {
+        let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        held.iter()
+            .filter(|(_, h)| {
+                h.lanes == 0
+                    && h.idle_since
+                        .is_some_and(|since| since.elapsed() >= for_at_least)
+            })
+            .map(|(host, _)| host.clone())
+            .collect()
     }
 
     /// Whether a lane keeps `host`.

@@ -223,10 +223,50 @@ impl Crawler {
     }
 
     /// The lane of `host` ends: the host is given back unless another request of this
-    /// process waits for it.
+    /// process waits for it. (Kept longer, it would starve another process that wants it.)
     pub(crate) async fn end_lane(&self, host: &str) {
         self.leases.unkeep(host);
         self.give_back(host).await;
+    }
+
+    /// Give back every host lease no lane has used for `for_at_least` (all of them, with
+    /// zero: at the end of a run).
+    pub async fn give_back_idle(&self, for_at_least: std::time::Duration) {
+        let hosts: Vec<(String, Option<chrono::DateTime<chrono::Utc>>)> = self
+            .leases
+            .idle(for_at_least)
+            .into_iter()
+            .filter(|host| self.gate.waiting(host) == 0)
+            .map(|host| {
+                let end = self.last_end(&host);
+                (host, end)
+            })
+            .collect();
+        if hosts.is_empty() {
+            return;
+        }
+        if let Err(e) = self.leases.release_many(&*self.store, &hosts).await {
+            tracing::warn!(error = %e, "host leases not given back; they expire");
+        }
+    }
+
+    /// Lanes of this process start on `hosts`: their leases are kept between the lanes'
+    /// requests and claimed together now (one store write for them all).
+    pub(crate) async fn start_lanes(&self, hosts: &[String]) {
+        for host in hosts {
+            self.leases.keep(host);
+        }
+        if let Err(e) = self.leases.claim_many(&*self.store, hosts).await {
+            // Each first request claims its own host, and waits for it.
+            tracing::warn!(error = %e, "host leases not claimed together");
+        }
+    }
+
+    /// When the last request to `host` ended, by this process's gate, in real time.
+    fn last_end(&self, host: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+        self.gate.state(host).and_then(|s| s.last_ended).map(|at| {
+            chrono::Utc::now() - chrono::Duration::from_std(at.elapsed()).unwrap_or_default()
+        })
     }
 
     /// Give `host`'s lease back with the end of its last request, unless a lane keeps it or
@@ -235,9 +275,7 @@ impl Crawler {
         if self.leases.kept(host) || self.gate.waiting(host) > 0 {
             return;
         }
-        let last_end = self.gate.state(host).and_then(|s| s.last_ended).map(|at| {
-            chrono::Utc::now() - chrono::Duration::from_std(at.elapsed()).unwrap_or_default()
-        });
+        let last_end = self.last_end(host);
         if let Err(e) = self.leases.release(&*self.store, host, last_end).await {
             tracing::warn!(host, error = %e, "host lease not given back; it expires");
         }

@@ -211,6 +211,7 @@ impl Crawler {
                 all.extend(reports);
             }
         }
+        self.give_back_idle(Duration::ZERO).await;
         Ok(all)
     }
 }
@@ -323,11 +324,21 @@ impl Crawler {
             if let Some(e) = failed {
                 break Err(e.into());
             }
-            // Every free host with a backlog gets a worker, most overdue first.
-            while workers.len() < slots {
+            // Every free host with a backlog gets a worker, most overdue first; their leases
+            // are claimed together.
+            let mut starting = Vec::new();
+            while workers.len() + starting.len() < slots {
                 let Some((host, feeds)) = backlog.take_runnable(&busy) else {
                     break;
                 };
+                busy.insert(host.clone(), Vec::new());
+                starting.push((host, feeds));
+            }
+            if !starting.is_empty() {
+                let hosts: Vec<String> = starting.iter().map(|(h, _)| h.clone()).collect();
+                self.start_lanes(&hosts).await;
+            }
+            for (host, feeds) in starting {
                 found += feeds.len();
                 in_work.extend(feeds.iter().map(|f| f.id));
                 if once.is_some() {
@@ -415,6 +426,7 @@ impl Crawler {
                 }
             }
         }
+        self.give_back_idle(Duration::ZERO).await;
         outcome.map(|()| summary)
     }
 
@@ -426,8 +438,8 @@ impl Crawler {
         until: CrawlUntil,
         progress: Arc<dyn Progress>,
     ) -> (String, Vec<FeedReport>) {
+        // The lane was started (its lease kept) by the loop that spawned this worker.
         let mut reports = Vec::with_capacity(feeds.len());
-        self.start_lane(&host);
         for feed in feeds {
             if until.reached(self.now()) {
                 break;

@@ -60,6 +60,10 @@ pub enum StoreError {
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// What the rest of tidings may ask of the database.
+/// How long a want of a host (a claim that found it busy) keeps others from claiming it
+/// after its holder gives it back: its claimer asks again well within it while it waits.
+pub const WANT_FRESH: std::time::Duration = std::time::Duration::from_secs(1);
+
 #[async_trait]
 pub trait Store: Send + Sync {
     /// Subscribe `subscriber` to the feed at `url`, creating the feed with the schedule `new`
@@ -140,22 +144,47 @@ pub trait Store: Send + Sync {
     /// The time before which no request may go to `host` (`scheme://host:port`), if any.
     async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>>;
 
-    /// Claim `host` (a gate key: the lower-cased host name) for `holder` until `until`, real
-    /// time (C3): a new claim when the host is free or its lease expired by `now`, or a renewal
-    /// of `holder`'s own. Every claim moves the host's fencing token. While another holder's
-    /// lease runs, the answer is [`HostClaim::Busy`] with its expiry. On PostgreSQL the row
-    /// is taken `FOR UPDATE SKIP LOCKED`: a claimer never waits behind another.
+    /// Claim each of `hosts` (gate keys: lower-cased host names) for `holder` until `until`,
+    /// real time (C3), in one statement: a new claim where the host is free or its lease
+    /// expired by `now`, or a renewal of `holder`'s own. Every claim moves the host's fencing
+    /// token. Where another holder's lease runs, the answer is [`HostClaim::Busy`] with its
+    /// expiry, and `holder` is recorded as wanting the host: for [`WANT_FRESH`] after, a host
+    /// given back goes to the first who wanted it, not back to its last holder. One answer per host, in order. On PostgreSQL the rows are taken
+    /// `FOR UPDATE SKIP LOCKED`: a claimer never waits behind another.
+    async fn claim_hosts(
+        &self,
+        hosts: &[String],
+        holder: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<HostClaim>>;
+
+    /// [`Store::claim_hosts`] of one host.
     async fn claim_host(
         &self,
         host: &str,
         holder: &str,
         now: DateTime<Utc>,
         until: DateTime<Utc>,
-    ) -> Result<HostClaim>;
+    ) -> Result<HostClaim> {
+        let mut claims = self
+            .claim_hosts(&[host.to_owned()], holder, now, until)
+            .await?;
+        claims.pop().ok_or(StoreError::WriterStopped)
+    }
 
-    /// Give `host` back: `holder`'s lease with `token` ends now, and its last request to the
-    /// host ended at `last_end` (real time; a later end already recorded is kept). False when
-    /// that lease is no longer the host's (it expired and another claimed it).
+    /// Give hosts back, in one statement: each of `holder`'s leases named by a [`Release`]
+    /// ends now, its last request to the host having ended at `last_end` (real time; a later
+    /// end already recorded is kept). A lease that is no longer the host's (it expired and
+    /// another claimed it) is not touched. Returns how many were given back.
+    async fn release_hosts(
+        &self,
+        holder: &str,
+        releases: &[Release],
+        now: DateTime<Utc>,
+    ) -> Result<u64>;
+
+    /// [`Store::release_hosts`] of one lease; false when it was no longer the host's.
     async fn release_host(
         &self,
         host: &str,
@@ -163,7 +192,14 @@ pub trait Store: Send + Sync {
         token: i64,
         now: DateTime<Utc>,
         last_end: Option<DateTime<Utc>>,
-    ) -> Result<bool>;
+    ) -> Result<bool> {
+        let release = Release {
+            host: host.to_owned(),
+            token,
+            last_end,
+        };
+        Ok(self.release_hosts(holder, &[release], now).await? > 0)
+    }
 
     /// The cached robots.txt of a host (`scheme://host:port`), if it was ever fetched.
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>>;

@@ -62,6 +62,11 @@ const SQLITE: &[Source] = &[
         "host leases",
         include_str!("../migrations/sqlite/0010_host_leases.sql"),
     ),
+    (
+        11,
+        "host lease wants",
+        include_str!("../migrations/sqlite/0011_host_lease_wants.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -114,6 +119,11 @@ const POSTGRES: &[Source] = &[
         10,
         "host leases",
         include_str!("../migrations/postgres/0010_host_leases.sql"),
+    ),
+    (
+        11,
+        "host lease wants",
+        include_str!("../migrations/postgres/0011_host_lease_wants.sql"),
     ),
 ];
 

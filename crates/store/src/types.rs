@@ -339,6 +339,16 @@ pub struct HostLease {
     pub last_end: Option<DateTime<Utc>>,
 }
 
+/// A host lease given back ([`Store::release_hosts`](crate::Store::release_hosts)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    pub host: String,
+    /// The fencing token of the claim given back.
+    pub token: i64,
+    /// When the holder's last request to the host ended (real time).
+    pub last_end: Option<DateTime<Utc>>,
+}
+
 /// The answer to a claim of a host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HostClaim {

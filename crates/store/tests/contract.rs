@@ -47,6 +47,8 @@ macro_rules! contract {
 contract! {
     leases::c3_a_host_has_one_holder_until_it_is_released_or_expires,
     leases::c3_racing_claimers_get_one_lease,
+    leases::c3_hosts_are_claimed_and_given_back_in_one_go,
+    leases::c3_a_host_given_back_goes_to_the_one_waiting,
     blocks::ff13_blocks_are_added_once_listed_and_removed,
     blocks::wfm10_a_removed_feed_is_never_due_and_cannot_come_back,
     blocks::ff13_the_rules_version_moves_with_every_change,

@@ -89,23 +89,21 @@ impl Store for Broken {
     async fn host_floor(&self, _: &str) -> tidings_store::Result<Option<DateTime<Utc>>> {
         fail()
     }
-    async fn claim_host(
+    async fn claim_hosts(
         &self,
-        _: &str,
+        _: &[String],
         _: &str,
         _: DateTime<Utc>,
         _: DateTime<Utc>,
-    ) -> tidings_store::Result<tidings_store::HostClaim> {
+    ) -> tidings_store::Result<Vec<tidings_store::HostClaim>> {
         fail()
     }
-    async fn release_host(
+    async fn release_hosts(
         &self,
         _: &str,
-        _: &str,
-        _: i64,
+        _: &[tidings_store::Release],
         _: DateTime<Utc>,
-        _: Option<DateTime<Utc>>,
-    ) -> tidings_store::Result<bool> {
+    ) -> tidings_store::Result<u64> {
         fail()
     }
     async fn robots(&self, _: &str) -> tidings_store::Result<Option<RobotsCache>> {

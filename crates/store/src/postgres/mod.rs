@@ -10,6 +10,7 @@ mod apply;
 mod keys;
 mod rows;
 
+use crate::Release;
 use crate::codec::{
     self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
     MAX_LOG_LIMIT, SearchFilter, select_feeds, without_nul, without_nul_opt,
@@ -24,6 +25,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, QueryBuilder};
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::time::Duration;
 use tidings_model::{FeedId, FeedUrl};
@@ -396,76 +398,114 @@ impl Store for PgStore {
         Ok(until.flatten())
     }
 
-    async fn claim_host(
+    async fn claim_hosts(
         &self,
-        host: &str,
+        hosts: &[String],
         holder: &str,
         now: DateTime<Utc>,
         until: DateTime<Utc>,
-    ) -> Result<HostClaim> {
+    ) -> Result<Vec<HostClaim>> {
         sqlx::query(
             "INSERT INTO host_leases (host, holder, token, expires_at) \
-             VALUES ($1, NULL, 0, '-infinity') ON CONFLICT (host) DO NOTHING",
+             SELECT h, NULL, 0, '-infinity' FROM unnest($1::text[]) AS h \
+             ON CONFLICT (host) DO NOTHING",
         )
-        .bind(host)
+        .bind(hosts)
         .execute(&self.pool)
         .await?;
-        // The row is taken only if no other claimer holds its lock (SKIP LOCKED) and the
-        // host is free, expired or already this holder's.
-        let claimed: Option<(i64, DateTime<Utc>, Option<DateTime<Utc>>)> = sqlx::query_as(
+        // Rows are taken only if no other claimer holds their lock (SKIP LOCKED) and the host
+        // is free, expired or already this holder's.
+        let claimed: Vec<(String, i64, DateTime<Utc>, Option<DateTime<Utc>>)> = sqlx::query_as(
             "WITH free AS ( \
                  SELECT host FROM host_leases \
-                 WHERE host = $1 AND (holder IS NULL OR holder = $2 OR expires_at <= $3) \
+                 WHERE host = ANY($1) AND (holder = $2 \
+                     OR ((holder IS NULL OR expires_at <= $3) \
+                         AND (wanted_by IS NULL OR wanted_by = $2 OR wanted_at <= $5))) \
                  FOR UPDATE SKIP LOCKED) \
-             UPDATE host_leases l SET holder = $2, token = l.token + 1, expires_at = $4 \
+             UPDATE host_leases l SET holder = $2, token = l.token + 1, expires_at = $4, \
+                 wanted_by = CASE WHEN l.wanted_by = $2 THEN NULL ELSE l.wanted_by END \
              FROM free WHERE l.host = free.host \
-             RETURNING l.token, l.expires_at, l.last_end",
+             RETURNING l.host, l.token, l.expires_at, l.last_end",
         )
-        .bind(host)
+        .bind(hosts)
         .bind(holder)
         .bind(now)
         .bind(until)
-        .fetch_optional(&self.pool)
+        .bind(now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default())
+        .fetch_all(&self.pool)
         .await?;
-        if let Some((token, expires_at, last_end)) = claimed {
-            return Ok(HostClaim::Held(HostLease {
-                token,
-                expires_at,
-                last_end,
-            }));
+        let held: HashMap<String, HostLease> = claimed
+            .into_iter()
+            .map(|(host, token, expires_at, last_end)| {
+                (
+                    host,
+                    HostLease {
+                        token,
+                        expires_at,
+                        last_end,
+                    },
+                )
+            })
+            .collect();
+        let mut claims = Vec::with_capacity(hosts.len());
+        for host in hosts {
+            claims.push(match held.get(host) {
+                Some(lease) => HostClaim::Held(*lease),
+                None => {
+                    // Busy: say so, first come first served, and learn until when.
+                    let stale =
+                        now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default();
+                    let until: DateTime<Utc> = sqlx::query_scalar(
+                        "UPDATE host_leases SET \
+                             wanted_by = CASE WHEN wanted_by IS NULL OR wanted_by = $2 \
+                                 OR wanted_at <= $4 THEN $2 ELSE wanted_by END, \
+                             wanted_at = CASE WHEN wanted_by IS NULL OR wanted_by = $2 \
+                                 OR wanted_at <= $4 THEN $3 ELSE wanted_at END \
+                         WHERE host = $1 RETURNING expires_at",
+                    )
+                    .bind(host)
+                    .bind(holder)
+                    .bind(now)
+                    .bind(stale)
+                    .fetch_one(&self.pool)
+                    .await?;
+                    // A row locked by another claimer this instant: busy until it settles.
+                    HostClaim::Busy {
+                        until: until.max(now),
+                    }
+                }
+            });
         }
-        let until: DateTime<Utc> =
-            sqlx::query_scalar("SELECT expires_at FROM host_leases WHERE host = $1")
-                .bind(host)
-                .fetch_one(&self.pool)
-                .await?;
-        // A row locked by another claimer this instant: busy until it settles.
-        Ok(HostClaim::Busy {
-            until: until.max(now),
-        })
+        Ok(claims)
     }
 
-    async fn release_host(
+    async fn release_hosts(
         &self,
-        host: &str,
         holder: &str,
-        token: i64,
+        releases: &[Release],
         now: DateTime<Utc>,
-        last_end: Option<DateTime<Utc>>,
-    ) -> Result<bool> {
+    ) -> Result<u64> {
+        if releases.is_empty() {
+            return Ok(0);
+        }
+        let hosts: Vec<&str> = releases.iter().map(|r| r.host.as_str()).collect();
+        let tokens: Vec<i64> = releases.iter().map(|r| r.token).collect();
+        let ends: Vec<Option<DateTime<Utc>>> = releases.iter().map(|r| r.last_end).collect();
         let done = sqlx::query(
-            "UPDATE host_leases SET holder = NULL, expires_at = $4, \
-                 last_end = GREATEST(last_end, $5) \
-             WHERE host = $1 AND holder = $2 AND token = $3",
+            "UPDATE host_leases l SET holder = NULL, expires_at = $4, \
+                 last_end = GREATEST(l.last_end, r.last_end) \
+             FROM (SELECT unnest($1::text[]) AS host, unnest($2::bigint[]) AS token, \
+                          unnest($3::timestamptz[]) AS last_end) r \
+             WHERE l.host = r.host AND l.holder = $5 AND l.token = r.token",
         )
-        .bind(host)
-        .bind(holder)
-        .bind(token)
+        .bind(&hosts)
+        .bind(&tokens)
+        .bind(&ends)
         .bind(now)
-        .bind(last_end)
+        .bind(holder)
         .execute(&self.pool)
         .await?;
-        Ok(done.rows_affected() > 0)
+        Ok(done.rows_affected())
     }
 
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {

@@ -17,6 +17,7 @@ mod group;
 mod keys;
 mod rows;
 
+use crate::Release;
 use crate::codec::{
     self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
     MAX_LOG_LIMIT, SearchFilter, micros, select_feeds,
@@ -33,6 +34,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use sqlx::{QueryBuilder, Sqlite, Transaction};
+use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -46,6 +48,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const CACHE_SIZE: &str = "-32768";
 /// WAL pages written before a checkpoint (SQLite's default is 1000, about 4 MiB).
 const WAL_AUTOCHECKPOINT: &str = "4000";
+/// Hosts claimed per statement (four parameters each, far under SQLite's limit).
+const LEASE_CHUNK: usize = 500;
 /// Connections in the pool: readers run concurrently under WAL, writers queue.
 const MAX_CONNECTIONS: u32 = 4;
 
@@ -452,75 +456,115 @@ impl Store for SqliteStore {
         until.flatten().map(codec::from_micros).transpose()
     }
 
-    async fn claim_host(
+    async fn claim_hosts(
         &self,
-        host: &str,
+        hosts: &[String],
         holder: &str,
         now: DateTime<Utc>,
         until: DateTime<Utc>,
-    ) -> Result<HostClaim> {
-        // In the write turn, so claims queue here instead of sleeping in SQLite's busy handler
-        // (they come as often as requests do); one writer at a time makes the claim atomic.
-        let (_turn, mut tx) = self.write().await?;
-        let claimed: Option<(i64, i64, Option<i64>)> = sqlx::query_as(
-            "INSERT INTO host_leases (host, holder, token, expires_at, last_end) \
-             VALUES (?1, ?2, 1, ?4, NULL) \
-             ON CONFLICT (host) DO UPDATE SET holder = excluded.holder, \
-                 token = host_leases.token + 1, expires_at = excluded.expires_at \
-             WHERE host_leases.holder IS NULL OR host_leases.holder = excluded.holder \
-                 OR host_leases.expires_at <= ?3 \
-             RETURNING token, expires_at, last_end",
-        )
-        .bind(host)
-        .bind(holder)
-        .bind(codec::micros(now))
-        .bind(codec::micros(until))
-        .fetch_optional(&mut *tx)
-        .await?;
-        let claim = match claimed {
-            Some((token, expires_at, last_end)) => HostClaim::Held(HostLease {
-                token,
-                expires_at: codec::from_micros(expires_at)?,
-                last_end: last_end.map(codec::from_micros).transpose()?,
-            }),
-            None => {
-                let until: i64 =
-                    sqlx::query_scalar("SELECT expires_at FROM host_leases WHERE host = ?1")
-                        .bind(host)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                HostClaim::Busy {
-                    until: codec::from_micros(until)?,
-                }
+    ) -> Result<Vec<HostClaim>> {
+        let mut held: HashMap<String, HostLease> = HashMap::new();
+        for chunk in hosts.chunks(LEASE_CHUNK) {
+            let rows = vec!["(?, ?, 1, ?, NULL)"; chunk.len()].join(", ");
+            let stale = now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default();
+            let sql = format!(
+                "INSERT INTO host_leases (host, holder, token, expires_at, last_end) \
+                 VALUES {rows} \
+                 ON CONFLICT (host) DO UPDATE SET holder = excluded.holder, \
+                     token = host_leases.token + 1, expires_at = excluded.expires_at, \
+                     wanted_by = CASE WHEN host_leases.wanted_by = excluded.holder \
+                         THEN NULL ELSE host_leases.wanted_by END \
+                 WHERE host_leases.holder = excluded.holder \
+                     OR ((host_leases.holder IS NULL OR host_leases.expires_at <= ?) \
+                         AND (host_leases.wanted_by IS NULL \
+                              OR host_leases.wanted_by = excluded.holder \
+                              OR host_leases.wanted_at <= ?)) \
+                 RETURNING host, token, expires_at, last_end"
+            );
+            let mut query =
+                sqlx::query_as::<_, (String, i64, i64, Option<i64>)>(sqlx::AssertSqlSafe(sql));
+            for host in chunk {
+                query = query.bind(host).bind(holder).bind(codec::micros(until));
             }
-        };
-        tx.commit().await?;
-        Ok(claim)
+            // In the write turn, so claims queue here instead of sleeping in SQLite's busy
+            // handler; one statement, atomic on its own.
+            let turn = self.writer.clone().lock_owned().await;
+            let claimed = query
+                .bind(codec::micros(now))
+                .bind(codec::micros(stale))
+                .fetch_all(&self.pool)
+                .await?;
+            drop(turn);
+            for (host, token, expires_at, last_end) in claimed {
+                let lease = HostLease {
+                    token,
+                    expires_at: codec::from_micros(expires_at)?,
+                    last_end: last_end.map(codec::from_micros).transpose()?,
+                };
+                held.insert(host, lease);
+            }
+        }
+        let mut claims = Vec::with_capacity(hosts.len());
+        for host in hosts {
+            claims.push(match held.get(host) {
+                Some(lease) => HostClaim::Held(*lease),
+                None => {
+                    // Busy: say so, first come first served, and learn until when.
+                    let stale =
+                        now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default();
+                    let turn = self.writer.clone().lock_owned().await;
+                    let until: i64 = sqlx::query_scalar(
+                        "UPDATE host_leases SET \
+                             wanted_by = CASE WHEN wanted_by IS NULL OR wanted_by = ?2 \
+                                 OR wanted_at <= ?4 THEN ?2 ELSE wanted_by END, \
+                             wanted_at = CASE WHEN wanted_by IS NULL OR wanted_by = ?2 \
+                                 OR wanted_at <= ?4 THEN ?3 ELSE wanted_at END \
+                         WHERE host = ?1 RETURNING expires_at",
+                    )
+                    .bind(host)
+                    .bind(holder)
+                    .bind(codec::micros(now))
+                    .bind(codec::micros(stale))
+                    .fetch_one(&self.pool)
+                    .await?;
+                    drop(turn);
+                    HostClaim::Busy {
+                        until: codec::from_micros(until)?.max(now),
+                    }
+                }
+            });
+        }
+        Ok(claims)
     }
 
-    async fn release_host(
+    async fn release_hosts(
         &self,
-        host: &str,
         holder: &str,
-        token: i64,
+        releases: &[Release],
         now: DateTime<Utc>,
-        last_end: Option<DateTime<Utc>>,
-    ) -> Result<bool> {
+    ) -> Result<u64> {
+        if releases.is_empty() {
+            return Ok(0);
+        }
         let (_turn, mut tx) = self.write().await?;
-        let done = sqlx::query(
-            "UPDATE host_leases SET holder = NULL, expires_at = ?4, \
-                 last_end = MAX(COALESCE(last_end, ?5), COALESCE(?5, last_end)) \
-             WHERE host = ?1 AND holder = ?2 AND token = ?3",
-        )
-        .bind(host)
-        .bind(holder)
-        .bind(token)
-        .bind(codec::micros(now))
-        .bind(last_end.map(codec::micros))
-        .execute(&mut *tx)
-        .await?;
+        let mut done = 0;
+        for r in releases {
+            done += sqlx::query(
+                "UPDATE host_leases SET holder = NULL, expires_at = ?4, \
+                     last_end = MAX(COALESCE(last_end, ?5), COALESCE(?5, last_end)) \
+                 WHERE host = ?1 AND holder = ?2 AND token = ?3",
+            )
+            .bind(&r.host)
+            .bind(holder)
+            .bind(r.token)
+            .bind(codec::micros(now))
+            .bind(r.last_end.map(codec::micros))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        }
         tx.commit().await?;
-        Ok(done.rows_affected() > 0)
+        Ok(done)
     }
 
     async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {

@@ -94,3 +94,81 @@ pub async fn c3_racing_claimers_get_one_lease(store: Arc<dyn Store>) {
     }
     assert_eq!(holders, 1);
 }
+
+/// Hosts claimed and given back together: one answer per host in order, another holder's
+/// host busy, and only the live leases given back.
+pub async fn c3_hosts_are_claimed_and_given_back_in_one_go(store: Arc<dyn Store>) {
+    held(
+        store
+            .claim_host("b.example", "other", t(0), t(60))
+            .await
+            .unwrap(),
+    );
+    let hosts: Vec<String> = ["a.example", "b.example", "c.example"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    let claims = store.claim_hosts(&hosts, "me", t(1), t(61)).await.unwrap();
+    assert_eq!(claims.len(), 3);
+    assert_eq!(claims[1], HostClaim::Busy { until: t(60) });
+    let (a, c) = (held(claims[0]), held(claims[2]));
+    let releases = vec![
+        tidings_store::Release {
+            host: "a.example".into(),
+            token: a.token,
+            last_end: Some(t(5)),
+        },
+        tidings_store::Release {
+            host: "c.example".into(),
+            token: c.token + 1,
+            last_end: Some(t(5)),
+        },
+    ];
+    assert_eq!(store.release_hosts("me", &releases, t(6)).await.unwrap(), 1);
+    let again = held(
+        store
+            .claim_host("a.example", "other", t(7), t(67))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(again.last_end, Some(t(5)));
+    assert!(matches!(
+        store
+            .claim_host("c.example", "other", t(7), t(67))
+            .await
+            .unwrap(),
+        HostClaim::Busy { .. }
+    ));
+}
+
+/// A host given back goes to the first who found it busy, not straight back to its last
+/// holder, while that want is fresh.
+pub async fn c3_a_host_given_back_goes_to_the_one_waiting(store: Arc<dyn Store>) {
+    let host = "shared.example";
+    let mine = held(store.claim_host(host, "serve", t(0), t(60)).await.unwrap());
+    assert!(matches!(
+        store.claim_host(host, "fetch", t(1), t(61)).await.unwrap(),
+        HostClaim::Busy { .. }
+    ));
+    assert!(
+        store
+            .release_host(host, "serve", mine.token, t(1), Some(t(1)))
+            .await
+            .unwrap()
+    );
+    // The last holder's next lane must let the waiting one go first...
+    assert!(matches!(
+        store.claim_host(host, "serve", t(1), t(61)).await.unwrap(),
+        HostClaim::Busy { .. }
+    ));
+    // ...which gets it.
+    let theirs = held(store.claim_host(host, "fetch", t(1), t(61)).await.unwrap());
+    assert!(
+        store
+            .release_host(host, "fetch", theirs.token, t(1), Some(t(1)))
+            .await
+            .unwrap()
+    );
+    // A want nobody renews goes stale.
+    held(store.claim_host(host, "serve", t(30), t(90)).await.unwrap());
+}
