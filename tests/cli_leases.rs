@@ -14,31 +14,17 @@ use tidings_sim::{
 };
 use tokio::io::AsyncBufReadExt;
 
-/// Reads every second, a 1-second gap between two requests to a host.
-const PROFILE: &str = r#"
-name = "leases"
-user_agent = "tidings-test/{version}"
-[schedule]
-default_interval = 1
-min_interval = 1
-max_interval = 60
-[backoff]
-first = 1
-max = 60
-[pacing]
-host_gap = 1
-[hints]
-adaptive = false
-jitter = 0.0
-"#;
-
 const HOSTS: usize = 3;
 const FEEDS_PER_HOST: usize = 4;
 
 async fn share_hosts_across_processes(db: &str) {
     let dir = tempfile::tempdir().unwrap();
     let profile = dir.path().join("leases.toml");
-    std::fs::write(&profile, PROFILE).unwrap();
+    // The tests' fast profile (reads every second) with a 1-second gap between two requests
+    // to a host.
+    let text = support::FAST_PROFILE.replace("host_gap = 0", "host_gap = 1");
+    assert_ne!(text, support::FAST_PROFILE);
+    std::fs::write(&profile, text).unwrap();
     // Each answer takes a while, so requests of two processes would overlap if nothing kept
     // them apart.
     let slow = |title: &str| {

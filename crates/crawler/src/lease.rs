@@ -16,7 +16,7 @@
 use crate::CrawlError;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 use tidings_store::{HostClaim, Release, Store};
 
@@ -40,8 +40,6 @@ struct Held {
     expires_at: DateTime<Utc>,
     /// Lanes of this process that keep the host between their requests.
     lanes: usize,
-    /// Since when no lane keeps it (`None`: in use).
-    idle_since: Option<std::time::Instant>,
     /// The host's last end as the claim found it, not yet handed to a request.
     unseen_end: Option<DateTime<Utc>>,
 }
@@ -64,14 +62,6 @@ impl Leases {
         }
     }
 
-    pub fn holder(&self) -> &str {
-        &self.holder
-    }
-
-    pub fn ttl(&self) -> Duration {
-        self.ttl
-    }
-
     /// Hold `host` for a request that may take up to `budget`: a lease held that outlives it
     /// plus the margin is kept; else the host is claimed (or the lease renewed), waiting while
     /// another process holds it. `None` when the lease was already held.
@@ -90,7 +80,6 @@ impl Leases {
                 if let Some(h) = held.get_mut(host)
                     && h.expires_at > now.checked_add_signed(needed).unwrap_or(now)
                 {
-                    h.idle_since = None;
                     return Ok(h.unseen_end.take().map(|end| Claimed {
                         last_end: Some(end),
                     }));
@@ -109,7 +98,6 @@ impl Leases {
                             token: lease.token,
                             expires_at: lease.expires_at,
                             lanes,
-                            idle_since: None,
                             unseen_end: None,
                         },
                     );
@@ -133,7 +121,6 @@ impl Leases {
                 token: 0,
                 expires_at: DateTime::<Utc>::MIN_UTC,
                 lanes: 0,
-                idle_since: None,
                 unseen_end: None,
             })
             .lanes += 1;
@@ -169,7 +156,6 @@ impl Leases {
                     token: 0,
                     expires_at: DateTime::<Utc>::MIN_UTC,
                     lanes: 0,
-                    idle_since: None,
                     unseen_end: None,
                 });
                 entry.token = lease.token;
@@ -215,21 +201,14 @@ impl Leases {
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(h) = held.get_mut(host) {
             h.lanes = h.lanes.saturating_sub(1);
-            if h.lanes == 0 {
-                h.idle_since = Some(std::time::Instant::now());
-            }
         }
     }
 
-    /// Hosts whose lease no lane has used for `for_at_least`.
-    pub fn idle(&self, for_at_least: Duration) -> Vec<String> {
+    /// Hosts whose lease this process holds and no lane keeps.
+    pub fn unkept(&self) -> Vec<String> {
         let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         held.iter()
-            .filter(|(_, h)| {
-                h.lanes == 0
-                    && h.idle_since
-                        .is_some_and(|since| since.elapsed() >= for_at_least)
-            })
+            .filter(|(_, h)| h.lanes == 0 && h.token != 0)
             .map(|(host, _)| host.clone())
             .collect()
     }
@@ -237,43 +216,6 @@ impl Leases {
     /// Whether a lane keeps `host`.
     pub fn kept(&self, host: &str) -> bool {
         self.get(host).is_some_and(|h| h.lanes > 0)
-    }
-
-    /// Give `host` back, its last request having ended at `last_end` (real time), unless a
-    /// lane keeps it. A lease that already expired and went to another is not touched.
-    pub async fn release(
-        &self,
-        store: &dyn Store,
-        host: &str,
-        last_end: Option<DateTime<Utc>>,
-    ) -> Result<(), CrawlError> {
-        let token = {
-            let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-            match held.get(host).copied() {
-                Some(h) if h.lanes > 0 => return Ok(()),
-                Some(h) => {
-                    held.remove(host);
-                    if h.token == 0 {
-                        return Ok(());
-                    }
-                    h.token
-                }
-                None => return Ok(()),
-            }
-        };
-        store
-            .release_host(host, &self.holder, token, Utc::now(), last_end)
-            .await?;
-        Ok(())
-    }
-
-    /// Every host this process holds a lease of (for a clean exit).
-    pub fn hosts(&self) -> Vec<String> {
-        let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        held.iter()
-            .filter(|(_, h)| h.token != 0)
-            .map(|(host, _)| host.clone())
-            .collect()
     }
 
     fn get(&self, host: &str) -> Option<Held> {
@@ -292,6 +234,3 @@ fn holder_id() -> String {
     };
     format!("pid{}-{random:016x}", std::process::id())
 }
-
-/// A shared handle.
-pub type SharedLeases = Arc<Leases>;

@@ -47,13 +47,13 @@ impl HostTurn {
     }
 }
 
-/// The longest one request may take: the fetcher's hard time-out, times the patience of the
-/// one second attempt after no answer (WFM5).
-fn longest_request(fetcher: &Fetcher, profile: &Profile) -> std::time::Duration {
+/// The longest a request with `patience` (1, or WFM5's for the one second attempt after no
+/// answer) may take: the fetcher's hard time-out that many times over.
+fn time_limit(fetcher: &Fetcher, patience: u32) -> std::time::Duration {
     fetcher
         .config()
         .total_timeout
-        .saturating_mul(profile.retry.no_answer_patience.max(1))
+        .saturating_mul(patience.max(1))
 }
 
 /// Errors that stop a crawl (a single feed's failure is a [`FeedReport`], not an error).
@@ -121,7 +121,8 @@ impl Crawler {
     ) -> Crawler {
         let gate = Arc::new(gate::HostGate::new());
         let live = live::Live::new(gate.clone(), config.clock);
-        let leases = Arc::new(lease::Leases::new(longest_request(&fetcher, &profile)));
+        let longest = time_limit(&fetcher, profile.retry.no_answer_patience);
+        let leases = Arc::new(lease::Leases::new(longest));
         Crawler {
             store,
             fetcher,
@@ -229,12 +230,16 @@ impl Crawler {
         self.give_back(host).await;
     }
 
-    /// Give back every host lease no lane has used for `for_at_least` (all of them, with
-    /// zero: at the end of a run).
-    pub async fn give_back_idle(&self, for_at_least: std::time::Duration) {
-        let hosts: Vec<(String, Option<chrono::DateTime<chrono::Utc>>)> = self
-            .leases
-            .idle(for_at_least)
+    /// Give back every host lease no lane keeps and no request of this process waits for
+    /// (at the end of a run: one whose lane ended while a request waited is left to it).
+    pub async fn give_back_unkept(&self) {
+        self.give_back_all(self.leases.unkept()).await;
+    }
+
+    /// Give `hosts`' leases back, each with the end of its last request, except those a
+    /// request of this process waits for. A store error leaves the leases to expire.
+    async fn give_back_all(&self, hosts: Vec<String>) {
+        let hosts: Vec<(String, Option<chrono::DateTime<chrono::Utc>>)> = hosts
             .into_iter()
             .filter(|host| self.gate.waiting(host) == 0)
             .map(|host| {
@@ -270,14 +275,10 @@ impl Crawler {
     }
 
     /// Give `host`'s lease back with the end of its last request, unless a lane keeps it or
-    /// a request waits for its turn. A store error leaves the lease to expire.
+    /// a request waits for its turn.
     async fn give_back(&self, host: &str) {
-        if self.leases.kept(host) || self.gate.waiting(host) > 0 {
-            return;
-        }
-        let last_end = self.last_end(host);
-        if let Err(e) = self.leases.release(&*self.store, host, last_end).await {
-            tracing::warn!(host, error = %e, "host lease not given back; it expires");
+        if !self.leases.kept(host) {
+            self.give_back_all(vec![host.to_owned()]).await;
         }
     }
 

@@ -99,11 +99,7 @@ impl Crawler {
                     Event::Quiet(quiet)
                 }
                 Need::Send { request, gap } => {
-                    let budget = self
-                        .fetcher
-                        .config()
-                        .total_timeout
-                        .saturating_mul(request.patience.max(1));
+                    let budget = crate::time_limit(&self.fetcher, request.patience);
                     let fetch = FetchRequest {
                         validators: request.validators.clone(),
                         follow_redirects: false,
@@ -113,12 +109,7 @@ impl Crawler {
                             RequestKind::Robots => None,
                         },
                         user_agent: request.user_agent.clone(),
-                        timeout: (request.patience > 1).then(|| {
-                            self.fetcher
-                                .config()
-                                .total_timeout
-                                .saturating_mul(request.patience)
-                        }),
+                        timeout: (request.patience > 1).then_some(budget),
                         ..FetchRequest::new(request.target.clone())
                     };
                     let turn = self.host_turn(&request.target, gap, budget).await?;
@@ -225,7 +216,8 @@ impl Crawler {
         out: ReadOutcome<Url>,
     ) -> Result<FeedReport, CrawlError> {
         let now = self.now();
-        match out.ending {
+        let ending = out.ending();
+        match ending {
             Ending::Held => tracing::info!(
                 feed_id = feed.id.0, url = %feed.url, reason = %out.decision.reason,
                 "feed blocked: paused"
@@ -303,13 +295,13 @@ impl Crawler {
             feed_id: feed.id,
             url: feed.url.to_string(),
             outcome: out.label.to_string(),
-            status: match out.ending {
+            status: match ending {
                 Ending::SetAside => None,
                 _ => status,
             },
             new_entries: applied.new_entries,
             updated_entries: applied.updated_entries,
-            error: match out.ending {
+            error: match ending {
                 Ending::SetAside => None,
                 _ => error,
             },

@@ -211,7 +211,7 @@ impl Crawler {
                 all.extend(reports);
             }
         }
-        self.give_back_idle(Duration::ZERO).await;
+        self.give_back_unkept().await;
         Ok(all)
     }
 }
@@ -426,7 +426,7 @@ impl Crawler {
                 }
             }
         }
-        self.give_back_idle(Duration::ZERO).await;
+        self.give_back_unkept().await;
         outcome.map(|()| summary)
     }
 

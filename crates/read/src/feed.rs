@@ -2,7 +2,7 @@
 
 use crate::outcome::failure_text;
 use crate::{
-    Allowed, Answer, Body, Ending, Event, Locator, Need, NotSent, Purpose, ReadOutcome, Request,
+    Allowed, Answer, Body, Event, Locator, Need, NotSent, Purpose, ReadOutcome, Request,
     RequestKind, RobotsCopy, RobotsWhy, Sent, Verdict,
 };
 use chrono::{DateTime, Utc};
@@ -250,7 +250,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             Some(reason) => {
                 let decision = hold_blocked(&self.feed.schedule, now, &reason);
                 self.not_sent = Some(NotSent::Held);
-                self.end_unsent(Ending::Held, FetchOutcome::Blocked { reason }, decision)
+                self.end_unsent(FetchOutcome::Blocked { reason }, decision)
             }
             None => Pending::Floor,
         }
@@ -692,7 +692,6 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         };
         let move_to = moved.move_to;
         self.outcome = Some(Box::new(ReadOutcome {
-            ending: Ending::Read,
             not_sent: self.not_sent,
             outcome,
             final_target: self.target.clone(),
@@ -771,15 +770,9 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         self.on_judged(Verdict::none(Some(text)), now)
     }
 
-    /// End without a request for the feed: held under a rule.
-    fn end_unsent(
-        &mut self,
-        ending: Ending,
-        outcome: FetchOutcome,
-        decision: Decision,
-    ) -> Pending<L> {
+    /// End without a request for the feed (held under a rule, or set aside).
+    fn end_unsent(&mut self, outcome: FetchOutcome, decision: Decision) -> Pending<L> {
         self.outcome = Some(Box::new(ReadOutcome {
-            ending,
             not_sent: self.not_sent,
             label: outcome.label(),
             verdict: Verdict::none(failure_text(&outcome)),
@@ -802,7 +795,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         let outcome = FetchOutcome::Blocked {
             reason: decision.reason.clone(),
         };
-        self.end_unsent(Ending::SetAside, outcome, decision);
+        self.end_unsent(outcome, decision);
         if let Some(outcome) = self.outcome.as_mut() {
             outcome.label = "postponed";
             outcome.verdict = Verdict::none(None);

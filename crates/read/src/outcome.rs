@@ -118,8 +118,8 @@ pub enum NotSent {
 /// Everything one read decided, for the store to apply as it is.
 #[derive(Debug)]
 pub struct ReadOutcome<L: Locator> {
-    pub ending: Ending,
-    /// Why the feed's request (or its last hop's) was not sent; `None` when it was.
+    /// Why the feed's request (or its last hop's) was not sent; `None` when it was. How the
+    /// read ended follows from it ([`ReadOutcome::ending`]).
     pub not_sent: Option<NotSent>,
     /// The final answer; `Blocked` with the reason when the feed's request was not sent.
     pub outcome: FetchOutcome,
@@ -143,6 +143,18 @@ pub struct ReadOutcome<L: Locator> {
     pub move_to: Option<String>,
     /// C6: a Retry-After the answer set for every request to its host.
     pub host_floor: Option<(L::Host, DateTime<Utc>)>,
+}
+
+impl<L: Locator> ReadOutcome<L> {
+    /// How the read ended: held when a rule covers the feed, set aside when its host asked
+    /// everyone to wait or its crawl-delay pauses the work, read otherwise.
+    pub fn ending(&self) -> Ending {
+        match self.not_sent {
+            Some(NotSent::Held) => Ending::Held,
+            Some(NotSent::HostFloor | NotSent::CrawlDelay) => Ending::SetAside,
+            _ => Ending::Read,
+        }
+    }
 }
 
 /// The error shown for an answer that brought no usable body.

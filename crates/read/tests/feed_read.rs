@@ -220,7 +220,7 @@ fn c3_c4_ff11_a_first_read_asks_robots_txt_then_the_feed_in_the_hosts_turn() {
             "judge 6 bytes",
         ]
     );
-    assert_eq!(out.ending, Ending::Read);
+    assert_eq!(out.ending(), Ending::Read);
     assert_eq!(out.label, "ok");
     assert_eq!(world.saved[0].1.status, Some(404));
     assert_eq!(
@@ -287,7 +287,7 @@ fn ff13_wfm10_a_feed_under_a_rule_sends_nothing_and_is_held() {
         &p,
     ));
     assert_eq!(world.trace, ["rules https://a.example/f"]);
-    assert_eq!(out.ending, Ending::Held);
+    assert_eq!(out.ending(), Ending::Held);
     assert_eq!(out.label, "blocked");
     assert_eq!(out.decision.lifecycle, Lifecycle::Paused);
     assert!(out.sent.is_empty());
@@ -305,7 +305,7 @@ fn c6_a_host_floor_in_the_future_sets_the_read_aside_without_a_request() {
         Purpose::Scheduled,
         &p,
     ));
-    assert_eq!(out.ending, Ending::SetAside);
+    assert_eq!(out.ending(), Ending::SetAside);
     assert_eq!(out.label, "postponed");
     assert_eq!(out.decision.next_fetch_at, t0() + Span::hours(2));
     assert!(world.trace.iter().all(|l| !l.starts_with("send")));
@@ -416,7 +416,7 @@ fn wfm9_a_disallowed_feed_is_not_requested() {
         &p,
     ));
     assert!(world.trace.iter().all(|l| !l.starts_with("send")));
-    assert_eq!(out.ending, Ending::Read);
+    assert_eq!(out.ending(), Ending::Read);
     assert!(matches!(out.outcome, FetchOutcome::Blocked { .. }));
     assert_eq!(out.label, "blocked");
     assert!(out.sent.is_empty());
@@ -471,7 +471,7 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
         Purpose::Scheduled,
         &p,
     ));
-    assert_eq!(out.ending, Ending::SetAside);
+    assert_eq!(out.ending(), Ending::SetAside);
     assert_eq!(out.decision.next_fetch_at, t0() + Span::seconds(100));
     assert!(out.decision.reason.starts_with("FF11 crawl-delay 120s"));
     // Quiet long enough: the request goes, spaced by the capped gap.
@@ -505,7 +505,7 @@ fn ff11_a_crawl_delay_over_an_hour_is_waited_in_full_never_shortened() {
         Purpose::Scheduled,
         &p,
     ));
-    assert_eq!(out.ending, Ending::SetAside);
+    assert_eq!(out.ending(), Ending::SetAside);
     assert_eq!(out.decision.next_fetch_at, t0() + Span::seconds(6600));
 }
 

@@ -388,7 +388,7 @@ impl<'w> Shard<'w> {
         if let Some((_, until)) = out.host_floor {
             self.hosts[h].floor = self.web.ms(until);
         }
-        if out.ending == Ending::Read {
+        if out.ending() == Ending::Read {
             self.feeds[fi].first_add = false;
         }
         let sent_back = match &out.outcome {

@@ -170,7 +170,9 @@ pub trait Store: Send + Sync {
         let mut claims = self
             .claim_hosts(&[host.to_owned()], holder, now, until)
             .await?;
-        claims.pop().ok_or(StoreError::WriterStopped)
+        claims
+            .pop()
+            .ok_or_else(|| StoreError::Corrupt(format!("no claim answered for host {host}")))
     }
 
     /// Give hosts back, in one statement: each of `holder`'s leases named by a [`Release`]
