@@ -143,6 +143,8 @@ fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> F
                 site_link: Some(format!("https://site{}.example/", f % 997)),
                 expires: None,
             }),
+            last_failure: None,
+            failure_totals: Default::default(),
             egress_refusals: None,
         },
         entries,

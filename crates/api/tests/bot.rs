@@ -5,7 +5,7 @@ use std::sync::Arc;
 use tidings_api::bot::{Lang, render};
 use tidings_api::{AppState, router};
 use tidings_policy::Profile;
-use tidings_policy::profile::{EMBEDDED, LongCrawlDelay, OnRobotsFailure};
+use tidings_policy::profile::{EMBEDDED, LongCrawlDelay, OnRobotsFailure, PauseCount};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const VERSION: &str = "9.8.7";
@@ -105,7 +105,9 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                  times the feed’s interval.",
                 "<strong>404 (not found) or 403 (forbidden)</strong>: after each \
                  failure, the next read waits the feed’s interval.",
-                "After 4 failures in a row the feed is paused until a person resumes it.",
+                "After 4 failures of one kind in total (each kind counted apart, a success in \
+                 between does not start the count again) the feed is paused until a person \
+                 resumes it.",
                 "After 2 failures in a row the feed is paused",
                 "at the first successful read there",
                 "PlainFeeder v9.8.7 (+http://plainfeeder.com/about ; Subscriber Count: {subscribers})",
@@ -214,6 +216,13 @@ fn changing_a_profile_value_changes_the_page() {
             change: |p| p.ladders[2].pause_after = 3,
             before: "After 2 failures in a row",
             after: "After 3 failures in a row",
+        },
+        Change {
+            name: "ladder pause_counts",
+            base: "plainfeeder",
+            change: |p| p.ladders[2].pause_counts = PauseCount::Total,
+            before: "After 2 failures in a row",
+            after: "After 2 failures of one kind in total",
         },
         Change {
             name: "robots.token",

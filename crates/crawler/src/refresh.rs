@@ -10,7 +10,7 @@ use tidings_feed::{ParseError, ParseOptions};
 use tidings_fetch::FetchRequest;
 use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
 use tidings_policy::profile::EntryLimits;
-use tidings_policy::{BodyVerdict, FailureKind, FeedHints, FeedSchedule, Lifecycle, volume};
+use tidings_policy::{BodyVerdict, FeedHints, FeedSchedule, Lifecycle, volume};
 use tidings_read::{
     Answer, Body, Ending, Event, FeedRead, FeedState as ReadFeed, Need, ReadOutcome, RequestKind,
     RobotsCopy, Sent, Verdict,
@@ -281,6 +281,8 @@ impl Crawler {
                 last_status: status.map(i32::from),
                 last_outcome: out.label.to_string(),
                 last_error: error.clone(),
+                last_failure: out.decision.failure,
+                failure_totals: out.decision.failure_totals,
                 meta,
                 egress_refusals: out.egress_refusals,
             },
@@ -317,9 +319,8 @@ fn schedule_state(feed: &FeedRecord) -> FeedSchedule {
         interval_secs: u64::try_from(feed.interval_secs).unwrap_or(0),
         consecutive_failures: u32::try_from(feed.consecutive_failures).unwrap_or(0),
         validators: feed.validators.clone(),
-        last_failure: feed.last_outcome.as_deref().and_then(|label| {
-            FailureKind::from_stored(label, feed.last_status.and_then(|s| u16::try_from(s).ok()))
-        }),
+        last_failure: feed.last_failure,
+        failure_totals: feed.failure_totals,
         seed: u64::try_from(feed.id.0).unwrap_or(0),
         fixed_interval_secs: feed.overrides.interval_secs,
     }

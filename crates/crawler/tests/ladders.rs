@@ -7,7 +7,7 @@ mod support;
 use support::{Answer, FEED, Script, as_profile, crawler_with, serve};
 use tidings_crawler::Crawler;
 use tidings_crawler::Purpose;
-use tidings_model::FeedUrl;
+use tidings_model::{FailureKind, FeedUrl};
 use tidings_store::FeedRecord;
 use tidings_store::FeedState;
 
@@ -73,7 +73,7 @@ async fn pf5_four_404s_pause_the_feed_and_it_is_not_read_again() {
     assert_eq!(paused.state, FeedState::Paused);
     assert_eq!(
         paused.state_reason.as_deref(),
-        Some("PF5: paused after 4 404 answers in a row")
+        Some("PF5: paused after 4 404 answers in total")
     );
     let far = chrono::Utc::now() + chrono::Duration::days(365);
     assert!(
@@ -81,6 +81,64 @@ async fn pf5_four_404s_pause_the_feed_and_it_is_not_read_again() {
         "a paused feed is never due"
     );
     assert_eq!(script.count("/gone.xml"), 4);
+}
+
+/// PF5: "paused after 4 total 404 responses": a success between the 404s does not start the
+/// count again; the store keeps the totals, and an operator's resume clears them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pf5_404s_count_in_total_across_a_success_until_a_resume() {
+    let script = Script::default();
+    for answer in [
+        Answer::status(404),
+        Answer::status(404),
+        Answer::ok(FEED),
+        Answer::status(404),
+        Answer::status(404),
+        Answer::status(404),
+    ] {
+        script.push("/flaky.xml", answer);
+    }
+    let port = publisher(&script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("plainfeeder")).await;
+    let feed = subscribe(&crawler, &format!("http://127.0.0.1:{port}/flaky.xml")).await;
+    let reads = read_times(&crawler, &feed, 5).await;
+    let outcomes: Vec<&str> = reads.iter().map(|(outcome, _)| outcome.as_str()).collect();
+    assert_eq!(
+        outcomes,
+        ["not_found", "not_found", "ok", "not_found", "not_found"]
+    );
+    // The fourth 404 is the first after the success: its wait is the ladder's first step.
+    assert_eq!(reads[3].1, "PF5 404 #1: 6h");
+    let paused = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(paused.state, FeedState::Paused);
+    assert_eq!(
+        paused.state_reason.as_deref(),
+        Some("PF5: paused after 4 404 answers in total")
+    );
+    assert_eq!(paused.failure_totals.of(FailureKind::NotFound), 4);
+    assert_eq!(paused.last_failure, Some(FailureKind::NotFound));
+
+    assert!(
+        store
+            .resume_feed(feed.id, chrono::Utc::now(), "resumed by a test")
+            .await
+            .unwrap()
+    );
+    let resumed = store.feed(feed.id).await.unwrap().unwrap();
+    assert!(
+        resumed.failure_totals.is_empty(),
+        "{:?}",
+        resumed.failure_totals
+    );
+    assert_eq!(resumed.last_failure, None);
+    // A 404 after the resume is the first of a new count: the feed stays active.
+    let report = crawler.refresh(&resumed, Purpose::Scheduled).await.unwrap();
+    assert_eq!(report.outcome, "not_found");
+    let after = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(after.state, FeedState::Active, "{:?}", after.state_reason);
+    assert_eq!(after.failure_totals.of(FailureKind::NotFound), 1);
+    assert_eq!(script.count("/flaky.xml"), 6);
 }
 
 /// PF7: a 401 asks for credentials; it is "any other 4xx", paused after two, not a refusal on

@@ -6,10 +6,12 @@
 //!
 //! This crate does no I/O, is not async and never reads the clock: times are always passed in.
 
+pub mod failure;
 pub mod feed;
 pub mod fetch;
 pub mod ids;
 
+pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
     Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, ParsedFeed, Source,
     Thumbnail, Warning, WarningKind,

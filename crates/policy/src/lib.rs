@@ -21,8 +21,11 @@ pub mod schedule;
 pub mod volume;
 
 pub use blocklist::{Block, BlockKind, BlockList, RuleError, parse_rule};
-pub use profile::{FailureKind, Profile, ProfileError, SigningSettings, signature_agent_origin};
+pub use profile::{
+    FailureKind, PauseCount, Profile, ProfileError, SigningSettings, signature_agent_origin,
+};
 pub use schedule::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, block_hold_reason,
-    decide, first_fetch, hold_blocked, host_floor, is_block_hold, postpone, set_aside,
+    decide, failure_kind, first_fetch, hold_blocked, host_floor, is_block_hold, postpone,
+    set_aside,
 };

@@ -5,6 +5,7 @@
 //! file names only what it changes.
 
 use serde::Deserialize;
+pub use tidings_model::FailureKind;
 
 /// The embedded `default` profile.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
@@ -219,48 +220,6 @@ impl EntryLimits {
     }
 }
 
-/// The kinds of failed reads a [`Ladder`] can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureKind {
-    /// 403.
-    Forbidden,
-    /// 429.
-    TooManyRequests,
-    /// A bot challenge page: 403/429/503 marked `cf-mitigated: challenge`, or HTML where a
-    /// feed was expected right after a refusal.
-    Challenge,
-    /// 404.
-    NotFound,
-    /// Any other 4xx (401 included) but 410, which switches the feed off.
-    ClientError,
-    /// 5xx.
-    ServerError,
-    /// No answer at all: connection failed, timed out.
-    NoAnswer,
-    /// An answer that is no readable feed: not a feed, too large, broken body, redirect loop.
-    BadFeed,
-    /// Not requested: robots.txt, the address guard or a do-not-crawl rule said no.
-    NotAllowed,
-}
-
-impl FailureKind {
-    /// The name used in profiles and reasons.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Forbidden => "forbidden",
-            FailureKind::TooManyRequests => "too_many_requests",
-            FailureKind::Challenge => "challenge",
-            FailureKind::NotFound => "not_found",
-            FailureKind::ClientError => "client_error",
-            FailureKind::ServerError => "server_error",
-            FailureKind::NoAnswer => "no_answer",
-            FailureKind::BadFeed => "bad_feed",
-            FailureKind::NotAllowed => "not_allowed",
-        }
-    }
-}
-
 /// How a ladder's steps are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -287,9 +246,23 @@ pub struct Ladder {
     pub steps: Vec<u64>,
     #[serde(default)]
     pub unit: StepUnit,
-    /// Pause the feed after this many failures in a row (0: never).
+    /// Pause the feed after this many failures (0: never), counted as `pause_counts` says.
     #[serde(default)]
     pub pause_after: u32,
+    #[serde(default)]
+    pub pause_counts: PauseCount,
+}
+
+/// What a ladder's `pause_after` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseCount {
+    /// The failures in a row on the ladder: a success in between starts again.
+    #[default]
+    InARow,
+    /// The failures of the one kind since the feed was added or last resumed, whatever came
+    /// between them (PF5: "paused after 4 total 404 responses"; 403s are counted apart).
+    Total,
 }
 
 /// What a feed says about its own rhythm, each a switch (lower bounds, never shortening).

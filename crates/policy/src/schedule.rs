@@ -19,9 +19,9 @@
 //!   pauses the feed with the reason, so the publisher is never asked earlier than it said.
 
 use crate::conditional;
-use crate::profile::{FailureKind, Ladder, Profile, StepUnit};
+use crate::profile::{FailureKind, Ladder, PauseCount, Profile, StepUnit};
 use chrono::{DateTime, Datelike, Duration, Timelike, Utc, Weekday};
-use tidings_model::{CacheHints, Entry, Feed, FetchOutcome, Validators};
+use tidings_model::{CacheHints, Entry, FailureTotals, Feed, FetchOutcome, Validators};
 
 /// The part of a feed's stored state that scheduling reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,8 +31,10 @@ pub struct FeedSchedule {
     /// Failures in a row on the current ladder.
     pub consecutive_failures: u32,
     pub validators: Validators,
-    /// What the last read's failure was, when it failed (see [`FailureKind::from_stored`]).
+    /// What the last read's failure was, when it failed.
     pub last_failure: Option<FailureKind>,
+    /// The failures of each kind since the feed was added or last resumed (PF5).
+    pub failure_totals: FailureTotals,
     /// Spreads jitter per feed; the feed id does.
     pub seed: u64,
     /// An operator's fixed refresh interval in place of the learned one (still within the
@@ -122,6 +124,8 @@ pub struct Decision {
     pub consecutive_failures: u32,
     /// What kind of failure the read was, if it failed.
     pub failure: Option<FailureKind>,
+    /// The feed's failure totals after this read (a failure counts in its kind's).
+    pub failure_totals: FailureTotals,
     pub lifecycle: Lifecycle,
     pub lifecycle_reason: Option<String>,
     /// Validators to store; `None` keeps the stored ones.
@@ -145,68 +149,48 @@ pub fn first_fetch(now: DateTime<Utc>, profile: &Profile) -> FirstFetch {
     }
 }
 
-impl FailureKind {
-    /// The kind of failure a read was, or `None` for a success. `last` is the previous read's
-    /// failure: an HTML page where a feed was expected right after a refusal is a challenge.
-    pub fn of(
-        outcome: &FetchOutcome,
-        body: &BodyVerdict,
-        last: Option<FailureKind>,
-    ) -> Option<FailureKind> {
-        Some(match outcome {
-            FetchOutcome::Fetched(_) => match body {
-                BodyVerdict::Unparseable { html: true, .. }
-                    if matches!(
-                        last,
-                        Some(
-                            FailureKind::Forbidden
-                                | FailureKind::TooManyRequests
-                                | FailureKind::Challenge
-                        )
-                    ) =>
-                {
-                    FailureKind::Challenge
-                }
-                BodyVerdict::Unparseable { .. } => FailureKind::BadFeed,
-                _ => return None,
-            },
-            FetchOutcome::NotModified { .. } => return None,
-            FetchOutcome::Refused { status: 429, .. } => FailureKind::TooManyRequests,
-            FetchOutcome::Refused { .. } => FailureKind::Forbidden,
-            FetchOutcome::Challenge { .. } => FailureKind::Challenge,
-            FetchOutcome::NotFound => FailureKind::NotFound,
-            // 410 switches the feed off before kinds matter; as a kind it is a client error.
-            FetchOutcome::Gone | FetchOutcome::ClientError { .. } => FailureKind::ClientError,
-            FetchOutcome::ServerError { .. } => FailureKind::ServerError,
-            FetchOutcome::Transport(_) => FailureKind::NoAnswer,
-            // The crawler's own absence: nobody's failure ([`decide`] sets the feed aside).
-            FetchOutcome::CrawlerPaused { .. } => return None,
-            // An answer that could not be used, like a broken body: not silence (WFM4).
-            FetchOutcome::FailedAnswer { .. }
-            | FetchOutcome::Redirect { .. }
-            | FetchOutcome::TooLarge { .. }
-            | FetchOutcome::BadBody { .. } => FailureKind::BadFeed,
-            FetchOutcome::Blocked { .. } => FailureKind::NotAllowed,
-        })
-    }
-
-    /// The kind of a stored read, from its outcome label and status (as the crawler stores
-    /// them: [`FetchOutcome::label`], `parse_error`, `challenge`).
-    pub fn from_stored(label: &str, status: Option<u16>) -> Option<FailureKind> {
-        Some(match label {
-            "refused" if status == Some(429) => FailureKind::TooManyRequests,
-            "refused" => FailureKind::Forbidden,
-            "challenge" => FailureKind::Challenge,
-            "not_found" => FailureKind::NotFound,
-            "client_error" | "gone" => FailureKind::ClientError,
-            "server_error" => FailureKind::ServerError,
-            "no_answer" => FailureKind::NoAnswer,
-            "parse_error" | "too_large" | "bad_body" | "redirect" | "stalled_answer"
-            | "head_too_large" => FailureKind::BadFeed,
-            "blocked" => FailureKind::NotAllowed,
+/// The kind of failure a read was, or `None` for a success. `last` is the previous read's
+/// failure: an HTML page where a feed was expected right after a refusal is a challenge.
+pub fn failure_kind(
+    outcome: &FetchOutcome,
+    body: &BodyVerdict,
+    last: Option<FailureKind>,
+) -> Option<FailureKind> {
+    Some(match outcome {
+        FetchOutcome::Fetched(_) => match body {
+            BodyVerdict::Unparseable { html: true, .. }
+                if matches!(
+                    last,
+                    Some(
+                        FailureKind::Forbidden
+                            | FailureKind::TooManyRequests
+                            | FailureKind::Challenge
+                    )
+                ) =>
+            {
+                FailureKind::Challenge
+            }
+            BodyVerdict::Unparseable { .. } => FailureKind::BadFeed,
             _ => return None,
-        })
-    }
+        },
+        FetchOutcome::NotModified { .. } => return None,
+        FetchOutcome::Refused { status: 429, .. } => FailureKind::TooManyRequests,
+        FetchOutcome::Refused { .. } => FailureKind::Forbidden,
+        FetchOutcome::Challenge { .. } => FailureKind::Challenge,
+        FetchOutcome::NotFound => FailureKind::NotFound,
+        // 410 switches the feed off before kinds matter; as a kind it is a client error.
+        FetchOutcome::Gone | FetchOutcome::ClientError { .. } => FailureKind::ClientError,
+        FetchOutcome::ServerError { .. } => FailureKind::ServerError,
+        FetchOutcome::Transport(_) => FailureKind::NoAnswer,
+        // The crawler's own absence: nobody's failure ([`decide`] sets the feed aside).
+        FetchOutcome::CrawlerPaused { .. } => return None,
+        // An answer that could not be used, like a broken body: not silence (WFM4).
+        FetchOutcome::FailedAnswer { .. }
+        | FetchOutcome::Redirect { .. }
+        | FetchOutcome::TooLarge { .. }
+        | FetchOutcome::BadBody { .. } => FailureKind::BadFeed,
+        FetchOutcome::Blocked { .. } => FailureKind::NotAllowed,
+    })
 }
 
 /// Decide what follows one read. See the module docs for the rules.
@@ -227,7 +211,7 @@ pub fn decide(
     if let FetchOutcome::CrawlerPaused { overran_secs } = outcome {
         return crawler_paused(state, *overran_secs, now, profile);
     }
-    let failure = FailureKind::of(outcome, body, state.last_failure);
+    let failure = failure_kind(outcome, body, state.last_failure);
     let validators = match outcome {
         // A body that is no feed must not be validated: its 304s would pass for success.
         FetchOutcome::Fetched(_) if failure.is_some() => None,
@@ -246,6 +230,9 @@ pub fn decide(
             interval_secs: current,
             consecutive_failures: state.consecutive_failures.saturating_add(1),
             failure,
+            failure_totals: failure.map_or(state.failure_totals, |kind| {
+                state.failure_totals.counted(kind)
+            }),
             lifecycle: Lifecycle::Off,
             lifecycle_reason: Some("the server answered 410 Gone".into()),
             validators,
@@ -358,6 +345,7 @@ fn success(
         interval_secs: interval,
         consecutive_failures: 0,
         failure: None,
+        failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Active,
         lifecycle_reason: None,
         validators: None,
@@ -480,6 +468,7 @@ fn failed(
     } else {
         1
     };
+    let totals = state.failure_totals.counted(kind);
     let what = match outcome.status() {
         Some(status) if status >= 300 && kind != FailureKind::BadFeed => status.to_string(),
         _ => kind.as_str().to_string(),
@@ -497,9 +486,13 @@ fn failed(
             }
             .min(profile.backoff.max)
             .max(current);
-            let paused = (ladder.pause_after > 0 && streak >= ladder.pause_after).then(|| {
+            let (counted, how) = match ladder.pause_counts {
+                PauseCount::InARow => (streak, "in a row"),
+                PauseCount::Total => (totals.of(kind), "in total"),
+            };
+            let paused = (ladder.pause_after > 0 && counted >= ladder.pause_after).then(|| {
                 format!(
-                    "{}: paused after {streak} {what} answers in a row",
+                    "{}: paused after {counted} {what} answers {how}",
                     ladder.rule
                 )
             });
@@ -528,6 +521,7 @@ fn failed(
         interval_secs: current,
         consecutive_failures: streak,
         failure: Some(kind),
+        failure_totals: totals,
         lifecycle,
         lifecycle_reason: paused,
         validators: None,
@@ -598,6 +592,7 @@ pub fn set_aside(
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
         failure: state.last_failure,
+        failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Active,
         lifecycle_reason: None,
         validators: None,
@@ -615,6 +610,7 @@ pub fn hold_blocked(state: &FeedSchedule, now: DateTime<Utc>, rule: &str) -> Dec
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
         failure: state.last_failure,
+        failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Paused,
         lifecycle_reason: Some(block_hold_reason(rule)),
         validators: None,
@@ -707,6 +703,7 @@ mod tests {
             last_failure: None,
             seed: 7,
             fixed_interval_secs: None,
+            failure_totals: FailureTotals::default(),
         }
     }
 
@@ -714,7 +711,7 @@ mod tests {
     fn after(failures: u32, outcome: &FetchOutcome, body: &BodyVerdict) -> FeedSchedule {
         FeedSchedule {
             last_failure: (failures > 0)
-                .then(|| FailureKind::of(outcome, body, None))
+                .then(|| failure_kind(outcome, body, None))
                 .flatten(),
             ..state(failures)
         }
@@ -1112,14 +1109,9 @@ mod tests {
         };
         for (row, outcome) in [("stalled body", &stalled), ("head too large", &huge_head)] {
             assert_eq!(
-                FailureKind::of(outcome, &BodyVerdict::NotApplicable, None),
+                failure_kind(outcome, &BodyVerdict::NotApplicable, None),
                 Some(FailureKind::BadFeed),
                 "{row}"
-            );
-            assert_eq!(
-                FailureKind::from_stored(outcome.label(), outcome.status()),
-                Some(FailureKind::BadFeed),
-                "{row} stored"
             );
             let before = after(2, outcome, &BodyVerdict::NotApplicable);
             let d = decide(

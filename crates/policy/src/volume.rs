@@ -64,6 +64,7 @@ pub fn hold_for_volume(state: &FeedSchedule, now: DateTime<Utc>, reason: String)
         interval_secs: state.interval_secs,
         consecutive_failures: 0,
         failure: None,
+        failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Paused,
         lifecycle_reason: Some(reason),
         validators: None,
@@ -114,6 +115,7 @@ mod tests {
             last_failure: None,
             seed: 1,
             fixed_interval_secs: None,
+            ..FeedSchedule::default()
         };
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let reason = over_daily_bound(0, 30_000, &profile(10_000, 20_000)).unwrap();

@@ -87,6 +87,7 @@ fn run(profile: &Profile, answers: &[(FetchOutcome, BodyVerdict)]) -> Vec<Step> 
         state.interval_secs = d.interval_secs;
         state.consecutive_failures = d.consecutive_failures;
         state.last_failure = d.failure;
+        state.failure_totals = d.failure_totals;
     }
     steps
 }
@@ -334,10 +335,48 @@ fn pf5_four_404s_or_403s_pause_the_feed() {
             steps[3].reason
         );
     }
-    // Not four in a row: no pause.
-    let mut seq = answers(FetchOutcome::NotFound, 3);
+    // Four in total, not in a row: a success between them does not start the count again.
+    let mut seq = answers(FetchOutcome::NotFound, 2);
     seq.push((ok(), BodyVerdict::Parsed(FeedHints::default())));
-    seq.extend(answers(FetchOutcome::NotFound, 3));
+    seq.extend(answers(FetchOutcome::NotFound, 2));
+    let steps = run(&profile("pf"), &seq);
+    let lifecycles: Vec<_> = steps.iter().map(|s| s.lifecycle).collect();
+    assert_eq!(
+        lifecycles,
+        [
+            Lifecycle::Active,
+            Lifecycle::Active,
+            Lifecycle::Active,
+            Lifecycle::Active,
+            Lifecycle::Paused
+        ]
+    );
+    assert_eq!(
+        steps[4].reason,
+        "paused: PF5: paused after 4 404 answers in total"
+    );
+    // After the success the tries start again at the interval: only the pause counts in
+    // total, the waits follow the failures in a row.
+    assert_eq!(
+        (steps[3].wait, steps[3].reason.as_str()),
+        (6 * H, "PF5 404 #1: 6h")
+    );
+    // 404s and 403s are counted apart: three of each pause nothing.
+    let mut seq = answers(FetchOutcome::NotFound, 3);
+    seq.extend(answers(refused(403), 3));
+    assert!(
+        run(&profile("pf"), &seq)
+            .iter()
+            .all(|s| s.lifecycle == Lifecycle::Active)
+    );
+}
+
+/// A ladder that counts in a row (PF6) starts again after a success.
+#[test]
+fn pf6_a_success_between_429s_starts_the_count_again() {
+    let mut seq = answers(refused(429), 3);
+    seq.push((ok(), BodyVerdict::Parsed(FeedHints::default())));
+    seq.extend(answers(refused(429), 3));
     assert!(
         run(&profile("pf"), &seq)
             .iter()

@@ -28,7 +28,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tidings_model::{FetchOutcome, Fetched, TransportError, Validators};
+use tidings_model::{FailureTotals, FetchOutcome, Fetched, TransportError, Validators};
 use tidings_policy::profile::FailureKind;
 use tidings_policy::robots::host_gap;
 use tidings_policy::{
@@ -113,6 +113,8 @@ pub struct Shard<'w> {
     feeds: Vec<Feed>,
     /// Validators held whole (for feeds whose `validators` is [`ODD_VALIDATORS`]).
     odd: HashMap<u32, Validators>,
+    /// The failure totals of the feeds that have any (PF5), by feed index: most have none.
+    totals: HashMap<u32, FailureTotals>,
     /// The state of the feed being read, as the crawler would load it from its store (its
     /// strings reused from read to read).
     state: Option<FeedState<Target>>,
@@ -179,6 +181,7 @@ impl<'w> Shard<'w> {
             end_ms: i64::from(days) * crate::web::DAY_MS,
             feeds,
             odd: HashMap::new(),
+            totals: HashMap::new(),
             state: Some(FeedState {
                 target: Target::feed(0, 0, false),
                 schedule: FeedSchedule::default(),
@@ -482,6 +485,7 @@ impl<'w> Shard<'w> {
         s.interval_secs = f.interval_secs;
         s.consecutive_failures = f.consecutive_failures;
         s.last_failure = f.last_failure;
+        s.failure_totals = self.totals.get(&(fi as u32)).copied().unwrap_or_default();
         // Spreads jitter per feed, as the crawler's feed id does.
         s.seed = u64::from(f.model.id);
         match f.validators {
@@ -516,6 +520,11 @@ impl<'w> Shard<'w> {
         f.consecutive_failures = d.consecutive_failures;
         // Failures in a row count per ladder: the policy reads what the last one was.
         f.last_failure = d.failure;
+        if d.failure_totals.is_empty() {
+            self.totals.remove(&(fi as u32));
+        } else {
+            self.totals.insert(fi as u32, d.failure_totals);
+        }
         let host = &mut self.hosts[h].feeds;
         if matches!(d.lifecycle, Lifecycle::Off | Lifecycle::Paused) {
             f.off = true;

@@ -4,7 +4,7 @@
 use crate::{FeedState, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
-use tidings_model::{Entry, FeedUrl};
+use tidings_model::{Entry, FailureKind, FailureTotals, FeedUrl};
 
 /// The state reason and schedule reason of a feed removed on request (WFM10).
 pub const REMOVED_REASON: &str = "removed by an operator on request (WFM10)";
@@ -28,7 +28,7 @@ macro_rules! select_feeds {
             "f.interval_secs, f.last_fetch_at, f.last_status, f.last_outcome, f.last_error, ",
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
             "f.moved_to, f.moved_since, f.expires, f.egress, f.profile_overrides, ",
-            "f.egress_refusals, ",
+            "f.egress_refusals, f.last_failure, f.failure_totals, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest
@@ -222,6 +222,34 @@ pub fn decode_egress_refusals(
         serde_json::from_str(text)
             .map_err(|e| StoreError::Corrupt(format!("stored egress refusals are not valid: {e}")))
     })
+}
+
+/// The `failure_totals` column: `None` when no failure is counted.
+pub fn encode_failure_totals(totals: &FailureTotals) -> Result<Option<String>> {
+    if totals.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(totals)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(format!("failure totals cannot be serialised: {e}")))
+}
+
+/// Read back the `failure_totals` column.
+pub fn decode_failure_totals(column: Option<&str>) -> Result<FailureTotals> {
+    column.map_or(Ok(FailureTotals::default()), |text| {
+        serde_json::from_str(text)
+            .map_err(|e| StoreError::Corrupt(format!("stored failure totals are not valid: {e}")))
+    })
+}
+
+/// Read back the `last_failure` column.
+pub fn decode_failure(column: Option<&str>) -> Result<Option<FailureKind>> {
+    column
+        .map(|name| {
+            name.parse()
+                .map_err(|e| StoreError::Corrupt(format!("stored last failure: {e}")))
+        })
+        .transpose()
 }
 
 /// Read back the `profile_overrides` column.

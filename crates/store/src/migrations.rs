@@ -67,6 +67,11 @@ const SQLITE: &[Source] = &[
         "host lease wants",
         include_str!("../migrations/sqlite/0011_host_lease_wants.sql"),
     ),
+    (
+        12,
+        "failure record",
+        include_str!("../migrations/sqlite/0012_failure_record.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -124,6 +129,11 @@ const POSTGRES: &[Source] = &[
         11,
         "host lease wants",
         include_str!("../migrations/postgres/0011_host_lease_wants.sql"),
+    ),
+    (
+        12,
+        "failure record",
+        include_str!("../migrations/postgres/0012_failure_record.sql"),
     ),
 ];
 

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tidings_model::{Entry, FeedId, FeedUrl, Validators};
+use tidings_model::{Entry, FailureKind, FailureTotals, FeedId, FeedUrl, Validators};
 
 /// Whether a feed is fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -76,6 +76,10 @@ pub struct FeedRecord {
     pub last_error: Option<String>,
     /// Failures since the last success.
     pub consecutive_failures: i32,
+    /// The kind of the last failed read; `None` after a success.
+    pub last_failure: Option<FailureKind>,
+    /// The failures of each kind since the feed was added or last resumed (PF5).
+    pub failure_totals: FailureTotals,
     pub counters: FeedCounters,
     pub subscribers: i64,
     pub created_at: DateTime<Utc>,
@@ -199,6 +203,11 @@ pub struct FeedUpdate {
     pub last_status: Option<i32>,
     pub last_outcome: String,
     pub last_error: Option<String>,
+    /// The kind of this read's failure as the policy decided it, or the one kept (a read
+    /// that sent nothing keeps the last); `None` after a success.
+    pub last_failure: Option<FailureKind>,
+    /// The feed's failure totals after this read.
+    pub failure_totals: FailureTotals,
     /// Metadata from a parsed body; `None` keeps the stored metadata, and so does each field
     /// the body lacks (a truncated body must not erase a known title).
     pub meta: Option<FeedMeta>,

@@ -52,6 +52,8 @@ fn fetch(feed: FeedId) -> FetchRecord {
             last_outcome: "ok".to_owned(),
             last_error: None,
             meta: None,
+            last_failure: None,
+            failure_totals: Default::default(),
             egress_refusals: None,
         },
         entries: (0..ENTRIES_PER_FETCH)

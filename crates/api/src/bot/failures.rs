@@ -5,7 +5,7 @@ use super::lang::Lang;
 use super::page::{list, para, section_start};
 use super::words::{capitalized, count, duration, join_and, join_or};
 use tidings_policy::Profile;
-use tidings_policy::profile::{FailureKind, Ladder, StepUnit};
+use tidings_policy::profile::{FailureKind, Ladder, PauseCount, StepUnit};
 
 /// Every failure kind, to tell whether the ladders leave some to the doubling backoff and
 /// whether one ladder takes them all.
@@ -164,6 +164,19 @@ fn ladder_line(lang: Lang, ladder: &Ladder) -> String {
                 "After 1 failure the feed is paused until a person resumes it.",
                 "Après 1 échec, le flux est suspendu jusqu’à ce qu’une personne le relance.",
                 "Após 1 falha, o feed é pausado até que uma pessoa o retome.",
+            )
+        } else if ladder.pause_counts == PauseCount::Total {
+            tr!(
+                lang,
+                "After {n} failures of one kind in total (each kind counted apart, a success in \
+                 between does not start the count again) the feed is paused until a person \
+                 resumes it.",
+                "Après {n} échecs d’un même genre au total (chaque genre compté à part, un \
+                 succès entre eux ne remet pas le compte à zéro), le flux est suspendu jusqu’à \
+                 ce qu’une personne le relance.",
+                "Após {n} falhas de um mesmo tipo no total (cada tipo contado à parte; um \
+                 sucesso no meio não zera a contagem), o feed é pausado até que uma pessoa o \
+                 retome.",
             )
         } else {
             tr!(

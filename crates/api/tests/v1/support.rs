@@ -312,6 +312,8 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
                 site_link: Some("https://example.org/".to_owned()),
                 expires: None,
             }),
+            last_failure: None,
+            failure_totals: Default::default(),
             egress_refusals: None,
         },
         entries,

@@ -6,7 +6,7 @@ use crate::{ApplyReport, FetchRecord, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Postgres, Transaction};
 use std::collections::HashMap;
-use tidings_model::{Entry, FeedId, FeedUrl};
+use tidings_model::{Entry, FailureKind, FeedId, FeedUrl};
 
 /// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log row.
 pub(super) async fn apply(
@@ -47,7 +47,8 @@ pub(super) async fn apply(
          fetches = fetches + $24, ok = ok + $21, not_modified = not_modified + $22, \
          errors = errors + $23, moved_to = $26, moved_since = $27, \
          expires = CASE WHEN $8 THEN $28 ELSE expires END, \
-         egress_refusals = COALESCE($29, egress_refusals) \
+         egress_refusals = COALESCE($29, egress_refusals), \
+         last_failure = $30, failure_totals = $31 \
          WHERE id = $1",
     )
     .bind(fetch.feed_id.0)
@@ -101,6 +102,8 @@ pub(super) async fn apply(
             .transpose()?
             .flatten(),
     )
+    .bind(update.last_failure.map(FailureKind::as_str))
+    .bind(codec::encode_failure_totals(&update.failure_totals)?)
     .execute(&mut **tx)
     .await?;
 

@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
-use tidings_model::{FeedId, FeedUrl};
+use tidings_model::{FailureKind, FeedId, FeedUrl};
 
 /// One fetch made ready for writing: owned, with every entry serialised and hashed, so the
 /// writer does nothing but SQL.
@@ -207,7 +207,8 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
          fetches = fetches + ?24, ok = ok + ?21, not_modified = not_modified + ?22, \
          errors = errors + ?23, moved_to = ?26, moved_since = ?27, \
          expires = CASE WHEN ?8 THEN ?28 ELSE expires END, \
-         egress_refusals = COALESCE(?29, egress_refusals) \
+         egress_refusals = COALESCE(?29, egress_refusals), \
+         last_failure = ?30, failure_totals = ?31 \
          WHERE id = ?1",
     )
     .bind(fetch.feed_id.0)
@@ -262,6 +263,8 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
             .transpose()?
             .flatten(),
     )
+    .bind(update.last_failure.map(FailureKind::as_str))
+    .bind(codec::encode_failure_totals(&update.failure_totals)?)
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -174,6 +174,8 @@ mod tests {
                 last_status: Some(200),
                 last_outcome: "ok".to_owned(),
                 last_error: None,
+                last_failure: None,
+                failure_totals: Default::default(),
                 meta: None,
                 egress_refusals: None,
             },

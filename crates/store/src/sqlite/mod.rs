@@ -613,6 +613,7 @@ impl Store for SqliteStore {
     async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE feeds SET state = 'active', state_reason = NULL, consecutive_failures = 0, \
+             last_failure = NULL, failure_totals = NULL, \
              next_fetch_at = ?2, next_fetch_reason = ?3 \
              WHERE id = ?1 AND state IN ('paused', 'off')",
         )
@@ -730,7 +731,7 @@ impl Store for SqliteStore {
             Some(false) => {
                 sqlx::query(
                     "UPDATE feeds SET state = 'active', state_reason = NULL, \
-                     consecutive_failures = 0, next_fetch_at = ?2, next_fetch_reason = ?3 \
+                     consecutive_failures = 0, last_failure = NULL, failure_totals = NULL, next_fetch_at = ?2, next_fetch_reason = ?3 \
                      WHERE id = ?1 AND state IN ('paused', 'off')",
                 )
                 .bind(id.0)

@@ -49,6 +49,13 @@ pub(super) fn feed_from_row(row: &SqliteRow) -> Result<FeedRecord> {
             row.try_get::<Option<String>, _>("egress_refusals")?
                 .as_deref(),
         )?,
+        last_failure: codec::decode_failure(
+            row.try_get::<Option<String>, _>("last_failure")?.as_deref(),
+        )?,
+        failure_totals: codec::decode_failure_totals(
+            row.try_get::<Option<String>, _>("failure_totals")?
+                .as_deref(),
+        )?,
         overrides: codec::decode_overrides(
             row.try_get::<Option<String>, _>("profile_overrides")?
                 .as_deref(),

@@ -3,7 +3,7 @@
 use crate::support::{feed, ok, outcome, subscribe, t, url};
 use chrono::Duration;
 use std::sync::Arc;
-use tidings_model::FeedId;
+use tidings_model::{FailureKind, FailureTotals, FeedId};
 use tidings_store::{FeedOverrides, FeedPatch, FeedState, Store};
 
 /// C2: two subscribers, one feed row; subscribing twice changes nothing.
@@ -450,6 +450,40 @@ pub async fn wfm8_the_egress_refusal_record_is_stored_and_kept_when_not_given(
         store.feed(id).await.unwrap().unwrap().egress_refusals,
         record
     );
+}
+
+/// PF5: the failure record (the last kind and the totals per kind) is stored as decided and
+/// read back as it was; an operator's resume clears it.
+pub async fn pf5_the_failure_record_is_stored_as_decided_and_a_resume_clears_it(
+    store: Arc<dyn Store>,
+) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let fresh = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(fresh.last_failure, None);
+    assert!(fresh.failure_totals.is_empty());
+    let totals = FailureTotals::default()
+        .counted(FailureKind::NotFound)
+        .counted(FailureKind::NotFound)
+        .counted(FailureKind::Forbidden);
+    let mut missing = outcome(id, t(10), "not_found", Some(404));
+    missing.update.last_failure = Some(FailureKind::NotFound);
+    missing.update.failure_totals = totals;
+    missing.update.state = FeedState::Paused;
+    store.apply_fetch(missing).await.unwrap();
+    let stored = store.feed(id).await.unwrap().unwrap();
+    assert_eq!(stored.last_failure, Some(FailureKind::NotFound));
+    assert_eq!(stored.failure_totals, totals);
+    // A success keeps the totals the policy handed on.
+    let mut good = outcome(id, t(20), "ok", Some(200));
+    good.update.failure_totals = totals;
+    good.update.state = FeedState::Paused;
+    store.apply_fetch(good).await.unwrap();
+    let stored = store.feed(id).await.unwrap().unwrap();
+    assert_eq!((stored.last_failure, stored.failure_totals), (None, totals));
+    assert!(store.resume_feed(id, t(30), "resumed").await.unwrap());
+    let resumed = store.feed(id).await.unwrap().unwrap();
+    assert!(resumed.failure_totals.is_empty());
+    assert_eq!(resumed.last_failure, None);
 }
 
 /// A pass over everything due, page after page: each due feed once, in order, whatever the

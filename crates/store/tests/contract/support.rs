@@ -168,6 +168,8 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             last_outcome: label.to_owned(),
             last_error: None,
             meta: None,
+            last_failure: None,
+            failure_totals: Default::default(),
             egress_refusals: None,
         },
         entries: Vec::new(),
