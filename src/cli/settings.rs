@@ -182,21 +182,25 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
     if let Some(signer) = &signer {
         profile.signing.agent = Some(signer.agent().to_owned());
     }
-    // The profile bounds every request; the config file may still override a bound.
-    let limits = profile.fetch;
+    // The profile bounds every request; the config file may override a bound, in the profile
+    // itself, so that the fetcher, the read and the bot page all use the one value.
+    let limits = &mut profile.fetch;
+    limits.connect_timeout = file.connect_timeout_secs.unwrap_or(limits.connect_timeout);
+    limits.timeout = file.timeout_secs.unwrap_or(limits.timeout);
+    limits.max_body_bytes = file.max_body_bytes.unwrap_or(limits.max_body_bytes);
+    profile
+        .validate()
+        .map_err(|e| anyhow::anyhow!("the configuration file's fetch bounds: {e}"))?;
     let fetch = FetchConfig {
-        user_agent: profile.user_agent(env!("CARGO_PKG_VERSION")),
-        connect_timeout: Duration::from_secs(
-            file.connect_timeout_secs.unwrap_or(limits.connect_timeout),
-        ),
-        total_timeout: Duration::from_secs(file.timeout_secs.unwrap_or(limits.timeout)),
-        max_body_bytes: file.max_body_bytes.unwrap_or(limits.max_body_bytes),
-        max_redirects: limits.max_redirects,
         resolve,
         allow_private_networks: global.allow_private_networks
             || file.allow_private_networks.unwrap_or(false),
         egress,
         signer,
+        ..FetchConfig::with_limits(
+            profile.user_agent(env!("CARGO_PKG_VERSION")),
+            &profile.fetch,
+        )
     };
     Ok(Settings {
         db,
@@ -429,6 +433,24 @@ mod tests {
         let s = resolve(&g, file).unwrap();
         assert_eq!(s.fetch.total_timeout, Duration::from_secs(9));
         assert_eq!(s.fetch.max_body_bytes, 4096);
+        // One authority: the override is the profile's value, which the bot page renders.
+        assert_eq!(s.profile.fetch.timeout, 9);
+        assert_eq!(s.profile.fetch.connect_timeout, 3);
+        let page = tidings_api::bot::render(&s.profile, tidings_api::bot::Lang::En, "1.0");
+        assert!(
+            page.contains("9 seconds"),
+            "the page names the timeout used"
+        );
+        // An override out of the profile's bounds is refused with the bound.
+        let file = FileSettings {
+            timeout_secs: Some(100_000),
+            ..FileSettings::default()
+        };
+        let Err(err) = resolve(&g, file) else {
+            panic!("an override out of bounds is refused");
+        };
+        let err = err.to_string();
+        assert!(err.contains("fetch.timeout"), "{err}");
         // The embedded default's bounds.
         let s = resolve(&GlobalArgs::default(), FileSettings::default()).unwrap();
         assert_eq!(s.fetch.total_timeout, Duration::from_secs(30));

@@ -218,6 +218,20 @@ fn changing_a_profile_value_changes_the_page() {
             after: "After 3 failures in a row",
         },
         Change {
+            name: "contact.email",
+            base: "worldfeedmonitor",
+            change: |p| p.contact.email = Some("stop@news.example".into()),
+            before: "write to <a href=\"mailto:legal@worldfeedmonitor.com\">",
+            after: "write to <a href=\"mailto:stop@news.example\">",
+        },
+        Change {
+            name: "contact.email unset",
+            base: "plainfeeder",
+            change: |p| p.contact.email = None,
+            before: "mailto:contact@plainfeeder.com",
+            after: "ask the operator of this instance with the address of the feed or site",
+        },
+        Change {
             name: "ladder pause_counts",
             base: "plainfeeder",
             change: |p| p.ladders[2].pause_counts = PauseCount::Total,

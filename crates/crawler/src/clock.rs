@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use std::time::{Duration, Instant};
+use tidings_model::FetchOutcome;
 
 /// A clock; cheap to copy.
 #[derive(Debug, Clone, Copy)]
@@ -53,15 +54,32 @@ impl Clock {
             .unwrap_or(DateTime::<Utc>::MAX_UTC)
     }
 
-    /// The crawler time of a real wall-clock instant (such as a fetch's `started_at`).
+    /// The crawler time of a real wall-clock instant: a fetch's `started_at`, and every
+    /// instant a publisher sends (a Retry-After date, `Expires`), which are real: a 503 asking
+    /// for 30 real seconds is 30 real seconds at any scale. Saturates at the ends of time.
     pub fn crawler_time_of(&self, real: DateTime<Utc>) -> DateTime<Utc> {
         if self.scale == 1 {
             return real;
         }
-        (real - self.wall)
+        let offset = real - self.wall;
+        let saturated = if offset < chrono::Duration::zero() {
+            DateTime::<Utc>::MIN_UTC
+        } else {
+            DateTime::<Utc>::MAX_UTC
+        };
+        offset
             .checked_mul(i32::try_from(self.scale).unwrap_or(i32::MAX))
             .and_then(|d| self.base.checked_add_signed(d))
-            .unwrap_or(self.base)
+            .unwrap_or(saturated)
+    }
+
+    /// A fetcher's answer on this clock: its absolute instants mapped by
+    /// [`crawler_time_of`](Self::crawler_time_of).
+    pub fn answer_outcome(&self, outcome: FetchOutcome) -> FetchOutcome {
+        if self.scale == 1 {
+            return outcome;
+        }
+        outcome.map_instants(|real| self.crawler_time_of(real))
     }
 
     /// The real length of a crawler-time wait.
@@ -116,5 +134,14 @@ mod tests {
         );
         let t = Utc::now();
         assert_eq!(real.crawler_time_of(t), t);
+        // Instants too far to scale saturate instead of falling back to the start.
+        assert_eq!(
+            clock.crawler_time_of(DateTime::<Utc>::MAX_UTC),
+            DateTime::<Utc>::MAX_UTC
+        );
+        assert_eq!(
+            clock.crawler_time_of(DateTime::<Utc>::MIN_UTC),
+            DateTime::<Utc>::MIN_UTC
+        );
     }
 }

@@ -131,12 +131,14 @@ impl Crawler {
                         })
                     } else {
                         let response = self.send(&fetch, request.kind.as_str()).await;
+                        let clock = &self.config.clock;
                         Event::Answer(Answer {
-                            // Rows are kept in crawler time; the fetcher's clock is real.
-                            started_at: self.config.clock.crawler_time_of(response.started_at),
+                            // Rows and every instant are kept in crawler time; the fetcher's
+                            // clock and the publisher's dates are real.
+                            started_at: clock.crawler_time_of(response.started_at),
                             duration: response.duration,
                             bytes: response.bytes,
-                            outcome: response.outcome,
+                            outcome: clock.answer_outcome(response.outcome),
                         })
                     };
                     turn.end(self).await;

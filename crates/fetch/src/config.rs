@@ -1,24 +1,16 @@
 //! How a [`Fetcher`](crate::Fetcher) behaves and what one read asks for.
 //!
-//! Every default is a named constant with the rule it serves. The configuration is built once
-//! from resolved settings; nothing here reads the environment.
+//! The bounds of a request (timeouts, body cap, redirect hops) are a profile's
+//! [`FetchLimits`], whose `Default` is their one home; the configuration is built once from
+//! resolved settings, and nothing here reads the environment.
 
 use crate::botkeys::RequestSigner;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
-use tidings_model::Validators;
+use tidings_model::{FetchLimits, Validators};
 use url::Url;
 
-/// Default cap on a response body, after decompression: 10 MB (C8: huge bodies and
-/// decompression bombs end as `TooLarge`, never as memory growth).
-pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
-/// Default time to establish a connection (C8: slow servers take bounded time).
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default time for the whole read: every redirect hop and the body included (C8).
-pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(30);
-/// Default limit of redirect hops followed in one read (C8: redirect loops end).
-pub const DEFAULT_MAX_REDIRECTS: u8 = 5;
 /// The `Accept` header sent on every request: feed types first, anything else last.
 pub const ACCEPT: &str = "application/rss+xml, application/atom+xml, application/feed+json, \
 application/rdf+xml;q=0.9, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8";
@@ -54,14 +46,20 @@ pub struct FetchConfig {
 }
 
 impl FetchConfig {
-    /// A configuration with every default and the given User-Agent.
+    /// A configuration with the default [`FetchLimits`] and the given User-Agent.
     pub fn new(user_agent: impl Into<String>) -> FetchConfig {
+        FetchConfig::with_limits(user_agent, &FetchLimits::default())
+    }
+
+    /// A configuration bounded by `limits` (a profile's `[fetch]`), with the given User-Agent
+    /// and every other setting at its default.
+    pub fn with_limits(user_agent: impl Into<String>, limits: &FetchLimits) -> FetchConfig {
         FetchConfig {
             user_agent: user_agent.into(),
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            total_timeout: DEFAULT_TOTAL_TIMEOUT,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            max_redirects: DEFAULT_MAX_REDIRECTS,
+            connect_timeout: Duration::from_secs(limits.connect_timeout),
+            total_timeout: Duration::from_secs(limits.timeout),
+            max_body_bytes: limits.max_body_bytes,
+            max_redirects: limits.max_redirects,
             resolve: Vec::new(),
             allow_private_networks: false,
             egress: Vec::new(),

@@ -35,9 +35,6 @@ mod transport;
 pub use botkeys::RequestSigner;
 pub use classify::{BodyError, classify};
 pub use client::{FetchError, FetchResponse, Fetcher, Hop, PAUSE_MARGIN_FLOOR, overran};
-pub use config::{
-    ACCEPT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REDIRECTS,
-    DEFAULT_TOTAL_TIMEOUT, FetchConfig, FetchRequest, HopCheck,
-};
+pub use config::{ACCEPT, FetchConfig, FetchRequest, HopCheck};
 pub use guard::non_public_reason;
-pub use tidings_model::{FetchOutcome, Validators};
+pub use tidings_model::{FetchLimits, FetchOutcome, Validators};

@@ -6,6 +6,34 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+/// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
+/// decompression bombs end at a size, redirect chains end. A profile's `[fetch]` sets them
+/// (`tidings.toml` may override them there); the fetcher and the bot page read the same
+/// values, and `Default` is their one home.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchLimits {
+    /// Seconds allowed to establish a connection.
+    pub connect_timeout: u64,
+    /// Seconds allowed for one request: headers and the whole body.
+    pub timeout: u64,
+    /// The largest body read, counted after decompression.
+    pub max_body_bytes: u64,
+    /// Redirect hops followed in one read, each a request of its own.
+    pub max_redirects: u8,
+}
+
+impl Default for FetchLimits {
+    fn default() -> Self {
+        FetchLimits {
+            connect_timeout: 10,
+            timeout: 30,
+            max_body_bytes: 10 * 1024 * 1024,
+            max_redirects: 5,
+        }
+    }
+}
+
 /// HTTP cache validators, stored exactly as received and echoed exactly (C4).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Validators {
@@ -59,6 +87,37 @@ impl RetryAfter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c6_pf3_instants_the_publisher_sent_are_mapped_and_nothing_else() {
+        let at: DateTime<Utc> = "2030-01-01T00:00:00Z".parse().unwrap();
+        let later = |t: DateTime<Utc>| t + chrono::Duration::hours(1);
+        let throttled = FetchOutcome::ServerError {
+            status: 503,
+            retry_after: Some(RetryAfter::At(at)),
+        };
+        assert_eq!(
+            throttled.map_instants(later).retry_after(),
+            Some(RetryAfter::At(later(at)))
+        );
+        let counted = FetchOutcome::Refused {
+            status: 429,
+            retry_after: Some(RetryAfter::Seconds(30)),
+        };
+        assert_eq!(counted.clone().map_instants(later), counted);
+        let fresh = FetchOutcome::NotModified {
+            validators: Validators::default(),
+            cache: CacheHints {
+                max_age: Some(60),
+                expires: Some(at),
+            },
+        };
+        let FetchOutcome::NotModified { cache, .. } = fresh.map_instants(later) else {
+            unreachable!()
+        };
+        assert_eq!(cache.expires, Some(later(at)));
+        assert_eq!(cache.max_age, Some(60));
+    }
 
     #[test]
     fn c6_retry_after_is_bounded_and_never_overflows() {
@@ -262,6 +321,28 @@ impl FetchOutcome {
             FetchOutcome::CrawlerPaused { .. } => "crawler_paused",
             FetchOutcome::Blocked { .. } => "blocked",
         }
+    }
+
+    /// This outcome with every absolute instant the publisher sent (a Retry-After date,
+    /// `Expires`) passed through `map`: a crawler whose clock is not the wall clock
+    /// (`--time-scale`) reads them on its own clock as it reads its own time.
+    #[must_use]
+    pub fn map_instants(mut self, map: impl Fn(DateTime<Utc>) -> DateTime<Utc>) -> FetchOutcome {
+        match &mut self {
+            FetchOutcome::Refused { retry_after, .. }
+            | FetchOutcome::Challenge { retry_after, .. }
+            | FetchOutcome::ServerError { retry_after, .. } => {
+                if let Some(RetryAfter::At(at)) = retry_after {
+                    *at = map(*at);
+                }
+            }
+            FetchOutcome::Fetched(Fetched { cache, .. })
+            | FetchOutcome::NotModified { cache, .. } => {
+                cache.expires = cache.expires.map(&map);
+            }
+            _ => {}
+        }
+        self
     }
 
     /// Retry-After carried by the answer, if any.

@@ -17,6 +17,7 @@ pub use feed::{
     Thumbnail, Warning, WarningKind,
 };
 pub use fetch::{
-    AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators,
+    AnswerFailure, CacheHints, FetchLimits, FetchOutcome, Fetched, RetryAfter, TransportError,
+    Validators,
 };
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};

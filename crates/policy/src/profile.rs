@@ -5,7 +5,7 @@
 //! file names only what it changes.
 
 use serde::Deserialize;
-pub use tidings_model::FailureKind;
+pub use tidings_model::{FailureKind, FetchLimits};
 
 /// The embedded `default` profile.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
@@ -128,30 +128,39 @@ pub struct Profile {
     pub egress: EgressSettings,
     #[serde(default)]
     pub signing: SigningSettings,
+    #[serde(default)]
+    pub contact: ContactSettings,
 }
 
-/// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
-/// decompression bombs end at a size, redirect chains end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// Where a publisher writes to the people behind the bot (WFM10, DFB, FF: "write to us"). The
+/// bot page names it with the promise every profile keeps (C10): a request to stop is honoured
+/// at once, and a removed feed or site cannot be added again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct FetchLimits {
-    /// Seconds allowed to establish a connection.
-    pub connect_timeout: u64,
-    /// Seconds allowed for one request: headers and the whole body.
-    pub timeout: u64,
-    /// The largest body read, counted after decompression.
-    pub max_body_bytes: u64,
-    /// Redirect hops followed in one read, each a request of its own.
-    pub max_redirects: u8,
+pub struct ContactSettings {
+    /// The address requests to stop, corrections and questions go to; unset: the page points
+    /// at the operator of the instance.
+    pub email: Option<String>,
 }
 
-impl Default for FetchLimits {
-    fn default() -> Self {
-        FetchLimits {
-            connect_timeout: 10,
-            timeout: 30,
-            max_body_bytes: 10 * 1024 * 1024,
-            max_redirects: 5,
+impl ContactSettings {
+    fn validate(&self) -> Result<(), ProfileError> {
+        let Some(email) = &self.email else {
+            return Ok(());
+        };
+        let plain = |part: &str| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c))
+        };
+        match email.split_once('@') {
+            Some((local, domain)) if plain(local) && plain(domain) && domain.contains('.') => {
+                Ok(())
+            }
+            _ => Err(ProfileError::Invalid(format!(
+                "contact.email {email:?} is not a plain address (name@domain.example)"
+            ))),
         }
     }
 }
@@ -626,7 +635,9 @@ impl Profile {
         self.user_agent.contains("{subscribers}")
     }
 
-    fn validate(&self) -> Result<(), ProfileError> {
+    /// Check every bound: a profile read from a file is checked so; a caller that changes a
+    /// value afterwards (an operator's `tidings.toml` overriding `[fetch]`) checks again.
+    pub fn validate(&self) -> Result<(), ProfileError> {
         let s = &self.schedule;
         if s.min_interval == 0 {
             return Err(ProfileError::Invalid(
@@ -736,6 +747,7 @@ impl Profile {
                 "user_agent must be one non-empty line".into(),
             ));
         }
+        self.contact.validate()?;
         self.signing.validate()
     }
 }

@@ -159,6 +159,7 @@ async fn run(o: Options) -> Result<bool, String> {
         gap_clock: TimeBase::Scenario,
         robots_first: web.host_names(),
         robots: scenario.robots_rules(&o.agent),
+        dates_on_wall: web.clock().follows_real_time(),
         ..Expectations::default()
     };
     for (host, rules) in &expect.robots {

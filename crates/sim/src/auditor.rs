@@ -346,6 +346,11 @@ pub struct Expectations {
     /// Every request must carry a Web Bot Auth signature that verifies (SR11). `None` (the
     /// default) checks no signature.
     pub signatures: Option<SignatureCheck>,
+    /// The web wrote its HTTP-dates in real time, as a real server does: a Retry-After date is
+    /// then a real instant, checked on the wall clock. True when the web's clock follows real
+    /// time ([`SimClock::wall_of`](crate::SimClock::wall_of)); false (the default, a manual
+    /// clock) reads a date as a scenario instant.
+    pub dates_on_wall: bool,
 }
 
 impl Default for Expectations {
@@ -364,6 +369,7 @@ impl Default for Expectations {
             body_cap: None,
             hang_up_notice: Duration::ZERO,
             signatures: None,
+            dates_on_wall: false,
         }
     }
 }
@@ -382,7 +388,7 @@ pub fn audit(exchanges: &[Exchange], expect: &Expectations) -> Vec<Violation> {
     user_agent(&ordered, expect, &mut out);
     pacing(&ordered, expect, &mut out);
     validators(&ordered, expect, &mut out);
-    retry_after(&ordered, &mut out);
+    retry_after(&ordered, expect.dates_on_wall, &mut out);
     robots_and_blocks(&ordered, expect, &mut out);
     signatures(&ordered, expect, &mut out);
     out
@@ -659,22 +665,35 @@ fn validators(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violat
     }
 }
 
-fn retry_after(ordered: &[&Exchange], out: &mut Vec<Violation>) {
-    let mut floors: HashMap<(&str, &str), (SystemTime, u64)> = HashMap::new();
+/// A Retry-After's floor: delta-seconds count on the scenario clock (the crawler's, under
+/// `--time-scale`); an HTTP-date is an instant on the clock the web wrote it on (see
+/// [`Expectations::dates_on_wall`]).
+#[derive(Clone, Copy)]
+enum Floor {
+    Scenario(SystemTime),
+    Wall(SystemTime),
+}
+
+fn retry_after(ordered: &[&Exchange], dates_on_wall: bool, out: &mut Vec<Violation>) {
+    let mut floors: HashMap<(&str, &str), (Floor, u64)> = HashMap::new();
     for e in ordered {
         let key = (e.host.as_str(), e.target.as_str());
-        if let Some((floor, given_by)) = floors.get(&key)
-            && e.started.sim < *floor
-        {
-            let early = floor.duration_since(e.started.sim).unwrap_or_default();
-            out.push(violation(
-                Rule::RetryAfter,
-                vec![*given_by, e.id],
-                format!(
-                    "{} {} on {} came {early:?} before its retry-after",
-                    e.method, e.target, e.host
-                ),
-            ));
+        if let Some((floor, given_by)) = floors.get(&key) {
+            let early = match *floor {
+                Floor::Scenario(at) => at.duration_since(e.started.sim).ok(),
+                Floor::Wall(at) => at.duration_since(e.started.wall).ok(),
+            }
+            .filter(|early| !early.is_zero());
+            if let Some(early) = early {
+                out.push(violation(
+                    Rule::RetryAfter,
+                    vec![*given_by, e.id],
+                    format!(
+                        "{} {} on {} came {early:?} before its retry-after",
+                        e.method, e.target, e.host
+                    ),
+                ));
+            }
         }
         if !matches!(e.status, Some(429 | 503)) {
             continue;
@@ -686,8 +705,14 @@ fn retry_after(ordered: &[&Exchange], out: &mut Vec<Violation>) {
         let text = bytes_to_string(value);
         let text = text.trim();
         let floor = match text.parse::<u64>() {
-            Ok(secs) => given_at.checked_add(Duration::from_secs(secs)),
-            Err(_) => httpdate::parse_http_date(text).ok(),
+            Ok(secs) => given_at
+                .checked_add(Duration::from_secs(secs))
+                .map(Floor::Scenario),
+            Err(_) => httpdate::parse_http_date(text).ok().map(if dates_on_wall {
+                Floor::Wall
+            } else {
+                Floor::Scenario
+            }),
         };
         if let Some(floor) = floor {
             floors.insert(key, (floor, e.id));

@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 
+use crate::clock::SimClock;
 use crate::content::{self, Malformed};
 
 /// One scripted trait of a resource (see the module docs for how they combine).
@@ -254,11 +255,18 @@ pub struct Context<'a> {
     pub host: &'a str,
     /// Looks up another virtual host's port by name.
     pub port_of: &'a dyn Fn(&str) -> Option<u16>,
+    /// The scenario clock, to write instants as a real server does ([`SimClock::wall_of`]).
+    pub clock: &'a SimClock,
 }
 
 impl Context<'_> {
     fn now(&self) -> SystemTime {
         self.start + self.elapsed
+    }
+
+    /// `after` past the scenario's now, as the HTTP-date a real server would write.
+    fn http_date_after(&self, after: Duration) -> String {
+        httpdate::fmt_http_date(self.clock.wall_of(self.now() + after))
     }
 
     fn header(&self, name: &str) -> Option<&[u8]> {
@@ -323,7 +331,7 @@ pub fn plan(resource: Option<&Resource>, cx: &Context<'_>) -> Plan {
             body,
         } => {
             modify(behaviours, cx, &mut headers);
-            headers.push(("date".into(), httpdate::fmt_http_date(cx.now())));
+            headers.push(("date".into(), cx.http_date_after(Duration::ZERO)));
             Answer::Respond {
                 status,
                 headers,
@@ -356,7 +364,7 @@ fn gate(behaviours: &[Behaviour], cx: &Context<'_>) -> Option<Answer> {
             if let (Some(ra), Answer::Respond { headers, .. }) = (retry_after, &mut answer) {
                 let value = match ra {
                     RetryAfter::Seconds(s) => s.to_string(),
-                    RetryAfter::Date(after) => content::http_date_after(cx.now(), *after),
+                    RetryAfter::Date(after) => cx.http_date_after(*after),
                     RetryAfter::Raw(raw) => raw.clone(),
                 };
                 headers.push(("retry-after".into(), value));
@@ -527,7 +535,7 @@ fn modify(behaviours: &[Behaviour], cx: &Context<'_>, headers: &mut Vec<(String,
                 headers.push(("cache-control".into(), format!("max-age={max_age}")));
             }
             Behaviour::Expires(after) => {
-                headers.push(("expires".into(), content::http_date_after(cx.now(), *after)));
+                headers.push(("expires".into(), cx.http_date_after(*after)));
             }
             Behaviour::Header { name, value } => {
                 headers.push((name.to_ascii_lowercase(), value.clone()));

@@ -1,8 +1,10 @@
 //! The scenario clock: the time the simulated publishers live in.
 //!
-//! Feeds change, Retry-After dates are computed and `Date` headers are written in scenario time,
-//! so a test moves time forward with [`SimClock::advance`] instead of sleeping. A clock can also
-//! follow real time at a speed-up (`scaled`), to match a crawler run with `--time-scale N`.
+//! Feeds change and Retry-After and cache lifetimes are counted in scenario time, so a test
+//! moves time forward with [`SimClock::advance`] instead of sleeping. A clock can also follow
+//! real time at a speed-up (`scaled`), to match a crawler run with `--time-scale N`; its
+//! instants on the wire (`Date`, `Expires`, Retry-After dates) are then written in real time,
+//! as a real server writes them ([`SimClock::wall_of`]).
 //! Clones share one time line.
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -79,6 +81,32 @@ impl SimClock {
         self.lock().base
     }
 
+    /// Whether this clock follows real time (it was made [`scaled`](Self::scaled)): its
+    /// instants on the wire are then written in real time.
+    pub fn follows_real_time(&self) -> bool {
+        self.lock().follow.is_some()
+    }
+
+    /// The real wall time at which this clock shows `at`: what a real server would write for
+    /// that instant of the scenario (a `Date`, an `Expires`, a Retry-After date), so that a
+    /// crawler reading them as real instants and mapping them onto its own sped-up clock
+    /// (`--time-scale`) lands on `at`. A manual clock stands for real time: `at` itself.
+    pub fn wall_of(&self, at: SystemTime) -> SystemTime {
+        let inner = self.lock();
+        let Some((since, scale)) = inner.follow else {
+            return at;
+        };
+        let now = inner.base
+            + inner
+                .advanced
+                .saturating_add(since.elapsed().saturating_mul(scale));
+        let wall = SystemTime::now();
+        match at.duration_since(now) {
+            Ok(ahead) => wall + ahead / scale,
+            Err(behind) => wall - behind.duration() / scale,
+        }
+    }
+
     /// Move scenario time forward by `by`.
     pub fn advance(&self, by: Duration) {
         let mut inner = self.lock();
@@ -111,6 +139,21 @@ mod tests {
             httpdate::fmt_http_date(clock.start()),
             "Sun, 01 Nov 2026 00:00:00 GMT"
         );
+    }
+
+    #[test]
+    fn a_scaled_clocks_instants_are_written_in_real_time() {
+        let clock = SimClock::scaled(SystemTime::UNIX_EPOCH, 600);
+        let hour_ahead = clock.now() + Duration::from_secs(3600);
+        let wall = clock.wall_of(hour_ahead);
+        let real_ahead = wall.duration_since(SystemTime::now()).unwrap();
+        // An hour of scenario time is six real seconds at 600 times real speed.
+        assert!(
+            real_ahead <= Duration::from_secs(6) && real_ahead > Duration::from_secs(5),
+            "{real_ahead:?}"
+        );
+        let manual = SimClock::fixed();
+        assert_eq!(manual.wall_of(manual.now()), manual.now());
     }
 
     #[test]

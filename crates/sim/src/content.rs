@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use bytes::Bytes;
 use flate2::{Compress, Compression, FlushCompress};
@@ -210,11 +210,6 @@ fn deflate_all(c: &mut Compress, input: &[u8], flush: FlushCompress) -> Vec<u8> 
         }
     }
     out
-}
-
-/// The scenario time `at` plus `after`, as an HTTP-date.
-pub fn http_date_after(at: SystemTime, after: Duration) -> String {
-    httpdate::fmt_http_date(at + after)
 }
 
 #[cfg(test)]

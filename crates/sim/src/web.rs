@@ -447,6 +447,7 @@ async fn handle(
             start: host.clock.start(),
             host: &host.name,
             port_of: &port_of,
+            clock: &host.clock,
         };
         let own = served.as_ref().map(|s| s.resource.as_ref());
         if host.everywhere.is_empty() {

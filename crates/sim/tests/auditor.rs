@@ -540,6 +540,35 @@ fn c6_a_request_before_a_retry_after_date_is_a_violation() {
     );
 }
 
+/// A web on a clock that follows real time writes its dates in real time, as a real server
+/// does: the auditor then checks a Retry-After date on the wall clock (here 2027-01-15
+/// 08:00:00 at the start), whatever the scenario clock says.
+#[test]
+fn c6_a_retry_after_date_in_real_time_is_checked_on_the_wall_clock() {
+    let wall = Expectations {
+        dates_on_wall: true,
+        ..Expectations::default()
+    };
+    let early = [
+        get(0, "a.test", "/feed", 0.0, 1.0)
+            .answer(503, &[("retry-after", "Fri, 15 Jan 2027 10:00:00 GMT")]),
+        get(1, "a.test", "/feed", 7000.0, 7001.0),
+    ];
+    assert_eq!(check(&early, &wall), [(Rule::RetryAfter, vec![0, 1])]);
+    let waited = [
+        get(0, "a.test", "/feed", 0.0, 1.0)
+            .answer(503, &[("retry-after", "Fri, 15 Jan 2027 10:00:00 GMT")]),
+        get(1, "a.test", "/feed", 7200.0, 7201.0),
+    ];
+    assert_eq!(check(&waited, &wall), []);
+    // Read as a scenario instant (the scenario starts on 1 November 2026) the same date is
+    // months ahead: the wait is then far too short.
+    assert_eq!(
+        check(&waited, &Expectations::default()),
+        [(Rule::RetryAfter, vec![0, 1])]
+    );
+}
+
 #[test]
 fn c6_waiting_out_retry_after_in_either_form_is_clean() {
     let run = [

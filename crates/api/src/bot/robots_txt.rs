@@ -263,7 +263,43 @@ pub(super) fn blocking(
         ),
     };
     para(html, &contact);
+    para(html, &removal_on_request(profile, lang));
     html.push_str("</section>\n");
+}
+
+/// C10 (WFM10, DFB, FF "write to us"): the promise every profile keeps, with the profile's
+/// address when it has one. `tidings remove` (and the API's and the UI's removal) keeps it.
+fn removal_on_request(profile: &Profile, lang: Lang) -> String {
+    match &profile.contact.email {
+        Some(email) => {
+            let email = esc(email);
+            let link = format!("<a href=\"mailto:{email}\">{email}</a>");
+            tr!(
+                lang,
+                "To have us stop without touching robots.txt, write to {link} with the address \
+                 of the feed or site: a person removes it at once, without asking why, and it \
+                 cannot be added again afterwards.",
+                "Pour que nous arrêtions sans toucher à robots.txt, écrivez à {link} en \
+                 indiquant l’adresse du flux ou du site : une personne le retire aussitôt, sans \
+                 demander pourquoi, et il ne peut plus être ajouté ensuite.",
+                "Para pararmos sem mexer no robots.txt, escreva para {link} com o endereço do \
+                 feed ou do site: uma pessoa o remove na hora, sem perguntar o motivo, e ele não \
+                 pode ser adicionado de novo depois.",
+            )
+        }
+        None => tr!(
+            lang,
+            "To have us stop without touching robots.txt, ask the operator of this instance with \
+             the address of the feed or site: it is removed at once, without asking why, and it \
+             cannot be added again afterwards.",
+            "Pour que nous arrêtions sans toucher à robots.txt, demandez-le à l’exploitant de \
+             cette instance en indiquant l’adresse du flux ou du site : il est retiré aussitôt, \
+             sans demander pourquoi, et ne peut plus être ajouté ensuite.",
+            "Para pararmos sem mexer no robots.txt, peça ao operador desta instância, com o \
+             endereço do feed ou do site: ele é removido na hora, sem perguntar o motivo, e não \
+             pode ser adicionado de novo depois.",
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -71,7 +71,7 @@ impl Default for Setup {
             scale: SCALE,
             timeout: Duration::from_secs(5),
             host_concurrency: 16,
-            max_body_bytes: tidings_fetch::DEFAULT_MAX_BODY_BYTES,
+            max_body_bytes: tidings_fetch::FetchLimits::default().max_body_bytes,
             user_agent: None,
         }
     }
@@ -231,6 +231,7 @@ impl Sim {
             gap_clock: TimeBase::Scenario,
             robots_first: self.web.host_names(),
             body_cap: Some(self.max_body_bytes),
+            dates_on_wall: self.web.clock().follows_real_time(),
             ..Expectations::default()
         }
     }
