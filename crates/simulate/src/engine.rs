@@ -22,6 +22,7 @@
 
 use crate::audit::{self, Auditor};
 use crate::report::{Counts, Outcome};
+use crate::script::TraceRow;
 use crate::target::Target;
 use crate::web::{FeedKind, FeedModel, Web};
 use std::cmp::Reverse;
@@ -124,6 +125,8 @@ pub struct Shard<'w> {
     timed_steps: Duration,
     /// Time spent in the read machine's steps, estimated from every `TIME_EVERY`th read.
     pub machine_estimate: Duration,
+    /// When set, every read's label and reason, in order (see [`crate::script`]).
+    pub trace: Option<Vec<TraceRow>>,
 }
 
 impl<'w> Shard<'w> {
@@ -197,6 +200,7 @@ impl<'w> Shard<'w> {
             counts: Counts::default(),
             timed_steps: Duration::ZERO,
             machine_estimate: Duration::ZERO,
+            trace: None,
         }
     }
 
@@ -362,6 +366,9 @@ impl<'w> Shard<'w> {
             return ReadEnd::PastTheEnd;
         };
         self.counts.reads += 1;
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceRow::new(model.id, out.label, &out.decision.reason));
+        }
         if let Some(u) = unjudged {
             let accepted = matches!(
                 out.verdict.body,

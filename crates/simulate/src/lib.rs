@@ -13,12 +13,14 @@
 //! the crawler's `host_concurrency` limit (every host is worked as soon as it is due),
 //! redirects, do-not-crawl rules, body sizes, parsing.
 //!
-//! Reading order: [`rng`], [`web`], [`target`], [`engine`], [`audit`], [`report`].
+//! Reading order: [`rng`], [`web`], [`target`], [`engine`], [`audit`], [`report`]; [`script`]
+//! writes a web out by hand, to compare this driver with the crawler's.
 
 pub mod audit;
 pub mod engine;
 pub mod report;
 pub mod rng;
+pub mod script;
 pub mod target;
 pub mod web;
 

@@ -14,8 +14,10 @@
 //!   410, some serve a page that is no feed.
 
 use crate::rng::{hash, log_range, range, unit};
+use crate::script::{Script, Step};
 use chrono::{DateTime, Duration, Utc};
 use std::fmt::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
 use tidings_model::{CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators};
 
 /// Milliseconds in a day.
@@ -143,6 +145,14 @@ pub struct Web {
     epoch: DateTime<Utc>,
     /// `epoch` in seconds since 1970.
     epoch_secs: i64,
+    /// Set for a web written out by hand ([`Web::scripted`]): its feeds answer from it.
+    script: Option<Scripted>,
+}
+
+/// A scripted web's feeds: each one's host and answers, and the requests it has had.
+struct Scripted {
+    feeds: Vec<(u32, Vec<Step>)>,
+    hits: Vec<AtomicU32>,
 }
 
 /// A robots.txt answer: status (`None`: no answer) and body.
@@ -174,12 +184,52 @@ impl Web {
             token: token.to_string(),
             epoch: epoch(),
             epoch_secs: epoch().timestamp(),
+            script: None,
+        }
+    }
+
+    /// The web `script` writes out (see [`crate::script`]): its hosts with their robots.txt,
+    /// never in trouble, and feeds that answer their steps in order, whatever the time; every
+    /// feed is added at the start, sends an ETag and lives outside `/private/`.
+    pub fn scripted(script: &Script, token: &str) -> Web {
+        let feeds: Vec<(u32, Vec<Step>)> = script
+            .feeds()
+            .map(|(host, steps)| (host, steps.to_vec()))
+            .collect();
+        let hosts = script
+            .hosts
+            .iter()
+            .map(|h| HostModel {
+                robots: h.robots,
+                robots_change_at: i64::MAX,
+                trouble: Trouble::None,
+                phase_ms: 0,
+                latency_ms: 20,
+            })
+            .collect();
+        Web {
+            shape: WebShape {
+                feeds: feeds.len() as u32,
+                hosts: script.hosts.len() as u32,
+                seed: 0,
+            },
+            hosts,
+            token: token.to_string(),
+            epoch: epoch(),
+            epoch_secs: epoch().timestamp(),
+            script: Some(Scripted {
+                hits: feeds.iter().map(|_| AtomicU32::new(0)).collect(),
+                feeds,
+            }),
         }
     }
 
     /// The host of feed `i`: the first `hosts` feeds one per host, the rest Zipf-like (s = 0.9),
     /// so a few hosts carry thousands of feeds and most a handful.
     pub fn feed_host(&self, i: u32) -> u32 {
+        if let Some(script) = &self.script {
+            return script.feeds[i as usize].0;
+        }
         let n = self.shape.hosts.max(1);
         if i < n {
             return i;
@@ -192,6 +242,18 @@ impl Web {
 
     /// Feed `i`'s model.
     pub fn feed(&self, i: u32) -> FeedModel {
+        if let Some(script) = &self.script {
+            return FeedModel {
+                id: i,
+                host: script.feeds[i as usize].0,
+                private: false,
+                kind: FeedKind::Healthy,
+                validators: ValidatorKind::ETag,
+                period_s: 1,
+                phase_s: 0,
+                added_ms: 0,
+            };
+        }
         let seed = self.shape.seed;
         let h = |k: u64| hash(seed, TAG_FEED, u64::from(i), k);
         let host = self.feed_host(i);
@@ -295,6 +357,24 @@ impl Web {
     ) -> FeedAnswer {
         let host = feed.host;
         let key = (u64::from(feed.id) << 2) | attempt;
+        if let Some(script) = &self.script {
+            let i = feed.id as usize;
+            let hit = script.hits[i].fetch_add(1, Ordering::Relaxed) as usize;
+            let step = Script::step(&script.feeds[i].1, hit);
+            return match (step, step.outcome()) {
+                (Step::Version(version), _) => self.content(feed, sent, version, key, t),
+                (step, Some(outcome)) => FeedAnswer {
+                    duration_ms: if step == Step::NoAnswer {
+                        timeout_ms
+                    } else {
+                        self.latency(host, key, t)
+                    },
+                    outcome,
+                    version: 0,
+                },
+                (_, None) => unreachable!("only a version step has no outcome of its own"),
+            };
+        }
         let m = &self.hosts[host as usize];
         let answered = |outcome| FeedAnswer {
             outcome,
@@ -344,7 +424,20 @@ impl Web {
             FeedKind::Gone => return answered(FetchOutcome::Gone),
             FeedKind::Healthy | FeedKind::NotAFeed => {}
         }
-        let version = feed.version_at(t);
+        self.content(feed, sent, feed.version_at(t), key, t)
+    }
+
+    /// The feed's body version `version` as answered at `t` to a request with validators
+    /// `sent`: 304 when they match it, else 200.
+    fn content(
+        &self,
+        feed: &FeedModel,
+        sent: &Validators,
+        version: u64,
+        key: u64,
+        t: i64,
+    ) -> FeedAnswer {
+        let host = feed.host;
         let mut validators = Validators::default();
         self.validators_into(feed, version, &mut validators);
         // RFC 9110 13.2.2: If-None-Match decides when present; else If-Modified-Since.
