@@ -145,7 +145,7 @@ struct Change {
 }
 
 #[test]
-fn changing_a_profile_value_changes_the_page() {
+fn changing_a_profile_value_changes_the_page_and_the_behaviour() {
     let rows = [
         Change {
             name: "schedule.default_interval",
@@ -447,6 +447,7 @@ fn changing_a_profile_value_changes_the_page() {
             after: "Other/9.8.7 (+https://other.example/about)",
         },
     ];
+    let probed = rows.iter().filter(|r| behaviour(r.name).is_some()).count();
     for row in rows {
         let mut profile = embedded(row.base);
         let page = render(&profile, Lang::En, VERSION);
@@ -477,7 +478,147 @@ fn changing_a_profile_value_changes_the_page() {
             row.name,
             row.before
         );
+        // The page is true: where the value steers a decision, the decision moves with it.
+        if let Some(probe) = behaviour(row.name) {
+            let before = probe(&embedded(row.base));
+            let after = probe(&profile);
+            assert_ne!(
+                before, after,
+                "{}: the page changed, the behaviour did not",
+                row.name
+            );
+        }
     }
+    assert!(probed >= 18, "only {probed} rows check the behaviour too");
+}
+
+/// What the read machine's policy decides under a profile, for the values a row changes: the
+/// same functions the crawler and the simulation call.
+fn behaviour(name: &str) -> Option<fn(&Profile) -> String> {
+    use tidings_model::{FetchOutcome, RetryAfter};
+    use tidings_policy::{BodyVerdict, FeedSchedule, decide, first_fetch, robots};
+    fn now() -> chrono::DateTime<chrono::Utc> {
+        "2030-01-07T10:30:00Z".parse().unwrap()
+    }
+    /// The waits (seconds) and states after each of `answers`, each decision the next state.
+    fn run(p: &Profile, answers: &[FetchOutcome]) -> String {
+        run_from(p, p.schedule.default_interval, answers)
+    }
+    /// [`run`] for a feed read every `interval` seconds.
+    fn run_from(p: &Profile, interval: u64, answers: &[FetchOutcome]) -> String {
+        let mut p = p.clone();
+        p.hints.jitter = 0.0;
+        let mut state = FeedSchedule {
+            interval_secs: interval,
+            ..FeedSchedule::default()
+        };
+        let mut out = String::new();
+        for answer in answers {
+            let body = match answer {
+                FetchOutcome::Fetched(_) => BodyVerdict::Parsed(Default::default()),
+                _ => BodyVerdict::NotApplicable,
+            };
+            let d = decide(&state, answer, &body, now(), &p);
+            out.push_str(&format!(
+                "{} {:?}; ",
+                (d.next_fetch_at - now()).num_seconds(),
+                d.lifecycle
+            ));
+            state.interval_secs = d.interval_secs;
+            state.consecutive_failures = d.consecutive_failures;
+            state.last_failure = d.failure;
+            state.failure_totals = d.failure_totals;
+        }
+        out
+    }
+    fn ok() -> FetchOutcome {
+        FetchOutcome::Fetched(tidings_model::Fetched {
+            status: 200,
+            body: Vec::new(),
+            content_type: None,
+            validators: Default::default(),
+            cache: Default::default(),
+        })
+    }
+    fn status(status: u16) -> FetchOutcome {
+        match status {
+            401 => FetchOutcome::ClientError { status },
+            429 => FetchOutcome::Refused {
+                status,
+                retry_after: None,
+            },
+            _ => FetchOutcome::ServerError {
+                status,
+                retry_after: None,
+            },
+        }
+    }
+    /// What robots.txt `text` lets a feed path do.
+    fn robots_say(p: &Profile, status: Option<u16>, text: &str) -> String {
+        let stored = robots::StoredRobots {
+            fetched_at: now(),
+            status,
+            body: Some(text.as_bytes()),
+        };
+        format!("{:?}", robots::gate_for_feed(&stored, "/feed.xml", p))
+    }
+    Some(match name {
+        "schedule.default_interval" => |p| first_fetch(now(), p).interval_secs.to_string(),
+        "backoff.max" => |p| run(p, &vec![status(500); 12]),
+        "schedule.max_interval" => |p| {
+            // A feed whose ttl asks for ten days is read at the longest interval.
+            let body = BodyVerdict::Parsed(tidings_policy::FeedHints {
+                ttl_minutes: Some(10 * 1440),
+                ..Default::default()
+            });
+            let mut p = p.clone();
+            p.hints.jitter = 0.0;
+            let d = decide(&FeedSchedule::default(), &ok(), &body, now(), &p);
+            (d.next_fetch_at - now()).num_seconds().to_string()
+        },
+        // A failure waits at least the feed's interval: seen on a feed read often.
+        "backoff.first" => |p| run_from(p, p.schedule.min_interval, &[status(500)]),
+        "backoff.retry_after_max" => |p| {
+            run(
+                p,
+                &[FetchOutcome::ServerError {
+                    status: 503,
+                    retry_after: Some(RetryAfter::Seconds(30 * 86_400)),
+                }],
+            )
+        },
+        "ladder step (seconds)" => |p| run(p, &[status(429)]),
+        "ladder step (interval)" => |p| run(p, &[status(429)]),
+        "ladder pause_after" => |p| run(p, &[status(401), status(401), status(401)]),
+        "ladder pause_counts" => |p| run(p, &[status(401), ok(), status(401)]),
+        "pacing.host_gap" => |p| format!("{:?}", robots::host_gap(p, None, false)),
+        "robots.crawl_delay_cap" => |p| {
+            format!(
+                "{:?}",
+                robots::host_gap(p, Some(std::time::Duration::from_secs(100)), false)
+            )
+        },
+        "robots.crawl_delay off" => |p| {
+            format!(
+                "{:?}",
+                robots::host_gap(p, Some(std::time::Duration::from_secs(30)), false)
+            )
+        },
+        "robots.token" => |p| robots_say(p, Some(200), "User-agent: NewsBot\nDisallow: /\n"),
+        "robots.star_group_for_feeds" => {
+            |p| robots_say(p, Some(200), "User-agent: *\nDisallow: /\n")
+        }
+        "robots.on_access_denied" => |p| robots_say(p, Some(403), ""),
+        "robots.on_unreachable" => |p| robots_say(p, None, ""),
+        "retry.no_answer_patience" | "retry off" => |p| {
+            let silence = FetchOutcome::Transport(tidings_model::TransportError::Timeout);
+            format!(
+                "{:?}",
+                tidings_policy::retry::second_attempt(&silence, 1, p)
+            )
+        },
+        _ => return None,
+    })
 }
 
 #[test]
