@@ -364,11 +364,7 @@ fn pf5_four_404s_or_403s_pause_the_feed() {
     // 404s and 403s are counted apart: three of each pause nothing.
     let mut seq = answers(FetchOutcome::NotFound, 3);
     seq.extend(answers(refused(403), 3));
-    assert!(
-        run(&profile("pf"), &seq)
-            .iter()
-            .all(|s| s.lifecycle == Lifecycle::Active)
-    );
+    assert!(never_paused(&profile("pf"), &seq));
 }
 
 /// A ladder that counts in a row (PF6) starts again after a success.
@@ -377,11 +373,14 @@ fn pf6_a_success_between_429s_starts_the_count_again() {
     let mut seq = answers(refused(429), 3);
     seq.push((ok(), BodyVerdict::Parsed(FeedHints::default())));
     seq.extend(answers(refused(429), 3));
-    assert!(
-        run(&profile("pf"), &seq)
-            .iter()
-            .all(|s| s.lifecycle == Lifecycle::Active)
-    );
+    assert!(never_paused(&profile("pf"), &seq));
+}
+
+/// Whether the feed stays active through `answers`.
+fn never_paused(profile: &Profile, answers: &[(FetchOutcome, BodyVerdict)]) -> bool {
+    run(profile, answers)
+        .iter()
+        .all(|s| s.lifecycle == Lifecycle::Active)
 }
 
 /// PF6: 429 doubles the interval up to three times (6, 12, 24, 48 hours); paused after four.

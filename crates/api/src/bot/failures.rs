@@ -7,20 +7,6 @@ use super::words::{capitalized, count, duration, join_and, join_or};
 use tidings_policy::Profile;
 use tidings_policy::profile::{FailureKind, Ladder, PauseCount, StepUnit};
 
-/// Every failure kind, to tell whether the ladders leave some to the doubling backoff and
-/// whether one ladder takes them all.
-const ALL_KINDS: [FailureKind; 9] = [
-    FailureKind::Forbidden,
-    FailureKind::TooManyRequests,
-    FailureKind::Challenge,
-    FailureKind::NotFound,
-    FailureKind::ClientError,
-    FailureKind::ServerError,
-    FailureKind::NoAnswer,
-    FailureKind::BadFeed,
-    FailureKind::NotAllowed,
-];
-
 fn kind_words(lang: Lang, kind: FailureKind) -> String {
     match kind {
         FailureKind::Forbidden => tr!(
@@ -123,7 +109,7 @@ fn steps_list(lang: Lang, ladder: &Ladder) -> String {
 }
 
 fn ladder_line(lang: Lang, ladder: &Ladder) -> String {
-    let kinds = if ALL_KINDS.iter().all(|k| ladder.on.contains(k)) {
+    let kinds = if FailureKind::ALL.iter().all(|k| ladder.on.contains(k)) {
         tr!(lang, "Any failure", "Tout échec", "Qualquer falha")
     } else {
         let kinds: Vec<String> = ladder.on.iter().map(|&k| kind_words(lang, k)).collect();
@@ -224,7 +210,9 @@ pub(super) fn refusals(html: &mut String, profile: &Profile, lang: Lang) {
         .iter()
         .map(|l| ladder_line(lang, l))
         .collect();
-    let uncovered = ALL_KINDS.iter().any(|&k| profile.ladder_for(k).is_none());
+    let uncovered = FailureKind::ALL
+        .iter()
+        .any(|&k| profile.ladder_for(k).is_none());
     if uncovered {
         items.push(if profile.ladders.is_empty() {
             tr!(
