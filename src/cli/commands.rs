@@ -87,7 +87,7 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             match &r.error {
                 // Nothing was requested: the host asked everyone to wait (C6) or its work is
                 // set aside (FF11). Say so, and when the first read will be.
-                None if r.outcome == "postponed" => println!(
+                None if r.outcome == tidings_model::Label::Postponed => println!(
                     "feed {}: {} added, not read yet: {}; first read at {}",
                     r.feed_id,
                     visible(&r.url),
@@ -395,8 +395,8 @@ pub async fn feed(ctx: &Context, args: FeedArgs) -> Result<ExitCode> {
 
 /// The state as `feeds` shows it: a feed paused by a do-not-crawl rule is `blocked`.
 pub(super) fn state_word(feed: &FeedRecord) -> &'static str {
-    match (&feed.state, feed.state_reason.as_deref()) {
-        (FeedState::Paused, Some(reason)) if tidings_policy::is_block_hold(reason) => "blocked",
+    match (&feed.state, &feed.held_by) {
+        (FeedState::Paused, Some(_)) => "blocked",
         (state, _) => state.as_str(),
     }
 }

@@ -220,15 +220,12 @@ impl Progress for Status {
         let counts = {
             let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
             c.read += 1;
-            match (report.is_success(), report.outcome.as_str()) {
+            match (report.is_success(), report.outcome.is_not_modified()) {
                 (false, _) => c.failed += 1,
-                (true, "not_modified" | "unchanged") => c.not_modified += 1,
-                (true, _) => c.ok += 1,
+                (true, true) => c.not_modified += 1,
+                (true, false) => c.ok += 1,
             }
-            if !matches!(
-                report.outcome.as_str(),
-                "postponed" | "blocked" | "internal_error"
-            ) {
+            if report.outcome.was_sent() {
                 c.requests += 1;
             }
             *c

@@ -395,8 +395,8 @@ fn requests_section(html: &mut String, r: &Report, host: &str) {
     );
     for row in &r.requests {
         let status = match row.status {
-            Some(code) => format!("{code} {}", esc(&row.outcome)),
-            None => esc(&row.outcome),
+            Some(code) => format!("{code} {}", esc(row.outcome.as_str())),
+            None => esc(row.outcome.as_str()),
         };
         html.push_str(&format!(
             "<tr><td>{at}</td><td><code>{url}</code></td><td>{status}</td><td>{bytes}</td>\

@@ -53,7 +53,7 @@ fn row(feed: FeedId, at: DateTime<Utc>, host: &str, url: &str) -> RequestLogRow 
         url: url.to_owned(),
         egress: Some("192.0.2.77".to_owned()),
         status: Some(200),
-        outcome: "ok".to_owned(),
+        outcome: tidings_model::Label::Ok,
         bytes: 4321,
         duration_ms: 12,
         rule: "due: interval 1h".to_owned(),

@@ -95,7 +95,7 @@ impl Live {
             return;
         }
         let labels = FetchLabels {
-            outcome: response.outcome.label(),
+            outcome: response.outcome.label().as_str(),
             purpose,
         };
         self.fetches.get_or_create(&labels).inc();

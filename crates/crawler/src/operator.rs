@@ -12,9 +12,7 @@ use crate::blocks::list_of;
 use chrono::{DateTime, Utc};
 use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::Profile;
-use tidings_policy::{
-    BlockKind, BlockList, RuleError, block_hold_reason, is_block_hold, parse_rule,
-};
+use tidings_policy::{BlockKind, BlockList, RuleError, block_hold_reason, parse_rule};
 use tidings_store::{
     BlockAdded, FeedPatch, FeedRecord, FeedState, NewBlock, NewFeed, Store, StoreError,
     StoredBlock, Subscribed,
@@ -228,7 +226,8 @@ pub async fn hold_covered_feeds(
         let Some(block) = list.check(feed.url.as_url(), Some(feed.id)) else {
             continue;
         };
-        let patch = FeedPatch::paused(true, block_hold_reason(&block.describe()), now);
+        let rule = block.describe();
+        let patch = FeedPatch::held(rule.clone(), block_hold_reason(&rule), now);
         if let Some(after) = store.patch_feed(feed.id, &patch).await? {
             tracing::info!(feed_id = %feed.id, rule = block.id, "feed held by a do-not-crawl rule");
             held.push(after);
@@ -245,8 +244,7 @@ pub async fn resume_uncovered_feeds(
     let list = rules(store).await?;
     let mut resumed = Vec::new();
     for feed in store.feeds().await? {
-        let held = feed.state == FeedState::Paused
-            && feed.state_reason.as_deref().is_some_and(is_block_hold);
+        let held = feed.state == FeedState::Paused && feed.held_by.is_some();
         if !held || list.check(feed.url.as_url(), Some(feed.id)).is_some() {
             continue;
         }

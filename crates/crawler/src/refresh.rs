@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use tidings_feed::{ParseError, ParseOptions};
 use tidings_fetch::FetchRequest;
-use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey};
+use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey, Label};
 use tidings_policy::profile::EntryLimits;
 use tidings_policy::{BodyVerdict, FeedHints, FeedSchedule, Lifecycle, volume};
 use tidings_read::{
@@ -25,8 +25,9 @@ pub use tidings_read::Purpose;
 pub struct FeedReport {
     pub feed_id: FeedId,
     pub url: String,
-    /// `FetchOutcome::label`, `unchanged` (same body, C5), `parse_error` or `postponed`.
-    pub outcome: String,
+    /// `FetchOutcome::label`, `unchanged` (same body, C5), `parse_error`, `postponed`, or
+    /// `internal_error` for a read that failed inside tidings.
+    pub outcome: Label,
     pub status: Option<u16>,
     pub new_entries: u64,
     pub updated_entries: u64,
@@ -229,7 +230,7 @@ impl Crawler {
                 feed_id = feed.id.0,
                 feed_url = %feed.url,
                 status = out.outcome.status(),
-                outcome = out.label,
+                outcome = %out.label,
                 next_fetch_at = %out.decision.next_fetch_at,
                 reason = %out.decision.reason,
                 "feed read"
@@ -275,13 +276,14 @@ impl Crawler {
                 pending_move: out.pending_move,
                 state,
                 state_reason,
+                held_by: out.decision.held_by.clone(),
                 next_fetch_at: out.decision.next_fetch_at,
                 next_fetch_reason: out.decision.reason.clone(),
                 interval_secs: i64::try_from(out.decision.interval_secs).unwrap_or(i64::MAX),
                 consecutive_failures: i32::try_from(out.decision.consecutive_failures)
                     .unwrap_or(i32::MAX),
                 last_status: status.map(i32::from),
-                last_outcome: out.label.to_string(),
+                last_outcome: out.label,
                 last_error: error.clone(),
                 last_failure: out.decision.failure,
                 failure_totals: out.decision.failure_totals,
@@ -298,7 +300,7 @@ impl Crawler {
         Ok(FeedReport {
             feed_id: feed.id,
             url: feed.url.to_string(),
-            outcome: out.label.to_string(),
+            outcome: out.label,
             status: match ending {
                 Ending::SetAside => None,
                 _ => status,
@@ -416,7 +418,7 @@ fn log_row(feed: Option<FeedId>, egress: Option<String>, sent: &Sent<Url>) -> Re
             RequestKind::Robots => None,
         },
         status: sent.status.map(i32::from),
-        outcome: sent.label.to_string(),
+        outcome: sent.label,
         bytes: i64::try_from(sent.bytes).unwrap_or(i64::MAX),
         duration_ms: i64::try_from(sent.duration.as_millis()).unwrap_or(i64::MAX),
         rule: sent.allowed.to_string(),

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
-use tidings_model::FeedId;
+use tidings_model::{FeedId, Label};
 use tidings_store::FeedRecord;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
@@ -150,10 +150,10 @@ pub struct RunSummary {
 impl RunSummary {
     fn add(&mut self, r: &FeedReport) {
         self.feeds += 1;
-        match (r.is_success(), r.outcome.as_str()) {
+        match (r.is_success(), r.outcome.is_not_modified()) {
             (false, _) => self.failed += 1,
-            (true, "not_modified" | "unchanged") => self.not_modified += 1,
-            (true, _) => self.fetched += 1,
+            (true, true) => self.not_modified += 1,
+            (true, false) => self.fetched += 1,
         }
         self.new_entries += r.new_entries;
         self.updated_entries += r.updated_entries;
@@ -399,7 +399,7 @@ impl Crawler {
                     }
                     if let Ok((_, (_, reports))) = joined {
                         for report in reports {
-                            if report.outcome == "internal_error" {
+                            if report.outcome == Label::InternalError {
                                 held.insert(report.feed_id, self.now() + hold_after_error);
                             }
                             summary.add(&report);
@@ -477,7 +477,7 @@ fn failed(feed: &FeedRecord, error: String) -> FeedReport {
     FeedReport {
         feed_id: feed.id,
         url: feed.url.to_string(),
-        outcome: "internal_error".into(),
+        outcome: Label::InternalError,
         status: None,
         new_entries: 0,
         updated_entries: 0,

@@ -36,7 +36,7 @@ async fn log_of(store: &Arc<dyn Store>) -> Vec<(String, String, String)> {
     let mut rows = store.request_log(&LogQuery::default()).await.unwrap();
     rows.reverse();
     rows.into_iter()
-        .map(|r| (r.url, r.outcome, r.rule))
+        .map(|r| (r.url, r.outcome.to_string(), r.rule))
         .collect()
 }
 
@@ -65,7 +65,7 @@ async fn ff13_a_blocked_host_gets_no_request_at_all() {
         "nothing sent, nothing logged"
     );
     let stored = store.feed(feed.id).await.unwrap().unwrap();
-    assert_eq!(stored.last_outcome.as_deref(), Some("blocked"));
+    assert_eq!(stored.last_outcome.map(|l| l.as_str()), Some("blocked"));
     // Paused with the rule as its reason, not sent up a back-off ladder: nothing failed.
     assert_eq!(stored.state, FeedState::Paused);
     assert_eq!(

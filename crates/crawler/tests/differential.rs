@@ -284,15 +284,15 @@ async fn crawl(script: &Script, profile: &Profile, days: u32) -> Vec<TraceRow> {
         .unwrap();
     let rows = reports.0.lock().unwrap();
     rows.iter()
-        .map(|r| TraceRow::new(urls[&r.url], &r.outcome, &r.next_fetch_reason))
+        .map(|r| TraceRow::new(urls[&r.url], r.outcome, &r.next_fetch_reason))
         .collect()
 }
 
 /// The rows of `feed`, in order.
-fn of(rows: &[TraceRow], feed: u32) -> Vec<(String, String)> {
+fn of(rows: &[TraceRow], feed: u32) -> Vec<(tidings_model::Label, String)> {
     rows.iter()
         .filter(|r| r.feed == feed)
-        .map(|r| (r.label.clone(), r.reason.clone()))
+        .map(|r| (r.label, r.reason.clone()))
         .collect()
 }
 

@@ -23,7 +23,7 @@ async fn read_times(crawler: &Crawler, feed: &FeedRecord, n: usize) -> Vec<(Stri
             Purpose::Scheduled
         };
         let report = crawler.refresh(&current, purpose).await.unwrap();
-        seen.push((report.outcome, report.next_fetch_reason));
+        seen.push((report.outcome.to_string(), report.next_fetch_reason));
     }
     seen
 }

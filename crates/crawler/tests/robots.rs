@@ -38,7 +38,7 @@ async fn wfm9_a_disallowed_feed_is_not_requested() {
     );
     assert_eq!(script.count("/private/f.xml"), 0);
     let stored = store.feed(private.id).await.unwrap().unwrap();
-    assert_eq!(stored.last_outcome.as_deref(), Some("blocked"));
+    assert_eq!(stored.last_outcome.map(|l| l.as_str()), Some("blocked"));
     assert_eq!(stored.last_status, None, "no request was sent");
     assert!(
         stored

@@ -29,8 +29,8 @@ async fn ff11_c8_a_refused_connection_to_robots_txt_is_no_answer_and_says_so() {
     assert!(error.contains("the feed was not requested"), "{error}");
     let after = store.feed(feed.id).await.unwrap().unwrap();
     assert_eq!(
-        after.last_outcome.as_deref(),
-        Some("no_answer"),
+        after.last_outcome,
+        Some(tidings_model::Label::NoAnswer),
         "not `blocked`"
     );
     assert_eq!(after.last_error.as_deref(), Some(error.as_str()));

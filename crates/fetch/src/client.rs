@@ -164,7 +164,7 @@ impl Fetcher {
             Some(late) if spoiled_by_time(&outcome) => {
                 tracing::warn!(
                     feed_url = %request.url,
-                    outcome = outcome.label(),
+                    outcome = outcome.label().as_str(),
                     late_secs = late.as_secs(),
                     "the read ended far past its time-out: the crawler was paused"
                 );
@@ -185,7 +185,7 @@ impl Fetcher {
         tracing::debug!(
             feed_url = %request.url,
             final_url = %response.final_url,
-            outcome = response.outcome.label(),
+            outcome = response.outcome.label().as_str(),
             status = response.outcome.status(),
             bytes = response.bytes,
             hops = response.redirects.len(),

@@ -3,6 +3,7 @@
 //! `tidings-fetch` builds a [`FetchOutcome`] in one pure function from the status, the headers
 //! and the body (or the transport error); everything downstream matches on it exhaustively.
 
+use crate::Label;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -295,31 +296,31 @@ impl FetchOutcome {
         matches!(self, FetchOutcome::Transport(_))
     }
 
-    /// A short stable label for logs and counters: `ok`, `not_modified`, `refused`, ...
-    pub fn label(&self) -> &'static str {
+    /// The outcome's [`Label`] for logs and counters.
+    pub fn label(&self) -> Label {
         match self {
-            FetchOutcome::Fetched(_) => "ok",
-            FetchOutcome::NotModified { .. } => "not_modified",
-            FetchOutcome::Redirect { .. } => "redirect",
-            FetchOutcome::Refused { .. } => "refused",
-            FetchOutcome::Challenge { .. } => "challenge",
-            FetchOutcome::NotFound => "not_found",
-            FetchOutcome::Gone => "gone",
-            FetchOutcome::ClientError { .. } => "client_error",
-            FetchOutcome::ServerError { .. } => "server_error",
-            FetchOutcome::TooLarge { .. } => "too_large",
-            FetchOutcome::BadBody { .. } => "bad_body",
+            FetchOutcome::Fetched(_) => Label::Ok,
+            FetchOutcome::NotModified { .. } => Label::NotModified,
+            FetchOutcome::Redirect { .. } => Label::Redirect,
+            FetchOutcome::Refused { .. } => Label::Refused,
+            FetchOutcome::Challenge { .. } => Label::Challenge,
+            FetchOutcome::NotFound => Label::NotFound,
+            FetchOutcome::Gone => Label::Gone,
+            FetchOutcome::ClientError { .. } => Label::ClientError,
+            FetchOutcome::ServerError { .. } => Label::ServerError,
+            FetchOutcome::TooLarge { .. } => Label::TooLarge,
+            FetchOutcome::BadBody { .. } => Label::BadBody,
             FetchOutcome::FailedAnswer {
                 failure: AnswerFailure::Stalled,
                 ..
-            } => "stalled_answer",
+            } => Label::StalledAnswer,
             FetchOutcome::FailedAnswer {
                 failure: AnswerFailure::HeadTooLarge,
                 ..
-            } => "head_too_large",
-            FetchOutcome::Transport(_) => "no_answer",
-            FetchOutcome::CrawlerPaused { .. } => "crawler_paused",
-            FetchOutcome::Blocked { .. } => "blocked",
+            } => Label::HeadTooLarge,
+            FetchOutcome::Transport(_) => Label::NoAnswer,
+            FetchOutcome::CrawlerPaused { .. } => Label::CrawlerPaused,
+            FetchOutcome::Blocked { .. } => Label::Blocked,
         }
     }
 

@@ -10,6 +10,7 @@ pub mod failure;
 pub mod feed;
 pub mod fetch;
 pub mod ids;
+pub mod label;
 
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
@@ -21,3 +22,4 @@ pub use fetch::{
     Validators,
 };
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};
+pub use label::{Label, UnknownLabel};

@@ -26,6 +26,5 @@ pub use profile::{
 };
 pub use schedule::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, block_hold_reason,
-    decide, failure_kind, first_fetch, hold_blocked, host_floor, is_block_hold, postpone,
-    set_aside,
+    decide, failure_kind, first_fetch, hold_blocked, host_floor, postpone, set_aside,
 };

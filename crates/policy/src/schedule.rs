@@ -128,6 +128,8 @@ pub struct Decision {
     pub failure_totals: FailureTotals,
     pub lifecycle: Lifecycle,
     pub lifecycle_reason: Option<String>,
+    /// The do-not-crawl rule the feed is held under ([`hold_blocked`]), if one holds it.
+    pub held_by: Option<String>,
     /// Validators to store; `None` keeps the stored ones.
     pub validators: Option<Validators>,
 }
@@ -235,6 +237,7 @@ pub fn decide(
             }),
             lifecycle: Lifecycle::Off,
             lifecycle_reason: Some("the server answered 410 Gone".into()),
+            held_by: None,
             validators,
         };
     }
@@ -348,6 +351,7 @@ fn success(
         failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Active,
         lifecycle_reason: None,
+        held_by: None,
         validators: None,
     }
 }
@@ -524,6 +528,7 @@ fn failed(
         failure_totals: totals,
         lifecycle,
         lifecycle_reason: paused,
+        held_by: None,
         validators: None,
     }
 }
@@ -595,6 +600,7 @@ pub fn set_aside(
         failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Active,
         lifecycle_reason: None,
+        held_by: None,
         validators: None,
     }
 }
@@ -613,6 +619,7 @@ pub fn hold_blocked(state: &FeedSchedule, now: DateTime<Utc>, rule: &str) -> Dec
         failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Paused,
         lifecycle_reason: Some(block_hold_reason(rule)),
+        held_by: Some(rule.to_string()),
         validators: None,
     }
 }
@@ -620,11 +627,6 @@ pub fn hold_blocked(state: &FeedSchedule, now: DateTime<Utc>, rule: &str) -> Dec
 /// The pause reason of a feed a do-not-crawl rule covers: `blocked: <rule>`.
 pub fn block_hold_reason(rule: &str) -> String {
     format!("blocked: {rule}")
-}
-
-/// Whether a stored pause reason is [`hold_blocked`]'s.
-pub fn is_block_hold(reason: &str) -> bool {
-    reason.starts_with("blocked: ")
 }
 
 /// The wait after `failures` consecutive failures: `first * 2^(failures-1)`, capped at `max`.
@@ -1295,8 +1297,10 @@ mod tests {
             d.lifecycle_reason.as_deref(),
             Some("blocked: do-not-crawl: host example.com (FF13)")
         );
-        assert!(is_block_hold(d.lifecycle_reason.as_deref().unwrap()));
-        assert!(!is_block_hold("PF5: paused after 4 404 answers in a row"));
+        assert_eq!(
+            d.held_by.as_deref(),
+            Some("do-not-crawl: host example.com (FF13)")
+        );
         // Nothing was sent: the streak, its kind, the interval and the validators stay.
         assert_eq!(d.consecutive_failures, 2);
         assert_eq!(d.failure, Some(FailureKind::ServerError));

@@ -67,6 +67,7 @@ pub fn hold_for_volume(state: &FeedSchedule, now: DateTime<Utc>, reason: String)
         failure_totals: state.failure_totals,
         lifecycle: Lifecycle::Paused,
         lifecycle_reason: Some(reason),
+        held_by: None,
         validators: None,
     }
 }
@@ -74,7 +75,6 @@ pub fn hold_for_volume(state: &FeedSchedule, now: DateTime<Utc>, reason: String)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::is_block_hold;
 
     fn profile(per_response: u32, per_day: u32) -> Profile {
         Profile::from_toml(&format!(
@@ -128,10 +128,7 @@ mod tests {
             "the publisher answered; no failure of theirs"
         );
         assert_eq!(d.validators, None, "the validators stay as they were");
-        assert!(
-            !is_block_hold(&reason),
-            "not mistaken for a do-not-crawl hold"
-        );
+        assert_eq!(d.held_by, None, "not mistaken for a do-not-crawl hold");
         assert_eq!(window_start(now), now - Duration::days(1));
     }
 

@@ -8,7 +8,7 @@ use crate::{
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
-use tidings_model::{FetchOutcome, TransportError};
+use tidings_model::{FetchOutcome, Label, TransportError};
 use tidings_policy::egress::{self, EgressRecord};
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
@@ -360,7 +360,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                     &answer,
                     from,
                     RequestKind::Robots,
-                    "redirect",
+                    Label::Redirect,
                     allowed,
                 ));
                 self.robots = Some(robots);
@@ -545,7 +545,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                     &answer,
                     self.target.clone(),
                     kind,
-                    "redirect",
+                    Label::Redirect,
                     allowed,
                 ));
                 let from = std::mem::replace(&mut self.target, next.clone());
@@ -553,7 +553,9 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 return Pending::HopRules;
             }
         }
-        let row = sent(&answer, self.target.clone(), kind, "", allowed);
+        // Labelled as its answer for now; `conclude` names it once the body is judged.
+        let label = answer.outcome.label();
+        let row = sent(&answer, self.target.clone(), kind, label, allowed);
         let mut outcome = answer.outcome;
         // The body moves to the judge; the machine keeps no copy (one read's memory, C8).
         let body = match &mut outcome {
@@ -632,9 +634,9 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             return Pending::Done;
         };
         let label = match (&verdict.body, decision.failure) {
-            (BodyVerdict::Unparseable { .. }, Some(FailureKind::Challenge)) => "challenge",
-            (BodyVerdict::Unparseable { .. }, _) => "parse_error",
-            (BodyVerdict::Unchanged, _) => "unchanged",
+            (BodyVerdict::Unparseable { .. }, Some(FailureKind::Challenge)) => Label::Challenge,
+            (BodyVerdict::Unparseable { .. }, _) => Label::ParseError,
+            (BodyVerdict::Unchanged, _) => Label::Unchanged,
             _ => outcome.label(),
         };
         if let Some(mut row) = row {
@@ -797,7 +799,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         };
         self.end_unsent(outcome, decision);
         if let Some(outcome) = self.outcome.as_mut() {
-            outcome.label = "postponed";
+            outcome.label = Label::Postponed;
             outcome.verdict = Verdict::none(None);
             outcome.hops = std::mem::take(&mut self.hops);
         }
@@ -821,7 +823,7 @@ fn sent<L: Locator>(
     answer: &Answer,
     target: L,
     kind: RequestKind,
-    label: &'static str,
+    label: Label,
     allowed: Allowed<L>,
 ) -> Sent<L> {
     Sent {

@@ -4,7 +4,7 @@ use crate::{Locator, RequestKind, Verdict};
 use chrono::{DateTime, Utc};
 use std::fmt;
 use std::time::Duration;
-use tidings_model::{AnswerFailure, FetchOutcome};
+use tidings_model::{AnswerFailure, FetchOutcome, Label};
 use tidings_policy::Decision;
 use tidings_policy::egress::EgressRecord;
 
@@ -79,7 +79,7 @@ pub struct Sent<L: Locator> {
     pub status: Option<u16>,
     /// The outcome as the log names it: [`FetchOutcome::label`], or `redirect`,
     /// `challenge`, `parse_error`, `unchanged`.
-    pub label: &'static str,
+    pub label: Label,
     pub bytes: u64,
     pub duration: Duration,
     pub allowed: Allowed<L>,
@@ -132,7 +132,7 @@ pub struct ReadOutcome<L: Locator> {
     /// as its reason, once every address refused through the whole ladder).
     pub decision: Decision,
     /// The stored outcome label: the final row's label, or `postponed` for a read set aside.
-    pub label: &'static str,
+    pub label: Label,
     /// Every request sent, in order.
     pub sent: Vec<Sent<L>>,
     /// Each egress address's latest answer (WFM8), when the read changed it; `None` when it

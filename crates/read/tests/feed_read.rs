@@ -370,7 +370,7 @@ fn ff11_c6_ff13_a_redirect_hop_is_checked_like_a_request_of_its_own() {
     );
     assert_eq!(out.final_target.as_str(), "https://b.example/g");
     assert_eq!(out.hops.len(), 1);
-    let labels: Vec<&str> = out.sent.iter().map(|s| s.label).collect();
+    let labels: Vec<&str> = out.sent.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["redirect", "ok"]);
     assert_eq!(
         out.sent[1].allowed.to_string(),

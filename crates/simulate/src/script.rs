@@ -8,7 +8,7 @@
 //! same decisions, feed by feed ([`trace`]).
 
 use crate::web::RobotsKind;
-use tidings_model::{FetchOutcome, RetryAfter, TransportError};
+use tidings_model::{FetchOutcome, Label, RetryAfter, TransportError};
 
 /// One answer of a scripted feed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,15 +90,15 @@ impl Script {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceRow {
     pub feed: u32,
-    pub label: String,
+    pub label: Label,
     pub reason: String,
 }
 
 impl TraceRow {
-    pub fn new(feed: u32, label: &str, reason: &str) -> TraceRow {
+    pub fn new(feed: u32, label: Label, reason: &str) -> TraceRow {
         TraceRow {
             feed,
-            label: label.to_string(),
+            label,
             reason: without_times(reason),
         }
     }

@@ -4,7 +4,7 @@
 use crate::{FeedState, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
-use tidings_model::{Entry, FailureKind, FailureTotals, FeedUrl};
+use tidings_model::{Entry, FailureKind, FailureTotals, FeedUrl, Label};
 
 /// The state reason and schedule reason of a feed removed on request (WFM10).
 pub const REMOVED_REASON: &str = "removed by an operator on request (WFM10)";
@@ -28,7 +28,7 @@ macro_rules! select_feeds {
             "f.interval_secs, f.last_fetch_at, f.last_status, f.last_outcome, f.last_error, ",
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
             "f.moved_to, f.moved_since, f.expires, f.egress, f.profile_overrides, ",
-            "f.egress_refusals, f.last_failure, f.failure_totals, ",
+            "f.egress_refusals, f.last_failure, f.failure_totals, f.held_by, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest
@@ -283,32 +283,25 @@ pub struct CounterDelta {
 }
 
 impl CounterDelta {
-    /// `fetches` grows by one for every request sent; `ok` by its label; `not_modified` for a
-    /// 304 and for an `unchanged` body (C5); every other label is an error, except `blocked`
-    /// and `postponed`, where no request was sent and nothing counts.
-    pub fn of(outcome: &str) -> CounterDelta {
-        let (fetches, ok, not_modified, errors) = match outcome {
-            "ok" => (1, 1, 0, 0),
-            "not_modified" | "unchanged" => (1, 0, 1, 0),
-            "blocked" | "postponed" => (0, 0, 0, 0),
-            // A request was sent, but the crawler's own pause spoiled it: no error of the feed.
-            "crawler_paused" => (1, 0, 0, 0),
-            _ => (1, 0, 0, 1),
-        };
+    /// `fetches` grows by one for every request sent; `ok` for a feed read; `not_modified`
+    /// for a 304 and for an `unchanged` body (C5); `errors` for every other answer but the
+    /// crawler's own pause (no error of the feed). `blocked` and `postponed` sent nothing and
+    /// count nothing.
+    pub fn of(label: Label) -> CounterDelta {
         CounterDelta {
-            fetches,
-            ok,
-            not_modified,
-            errors,
+            fetches: i64::from(label.was_sent()),
+            ok: i64::from(label == Label::Ok),
+            not_modified: i64::from(label.is_not_modified()),
+            errors: i64::from(label.is_error()),
         }
     }
 }
 
-/// Whether a fetch with this outcome label leaves the feed's last read (status, outcome,
-/// error, time) as it was: `postponed` sent nothing, and `crawler_paused` learnt nothing of
-/// the publisher (the crawler was not running), so the failure streak's kind survives it.
-pub fn keeps_last_read(outcome: &str) -> bool {
-    matches!(outcome, "postponed" | "crawler_paused")
+/// Read back an outcome label column.
+pub fn decode_label(column: &str) -> Result<Label> {
+    column
+        .parse()
+        .map_err(|e| StoreError::Corrupt(format!("stored outcome: {e}")))
 }
 
 /// What a user's search string asks for.
@@ -441,25 +434,27 @@ mod tests {
     #[test]
     fn counters_follow_the_outcome_label() {
         let cases = [
-            ("ok", (1, 0, 0)),
-            ("not_modified", (0, 1, 0)),
-            ("unchanged", (0, 1, 0)),
-            ("blocked", (0, 0, 0)),
-            ("postponed", (0, 0, 0)),
-            ("crawler_paused", (0, 0, 0)),
-            ("parse_error", (0, 0, 1)),
-            ("server_error", (0, 0, 1)),
-            ("no_answer", (0, 0, 1)),
+            (Label::Ok, (1, 1, 0, 0)),
+            (Label::NotModified, (1, 0, 1, 0)),
+            (Label::Unchanged, (1, 0, 1, 0)),
+            (Label::Blocked, (0, 0, 0, 0)),
+            (Label::Postponed, (0, 0, 0, 0)),
+            (Label::CrawlerPaused, (1, 0, 0, 0)),
+            (Label::ParseError, (1, 0, 0, 1)),
+            (Label::ServerError, (1, 0, 0, 1)),
+            (Label::NoAnswer, (1, 0, 0, 1)),
         ];
-        for (label, (ok, not_modified, errors)) in cases {
+        for (label, (fetches, ok, not_modified, errors)) in cases {
             let want = CounterDelta {
-                fetches: i64::from(label != "blocked" && label != "postponed"),
+                fetches,
                 ok,
                 not_modified,
                 errors,
             };
             assert_eq!(CounterDelta::of(label), want, "{label}");
         }
+        assert!(decode_label("ok").is_ok());
+        assert!(decode_label("fine").is_err());
     }
 
     #[test]

@@ -72,6 +72,11 @@ const SQLITE: &[Source] = &[
         "failure record",
         include_str!("../migrations/sqlite/0012_failure_record.sql"),
     ),
+    (
+        13,
+        "held by",
+        include_str!("../migrations/sqlite/0013_held_by.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -134,6 +139,11 @@ const POSTGRES: &[Source] = &[
         12,
         "failure record",
         include_str!("../migrations/postgres/0012_failure_record.sql"),
+    ),
+    (
+        13,
+        "held by",
+        include_str!("../migrations/postgres/0013_held_by.sql"),
     ),
 ];
 

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tidings_model::{Entry, FailureKind, FailureTotals, FeedId, FeedUrl, Validators};
+use tidings_model::{Entry, FailureKind, FailureTotals, FeedId, FeedUrl, Label, Validators};
 
 /// Whether a feed is fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -61,6 +61,8 @@ pub struct FeedRecord {
     pub site_link: Option<String>,
     pub state: FeedState,
     pub state_reason: Option<String>,
+    /// The do-not-crawl rule holding the feed (paused, FF13, WFM10), while one does.
+    pub held_by: Option<String>,
     pub validators: Validators,
     /// SHA-256 of the last body, to notice unchanged bodies without validators (C5).
     pub content_hash: Option<String>,
@@ -72,7 +74,7 @@ pub struct FeedRecord {
     pub last_fetch_at: Option<DateTime<Utc>>,
     pub last_status: Option<i32>,
     /// [`FetchOutcome::label`](tidings_model::FetchOutcome::label) of the last fetch.
-    pub last_outcome: Option<String>,
+    pub last_outcome: Option<Label>,
     pub last_error: Option<String>,
     /// Failures since the last success.
     pub consecutive_failures: i32,
@@ -116,6 +118,9 @@ pub struct FeedPatch {
     pub paused: Option<bool>,
     /// The reason stored with the new state.
     pub reason: String,
+    /// With `paused: Some(true)`, the do-not-crawl rule that holds the feed, if a rule does;
+    /// every resume clears it.
+    pub held_by: Option<String>,
     /// `Some(None)` clears the assigned egress address.
     pub egress: Option<Option<String>>,
     pub overrides: Option<FeedOverrides>,
@@ -130,6 +135,7 @@ impl FeedPatch {
         FeedPatch {
             paused: None,
             reason: String::new(),
+            held_by: None,
             egress: None,
             overrides: None,
             reschedule: None,
@@ -143,6 +149,18 @@ impl FeedPatch {
             paused: Some(paused),
             reason: reason.into(),
             ..FeedPatch::at(at)
+        }
+    }
+
+    /// Hold the feed under the do-not-crawl rule `rule` (paused with `reason`).
+    pub fn held(
+        rule: impl Into<String>,
+        reason: impl Into<String>,
+        at: DateTime<Utc>,
+    ) -> FeedPatch {
+        FeedPatch {
+            held_by: Some(rule.into()),
+            ..FeedPatch::paused(true, reason, at)
         }
     }
 
@@ -196,12 +214,14 @@ pub struct FeedUpdate {
     pub pending_move: Option<(String, DateTime<Utc>)>,
     pub state: FeedState,
     pub state_reason: Option<String>,
+    /// The do-not-crawl rule that holds the feed after this read, if one does.
+    pub held_by: Option<String>,
     pub next_fetch_at: DateTime<Utc>,
     pub next_fetch_reason: String,
     pub interval_secs: i64,
     pub consecutive_failures: i32,
     pub last_status: Option<i32>,
-    pub last_outcome: String,
+    pub last_outcome: Label,
     pub last_error: Option<String>,
     /// The kind of this read's failure as the policy decided it, or the one kept (a read
     /// that sent nothing keeps the last); `None` after a success.
@@ -229,7 +249,7 @@ pub struct RequestLogRow {
     pub egress: Option<String>,
     pub status: Option<i32>,
     /// `FetchOutcome::label`.
-    pub outcome: String,
+    pub outcome: Label,
     pub bytes: i64,
     pub duration_ms: i64,
     /// The rule that allowed the request ("due: interval 1h", "first add").

@@ -136,7 +136,7 @@ fn last_read(f: &FeedRecord) -> String {
             format!(
                 "{}<br>{}{status}",
                 time(at),
-                esc(f.last_outcome.as_deref().unwrap_or("?"))
+                esc(f.last_outcome.map_or("?", |l| l.as_str()))
             )
         }
     }
@@ -379,8 +379,8 @@ fn log_table(html: &mut String, rows: &[RequestLogRow]) {
             .map(|id| format!("<a href=\"/feeds/{id}\">{id}</a>"))
             .unwrap_or_default();
         let status = match row.status {
-            Some(code) => format!("{code} {}", esc(&row.outcome)),
-            None => esc(&row.outcome),
+            Some(code) => format!("{code} {}", esc(row.outcome.as_str())),
+            None => esc(row.outcome.as_str()),
         };
         html.push_str(&format!(
             "<tr><td>{}</td><td>{feed}</td><td><code>{}</code></td><td>{status}</td><td>{}</td>\

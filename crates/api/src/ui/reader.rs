@@ -165,7 +165,7 @@ fn facts(main: &mut String, feed: &FeedRecord, admin: bool) {
     main.push_str(&format!(
         "<dt>State</dt><dd><span class=\"state-{state}\">{state}</span>{reason}</dd>\n"
     ));
-    match (feed.last_fetch_at, feed.last_outcome.as_deref()) {
+    match (feed.last_fetch_at, feed.last_outcome.map(|l| l.as_str())) {
         (Some(at), outcome) => {
             let status = feed
                 .last_status

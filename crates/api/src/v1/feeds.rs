@@ -296,6 +296,7 @@ pub async fn patch(
             Some(true) => format!("paused by an operator (key {})", caller.key_id),
             _ => format!("resumed by an operator (key {})", caller.key_id),
         },
+        held_by: None,
         egress,
         overrides,
         reschedule,

@@ -127,7 +127,7 @@ impl From<&FeedRecord> for Feed {
             interval_secs: f.interval_secs,
             last_fetch_at: f.last_fetch_at,
             last_status: f.last_status,
-            last_outcome: f.last_outcome.clone(),
+            last_outcome: f.last_outcome.map(|l| l.as_str().to_owned()),
             consecutive_failures: f.consecutive_failures,
             subscribers: f.subscribers,
             validators: ValidatorsPresent {
@@ -290,7 +290,7 @@ impl From<&RequestLogRow> for LogRow {
             url: r.url.clone(),
             egress: r.egress.clone(),
             status: r.status,
-            outcome: r.outcome.clone(),
+            outcome: r.outcome.as_str().to_owned(),
             bytes: r.bytes,
             duration_ms: r.duration_ms,
             rule: r.rule.clone(),

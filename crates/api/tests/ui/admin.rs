@@ -86,17 +86,17 @@ async fn admin_pages_show_a_paused_feeds_reason_its_errors_host_and_log() {
     let ui = Ui::start().await;
     let paused = ui.subscribe("https://example.org/feed.xml", "alice").await;
     let healthy = ui.subscribe("https://other.example/feed.xml", "bob").await;
-    let reason = "PF5: paused after 4 404 answers in a row";
+    let reason = "PF5: paused after 4 404 answers in total";
     let mut record = ok(paused, t(3600), Vec::new());
     record.update.state = FeedState::Paused;
     record.update.state_reason = Some(reason.to_owned());
     record.update.consecutive_failures = 4;
     record.update.last_status = Some(404);
-    record.update.last_outcome = "not_found".to_owned();
+    record.update.last_outcome = tidings_model::Label::NotFound;
     record.update.last_error = Some("404 Not Found <b>".to_owned());
     record.update.next_fetch_reason = "paused until an operator resumes it".to_owned();
     record.log[0].status = Some(404);
-    record.log[0].outcome = "not_found".to_owned();
+    record.log[0].outcome = tidings_model::Label::NotFound;
     ui.store.apply_fetch(record).await.unwrap();
     ui.store
         .apply_fetch(ok(healthy, t(3600), Vec::new()))

@@ -189,6 +189,7 @@ async fn readers_missing_feeds_removed_and_blocked_feeds_are_refused() {
     let mut held = ok(f.feed, t(60), vec![]);
     held.update.state = FeedState::Paused;
     held.update.state_reason = Some("blocked: do-not-crawl: host example.org (FF13)".into());
+    held.update.held_by = Some("do-not-crawl: host example.org (FF13)".into());
     f.server.store.apply_fetch(held).await.unwrap();
     is_problem(&f.patch(r#"{"paused": false}"#).await, 422, "refused");
     assert_eq!(f.stored().await.state, FeedState::Paused);

@@ -26,7 +26,7 @@ pub(super) async fn apply(
     if let Some(url) = &update.url {
         ensure_host(tx, url, fetch.fetched_at).await?;
     }
-    let delta = CounterDelta::of(&update.last_outcome);
+    let delta = CounterDelta::of(update.last_outcome);
     sqlx::query(
         "UPDATE feeds SET \
          url = COALESCE($2, url), host = COALESCE($3, host), \
@@ -48,7 +48,8 @@ pub(super) async fn apply(
          errors = errors + $23, moved_to = $26, moved_since = $27, \
          expires = CASE WHEN $8 THEN $28 ELSE expires END, \
          egress_refusals = COALESCE($29, egress_refusals), \
-         last_failure = $30, failure_totals = $31 \
+         last_failure = $30, failure_totals = $31, \
+         held_by = CASE WHEN state = 'removed' THEN held_by ELSE $32 END \
          WHERE id = $1",
     )
     .bind(fetch.feed_id.0)
@@ -82,7 +83,7 @@ pub(super) async fn apply(
     .bind(update.interval_secs)
     .bind(update.consecutive_failures)
     .bind(update.last_status)
-    .bind(&update.last_outcome)
+    .bind(update.last_outcome.as_str())
     .bind(without_nul_opt(update.last_error.as_deref()))
     .bind(fetch.fetched_at)
     .bind(delta.ok)
@@ -90,7 +91,7 @@ pub(super) async fn apply(
     .bind(delta.errors)
     .bind(delta.fetches)
     // A postponed read sent nothing, a paused crawler learnt nothing: the last read stays.
-    .bind(codec::keeps_last_read(&update.last_outcome))
+    .bind(update.last_outcome.keeps_last_read())
     .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
     .bind(update.pending_move.as_ref().map(|(_, since)| *since))
     .bind(update.meta.as_ref().and_then(|m| m.expires))
@@ -104,6 +105,7 @@ pub(super) async fn apply(
     )
     .bind(update.last_failure.map(FailureKind::as_str))
     .bind(codec::encode_failure_totals(&update.failure_totals)?)
+    .bind(update.held_by.as_deref())
     .execute(&mut **tx)
     .await?;
 
@@ -147,7 +149,7 @@ pub(super) async fn insert_log(
     .bind(&log.url)
     .bind(log.egress.as_deref())
     .bind(log.status)
-    .bind(&log.outcome)
+    .bind(log.outcome.as_str())
     .bind(log.bytes)
     .bind(log.duration_ms)
     .bind(&log.rule)

@@ -554,7 +554,7 @@ impl Store for PgStore {
     async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE feeds SET state = 'active', state_reason = NULL, consecutive_failures = 0, \
-             last_failure = NULL, failure_totals = NULL, \
+             last_failure = NULL, failure_totals = NULL, held_by = NULL, \
              next_fetch_at = $2, next_fetch_reason = $3 \
              WHERE id = $1 AND state IN ('paused', 'off')",
         )
@@ -661,18 +661,20 @@ impl Store for PgStore {
         match patch.paused {
             Some(true) => {
                 sqlx::query(
-                    "UPDATE feeds SET state = 'paused', state_reason = $2 \
+                    "UPDATE feeds SET state = 'paused', state_reason = $2, held_by = $3 \
                      WHERE id = $1 AND state <> 'removed'",
                 )
                 .bind(id.0)
                 .bind(without_nul(&patch.reason).into_owned())
+                .bind(patch.held_by.as_deref())
                 .execute(&mut *tx)
                 .await?;
             }
             Some(false) => {
                 sqlx::query(
                     "UPDATE feeds SET state = 'active', state_reason = NULL, \
-                     consecutive_failures = 0, last_failure = NULL, failure_totals = NULL, next_fetch_at = $2, next_fetch_reason = $3 \
+                     consecutive_failures = 0, last_failure = NULL, failure_totals = NULL, \
+                     held_by = NULL, next_fetch_at = $2, next_fetch_reason = $3 \
                      WHERE id = $1 AND state IN ('paused', 'off')",
                 )
                 .bind(id.0)

@@ -15,6 +15,7 @@ pub(super) fn feed_from_row(row: &PgRow) -> Result<FeedRecord> {
         site_link: row.try_get("site_link")?,
         state: codec::parse_state(row.try_get("state")?)?,
         state_reason: row.try_get("state_reason")?,
+        held_by: row.try_get("held_by")?,
         validators: Validators {
             etag: row.try_get("etag")?,
             last_modified: row.try_get("last_modified")?,
@@ -25,7 +26,11 @@ pub(super) fn feed_from_row(row: &PgRow) -> Result<FeedRecord> {
         interval_secs: row.try_get("interval_secs")?,
         last_fetch_at: row.try_get("last_fetch_at")?,
         last_status: row.try_get("last_status")?,
-        last_outcome: row.try_get("last_outcome")?,
+        last_outcome: row
+            .try_get::<Option<String>, _>("last_outcome")?
+            .as_deref()
+            .map(codec::decode_label)
+            .transpose()?,
         last_error: row.try_get("last_error")?,
         consecutive_failures: row.try_get("consecutive_failures")?,
         counters: FeedCounters {
@@ -84,7 +89,7 @@ pub(super) fn log_from_row(row: &PgRow) -> Result<RequestLogRow> {
         url: row.try_get("url")?,
         egress: row.try_get("egress")?,
         status: row.try_get("status")?,
-        outcome: row.try_get("outcome")?,
+        outcome: codec::decode_label(&row.try_get::<String, _>("outcome")?)?,
         bytes: row.try_get("bytes")?,
         duration_ms: row.try_get("duration_ms")?,
         rule: row.try_get("rule")?,

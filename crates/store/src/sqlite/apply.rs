@@ -186,7 +186,7 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String> {
 /// The feed row after one fetch.
 async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) -> Result<()> {
     let update = &fetch.update;
-    let delta = CounterDelta::of(&update.last_outcome);
+    let delta = CounterDelta::of(update.last_outcome);
     sqlx::query(
         "UPDATE feeds SET \
          url = COALESCE(?2, url), host = COALESCE(?3, host), \
@@ -208,7 +208,8 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
          errors = errors + ?23, moved_to = ?26, moved_since = ?27, \
          expires = CASE WHEN ?8 THEN ?28 ELSE expires END, \
          egress_refusals = COALESCE(?29, egress_refusals), \
-         last_failure = ?30, failure_totals = ?31 \
+         last_failure = ?30, failure_totals = ?31, \
+         held_by = CASE WHEN state = 'removed' THEN held_by ELSE ?32 END \
          WHERE id = ?1",
     )
     .bind(fetch.feed_id.0)
@@ -238,7 +239,7 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
     .bind(update.interval_secs)
     .bind(update.consecutive_failures)
     .bind(update.last_status)
-    .bind(&update.last_outcome)
+    .bind(update.last_outcome.as_str())
     .bind(update.last_error.as_deref())
     .bind(fetch.fetched_at)
     .bind(delta.ok)
@@ -246,7 +247,7 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
     .bind(delta.errors)
     .bind(delta.fetches)
     // A postponed read sent nothing, a paused crawler learnt nothing: the last read stays.
-    .bind(codec::keeps_last_read(&update.last_outcome))
+    .bind(update.last_outcome.keeps_last_read())
     .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
     .bind(
         update
@@ -265,6 +266,7 @@ async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) ->
     )
     .bind(update.last_failure.map(FailureKind::as_str))
     .bind(codec::encode_failure_totals(&update.failure_totals)?)
+    .bind(update.held_by.as_deref())
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -613,7 +613,7 @@ impl Store for SqliteStore {
     async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE feeds SET state = 'active', state_reason = NULL, consecutive_failures = 0, \
-             last_failure = NULL, failure_totals = NULL, \
+             last_failure = NULL, failure_totals = NULL, held_by = NULL, \
              next_fetch_at = ?2, next_fetch_reason = ?3 \
              WHERE id = ?1 AND state IN ('paused', 'off')",
         )
@@ -720,18 +720,20 @@ impl Store for SqliteStore {
         match patch.paused {
             Some(true) => {
                 sqlx::query(
-                    "UPDATE feeds SET state = 'paused', state_reason = ?2 \
+                    "UPDATE feeds SET state = 'paused', state_reason = ?2, held_by = ?3 \
                      WHERE id = ?1 AND state <> 'removed'",
                 )
                 .bind(id.0)
                 .bind(&patch.reason)
+                .bind(patch.held_by.as_deref())
                 .execute(&mut *tx)
                 .await?;
             }
             Some(false) => {
                 sqlx::query(
                     "UPDATE feeds SET state = 'active', state_reason = NULL, \
-                     consecutive_failures = 0, last_failure = NULL, failure_totals = NULL, next_fetch_at = ?2, next_fetch_reason = ?3 \
+                     consecutive_failures = 0, last_failure = NULL, failure_totals = NULL, \
+                     held_by = NULL, next_fetch_at = ?2, next_fetch_reason = ?3 \
                      WHERE id = ?1 AND state IN ('paused', 'off')",
                 )
                 .bind(id.0)

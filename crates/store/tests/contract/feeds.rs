@@ -284,6 +284,7 @@ pub async fn an_operators_patch_pauses_resumes_and_sets_overrides(store: Arc<dyn
     let patch = |paused: Option<bool>| FeedPatch {
         paused,
         reason: "by hand".to_owned(),
+        held_by: None,
         egress: None,
         overrides: None,
         reschedule: None,
@@ -484,6 +485,45 @@ pub async fn pf5_the_failure_record_is_stored_as_decided_and_a_resume_clears_it(
     let resumed = store.feed(id).await.unwrap().unwrap();
     assert!(resumed.failure_totals.is_empty());
     assert_eq!(resumed.last_failure, None);
+}
+
+/// FF13: a feed held by a do-not-crawl rule names the rule in its own column, apart from any
+/// other pause; a read that ends held stores it; a resume clears it.
+pub async fn ff13_a_hold_names_its_rule_until_a_resume(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let rule = "do-not-crawl: host example.org (FF13)";
+    let held = store
+        .patch_feed(id, &FeedPatch::held(rule, format!("blocked: {rule}"), t(5)))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (held.state, held.held_by.as_deref()),
+        (FeedState::Paused, Some(rule))
+    );
+    assert!(store.resume_feed(id, t(10), "resumed").await.unwrap());
+    assert_eq!(store.feed(id).await.unwrap().unwrap().held_by, None);
+    // An ordinary pause names no rule.
+    let paused = store
+        .patch_feed(id, &FeedPatch::paused(true, "by hand", t(15)))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(paused.held_by, None);
+    // A read that ends held stores the rule; the next read that is not held clears it.
+    let mut read = outcome(id, t(20), "blocked", None);
+    read.update.state = FeedState::Paused;
+    read.update.held_by = Some(rule.to_owned());
+    store.apply_fetch(read).await.unwrap();
+    assert_eq!(
+        store.feed(id).await.unwrap().unwrap().held_by.as_deref(),
+        Some(rule)
+    );
+    store
+        .apply_fetch(outcome(id, t(30), "ok", Some(200)))
+        .await
+        .unwrap();
+    assert_eq!(store.feed(id).await.unwrap().unwrap().held_by, None);
 }
 
 /// A pass over everything due, page after page: each due feed once, in order, whatever the

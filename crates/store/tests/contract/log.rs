@@ -91,7 +91,7 @@ pub async fn robots_cache_round_trips_and_logs_its_fetch(store: Arc<dyn Store>) 
         url: format!("{host}/robots.txt"),
         egress: None,
         status,
-        outcome: "ok".to_owned(),
+        outcome: tidings_model::Label::Ok,
         bytes: 20,
         duration_ms: 3,
         rule: "robots.txt before the first request".to_owned(),
