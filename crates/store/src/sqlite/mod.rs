@@ -546,22 +546,29 @@ impl Store for SqliteStore {
         if releases.is_empty() {
             return Ok(0);
         }
+        const RELEASE: &str = "UPDATE host_leases SET holder = NULL, expires_at = ?4, \
+                 last_end = MAX(COALESCE(last_end, ?5), COALESCE(?5, last_end)) \
+             WHERE host = ?1 AND holder = ?2 AND token = ?3";
+        let release = |r: &Release| {
+            sqlx::query(RELEASE)
+                .bind(r.host.clone())
+                .bind(holder.to_owned())
+                .bind(r.token)
+                .bind(codec::micros(now))
+                .bind(r.last_end.map(codec::micros))
+        };
+        if let [one] = releases {
+            // One statement is atomic on its own: no transaction around it (each statement is
+            // a round trip to SQLite's thread; a lane's end gives back one host).
+            let turn = self.writer.clone().lock_owned().await;
+            let done = release(one).execute(&self.pool).await?.rows_affected();
+            drop(turn);
+            return Ok(done);
+        }
         let (_turn, mut tx) = self.write().await?;
         let mut done = 0;
         for r in releases {
-            done += sqlx::query(
-                "UPDATE host_leases SET holder = NULL, expires_at = ?4, \
-                     last_end = MAX(COALESCE(last_end, ?5), COALESCE(?5, last_end)) \
-                 WHERE host = ?1 AND holder = ?2 AND token = ?3",
-            )
-            .bind(&r.host)
-            .bind(holder)
-            .bind(r.token)
-            .bind(codec::micros(now))
-            .bind(r.last_end.map(codec::micros))
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            done += release(r).execute(&mut *tx).await?.rows_affected();
         }
         tx.commit().await?;
         Ok(done)
