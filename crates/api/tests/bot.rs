@@ -26,7 +26,8 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
             &[
                 "Usual time between two reads of a feed: 1 hour.",
                 "Shortest, whatever the feed or the server says: 15 minutes.",
-                "Longest between two reads of an active feed: 1 day.",
+                "Longest usual interval between two reads of an active feed: 1 day. A server’s \
+                 Retry-After can make us wait longer (see below).",
                 "at least: 1 second",
                 "<strong>Any failure</strong>: the next read waits 15 minutes",
                 "up to 1 day",
@@ -99,7 +100,7 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
             &[
                 "Usual time between two reads of a feed: 6 hours.",
                 "Shortest, whatever the feed or the server says: 1 hour.",
-                "Longest between two reads of an active feed: 2 days.",
+                "Longest usual interval between two reads of an active feed: 2 days.",
                 "<strong>429 (too many requests) or a bot challenge page</strong>: successive \
                  failures wait 2, 4 and 8 times the feed’s interval, and each further one 8 \
                  times the feed’s interval.",

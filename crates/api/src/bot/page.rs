@@ -279,9 +279,12 @@ fn how_often(html: &mut String, profile: &Profile, lang: Lang) {
             ),
             tr!(
                 lang,
-                "Longest between two reads of an active feed: {max}.",
-                "Intervalle le plus long entre deux lectures d’un flux actif : {max}.",
-                "Intervalo mais longo entre duas leituras de um feed ativo: {max}.",
+                "Longest usual interval between two reads of an active feed: {max}. A server’s \
+                 Retry-After can make us wait longer (see below).",
+                "Intervalle habituel le plus long entre deux lectures d’un flux actif : {max}. Un \
+                 Retry-After du serveur peut nous faire attendre plus longtemps (voir plus bas).",
+                "Intervalo habitual mais longo entre duas leituras de um feed ativo: {max}. Um \
+                 Retry-After do servidor pode nos fazer esperar mais (veja abaixo).",
             ),
             gap_line,
         ],
