@@ -622,6 +622,39 @@ fn behaviour(name: &str) -> Option<fn(&Profile) -> String> {
     })
 }
 
+/// C10 (WFM10, DFB and FF "write to us"): every profile's page says a request to stop is
+/// honoured at once and a removed feed or site cannot come back, and names the profile's own
+/// address where it has one (the removal itself: the store contract's
+/// `c10_wfm10_a_removed_feed_is_never_due_and_cannot_come_back`).
+#[test]
+fn c10_every_profile_states_removal_on_request_with_its_address() {
+    for (name, _) in EMBEDDED {
+        let profile = embedded(name);
+        for lang in Lang::ALL {
+            let page = render(&profile, lang, VERSION);
+            if let Some(email) = &profile.contact.email {
+                assert!(
+                    page.contains(&format!("href=\"mailto:{email}\"")),
+                    "{name} {lang:?}: no link to {email}"
+                );
+            }
+        }
+        let page = render(&profile, Lang::En, VERSION);
+        assert!(
+            page.contains("removes it at once, without asking why, and it cannot be added again")
+                || page.contains(
+                    "it is removed at once, without asking why, and it cannot be added again"
+                ),
+            "{name}: no removal on request"
+        );
+    }
+    assert_eq!(
+        embedded("worldfeedmonitor").contact.email.as_deref(),
+        Some("legal@worldfeedmonitor.com"),
+        "WFM10's own address"
+    );
+}
+
 #[test]
 fn translated_pages_carry_the_same_numbers() {
     let profile = embedded("dailyfootballbot");

@@ -1,14 +1,15 @@
 //! How a [`Fetcher`](crate::Fetcher) behaves and what one read asks for.
 //!
 //! The bounds of a request (timeouts, body cap, redirect hops) are a profile's
-//! [`FetchLimits`], whose `Default` is their one home; the configuration is built once from
-//! resolved settings, and nothing here reads the environment.
+//! [`FetchLimits`] (`tidings_policy`, the home of every policy number); the configuration is
+//! built once from resolved settings, and nothing here reads the environment.
 
 use crate::botkeys::RequestSigner;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
-use tidings_model::{FetchLimits, Validators};
+use tidings_model::Validators;
+use tidings_policy::profile::FetchLimits;
 use url::Url;
 
 /// The `Accept` header sent on every request: feed types first, anything else last.

@@ -37,4 +37,4 @@ pub use classify::{BodyError, classify};
 pub use client::{FetchError, FetchResponse, Fetcher, Hop, PAUSE_MARGIN_FLOOR, overran};
 pub use config::{ACCEPT, FetchConfig, FetchRequest, HopCheck};
 pub use guard::non_public_reason;
-pub use tidings_model::{FetchLimits, FetchOutcome, Validators};
+pub use tidings_model::{FetchOutcome, Validators};

@@ -7,34 +7,6 @@ use crate::Label;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
-/// decompression bombs end at a size, redirect chains end. A profile's `[fetch]` sets them
-/// (`tidings.toml` may override them there); the fetcher and the bot page read the same
-/// values, and `Default` is their one home.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FetchLimits {
-    /// Seconds allowed to establish a connection.
-    pub connect_timeout: u64,
-    /// Seconds allowed for one request: headers and the whole body.
-    pub timeout: u64,
-    /// The largest body read, counted after decompression.
-    pub max_body_bytes: u64,
-    /// Redirect hops followed in one read, each a request of its own.
-    pub max_redirects: u8,
-}
-
-impl Default for FetchLimits {
-    fn default() -> Self {
-        FetchLimits {
-            connect_timeout: 10,
-            timeout: 30,
-            max_body_bytes: 10 * 1024 * 1024,
-            max_redirects: 5,
-        }
-    }
-}
-
 /// HTTP cache validators, stored exactly as received and echoed exactly (C4).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Validators {

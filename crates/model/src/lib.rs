@@ -18,8 +18,7 @@ pub use feed::{
     Thumbnail, Warning, WarningKind,
 };
 pub use fetch::{
-    AnswerFailure, CacheHints, FetchLimits, FetchOutcome, Fetched, RetryAfter, TransportError,
-    Validators,
+    AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators,
 };
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};
 pub use label::{Label, UnknownLabel};

@@ -5,7 +5,7 @@
 //! file names only what it changes.
 
 use serde::Deserialize;
-pub use tidings_model::{FailureKind, FetchLimits};
+pub use tidings_model::FailureKind;
 
 /// The embedded `default` profile.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
@@ -130,6 +130,34 @@ pub struct Profile {
     pub signing: SigningSettings,
     #[serde(default)]
     pub contact: ContactSettings,
+}
+
+/// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
+/// decompression bombs end at a size, redirect chains end. A profile's `[fetch]` sets them
+/// (`tidings.toml` may override them there); the fetcher, the read and the bot page read the
+/// same values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchLimits {
+    /// Seconds allowed to establish a connection.
+    pub connect_timeout: u64,
+    /// Seconds allowed for one request: headers and the whole body.
+    pub timeout: u64,
+    /// The largest body read, counted after decompression.
+    pub max_body_bytes: u64,
+    /// Redirect hops followed in one read, each a request of its own.
+    pub max_redirects: u8,
+}
+
+impl Default for FetchLimits {
+    fn default() -> Self {
+        FetchLimits {
+            connect_timeout: 10,
+            timeout: 30,
+            max_body_bytes: 10 * 1024 * 1024,
+            max_redirects: 5,
+        }
+    }
 }
 
 /// Where a publisher writes to the people behind the bot (WFM10, DFB, FF: "write to us"). The

@@ -62,12 +62,7 @@ impl SimClock {
 
     /// Scenario time elapsed since the start.
     pub fn elapsed(&self) -> Duration {
-        let inner = self.lock();
-        let followed = inner
-            .follow
-            .map(|(since, scale)| since.elapsed().saturating_mul(scale))
-            .unwrap_or_default();
-        inner.advanced.saturating_add(followed)
+        self.lock().elapsed()
     }
 
     /// The scenario's wall time now.
@@ -93,13 +88,10 @@ impl SimClock {
     /// (`--time-scale`) lands on `at`. A manual clock stands for real time: `at` itself.
     pub fn wall_of(&self, at: SystemTime) -> SystemTime {
         let inner = self.lock();
-        let Some((since, scale)) = inner.follow else {
+        let Some((_, scale)) = inner.follow else {
             return at;
         };
-        let now = inner.base
-            + inner
-                .advanced
-                .saturating_add(since.elapsed().saturating_mul(scale));
+        let now = inner.base + inner.elapsed();
         let wall = SystemTime::now();
         match at.duration_since(now) {
             Ok(ahead) => wall + ahead / scale,
@@ -111,6 +103,16 @@ impl SimClock {
     pub fn advance(&self, by: Duration) {
         let mut inner = self.lock();
         inner.advanced = inner.advanced.saturating_add(by);
+    }
+}
+
+impl Inner {
+    fn elapsed(&self) -> Duration {
+        let followed = self
+            .follow
+            .map(|(since, scale)| since.elapsed().saturating_mul(scale))
+            .unwrap_or_default();
+        self.advanced.saturating_add(followed)
     }
 }
 

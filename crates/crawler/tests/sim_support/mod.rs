@@ -71,7 +71,7 @@ impl Default for Setup {
             scale: SCALE,
             timeout: Duration::from_secs(5),
             host_concurrency: 16,
-            max_body_bytes: tidings_fetch::FetchLimits::default().max_body_bytes,
+            max_body_bytes: tidings_policy::profile::FetchLimits::default().max_body_bytes,
             user_agent: None,
         }
     }

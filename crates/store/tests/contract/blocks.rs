@@ -60,7 +60,7 @@ pub async fn ff13_blocks_are_added_once_listed_and_removed(store: Arc<dyn Store>
 
 /// WFM10: a removed feed loses its subscribers at once, is never due again, is not brought
 /// back by a read that was in flight, and cannot be subscribed to again (by either URL).
-pub async fn wfm10_a_removed_feed_is_never_due_and_cannot_come_back(store: Arc<dyn Store>) {
+pub async fn c10_wfm10_a_removed_feed_is_never_due_and_cannot_come_back(store: Arc<dyn Store>) {
     let id = feed(&store, "http://old.example/feed").await;
     subscribe(&store, "http://old.example/feed", "bob", t(0)).await;
     let kept = feed(&store, "https://kept.example/feed").await;
