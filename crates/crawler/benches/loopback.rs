@@ -81,6 +81,8 @@ struct Args {
     gap: f64,
     /// Only the first pass (robots.txt and every feed once), measured against its floor.
     first_pass_only: bool,
+    /// Sum the store's statements' time by statement and print the costliest.
+    sql_stats: bool,
     smoke: bool,
 }
 
@@ -99,6 +101,7 @@ impl Args {
             crawl_threads: 2,
             gap: 0.0,
             first_pass_only: false,
+            sql_stats: false,
             smoke,
         };
         let mut it = raw.into_iter();
@@ -108,6 +111,10 @@ impl Args {
             }
             if flag == "--first-pass-only" {
                 args.first_pass_only = true;
+                continue;
+            }
+            if flag == "--sql-stats" {
+                args.sql_stats = true;
                 continue;
             }
             let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -141,6 +148,9 @@ impl Args {
 
 fn main() -> Result<(), Error> {
     let args = Args::parse()?;
+    if args.sql_stats {
+        sql_stats::install();
+    }
     for &scenario in &args.scenarios {
         let outcome = run(&args, scenario)?;
         if args.smoke && !outcome {
@@ -282,6 +292,7 @@ async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> R
     let entries_before = store.count_entries(None).await?;
 
     let load_before = load_average();
+    sql_stats::reset();
     let cpu_before = Cpu::read();
     let started = Instant::now();
     let mut total = RunSummary::default();
@@ -372,6 +383,9 @@ async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> R
         );
     }
     println!("load average (1 min) before / after: {load_before} / {load_after}");
+    if args.sql_stats {
+        sql_stats::print(reads_of(&total));
+    }
     let expected = match scenario {
         Scenario::NotModified => 0,
         Scenario::NewEntries => total.fetched * args.entries,
@@ -463,4 +477,93 @@ fn ticks(stat: &str) -> Option<(String, f64)> {
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
     Some((comm, (utime + stime) / 100.0))
+}
+
+/// The reads of a measured phase.
+fn reads_of(total: &RunSummary) -> u64 {
+    total.fetched + total.not_modified + total.failed
+}
+
+/// `--sql-stats`: the time SQLite spent on each statement (sqlx's own measure, logged as
+/// `sqlx::query` events: from the first step to the last row, on the connection's worker
+/// thread), summed by statement over the measured phase.
+mod sql_stats {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::{Context, SubscriberExt};
+
+    /// Statement → (count, seconds).
+    static SEEN: LazyLock<Mutex<HashMap<String, (u64, f64)>>> = LazyLock::new(Mutex::default);
+
+    struct Statements;
+
+    #[derive(Default)]
+    struct Fields {
+        sql: Option<String>,
+        secs: f64,
+    }
+
+    impl Visit for Fields {
+        fn record_str(&mut self, field: &Field, value: &str) {
+            if field.name() == "db.statement" || (field.name() == "summary" && self.sql.is_none()) {
+                self.sql = Some(value.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+        }
+        fn record_f64(&mut self, field: &Field, value: f64) {
+            if field.name() == "elapsed_secs" {
+                self.secs = value;
+            }
+        }
+        fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
+    }
+
+    impl<S: tracing::Subscriber> Layer<S> for Statements {
+        fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+            if event.metadata().target() != "sqlx::query" {
+                return;
+            }
+            let mut fields = Fields::default();
+            event.record(&mut fields);
+            let Some(sql) = fields.sql else { return };
+            let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+            let slot = seen.entry(sql).or_default();
+            slot.0 += 1;
+            slot.1 += fields.secs;
+        }
+    }
+
+    pub fn install() {
+        let subscriber = tracing_subscriber::registry()
+            .with(Statements.with_filter(tracing_subscriber::filter::LevelFilter::DEBUG));
+        if tracing::subscriber::set_global_default(subscriber).is_err() {
+            eprintln!("--sql-stats: a tracing subscriber is already installed");
+        }
+    }
+
+    pub fn reset() {
+        SEEN.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    pub fn print(reads: u64) {
+        let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+        let mut rows: Vec<(&String, &(u64, f64))> = seen.iter().collect();
+        rows.sort_by(|a, b| b.1.1.total_cmp(&a.1.1));
+        let total: f64 = rows.iter().map(|r| r.1.1).sum();
+        let reads = reads.max(1) as f64;
+        println!(
+            "sql: {:.2} s in statements, {:.0} us per read; costliest first (count, per read, us each, statement):",
+            total,
+            total / reads * 1e6
+        );
+        for (sql, (n, secs)) in rows.iter().take(15) {
+            let shown: String = sql.chars().take(110).collect();
+            println!(
+                "  {n:>8} {:>6.2} {:>8.1} us  {shown}",
+                *n as f64 / reads,
+                secs / *n as f64 * 1e6
+            );
+        }
+    }
 }

@@ -126,46 +126,6 @@ impl Leases {
             .lanes += 1;
     }
 
-    /// Claim, in one go, each of `hosts` this process does not hold for long enough yet (lanes
-    /// about to start). A host another process holds is left to its first request, which
-    /// waits for it ([`Leases::hold`]).
-    pub async fn claim_many(&self, store: &dyn Store, hosts: &[String]) -> Result<(), CrawlError> {
-        let now = Utc::now();
-        let fresh = now
-            .checked_add_signed(chrono::Duration::from_std(self.ttl / 2).unwrap_or_default())
-            .unwrap_or(now);
-        let wanted: Vec<String> = {
-            let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-            hosts
-                .iter()
-                .filter(|h| held.get(*h).is_none_or(|l| l.expires_at <= fresh))
-                .cloned()
-                .collect()
-        };
-        if wanted.is_empty() {
-            return Ok(());
-        }
-        let until = now
-            .checked_add_signed(chrono::Duration::from_std(self.ttl).unwrap_or_default())
-            .unwrap_or(now);
-        let claims = store.claim_hosts(&wanted, &self.holder, now, until).await?;
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        for (host, claim) in wanted.into_iter().zip(claims) {
-            if let HostClaim::Held(lease) = claim {
-                let entry = held.entry(host).or_insert(Held {
-                    token: 0,
-                    expires_at: DateTime::<Utc>::MIN_UTC,
-                    lanes: 0,
-                    unseen_end: None,
-                });
-                entry.token = lease.token;
-                entry.expires_at = lease.expires_at;
-                entry.unseen_end = lease.last_end;
-            }
-        }
-        Ok(())
-    }
-
     /// Give back, in one go, the leases of `hosts` no lane keeps, each with its last
     /// request's end (real time).
     pub async fn release_many(

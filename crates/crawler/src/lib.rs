@@ -110,6 +110,8 @@ pub struct Crawler {
     live: live::Live,
     /// When the bot keys were last looked at (`keys`).
     key_checked: Arc<tokio::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>>,
+    /// Give-backs of ended lanes still being written ([`Crawler::end_lane`]).
+    giving_back: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
 impl Crawler {
@@ -133,6 +135,7 @@ impl Crawler {
             blocks: Arc::default(),
             live,
             key_checked: Arc::default(),
+            giving_back: Arc::default(),
         }
     }
 
@@ -225,14 +228,35 @@ impl Crawler {
 
     /// The lane of `host` ends: the host is given back unless another request of this
     /// process waits for it. (Kept longer, it would starve another process that wants it.)
-    pub(crate) async fn end_lane(&self, host: &str) {
+    ///
+    /// The give-back is written while the lane's slot goes to the next host: waiting for it
+    /// cost each lane one more store write of latency. A lane of this process that claims
+    /// the host again meanwhile is not hurt: its claim either comes first, and the give-back's
+    /// older fencing token then matches nothing, or after, and claims a free host. The run
+    /// waits for every give-back before it ends ([`Crawler::give_back_unkept`]).
+    pub(crate) fn end_lane(&self, host: &str) {
         self.leases.unkeep(host);
-        self.give_back(host).await;
+        if self.leases.kept(host) {
+            return;
+        }
+        let crawler = self.clone();
+        let host = host.to_owned();
+        let task = tokio::spawn(async move { crawler.give_back_all(vec![host]).await });
+        let mut pending = self.giving_back.lock().unwrap_or_else(|e| e.into_inner());
+        pending.retain(|t| !t.is_finished());
+        pending.push(task);
     }
 
     /// Give back every host lease no lane keeps and no request of this process waits for
-    /// (at the end of a run: one whose lane ended while a request waited is left to it).
+    /// (at the end of a run: one whose lane ended while a request waited is left to it),
+    /// once the give-backs of ended lanes are written.
     pub async fn give_back_unkept(&self) {
+        let pending =
+            std::mem::take(&mut *self.giving_back.lock().unwrap_or_else(|e| e.into_inner()));
+        for task in pending {
+            // A give-back that failed left its lease to expire (and said so).
+            let _ = task.await;
+        }
         self.give_back_all(self.leases.unkept()).await;
     }
 
@@ -252,18 +276,6 @@ impl Crawler {
         }
         if let Err(e) = self.leases.release_many(&*self.store, &hosts).await {
             tracing::warn!(error = %e, "host leases not given back; they expire");
-        }
-    }
-
-    /// Lanes of this process start on `hosts`: their leases are kept between the lanes'
-    /// requests and claimed together now (one store write for them all).
-    pub(crate) async fn start_lanes(&self, hosts: &[String]) {
-        for host in hosts {
-            self.leases.keep(host);
-        }
-        if let Err(e) = self.leases.claim_many(&*self.store, hosts).await {
-            // Each first request claims its own host, and waits for it.
-            tracing::warn!(error = %e, "host leases not claimed together");
         }
     }
 

@@ -71,14 +71,23 @@ impl Crawler {
         };
         let mut read = FeedRead::new(&state, purpose, &self.profile);
         let mut need = read.start();
+        // The machine asks for a host's robots.txt copy right after its floor: both come from
+        // one store read, the copy kept for that next step only.
+        let mut robots_read: Option<(String, Option<tidings_store::RobotsCache>)> = None;
         loop {
+            let kept_robots = robots_read.take();
             let event = match need {
                 Need::Rules { target } => Event::Rules(self.blocked(target, Some(feed.id)).await?),
                 Need::HostFloor { host } => {
-                    Event::HostFloor(self.store.host_floor(host.as_str()).await?)
+                    let state = self.store.host_state(host.as_str()).await?;
+                    robots_read = Some((host.as_str().to_owned(), state.robots));
+                    Event::HostFloor(state.floor)
                 }
                 Need::RobotsCopy { host } => {
-                    let copy = self.store.robots(host.as_str()).await?;
+                    let copy = match kept_robots {
+                        Some((of, copy)) if of == host.as_str() => copy,
+                        _ => self.store.robots(host.as_str()).await?,
+                    };
                     Event::RobotsCopy(copy.map(|c| {
                         Arc::new(RobotsCopy::new(
                             c.fetched_at,

@@ -201,7 +201,7 @@ impl Crawler {
                     progress.done(&report);
                     reports.push(report);
                 }
-                crawler.end_lane(&host).await;
+                crawler.end_lane(&host);
                 reports
             });
         }
@@ -324,8 +324,9 @@ impl Crawler {
             if let Some(e) = failed {
                 break Err(e.into());
             }
-            // Every free host with a backlog gets a worker, most overdue first; their leases
-            // are claimed together.
+            // Every free host with a backlog gets a worker, most overdue first. Each worker
+            // claims its host's lease in its first request, not this loop: a claim waits for a
+            // store write, and the loop would start one lane per write.
             let mut starting = Vec::new();
             while workers.len() + starting.len() < slots {
                 let Some((host, feeds)) = backlog.take_runnable(&busy) else {
@@ -334,11 +335,8 @@ impl Crawler {
                 busy.insert(host.clone(), Vec::new());
                 starting.push((host, feeds));
             }
-            if !starting.is_empty() {
-                let hosts: Vec<String> = starting.iter().map(|(h, _)| h.clone()).collect();
-                self.start_lanes(&hosts).await;
-            }
             for (host, feeds) in starting {
+                self.start_lane(&host);
                 found += feeds.len();
                 in_work.extend(feeds.iter().map(|f| f.id));
                 if once.is_some() {
@@ -386,24 +384,29 @@ impl Crawler {
             });
             tokio::select! {
                 Some(joined) = workers.join_next_with_id(), if !workers.is_empty() => {
-                    let id = match &joined {
-                        Ok((id, _)) => *id,
-                        Err(e) => e.id(),
-                    };
-                    if let Some(host) = hosts_of.remove(&id)
-                        && let Some(ids) = busy.remove(&host)
-                    {
-                        for id in ids {
-                            in_work.remove(&id);
-                        }
-                    }
-                    if let Ok((_, (_, reports))) = joined {
-                        for report in reports {
-                            if report.outcome == Label::InternalError {
-                                held.insert(report.feed_id, self.now() + hold_after_error);
+                    // Every worker done by now is taken in, so their slots refill together.
+                    let mut next = Some(joined);
+                    while let Some(joined) = next {
+                        let id = match &joined {
+                            Ok((id, _)) => *id,
+                            Err(e) => e.id(),
+                        };
+                        if let Some(host) = hosts_of.remove(&id)
+                            && let Some(ids) = busy.remove(&host)
+                        {
+                            for id in ids {
+                                in_work.remove(&id);
                             }
-                            summary.add(&report);
                         }
+                        if let Ok((_, (_, reports))) = joined {
+                            for report in reports {
+                                if report.outcome == Label::InternalError {
+                                    held.insert(report.feed_id, self.now() + hold_after_error);
+                                }
+                                summary.add(&report);
+                            }
+                        }
+                        next = workers.try_join_next_with_id();
                     }
                 }
                 changed = until.stop.changed(), if stop_open => {
@@ -448,7 +451,7 @@ impl Crawler {
             progress.done(&report);
             reports.push(report);
         }
-        self.end_lane(&host).await;
+        self.end_lane(&host);
         (host, reports)
     }
 

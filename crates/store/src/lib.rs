@@ -142,7 +142,13 @@ pub trait Store: Send + Sync {
     ) -> Result<NewEntryCounts>;
 
     /// The time before which no request may go to `host` (`scheme://host:port`), if any.
-    async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>>;
+    async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>> {
+        Ok(self.host_state(host).await?.floor)
+    }
+
+    /// The Retry-After floor and the cached robots.txt of `host` (`scheme://host:port`), in
+    /// one read: a feed's read needs both, one after the other.
+    async fn host_state(&self, host: &str) -> Result<HostState>;
 
     /// Claim each of `hosts` (gate keys: lower-cased host names) for `holder` until `until`,
     /// real time (C3), in one statement: a new claim where the host is free or its lease
@@ -204,7 +210,9 @@ pub trait Store: Send + Sync {
     }
 
     /// The cached robots.txt of a host (`scheme://host:port`), if it was ever fetched.
-    async fn robots(&self, host: &str) -> Result<Option<RobotsCache>>;
+    async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {
+        Ok(self.host_state(host).await?.robots)
+    }
 
     /// Store a freshly fetched robots.txt of `host` and the request-log rows of its fetch (one
     /// per request: redirect hops, then the answer), in one transaction.

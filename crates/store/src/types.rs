@@ -348,6 +348,15 @@ impl StoredEntry {
     }
 }
 
+/// What the store keeps of a host for the read of one of its URLs, read in one go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostState {
+    /// The time before which no request may go to the host (C6), if any.
+    pub floor: Option<DateTime<Utc>>,
+    /// Its robots.txt as last fetched, if ever.
+    pub robots: Option<RobotsCache>,
+}
+
 /// A host's robots.txt as last fetched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RobotsCache {

@@ -86,7 +86,7 @@ impl Store for Broken {
     ) -> tidings_store::Result<tidings_store::NewEntryCounts> {
         fail()
     }
-    async fn host_floor(&self, _: &str) -> tidings_store::Result<Option<DateTime<Utc>>> {
+    async fn host_state(&self, _: &str) -> tidings_store::Result<tidings_store::HostState> {
         fail()
     }
     async fn claim_hosts(
@@ -104,9 +104,6 @@ impl Store for Broken {
         _: &[tidings_store::Release],
         _: DateTime<Utc>,
     ) -> tidings_store::Result<u64> {
-        fail()
-    }
-    async fn robots(&self, _: &str) -> tidings_store::Result<Option<RobotsCache>> {
         fail()
     }
     async fn save_robots(

@@ -18,8 +18,8 @@ use crate::codec::{
 use crate::freshness::ClearOnDrop;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
-    HostLease, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
-    Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
+    HostLease, HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result,
+    RobotsCache, Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -389,13 +389,31 @@ impl Store for PgStore {
         })
     }
 
-    async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>> {
-        let until: Option<Option<DateTime<Utc>>> =
-            sqlx::query_scalar("SELECT retry_after_until FROM hosts WHERE host = $1")
-                .bind(host)
-                .fetch_optional(&self.pool)
-                .await?;
-        Ok(until.flatten())
+    async fn host_state(&self, host: &str) -> Result<HostState> {
+        type Row = (
+            Option<DateTime<Utc>>,
+            Option<DateTime<Utc>>,
+            Option<i32>,
+            Option<String>,
+        );
+        let row: Option<Row> = sqlx::query_as(
+            "SELECT retry_after_until, robots_fetched_at, robots_status, robots_body \
+             FROM hosts WHERE host = $1",
+        )
+        .bind(host)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some((floor, fetched_at, status, body)) = row else {
+            return Ok(HostState::default());
+        };
+        Ok(HostState {
+            floor,
+            robots: fetched_at.map(|fetched_at| RobotsCache {
+                fetched_at,
+                status,
+                body,
+            }),
+        })
     }
 
     async fn claim_hosts(
@@ -506,23 +524,6 @@ impl Store for PgStore {
         .execute(&self.pool)
         .await?;
         Ok(done.rows_affected())
-    }
-
-    async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {
-        let row: Option<(Option<DateTime<Utc>>, Option<i32>, Option<String>)> = sqlx::query_as(
-            "SELECT robots_fetched_at, robots_status, robots_body FROM hosts WHERE host = $1",
-        )
-        .bind(host)
-        .fetch_optional(&self.pool)
-        .await?;
-        match row {
-            Some((Some(fetched_at), status, body)) => Ok(Some(RobotsCache {
-                fetched_at,
-                status,
-                body,
-            })),
-            _ => Ok(None),
-        }
     }
 
     async fn save_robots(

@@ -113,8 +113,8 @@ pub(super) async fn apply_batch(
         if let Some(url) = &fetch.update.url {
             ensure_host(tx, url, fetch.fetched_at).await?;
         }
-        update_feed(tx, fetch).await?;
     }
+    update_feeds(tx, &live).await?;
 
     let mut known = known_entries(tx, &live).await?;
     let mut writes = EntryWrites::default();
@@ -183,93 +183,128 @@ fn json<T: serde::Serialize>(value: &T) -> Result<String> {
         .map_err(|e| StoreError::Corrupt(format!("batch keys cannot be serialised: {e}")))
 }
 
-/// The feed row after one fetch.
-async fn update_feed(tx: &mut Transaction<'static, Sqlite>, fetch: &Prepared) -> Result<()> {
+/// What one fetch sets in its feed's row; `?1` is the feed, `?2`… the values bound by
+/// [`bind_update`]. Written for one row and made multi-row by [`FEED_UPDATE_SQL`].
+const FEED_SET: &str = "url = COALESCE(?2, url), host = COALESCE(?3, host), \
+     etag = CASE WHEN ?4 THEN ?5 ELSE etag END, \
+     last_modified = CASE WHEN ?4 THEN ?6 ELSE last_modified END, \
+     content_hash = COALESCE(?7, content_hash), \
+     title = CASE WHEN ?8 THEN COALESCE(?9, title) ELSE title END, \
+     site_link = CASE WHEN ?8 THEN COALESCE(?10, site_link) ELSE site_link END, \
+     state = CASE WHEN state = 'removed' THEN state ELSE ?11 END, \
+     state_reason = CASE WHEN state = 'removed' THEN state_reason ELSE ?12 END, \
+     next_fetch_at = ?13, \
+     next_fetch_reason = CASE WHEN state = 'removed' THEN next_fetch_reason ELSE ?14 END, \
+     interval_secs = ?15, consecutive_failures = ?16, \
+     last_status = CASE WHEN ?25 THEN last_status ELSE ?17 END, \
+     last_outcome = CASE WHEN ?25 THEN last_outcome ELSE ?18 END, \
+     last_error = CASE WHEN ?25 THEN last_error ELSE ?19 END, \
+     last_fetch_at = CASE WHEN ?25 THEN last_fetch_at ELSE ?20 END, \
+     fetches = fetches + ?24, ok = ok + ?21, not_modified = not_modified + ?22, \
+     errors = errors + ?23, moved_to = ?26, moved_since = ?27, \
+     expires = CASE WHEN ?8 THEN ?28 ELSE expires END, \
+     egress_refusals = COALESCE(?29, egress_refusals), \
+     last_failure = ?30, failure_totals = ?31, \
+     held_by = CASE WHEN state = 'removed' THEN held_by ELSE ?32 END";
+/// The values of [`FEED_SET`], the feed's id first.
+const FEED_PARAMS: usize = 32;
+
+/// `UPDATE feeds … FROM (VALUES …)` for each of [`CHUNK_SIZES`] rows: the parameters of
+/// [`FEED_SET`] become the columns `v.p1`… of one row per fetch, matched on `v.p1 = feeds.id`.
+static FEED_UPDATE_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut set = FEED_SET.to_owned();
+    // Longest numbers first, so `?3` does not match the start of `?32`.
+    for n in (1..=FEED_PARAMS).rev() {
+        set = set.replace(&format!("?{n}"), &format!("v.p{n}"));
+    }
+    let columns: Vec<String> = (1..=FEED_PARAMS).map(|n| format!("p{n}")).collect();
+    let prefix = format!("WITH v ({}) AS (VALUES ", columns.join(", "));
+    let suffix = format!(") UPDATE feeds SET {set} FROM v WHERE feeds.id = v.p1");
+    multi_row_sql(&prefix, FEED_PARAMS)
+        .into_iter()
+        .map(|sql| format!("{sql}{suffix}"))
+        .collect()
+});
+
+/// The feed rows after the batch's fetches, a few statements for them all. A feed fetched
+/// twice in one batch is updated in rounds (its first fetch in the first, and so on), since
+/// one statement may not update a row twice, so its row ends as after its last fetch.
+async fn update_feeds(tx: &mut Transaction<'static, Sqlite>, live: &[&Prepared]) -> Result<()> {
+    for round in &rounds_by(live, |fetch| fetch.feed_id.0) {
+        for (chunk, size) in chunks(round) {
+            let mut query = sqlx::query(sql_for(&FEED_UPDATE_SQL, size));
+            for fetch in chunk {
+                query = bind_update(query, fetch)?;
+            }
+            query.execute(&mut **tx).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Bind the values of [`FEED_SET`] for `fetch`, in order.
+fn bind_update<'q>(
+    query: sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments>,
+    fetch: &'q Prepared,
+) -> Result<sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments>> {
     let update = &fetch.update;
     let delta = CounterDelta::of(update.last_outcome);
-    sqlx::query(
-        "UPDATE feeds SET \
-         url = COALESCE(?2, url), host = COALESCE(?3, host), \
-         etag = CASE WHEN ?4 THEN ?5 ELSE etag END, \
-         last_modified = CASE WHEN ?4 THEN ?6 ELSE last_modified END, \
-         content_hash = COALESCE(?7, content_hash), \
-         title = CASE WHEN ?8 THEN COALESCE(?9, title) ELSE title END, \
-         site_link = CASE WHEN ?8 THEN COALESCE(?10, site_link) ELSE site_link END, \
-         state = CASE WHEN state = 'removed' THEN state ELSE ?11 END, \
-         state_reason = CASE WHEN state = 'removed' THEN state_reason ELSE ?12 END, \
-         next_fetch_at = ?13, \
-         next_fetch_reason = CASE WHEN state = 'removed' THEN next_fetch_reason ELSE ?14 END, \
-         interval_secs = ?15, consecutive_failures = ?16, \
-         last_status = CASE WHEN ?25 THEN last_status ELSE ?17 END, \
-         last_outcome = CASE WHEN ?25 THEN last_outcome ELSE ?18 END, \
-         last_error = CASE WHEN ?25 THEN last_error ELSE ?19 END, \
-         last_fetch_at = CASE WHEN ?25 THEN last_fetch_at ELSE ?20 END, \
-         fetches = fetches + ?24, ok = ok + ?21, not_modified = not_modified + ?22, \
-         errors = errors + ?23, moved_to = ?26, moved_since = ?27, \
-         expires = CASE WHEN ?8 THEN ?28 ELSE expires END, \
-         egress_refusals = COALESCE(?29, egress_refusals), \
-         last_failure = ?30, failure_totals = ?31, \
-         held_by = CASE WHEN state = 'removed' THEN held_by ELSE ?32 END \
-         WHERE id = ?1",
-    )
-    .bind(fetch.feed_id.0)
-    .bind(update.url.as_ref().map(FeedUrl::as_str))
-    .bind(
-        update
-            .url
-            .as_ref()
-            .map(|u| u.host_key().as_str().to_owned()),
-    )
-    .bind(update.validators.is_some())
-    .bind(update.validators.as_ref().and_then(|v| v.etag.as_deref()))
-    .bind(
-        update
-            .validators
-            .as_ref()
-            .and_then(|v| v.last_modified.as_deref()),
-    )
-    .bind(update.content_hash.as_deref())
-    .bind(update.meta.is_some())
-    .bind(update.meta.as_ref().and_then(|m| m.title.as_deref()))
-    .bind(update.meta.as_ref().and_then(|m| m.site_link.as_deref()))
-    .bind(update.state.as_str())
-    .bind(update.state_reason.as_deref())
-    .bind(micros(update.next_fetch_at))
-    .bind(&update.next_fetch_reason)
-    .bind(update.interval_secs)
-    .bind(update.consecutive_failures)
-    .bind(update.last_status)
-    .bind(update.last_outcome.as_str())
-    .bind(update.last_error.as_deref())
-    .bind(fetch.fetched_at)
-    .bind(delta.ok)
-    .bind(delta.not_modified)
-    .bind(delta.errors)
-    .bind(delta.fetches)
-    // A postponed read sent nothing, a paused crawler learnt nothing: the last read stays.
-    .bind(update.last_outcome.keeps_last_read())
-    .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
-    .bind(
-        update
-            .pending_move
-            .as_ref()
-            .map(|(_, since)| micros(*since)),
-    )
-    .bind(update.meta.as_ref().and_then(|m| m.expires).map(micros))
-    .bind(
-        update
-            .egress_refusals
-            .as_ref()
-            .map(codec::encode_egress_refusals)
-            .transpose()?
-            .flatten(),
-    )
-    .bind(update.last_failure.map(FailureKind::as_str))
-    .bind(codec::encode_failure_totals(&update.failure_totals)?)
-    .bind(update.held_by.as_deref())
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
+    Ok(query
+        .bind(fetch.feed_id.0)
+        .bind(update.url.as_ref().map(FeedUrl::as_str))
+        .bind(
+            update
+                .url
+                .as_ref()
+                .map(|u| u.host_key().as_str().to_owned()),
+        )
+        .bind(update.validators.is_some())
+        .bind(update.validators.as_ref().and_then(|v| v.etag.as_deref()))
+        .bind(
+            update
+                .validators
+                .as_ref()
+                .and_then(|v| v.last_modified.as_deref()),
+        )
+        .bind(update.content_hash.as_deref())
+        .bind(update.meta.is_some())
+        .bind(update.meta.as_ref().and_then(|m| m.title.as_deref()))
+        .bind(update.meta.as_ref().and_then(|m| m.site_link.as_deref()))
+        .bind(update.state.as_str())
+        .bind(update.state_reason.as_deref())
+        .bind(micros(update.next_fetch_at))
+        .bind(update.next_fetch_reason.as_str())
+        .bind(update.interval_secs)
+        .bind(update.consecutive_failures)
+        .bind(update.last_status)
+        .bind(update.last_outcome.as_str())
+        .bind(update.last_error.as_deref())
+        .bind(fetch.fetched_at)
+        .bind(delta.ok)
+        .bind(delta.not_modified)
+        .bind(delta.errors)
+        .bind(delta.fetches)
+        // A postponed read sent nothing, a paused crawler learnt nothing: the last read stays.
+        .bind(update.last_outcome.keeps_last_read())
+        .bind(update.pending_move.as_ref().map(|(to, _)| to.as_str()))
+        .bind(
+            update
+                .pending_move
+                .as_ref()
+                .map(|(_, since)| micros(*since)),
+        )
+        .bind(update.meta.as_ref().and_then(|m| m.expires).map(micros))
+        .bind(
+            update
+                .egress_refusals
+                .as_ref()
+                .map(codec::encode_egress_refusals)
+                .transpose()?
+                .flatten(),
+        )
+        .bind(update.last_failure.map(FailureKind::as_str))
+        .bind(codec::encode_failure_totals(&update.failure_totals)?)
+        .bind(update.held_by.as_deref()))
 }
 
 /// Append one request-log row (C7).
@@ -539,10 +574,32 @@ async fn update_entry(
 /// Rows per multi-row `INSERT`, largest first. Every batch is cut into chunks of these sizes,
 /// so only this many distinct statements exist per table and all stay in the connection's
 /// prepared-statement cache. 256 rows × 15 parameters stays far below SQLite's limit (32,766).
-const CHUNK_SIZES: [usize; 5] = [256, 64, 16, 4, 1];
+/// `items` in rounds where each key appears at most once: the first of each key in the first
+/// round, the second in the second, and so on, each round in the order of `items`. (One
+/// statement may not update one row twice; rounds applied in order do.)
+pub(super) fn rounds_by<T: Copy, K: std::hash::Hash + Eq>(
+    items: &[T],
+    key: impl Fn(T) -> K,
+) -> Vec<Vec<T>> {
+    let mut rounds: Vec<Vec<T>> = Vec::new();
+    let mut seen: HashMap<K, usize> = HashMap::with_capacity(items.len());
+    for &item in items {
+        let round = seen.entry(key(item)).or_insert(0);
+        if rounds.len() <= *round {
+            rounds.push(Vec::new());
+        }
+        if let Some(members) = rounds.get_mut(*round) {
+            members.push(item);
+        }
+        *round += 1;
+    }
+    rounds
+}
+
+pub(super) const CHUNK_SIZES: [usize; 5] = [256, 64, 16, 4, 1];
 
 /// `prefix` followed by `size` groups of `params` placeholders, for each of [`CHUNK_SIZES`].
-fn multi_row_sql(prefix: &str, params: usize) -> Vec<String> {
+pub(super) fn multi_row_sql(prefix: &str, params: usize) -> Vec<String> {
     CHUNK_SIZES
         .iter()
         .map(|&size| {
@@ -553,7 +610,7 @@ fn multi_row_sql(prefix: &str, params: usize) -> Vec<String> {
 }
 
 /// The statement of [`multi_row_sql`] for `size` rows.
-fn sql_for(sql: &'static [String], size: usize) -> &'static str {
+pub(super) fn sql_for(sql: &'static [String], size: usize) -> &'static str {
     CHUNK_SIZES
         .iter()
         .position(|&s| s == size)
@@ -562,7 +619,7 @@ fn sql_for(sql: &'static [String], size: usize) -> &'static str {
 }
 
 /// `rows` cut into consecutive chunks whose sizes are among [`CHUNK_SIZES`], with each size.
-fn chunks<T>(mut rows: &[T]) -> Vec<(&[T], usize)> {
+pub(super) fn chunks<T>(mut rows: &[T]) -> Vec<(&[T], usize)> {
     let mut out = Vec::new();
     for &size in &CHUNK_SIZES {
         while rows.len() >= size {
@@ -590,6 +647,18 @@ mod tests {
                     .all(|(c, size)| c.len() == *size && CHUNK_SIZES.contains(size))
             );
         }
+    }
+
+    #[test]
+    fn rounds_hold_each_key_once_and_keep_its_order() {
+        let items = [(1, 'a'), (2, 'b'), (1, 'c'), (1, 'd'), (3, 'e'), (2, 'f')];
+        let rounds = rounds_by(&items, |(k, _)| k);
+        let letters: Vec<String> = rounds
+            .iter()
+            .map(|r| r.iter().map(|(_, c)| *c).collect())
+            .collect();
+        assert_eq!(letters, ["abe", "cf", "d"]);
+        assert!(rounds_by(&[] as &[(i32, char)], |(k, _)| k).is_empty());
     }
 
     #[test]

@@ -1,32 +1,54 @@
-//! Group commit: fetches applied at the same time share one write transaction.
+//! Group commit: writes made at the same time share one write transaction.
 //!
 //! SQLite admits one writer at a time and every statement is a round trip to its worker
 //! thread, so one transaction per fetch made writes serial and slow (see the loopback crawl in
-//! `docs/benchmarks.md`). Here each [`Store::apply_fetch`](crate::Store::apply_fetch) call
-//! queues its prepared fetch and waits for its own result; one writer task takes the write
-//! turn, takes every fetch queued by then (up to [`MAX_BATCH`]) and applies them in order in
-//! one transaction, then answers each caller after `COMMIT`. Fetches queued meanwhile form the
-//! next batch. The writer task runs only while there is work, on the runtime of the call that
-//! found the queue idle.
+//! `docs/benchmarks.md`). Here each [`Store::apply_fetch`](crate::Store::apply_fetch) call,
+//! and each claim and give-back of host leases, queues its write and waits for its own result;
+//! one writer task takes the write turn, takes every write queued by then (up to
+//! [`MAX_BATCH`]) and applies them in order in one transaction, then answers each caller after
+//! `COMMIT`. Writes queued meanwhile form the next batch. The writer task runs only while there
+//! is work, on the runtime of the call that found the queue idle. (A lane's claim, its fetches
+//! and its give-back were each a transaction of their own; under many lanes the claims and
+//! give-backs took turns with the fetches and the batches shrank to one or two fetches.)
 //!
 //! What each caller sees does not change: its result is returned only once it is committed
 //! (durable as any commit, see the module `sqlite`); a fetch of a missing feed is its own
 //! `NoSuchFeed` and the others are written; and when a batch fails as a whole (any other
-//! error, including at `COMMIT`), nothing of it is stored and each of its fetches is applied
-//! again alone, in a transaction of its own, so one fetch's failure fails no other fetch and
-//! every caller gets its own error. A caller that stops waiting does not withdraw its fetch:
-//! it is applied whole or not at all, like any other.
+//! error, including at `COMMIT`), nothing of it is stored and each of its writes is applied
+//! again alone, in a transaction of its own, so one write's failure fails no other and every
+//! caller gets its own error. A caller that stops waiting does not withdraw its write: it is
+//! applied whole or not at all, like any other.
 
 use super::SqliteStore;
 use super::apply::{self, Prepared};
-use crate::{ApplyReport, Result, StoreError};
+use super::leases::{self, Claim, GiveBack};
+use crate::{ApplyReport, HostClaim, Result, StoreError};
+use sqlx::{Sqlite, Transaction};
+use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::oneshot;
 
-/// The most fetches in one transaction, to bound how long one commit holds the write turn.
+/// The most writes in one transaction, to bound how long one commit holds the write turn.
 pub(super) const MAX_BATCH: usize = 512;
 
-/// The fetches waiting for the writer.
+/// One write queued for the writer task.
+#[derive(Debug)]
+pub(super) enum Write {
+    /// Boxed: a prepared fetch is several times a lease write's size.
+    Fetch(Box<Prepared>),
+    Claim(Claim),
+    GiveBack(GiveBack),
+}
+
+/// What a write answers, by kind.
+#[derive(Debug)]
+pub(super) enum Written {
+    Fetch(ApplyReport),
+    Claim(Vec<HostClaim>),
+    GiveBack(u64),
+}
+
+/// The writes waiting for the writer.
 #[derive(Debug, Default)]
 pub(super) struct Queue {
     state: Mutex<Waiting>,
@@ -41,8 +63,8 @@ struct Waiting {
 
 #[derive(Debug)]
 struct Job {
-    fetch: Prepared,
-    done: oneshot::Sender<Result<ApplyReport>>,
+    write: Write,
+    done: oneshot::Sender<Result<Written>>,
 }
 
 impl Queue {
@@ -53,12 +75,36 @@ impl Queue {
 }
 
 impl SqliteStore {
-    /// Queue `fetch` for the writer, starting it if idle, and wait for its own result.
+    /// Queue `fetch` for the writer and wait for its own result.
     pub(super) async fn apply_grouped(&self, fetch: Prepared) -> Result<ApplyReport> {
+        match self.grouped(Write::Fetch(Box::new(fetch))).await? {
+            Written::Fetch(report) => Ok(report),
+            other => Err(mismatch(&other)),
+        }
+    }
+
+    /// Queue a claim of host leases and wait for its answers, one per host.
+    pub(super) async fn claim_grouped(&self, claim: Claim) -> Result<Vec<HostClaim>> {
+        match self.grouped(Write::Claim(claim)).await? {
+            Written::Claim(claims) => Ok(claims),
+            other => Err(mismatch(&other)),
+        }
+    }
+
+    /// Queue a give-back of host leases and wait until it is committed.
+    pub(super) async fn give_back_grouped(&self, give_back: GiveBack) -> Result<u64> {
+        match self.grouped(Write::GiveBack(give_back)).await? {
+            Written::GiveBack(n) => Ok(n),
+            other => Err(mismatch(&other)),
+        }
+    }
+
+    /// Queue `write`, starting the writer if idle, and wait for its own result.
+    async fn grouped(&self, write: Write) -> Result<Written> {
         let (done, result) = oneshot::channel();
         let start = {
             let mut waiting = self.queue.lock();
-            waiting.jobs.push(Job { fetch, done });
+            waiting.jobs.push(Job { write, done });
             !std::mem::replace(&mut waiting.writing, true)
         };
         if start {
@@ -91,8 +137,8 @@ impl SqliteStore {
 
     /// Apply `jobs` in one transaction and answer each; on failure, each alone.
     async fn commit_batch(&self, jobs: Vec<Job>) {
-        let fetches: Vec<&Prepared> = jobs.iter().map(|j| &j.fetch).collect();
-        match self.try_batch(&fetches).await {
+        let writes: Vec<&Write> = jobs.iter().map(|j| &j.write).collect();
+        match self.try_batch(&writes).await {
             Ok(results) => {
                 for (job, result) in jobs.into_iter().zip(results) {
                     // A caller that stopped waiting needs no answer.
@@ -106,7 +152,7 @@ impl SqliteStore {
             }
             Err(_) => {
                 for job in jobs {
-                    let result = match self.try_batch(&[&job.fetch]).await {
+                    let result = match self.try_batch(&[&job.write]).await {
                         Ok(mut results) => results.pop().unwrap_or(Err(StoreError::WriterStopped)),
                         Err(e) => Err(e),
                     };
@@ -116,14 +162,140 @@ impl SqliteStore {
         }
     }
 
-    /// One transaction for `fetches`: their own results once committed, or the error that
-    /// made the transaction fail (then nothing of it is stored).
-    async fn try_batch(&self, fetches: &[&Prepared]) -> Result<Vec<Result<ApplyReport>>> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let results = apply::apply_batch(&mut tx, fetches).await?;
+    /// One transaction for `writes`: their own results once committed, in their order, or
+    /// the error that made the transaction fail (then nothing of it is stored).
+    async fn try_batch(&self, writes: &[&Write]) -> Result<Vec<Result<Written>>> {
+        let mut tx = self.writes.begin_with("BEGIN IMMEDIATE").await?;
+        let results = apply_writes(&mut tx, writes).await?;
         tx.commit().await?;
         Ok(results)
     }
+}
+
+/// Apply `writes` in `tx`. The fetches go together (`apply::apply_batch`, in their order); the
+/// lease writes touch only `host_leases`, which no fetch writes, and go after them, so the
+/// outcome is that of applying every write one after another.
+async fn apply_writes(
+    tx: &mut Transaction<'static, Sqlite>,
+    writes: &[&Write],
+) -> Result<Vec<Result<Written>>> {
+    let fetches: Vec<&Prepared> = writes
+        .iter()
+        .filter_map(|w| match w {
+            Write::Fetch(p) => Some(&**p),
+            _ => None,
+        })
+        .collect();
+    let mut applied = if fetches.is_empty() {
+        Vec::new()
+    } else {
+        apply::apply_batch(tx, &fetches).await?
+    }
+    .into_iter();
+    let mut leases = lease_writes(tx, writes).await?.into_iter();
+    let mut results = Vec::with_capacity(writes.len());
+    for write in writes {
+        results.push(match write {
+            Write::Fetch(_) => applied
+                .next()
+                .unwrap_or(Err(StoreError::WriterStopped))
+                .map(Written::Fetch),
+            Write::Claim(_) | Write::GiveBack(_) => leases.next().ok_or(StoreError::WriterStopped),
+        });
+    }
+    Ok(results)
+}
+
+/// The lease writes of `writes`, answered in their order. They are cut into phases in which
+/// no host is named twice: within a phase their order does not matter, so all its claims are
+/// one statement and all its give-backs another, and the phases go in order. (The usual batch,
+/// each lane's claim or give-back, is one or two phases; a lane that gives its host back and
+/// a lane that claims it again start a new one.)
+async fn lease_writes(
+    tx: &mut Transaction<'static, Sqlite>,
+    writes: &[&Write],
+) -> Result<Vec<Written>> {
+    let mut out = Vec::new();
+    let mut phase: Vec<&Write> = Vec::new();
+    let mut hosts: HashSet<&str> = HashSet::new();
+    for &write in writes {
+        let named: Vec<&str> = match write {
+            Write::Fetch(_) => continue,
+            Write::Claim(c) => c.hosts.iter().map(String::as_str).collect(),
+            Write::GiveBack(g) => g.releases.iter().map(|r| r.host.as_str()).collect(),
+        };
+        let fresh: HashSet<&str> = named.iter().copied().collect();
+        if fresh.len() < named.len() || fresh.iter().any(|h| hosts.contains(h)) {
+            out.extend(lease_phase(tx, &phase).await?);
+            phase.clear();
+            hosts.clear();
+        }
+        if fresh.len() < named.len() {
+            // One write naming a host twice goes alone, as written.
+            out.extend(lease_phase(tx, &[write]).await?);
+            continue;
+        }
+        hosts.extend(fresh);
+        phase.push(write);
+    }
+    out.extend(lease_phase(tx, &phase).await?);
+    Ok(out)
+}
+
+/// Lease writes none of which names a host another names: every claim in one statement,
+/// every give-back in another. Claims answer as of the latest claim's time (the phase is
+/// written after it).
+async fn lease_phase(
+    tx: &mut Transaction<'static, Sqlite>,
+    phase: &[&Write],
+) -> Result<Vec<Written>> {
+    let mut claims = Vec::new();
+    let mut gives = Vec::new();
+    let mut now = None;
+    for write in phase {
+        match write {
+            Write::Fetch(_) => {}
+            Write::Claim(c) => {
+                claims.extend(c.rows());
+                now = now.max(Some(c.now));
+            }
+            Write::GiveBack(g) => gives.extend(g.rows()),
+        }
+    }
+    let mut claimed = match now {
+        Some(now) => leases::claim(tx, &claims, now).await?,
+        None => Vec::new(),
+    }
+    .into_iter();
+    let mut given = if gives.is_empty() {
+        Vec::new()
+    } else {
+        leases::give_back(tx, &gives).await?
+    }
+    .into_iter();
+    let mut out = Vec::with_capacity(phase.len());
+    for write in phase {
+        match write {
+            Write::Fetch(_) => {}
+            Write::Claim(c) => {
+                out.push(Written::Claim(
+                    claimed.by_ref().take(c.hosts.len()).collect(),
+                ));
+            }
+            Write::GiveBack(g) => {
+                let n = given.by_ref().take(g.releases.len()).filter(|e| *e).count();
+                out.push(Written::GiveBack(n as u64));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A write answered with another kind's result: a defect of this module.
+fn mismatch(written: &Written) -> StoreError {
+    StoreError::Corrupt(format!(
+        "the writer answered with the wrong kind: {written:?}"
+    ))
 }
 
 /// Clears the queue's writer flag and drops waiting jobs when the writer task ends early.
@@ -228,7 +400,7 @@ mod tests {
         for r in records {
             let (done, answer) = oneshot::channel();
             jobs.push(Job {
-                fetch: Prepared::of(r.clone()).unwrap(),
+                write: Write::Fetch(Box::new(Prepared::of(r.clone()).unwrap())),
                 done,
             });
             answers.push(answer);
@@ -236,9 +408,115 @@ mod tests {
         store.commit_batch(jobs).await;
         let mut out = Vec::new();
         for a in answers {
-            out.push(a.await.unwrap());
+            out.push(a.await.unwrap().map(|written| match written {
+                Written::Fetch(report) => report,
+                other => panic!("a fetch answered {other:?}"),
+            }));
         }
         out
+    }
+
+    /// Runs `writes` as one batch, as the writer task would, and returns each answer.
+    async fn written(store: &SqliteStore, writes: Vec<Write>) -> Vec<Written> {
+        let mut jobs = Vec::new();
+        let mut answers = Vec::new();
+        for write in writes {
+            let (done, answer) = oneshot::channel();
+            jobs.push(Job { write, done });
+            answers.push(answer);
+        }
+        store.commit_batch(jobs).await;
+        let mut out = Vec::new();
+        for a in answers {
+            out.push(a.await.unwrap().unwrap());
+        }
+        out
+    }
+
+    fn claim(hosts: &[&str], holder: &str, now: i64) -> Write {
+        Write::Claim(Claim {
+            hosts: hosts.iter().map(|h| (*h).to_owned()).collect(),
+            holder: holder.to_owned(),
+            now: t(now),
+            until: t(now + 60),
+        })
+    }
+
+    fn give_back(host: &str, token: i64, holder: &str, now: i64) -> Write {
+        Write::GiveBack(GiveBack {
+            holder: holder.to_owned(),
+            releases: vec![crate::Release {
+                host: host.to_owned(),
+                token,
+                last_end: Some(t(now - 1)),
+            }],
+            now: t(now),
+        })
+    }
+
+    fn held(token: i64, until: i64, last_end: Option<i64>) -> HostClaim {
+        HostClaim::Held(crate::HostLease {
+            token,
+            expires_at: t(until),
+            last_end: last_end.map(t),
+        })
+    }
+
+    #[tokio::test]
+    async fn lease_writes_in_one_batch_answer_as_one_after_another_would() {
+        let (_dir, store, ids) = store_with_feeds(1).await;
+        // A host named twice (h1: claimed by a, given back, claimed by b): a new phase.
+        let answers = written(
+            &store,
+            vec![
+                claim(&["h1", "h2"], "a", 0),
+                Write::Fetch(Box::new(
+                    Prepared::of(fetch(ids[0], t(1), vec![entry("x", "x")])).unwrap(),
+                )),
+                claim(&["h3"], "b", 1),
+                give_back("h1", 1, "a", 2),
+                claim(&["h1"], "b", 3),
+            ],
+        )
+        .await;
+        let answers: Vec<String> = answers.iter().map(|a| format!("{a:?}")).collect();
+        let want = [
+            Written::Claim(vec![held(1, 60, None), held(1, 60, None)]),
+            Written::Fetch(report(1, 0, 0)),
+            Written::Claim(vec![held(1, 61, None)]),
+            Written::GiveBack(1),
+            Written::Claim(vec![held(2, 63, Some(1))]),
+        ];
+        let want: Vec<String> = want.iter().map(|w| format!("{w:?}")).collect();
+        assert_eq!(answers, want);
+
+        // Every host once (the usual batch): one phase, one statement per kind, the same
+        // answers as one after another. h2 is a's, so b finds it busy; a stale token gives nothing back.
+        let answers = written(
+            &store,
+            vec![
+                give_back("h3", 1, "b", 10),
+                claim(&["h2"], "b", 11),
+                claim(&["h4"], "a", 12),
+                give_back("h1", 1, "b", 12),
+            ],
+        )
+        .await;
+        let answers: Vec<String> = answers.iter().map(|a| format!("{a:?}")).collect();
+        let want = [
+            Written::GiveBack(1),
+            Written::Claim(vec![HostClaim::Busy { until: t(60) }]),
+            Written::Claim(vec![held(1, 72, None)]),
+            Written::GiveBack(0),
+        ];
+        let want: Vec<String> = want.iter().map(|w| format!("{w:?}")).collect();
+        assert_eq!(answers, want);
+        // h3 is free again: a new holder gets it with b's last end.
+        let answers = written(&store, vec![claim(&["h3"], "c", 20)]).await;
+        assert_eq!(
+            format!("{:?}", answers[0]),
+            format!("{:?}", Written::Claim(vec![held(2, 80, Some(9))]))
+        );
     }
 
     fn report(new: u64, updated: u64, unchanged: u64) -> ApplyReport {

@@ -6,15 +6,17 @@
 //! feeds again. Every write transaction starts with `BEGIN IMMEDIATE`, so writers queue on the
 //! busy timeout instead of failing when a read transaction would have to be upgraded.
 //!
-//! Fetches are written by group commit (`group`): concurrent `apply_fetch` calls share one
-//! transaction, written by one writer task with multi-row statements (`apply`), and each call
-//! returns its own result once that transaction is committed.
+//! Fetches and host leases are written by group commit (`group`): concurrent `apply_fetch`
+//! calls, lease claims and give-backs share one transaction, written by one writer task with
+//! multi-row statements (`apply`, `leases`), and each call returns its own result once that
+//! transaction is committed.
 //!
 //! Times are stored as INTEGER microseconds since the Unix epoch (see `codec`).
 
 mod apply;
 mod group;
 mod keys;
+mod leases;
 mod rows;
 
 use crate::Release;
@@ -25,7 +27,7 @@ use crate::codec::{
 use crate::freshness::ClearOnDrop;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
-    HostLease, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
+    HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
     Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
@@ -34,7 +36,6 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use sqlx::{QueryBuilder, Sqlite, Transaction};
-use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -48,15 +49,18 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const CACHE_SIZE: &str = "-32768";
 /// WAL pages written before a checkpoint (SQLite's default is 1000, about 4 MiB).
 const WAL_AUTOCHECKPOINT: &str = "4000";
-/// Hosts claimed per statement (four parameters each, far under SQLite's limit).
-const LEASE_CHUNK: usize = 500;
-/// Connections in the pool: readers run concurrently under WAL, writers queue.
+/// Connections in the pool: readers run concurrently under WAL (writers in the write turn
+/// have a connection of their own).
 const MAX_CONNECTIONS: u32 = 4;
 
 /// The store in a SQLite file.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// The write turn's own connection: a write transaction never waits for a connection
+    /// behind the readers (hundreds of lanes' reads queued in `pool` held every group commit
+    /// back by their whole queue).
+    writes: SqlitePool,
     /// Writers take turns here before `BEGIN IMMEDIATE`. SQLite lets one writer in at a time;
     /// the others would wait in its busy handler, which sleeps (1, 2, 5 ... 100 ms) while
     /// holding a pooled connection, so under many concurrent writes the lock sat free while
@@ -78,11 +82,17 @@ impl SqliteStore {
             .max_connections(MAX_CONNECTIONS)
             // Keep one connection: an in-memory database lives only as long as one is open.
             .min_connections(1)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         migrations::sqlite().run(&pool).await?;
+        let writes = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .connect_with(options)
+            .await?;
         Ok(SqliteStore {
             pool,
+            writes,
             writer: Arc::default(),
             queue: Arc::default(),
             blocks_version: Arc::default(),
@@ -93,7 +103,7 @@ impl SqliteStore {
     /// the transaction ends (declare it first, so it is dropped after the transaction).
     async fn write(&self) -> Result<(OwnedMutexGuard<()>, Transaction<'static, Sqlite>)> {
         let turn = self.writer.clone().lock_owned().await;
-        Ok((turn, self.pool.begin_with("BEGIN IMMEDIATE").await?))
+        Ok((turn, self.writes.begin_with("BEGIN IMMEDIATE").await?))
     }
 }
 
@@ -447,13 +457,28 @@ impl Store for SqliteStore {
         })
     }
 
-    async fn host_floor(&self, host: &str) -> Result<Option<DateTime<Utc>>> {
-        let until: Option<Option<i64>> =
-            sqlx::query_scalar("SELECT retry_after_until FROM hosts WHERE host = ?1")
-                .bind(host)
-                .fetch_optional(&self.pool)
-                .await?;
-        until.flatten().map(codec::from_micros).transpose()
+    async fn host_state(&self, host: &str) -> Result<HostState> {
+        let row: Option<(Option<i64>, Option<i64>, Option<i32>, Option<String>)> = sqlx::query_as(
+            "SELECT retry_after_until, robots_fetched_at, robots_status, robots_body \
+                 FROM hosts WHERE host = ?1",
+        )
+        .bind(host)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some((floor, fetched_at, status, body)) = row else {
+            return Ok(HostState::default());
+        };
+        Ok(HostState {
+            floor: floor.map(codec::from_micros).transpose()?,
+            robots: match fetched_at {
+                Some(at) => Some(RobotsCache {
+                    fetched_at: codec::from_micros(at)?,
+                    status,
+                    body,
+                }),
+                None => None,
+            },
+        })
     }
 
     async fn claim_hosts(
@@ -463,78 +488,16 @@ impl Store for SqliteStore {
         now: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Vec<HostClaim>> {
-        let mut held: HashMap<String, HostLease> = HashMap::new();
-        for chunk in hosts.chunks(LEASE_CHUNK) {
-            let rows = vec!["(?, ?, 1, ?, NULL)"; chunk.len()].join(", ");
-            let stale = now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default();
-            let sql = format!(
-                "INSERT INTO host_leases (host, holder, token, expires_at, last_end) \
-                 VALUES {rows} \
-                 ON CONFLICT (host) DO UPDATE SET holder = excluded.holder, \
-                     token = host_leases.token + 1, expires_at = excluded.expires_at, \
-                     wanted_by = CASE WHEN host_leases.wanted_by = excluded.holder \
-                         THEN NULL ELSE host_leases.wanted_by END \
-                 WHERE host_leases.holder = excluded.holder \
-                     OR ((host_leases.holder IS NULL OR host_leases.expires_at <= ?) \
-                         AND (host_leases.wanted_by IS NULL \
-                              OR host_leases.wanted_by = excluded.holder \
-                              OR host_leases.wanted_at <= ?)) \
-                 RETURNING host, token, expires_at, last_end"
-            );
-            let mut query =
-                sqlx::query_as::<_, (String, i64, i64, Option<i64>)>(sqlx::AssertSqlSafe(sql));
-            for host in chunk {
-                query = query.bind(host).bind(holder).bind(codec::micros(until));
-            }
-            // In the write turn, so claims queue here instead of sleeping in SQLite's busy
-            // handler; one statement, atomic on its own.
-            let turn = self.writer.clone().lock_owned().await;
-            let claimed = query
-                .bind(codec::micros(now))
-                .bind(codec::micros(stale))
-                .fetch_all(&self.pool)
-                .await?;
-            drop(turn);
-            for (host, token, expires_at, last_end) in claimed {
-                let lease = HostLease {
-                    token,
-                    expires_at: codec::from_micros(expires_at)?,
-                    last_end: last_end.map(codec::from_micros).transpose()?,
-                };
-                held.insert(host, lease);
-            }
+        if hosts.is_empty() {
+            return Ok(Vec::new());
         }
-        let mut claims = Vec::with_capacity(hosts.len());
-        for host in hosts {
-            claims.push(match held.get(host) {
-                Some(lease) => HostClaim::Held(*lease),
-                None => {
-                    // Busy: say so, first come first served, and learn until when.
-                    let stale =
-                        now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default();
-                    let turn = self.writer.clone().lock_owned().await;
-                    let until: i64 = sqlx::query_scalar(
-                        "UPDATE host_leases SET \
-                             wanted_by = CASE WHEN wanted_by IS NULL OR wanted_by = ?2 \
-                                 OR wanted_at <= ?4 THEN ?2 ELSE wanted_by END, \
-                             wanted_at = CASE WHEN wanted_by IS NULL OR wanted_by = ?2 \
-                                 OR wanted_at <= ?4 THEN ?3 ELSE wanted_at END \
-                         WHERE host = ?1 RETURNING expires_at",
-                    )
-                    .bind(host)
-                    .bind(holder)
-                    .bind(codec::micros(now))
-                    .bind(codec::micros(stale))
-                    .fetch_one(&self.pool)
-                    .await?;
-                    drop(turn);
-                    HostClaim::Busy {
-                        until: codec::from_micros(until)?.max(now),
-                    }
-                }
-            });
-        }
-        Ok(claims)
+        self.claim_grouped(leases::Claim {
+            hosts: hosts.to_vec(),
+            holder: holder.to_owned(),
+            now,
+            until,
+        })
+        .await
     }
 
     async fn release_hosts(
@@ -546,49 +509,12 @@ impl Store for SqliteStore {
         if releases.is_empty() {
             return Ok(0);
         }
-        const RELEASE: &str = "UPDATE host_leases SET holder = NULL, expires_at = ?4, \
-                 last_end = MAX(COALESCE(last_end, ?5), COALESCE(?5, last_end)) \
-             WHERE host = ?1 AND holder = ?2 AND token = ?3";
-        let release = |r: &Release| {
-            sqlx::query(RELEASE)
-                .bind(r.host.clone())
-                .bind(holder.to_owned())
-                .bind(r.token)
-                .bind(codec::micros(now))
-                .bind(r.last_end.map(codec::micros))
-        };
-        if let [one] = releases {
-            // One statement is atomic on its own: no transaction around it (each statement is
-            // a round trip to SQLite's thread; a lane's end gives back one host).
-            let turn = self.writer.clone().lock_owned().await;
-            let done = release(one).execute(&self.pool).await?.rows_affected();
-            drop(turn);
-            return Ok(done);
-        }
-        let (_turn, mut tx) = self.write().await?;
-        let mut done = 0;
-        for r in releases {
-            done += release(r).execute(&mut *tx).await?.rows_affected();
-        }
-        tx.commit().await?;
-        Ok(done)
-    }
-
-    async fn robots(&self, host: &str) -> Result<Option<RobotsCache>> {
-        let row: Option<(Option<i64>, Option<i32>, Option<String>)> = sqlx::query_as(
-            "SELECT robots_fetched_at, robots_status, robots_body FROM hosts WHERE host = ?1",
-        )
-        .bind(host)
-        .fetch_optional(&self.pool)
-        .await?;
-        match row {
-            Some((Some(at), status, body)) => Ok(Some(RobotsCache {
-                fetched_at: codec::from_micros(at)?,
-                status,
-                body,
-            })),
-            _ => Ok(None),
-        }
+        self.give_back_grouped(leases::GiveBack {
+            holder: holder.to_owned(),
+            releases: releases.to_vec(),
+            now,
+        })
+        .await
     }
 
     async fn save_robots(
