@@ -195,7 +195,7 @@ impl Crawler {
         let outcome = read
             .finish()
             .ok_or_else(|| CrawlError::Internal("the read ended without an outcome".into()))?;
-        self.store_outcome(feed, outcome).await
+        self.store_outcome(feed, *outcome).await
     }
 
     /// Hash and parse a body off the async threads (CPU work), so other hosts' requests and

@@ -6,8 +6,10 @@
 
 use crate::profile::{LongCrawlDelay, OnRobotsFailure, Profile};
 use chrono::{DateTime, Duration, Utc};
+use std::sync::{Arc, Mutex};
 use tidings_robots::{
-    FailurePolicy, OnFailure, ProductToken, Robots, RobotsFetch, RobotsStatus, StarGroup, interpret,
+    Access, Basis, FailurePolicy, OnFailure, ProductToken, Robots, RobotsFetch, RobotsStatus,
+    StarGroup, Verdict, interpret,
 };
 
 /// A stored robots.txt fetch: its HTTP status (`None`: no answer) and body.
@@ -21,13 +23,14 @@ pub struct StoredRobots<'a> {
     pub body: Option<&'a [u8]>,
 }
 
-/// Whether a feed may be fetched now, and why.
+/// Whether a feed may be fetched now, and why. A reason is shared: the same rule of one copy
+/// gives every read it decides the same text, written once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RobotsGate {
-    Allowed(String),
-    Denied(String),
+    Allowed(Arc<str>),
+    Denied(Arc<str>),
     /// robots.txt could not be read and the profile waits.
-    Deferred(String),
+    Deferred(Arc<str>),
 }
 
 /// What a stored robots.txt says about one feed, read from one parse of the file.
@@ -138,8 +141,76 @@ enum Read {
         star: bool,
         /// The same for every path: read once.
         crawl_delay: Option<std::time::Duration>,
+        /// The gate of each verdict given so far, so its reason is written once per copy.
+        gates: Gates,
     },
 }
+
+/// The gates a copy's verdicts gave, by what settled each (a copy has a handful: one per
+/// rule that decided a path, and the few bases without a rule). Not part of what the copy
+/// says: two reads of one file are equal whatever each has been asked.
+#[derive(Debug, Default)]
+struct Gates(Mutex<Vec<(Settled, RobotsGate)>>);
+
+/// What settled a verdict, as a key: the group is the same for every path of one read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Settled {
+    allowed: bool,
+    /// The deciding rule's line, or 0 with `basis` naming what settled it without one.
+    line: usize,
+    basis: u8,
+}
+
+impl Settled {
+    fn of(verdict: &Verdict<'_>) -> Settled {
+        let (line, basis) = match verdict.basis {
+            Basis::Rule(rule) => (rule.line, 0),
+            Basis::NoRuleMatched => (0, 1),
+            Basis::NoGroup => (0, 2),
+            Basis::StarGroupIgnored => (0, 3),
+            Basis::RobotsTxt => (0, 4),
+        };
+        Settled {
+            allowed: verdict.access == Access::Allowed,
+            line,
+            basis,
+        }
+    }
+}
+
+impl Gates {
+    /// The gate of `verdict`, its reason written on the first call for what settled it.
+    fn of(&self, verdict: &Verdict<'_>) -> RobotsGate {
+        let key = Settled::of(verdict);
+        // A poisoned memo only lost entries: the reason is written again.
+        let mut gates = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, gate)) = gates.iter().find(|(k, _)| *k == key) {
+            return gate.clone();
+        }
+        let reason: Arc<str> = format!("robots: {verdict}").into();
+        let gate = if key.allowed {
+            RobotsGate::Allowed(reason)
+        } else {
+            RobotsGate::Denied(reason)
+        };
+        gates.push((key, gate.clone()));
+        gate
+    }
+}
+
+impl Clone for Gates {
+    fn clone(&self) -> Self {
+        Gates::default()
+    }
+}
+
+impl PartialEq for Gates {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Gates {}
 
 impl RobotsRules {
     /// Read `stored` under `profile`'s token and failure rules (SR8, SR10, DFB8, FF11).
@@ -160,33 +231,34 @@ impl RobotsRules {
             read: Read::Origin(gate),
         };
         let Ok(token) = ProductToken::new(&settings.token) else {
-            return origin(RobotsGate::Denied(format!(
-                "robots: invalid token {:?}",
-                settings.token
-            )));
+            return origin(RobotsGate::Denied(
+                format!("robots: invalid token {:?}", settings.token).into(),
+            ));
         };
         match interpret(fetch, failure) {
-            RobotsStatus::AllowAll => origin(RobotsGate::Allowed(match (fetch, stored.status) {
-                (RobotsFetch::Unreadable, _) => {
-                    format!("robots: {}, allowed by the profile", describe())
+            RobotsStatus::AllowAll => origin(RobotsGate::Allowed(
+                match (fetch, stored.status) {
+                    (RobotsFetch::Unreadable, _) => {
+                        format!("robots: {}, allowed by the profile", describe())
+                    }
+                    (_, Some(status)) => format!("robots: {status}, everything allowed"),
+                    (_, None) => "robots: unreadable, allowed by the profile".into(),
                 }
-                (_, Some(status)) => format!("robots: {status}, everything allowed"),
-                (_, None) => "robots: unreadable, allowed by the profile".into(),
-            })),
-            RobotsStatus::DisallowAll => origin(RobotsGate::Denied(format!(
-                "robots: {}, the profile stays away",
-                describe()
-            ))),
-            RobotsStatus::Defer => origin(RobotsGate::Deferred(format!(
-                "robots: {}, deferred",
-                describe()
-            ))),
+                .into(),
+            )),
+            RobotsStatus::DisallowAll => origin(RobotsGate::Denied(
+                format!("robots: {}, the profile stays away", describe()).into(),
+            )),
+            RobotsStatus::Defer => origin(RobotsGate::Deferred(
+                format!("robots: {}, deferred", describe()).into(),
+            )),
             RobotsStatus::Rules(robots) => RobotsRules {
                 read: Read::Rules {
                     crawl_delay: robots.crawl_delay(&token),
                     robots,
                     token,
                     star: settings.star_group_for_feeds,
+                    gates: Gates::default(),
                 },
             },
         }
@@ -204,26 +276,22 @@ impl RobotsRules {
                 token,
                 star,
                 crawl_delay,
+                gates,
             } => RobotsAnswer {
-                gate: check(robots, token, path_and_query, *star),
+                gate: gates.of(&check(robots, token, path_and_query, *star)),
                 crawl_delay: *crawl_delay,
             },
         }
     }
 }
 
-fn check(robots: &Robots, token: &ProductToken, path: &str, star: bool) -> RobotsGate {
+fn check<'a>(robots: &'a Robots, token: &ProductToken, path: &str, star: bool) -> Verdict<'a> {
     let star = if star {
         StarGroup::Apply
     } else {
         StarGroup::Ignore
     };
-    let verdict = robots.check_with(token, path, star);
-    if verdict.is_allowed() {
-        RobotsGate::Allowed(format!("robots: {verdict}"))
-    } else {
-        RobotsGate::Denied(format!("robots: {verdict}"))
-    }
+    robots.check_with(token, path, star)
 }
 
 /// What became of the robots.txt request, for reasons: `body_read` is whether a body was
@@ -286,6 +354,46 @@ mod tests {
         );
     }
 
+    /// One copy asked about many paths: each rule's reason is written once and every path
+    /// it decides gets that reason; another rule, or no rule, gets its own.
+    #[test]
+    fn a_copys_reasons_follow_the_rule_that_decided() {
+        let p = profile("SereneReader", true, OnRobotsFailure::Disallow);
+        let file = b"User-agent: SereneReader\nDisallow: /a\nAllow: /a/open\nDisallow: /b\n";
+        let rules = RobotsRules::read(&stored(Some(200), file), &p);
+        let reason = |path: &str| match rules.gate(path).gate {
+            RobotsGate::Allowed(r) | RobotsGate::Denied(r) | RobotsGate::Deferred(r) => r,
+        };
+        let a = reason("/a/1");
+        assert_eq!(
+            &*a,
+            "robots: disallowed by group SereneReader line 2: Disallow: /a"
+        );
+        assert!(Arc::ptr_eq(&a, &reason("/a/2")), "written once");
+        assert_eq!(
+            &*reason("/a/open/x"),
+            "robots: allowed by group SereneReader line 3: Allow: /a/open"
+        );
+        assert_eq!(
+            &*reason("/b"),
+            "robots: disallowed by group SereneReader line 4: Disallow: /b"
+        );
+        assert_eq!(
+            &*reason("/c"),
+            "robots: allowed by group SereneReader: no rule matched"
+        );
+        assert_eq!(
+            &*reason("/robots.txt"),
+            "robots: allowed: /robots.txt is always allowed"
+        );
+        assert_eq!(&*reason("/a/3"), &*a);
+        assert_eq!(
+            rules.clone(),
+            rules,
+            "the memo is no part of what the copy says"
+        );
+    }
+
     #[test]
     fn wfm9_own_group_disallow_stops_the_fetch() {
         let p = profile("SereneReader", true, OnRobotsFailure::Disallow);
@@ -325,7 +433,7 @@ mod tests {
                 &p,
                 &stored(Some(status), b""),
                 "/feed.xml",
-                RobotsGate::Allowed(format!("robots: {status}, everything allowed")),
+                RobotsGate::Allowed(format!("robots: {status}, everything allowed").into()),
             );
         }
     }
@@ -373,13 +481,13 @@ mod tests {
             &profile("t", true, OnRobotsFailure::Disallow),
             &unreadable,
             "/f",
-            RobotsGate::Denied(format!("robots: {says}, the profile stays away")),
+            RobotsGate::Denied(format!("robots: {says}, the profile stays away").into()),
         );
         check_row(
             &profile("t", true, OnRobotsFailure::Allow),
             &unreadable,
             "/f",
-            RobotsGate::Allowed(format!("robots: {says}, allowed by the profile")),
+            RobotsGate::Allowed(format!("robots: {says}, allowed by the profile").into()),
         );
         let mut ff = profile("t", true, OnRobotsFailure::Defer);
         ff.robots.on_unreachable = OnRobotsFailure::Allow;
@@ -387,7 +495,7 @@ mod tests {
             &ff,
             &unreadable,
             "/f",
-            RobotsGate::Deferred(format!("robots: {says}, deferred")),
+            RobotsGate::Deferred(format!("robots: {says}, deferred").into()),
         );
         // It is read again after the profile's max_age, like any answered file.
         assert!(!deferred_copy_is_due(

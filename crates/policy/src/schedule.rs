@@ -285,8 +285,8 @@ fn crawler_paused(
         format!(
             "the crawler was paused (the read ended {} past its time-out); not counted \
              against the publisher, read again in {}",
-            human(overran_secs),
-            human(again)
+            Human(overran_secs),
+            Human(again)
         ),
     )
 }
@@ -301,7 +301,7 @@ fn retry_after_pause_reason(asked: u64, most: u64) -> String {
     format!(
         "C6: Retry-After asks for {asked}, longer than the {} this profile waits; \
          paused until an operator resumes the feed",
-        human(most)
+        Human(most)
     )
 }
 
@@ -319,10 +319,10 @@ fn success(
     let (interval, mut reason) = match body {
         _ if state.fixed_interval_secs.is_some() => (
             current,
-            format!("interval {} (set by an operator)", human(current)),
+            format!("interval {} (set by an operator)", Human(current)),
         ),
         BodyVerdict::Parsed(feed) => learned_interval(feed, now, profile),
-        _ => (current, format!("interval {}", human(current))),
+        _ => (current, format!("interval {}", Human(current))),
     };
     let mut wait = interval;
     if hints.cache_control
@@ -330,7 +330,7 @@ fn success(
         && fresh > wait
     {
         wait = fresh.min(profile.schedule.max_interval);
-        reason = format!("Cache-Control/Expires {} (PF3)", human(wait));
+        reason = format!("Cache-Control/Expires {} (PF3)", Human(wait));
     }
     let jittered = wait.saturating_add(jitter(wait, hints.jitter, state.seed, now));
     let mut next = now + secs(jittered);
@@ -368,7 +368,7 @@ fn learned_interval(feed: &FeedHints, now: DateTime<Utc>, profile: &Profile) -> 
         && let Some(rhythm) = rhythm(&feed.published, now)
     {
         interval = clamp(rhythm);
-        why = format!(" (PF8: publishes about every {})", human(rhythm));
+        why = format!(" (PF8: publishes about every {})", Human(rhythm));
     }
     if hints.ttl
         && let Some(ttl) = feed.ttl_minutes
@@ -382,10 +382,10 @@ fn learned_interval(feed: &FeedHints, now: DateTime<Utc>, profile: &Profile) -> 
         && every > interval
     {
         interval = clamp(every);
-        why = format!(" (sy:updatePeriod {})", human(every));
+        why = format!(" (sy:updatePeriod {})", Human(every));
     }
     let interval = clamp(interval);
-    (interval, format!("interval {}{why}", human(interval)))
+    (interval, format!("interval {}{why}", Human(interval)))
 }
 
 /// How often a feed publishes: the median gap between its latest entries, or half the time
@@ -502,7 +502,7 @@ fn failed(
             });
             (
                 wait,
-                format!("{} {what} #{streak}: {}", ladder.rule, human(wait)),
+                format!("{} {what} #{streak}: {}", ladder.rule, Human(wait)),
                 paused,
             )
         }
@@ -510,7 +510,7 @@ fn failed(
             let wait = backoff(profile, streak).max(current);
             (
                 wait,
-                format!("failure {streak} ({what}): backoff {}", human(wait)),
+                format!("failure {streak} ({what}): backoff {}", Human(wait)),
                 None,
             )
         }
@@ -649,14 +649,28 @@ fn secs(s: u64) -> Duration {
 
 /// `90` → `1m30s`, `3600` → `1h`, `86400` → `1d`.
 pub fn human(secs: u64) -> String {
-    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    let mut out = String::new();
-    for (n, unit) in [(d, "d"), (h, "h"), (m, "m"), (s, "s")] {
-        if n > 0 {
-            out.push_str(&format!("{n}{unit}"));
+    Human(secs).to_string()
+}
+
+/// A number of seconds as [`human`] writes it, written straight into a reason (reasons are
+/// written on every read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Human(pub u64);
+
+impl std::fmt::Display for Human {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = self.0;
+        if secs == 0 {
+            return f.write_str("0s");
         }
+        let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+        for (n, unit) in [(d, "d"), (h, "h"), (m, "m"), (s, "s")] {
+            if n > 0 {
+                write!(f, "{n}{unit}")?;
+            }
+        }
+        Ok(())
     }
-    if out.is_empty() { "0s".into() } else { out }
 }
 
 #[cfg(test)]

@@ -176,9 +176,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         self.need()
     }
 
-    /// The outcome of a read whose need is [`Need::Done`]; `None` before.
-    pub fn finish(self) -> Option<ReadOutcome<L>> {
-        self.outcome.map(|outcome| *outcome)
+    /// The outcome of a read whose need is [`Need::Done`]; `None` before. Boxed as it was
+    /// built: a driver that reads millions of feeds (the simulation) does not copy it again.
+    pub fn finish(self) -> Option<Box<ReadOutcome<L>>> {
+        self.outcome
     }
 
     /// The need for what is pending, borrowing what it names (and handing over what the
@@ -743,16 +744,16 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     fn robots_refused(
         &mut self,
         why: NotSent,
-        reason: String,
+        reason: Arc<str>,
         unanswered: Option<TransportError>,
         now: DateTime<Utc>,
     ) -> Pending<L> {
         match unanswered {
             Some(error) => {
                 self.not_sent = Some(why);
-                self.robots_unanswered(error, reason, now)
+                self.robots_unanswered(error, &reason, now)
             }
-            None => self.not_sent(why, reason, now),
+            None => self.not_sent(why, reason.to_string(), now),
         }
     }
 
@@ -762,7 +763,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     fn robots_unanswered(
         &mut self,
         error: TransportError,
-        gate_reason: String,
+        gate_reason: &str,
         now: DateTime<Utc>,
     ) -> Pending<L> {
         let text = format!(

@@ -3,6 +3,7 @@
 use crate::{Locator, RequestKind, Verdict};
 use chrono::{DateTime, Utc};
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{AnswerFailure, FetchOutcome, Label};
 use tidings_policy::Decision;
@@ -12,11 +13,11 @@ use tidings_policy::egress::EgressRecord;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Allowed<L: Locator> {
     /// The first read after the feed was added; what robots.txt said.
-    FirstAdd { robots: String },
+    FirstAdd { robots: Arc<str> },
     /// A scheduled read: why it was due, and what robots.txt said.
-    Due { reason: String, robots: String },
+    Due { reason: String, robots: Arc<str> },
     /// A redirect hop; what robots.txt of the new origin said (`None` on the same host).
-    Redirect { from: L, robots: Option<String> },
+    Redirect { from: L, robots: Option<Arc<str>> },
     /// The one second attempt after no answer at all (WFM5).
     SecondAttempt,
     /// A robots.txt request, why it was read, and the origin it was read for when a redirect

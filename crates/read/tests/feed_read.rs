@@ -182,7 +182,7 @@ impl World {
             };
             need = read.step(event, now);
         }
-        read.finish().expect("the read ends")
+        *read.finish().expect("the read ends")
     }
 }
 

@@ -26,7 +26,7 @@ use crate::verdict::{Access, Basis, Group, RuleLine, StarGroup, Verdict};
 /// let token = ProductToken::new("SereneReader").unwrap();
 /// let verdict = robots.check(&token, "/private/a");
 /// assert!(!verdict.is_allowed());
-/// assert_eq!(verdict.group, Group::Own("SereneReader".into()));
+/// assert_eq!(verdict.group, Group::Own("SereneReader"));
 /// assert_eq!(verdict.to_string(), "disallowed by group SereneReader line 2: Disallow: /private");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -130,7 +130,7 @@ impl Robots {
     /// Checks a path (with its query; a fragment is ignored) for the crawler, RFC 9309 style:
     /// its own group, else the `*` group.
     #[must_use]
-    pub fn check(&self, token: &ProductToken, path_and_query: &str) -> Verdict {
+    pub fn check(&self, token: &ProductToken, path_and_query: &str) -> Verdict<'_> {
         self.check_with(token, path_and_query, StarGroup::Apply)
     }
 
@@ -145,10 +145,10 @@ impl Robots {
         token: &ProductToken,
         path_and_query: &str,
         star: StarGroup,
-    ) -> Verdict {
+    ) -> Verdict<'_> {
         let path = Path::new(path_and_query);
         let (group, applies) = match self.own_name(token) {
-            Some(name) => (Group::Own(name.to_owned()), Applies::Own(token)),
+            Some(name) => (Group::Own(name), Applies::Own(token)),
             None if !self.has_star_group() => (Group::None, Applies::Nothing(Basis::NoGroup)),
             None => match star {
                 StarGroup::Apply => (Group::Star, Applies::Star),
@@ -179,7 +179,7 @@ impl Robots {
                 group,
                 basis: Basis::Rule(RuleLine {
                     line: rule.line,
-                    text: rule.text.clone(),
+                    text: &rule.text,
                 }),
             },
         }
@@ -228,7 +228,10 @@ impl Robots {
         self.star_groups().next().is_some()
     }
 
-    fn own_groups<'a>(&'a self, token: &'a ProductToken) -> impl Iterator<Item = &'a GroupRules> {
+    fn own_groups<'a, 't>(
+        &'a self,
+        token: &'t ProductToken,
+    ) -> impl Iterator<Item = &'a GroupRules> + use<'a, 't> {
         self.groups.iter().filter(move |g| {
             g.agents.iter().any(|agent| {
                 matches!(agent, Agent::Token(name) if token.matches_value_bytes(name.as_bytes()))
@@ -247,7 +250,7 @@ impl Robots {
 enum Applies<'a> {
     Own(&'a ProductToken),
     Star,
-    Nothing(Basis),
+    Nothing(Basis<'static>),
 }
 
 /// The most specific matching rule of the merged groups; `Allow` wins a tie, and among equal
@@ -321,7 +324,8 @@ mod tests {
         let mut file = b"User-agent: *\nDisallow: /".to_vec();
         file.extend(std::iter::repeat_n(b'a', 1000));
         let path = format!("/{}", "a".repeat(1000));
-        let verdict = Robots::parse(&file).check(&ProductToken::new("Bot").unwrap(), &path);
+        let robots = Robots::parse(&file);
+        let verdict = robots.check(&ProductToken::new("Bot").unwrap(), &path);
         let rule = verdict.rule().unwrap();
         assert_eq!(rule.text.chars().count(), MAX_RULE_TEXT + 1);
         assert!(rule.text.starts_with("Disallow: /aaa") && rule.text.ends_with('…'));

@@ -40,17 +40,17 @@ impl fmt::Display for Access {
 }
 
 /// The group whose rules were consulted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Group {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group<'a> {
     /// The crawler's own group(s), merged; named by the token as the file first spells it.
-    Own(String),
+    Own(&'a str),
     /// The `*` group(s), merged, because no group names the crawler.
     Star,
     /// No group applies (none names the crawler, and there is no `*` group or it is ignored).
     None,
 }
 
-impl fmt::Display for Group {
+impl fmt::Display for Group<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Own(name) => write!(f, "group {name}"),
@@ -61,21 +61,21 @@ impl fmt::Display for Group {
 }
 
 /// An `Allow` or `Disallow` line of the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleLine {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleLine<'a> {
     /// The 1-based line number, as an editor shows it.
     pub line: usize,
     /// The line as written, without its comment and surrounding spaces (bytes that are not
     /// UTF-8 are shown as U+FFFD; past [`MAX_RULE_TEXT`](crate::MAX_RULE_TEXT) characters it
     /// is cut and ends with `…`), e.g. `Disallow: /private`.
-    pub text: String,
+    pub text: &'a str,
 }
 
 /// What settled a check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Basis {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis<'a> {
     /// The most specific matching rule of the group.
-    Rule(RuleLine),
+    Rule(RuleLine<'a>),
     /// The group applies, but none of its rules matches the path: allowed.
     NoRuleMatched,
     /// No group names the crawler and there is no `*` group: allowed.
@@ -87,18 +87,19 @@ pub enum Basis {
     RobotsTxt,
 }
 
-/// The result of checking a path against a robots.txt file for one crawler.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+/// The result of checking a path against a robots.txt file for one crawler, borrowing the
+/// group's name and the rule's text from the file it checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict<'a> {
     /// Allowed or disallowed.
     pub access: Access,
     /// The group consulted.
-    pub group: Group,
+    pub group: Group<'a>,
     /// What settled it.
-    pub basis: Basis,
+    pub basis: Basis<'a>,
 }
 
-impl Verdict {
+impl<'a> Verdict<'a> {
     /// Returns true if the path may be fetched.
     #[must_use]
     pub fn is_allowed(&self) -> bool {
@@ -107,15 +108,15 @@ impl Verdict {
 
     /// The deciding rule line, if a rule decided.
     #[must_use]
-    pub fn rule(&self) -> Option<&RuleLine> {
-        match &self.basis {
+    pub fn rule(&self) -> Option<RuleLine<'a>> {
+        match self.basis {
             Basis::Rule(rule) => Some(rule),
             _ => None,
         }
     }
 }
 
-impl fmt::Display for Verdict {
+impl fmt::Display for Verdict<'_> {
     /// `disallowed by group SereneReader line 3: Disallow: /private`,
     /// `allowed by group *: no rule matched`, `allowed: no group applies`, ...
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -141,10 +142,10 @@ mod tests {
     fn display_starts_with_the_answer() {
         let verdict = Verdict {
             access: Access::Disallowed,
-            group: Group::Own("SereneReader".into()),
+            group: Group::Own("SereneReader"),
             basis: Basis::Rule(RuleLine {
                 line: 3,
-                text: "Disallow: /private".into(),
+                text: "Disallow: /private",
             }),
         };
         assert_eq!(

@@ -107,7 +107,8 @@ fn limit_500_kib() {
     // A 2 MB file parses (and its group is found).
     let mut file = file_crossing_the_limit("", 2_000_000);
     file.extend_from_slice(b"Disallow: /never\n");
-    let verdict = Robots::parse(&file).check(&token, "/first/x");
+    let robots = Robots::parse(&file);
+    let verdict = robots.check(&token, "/first/x");
     assert_eq!(
         verdict.to_string(),
         "disallowed by group Bot line 2: Disallow: /first"

@@ -258,6 +258,8 @@ impl<'w> Shard<'w> {
         let timed = self.counts.reads.is_multiple_of(TIME_EVERY);
         let mut read = FeedRead::new(&state, purpose, profile);
         let mut now = t;
+        // `now` as the machine's time, converted again only when a request moves it.
+        let mut now_at = self.web.at(now);
         let mut sent_any = false;
         let mut attempt = 0u64;
         let mut version = 0u64;
@@ -329,6 +331,7 @@ impl<'w> Shard<'w> {
                     };
                     self.hosts[h].last_end = end;
                     now = end;
+                    now_at = self.web.at(now);
                     Event::Answer(Answer {
                         outcome,
                         started_at: self.web.at(start),
@@ -351,10 +354,10 @@ impl<'w> Shard<'w> {
             };
             if timed {
                 let started = Instant::now();
-                need = read.step(event, self.web.at(now));
+                need = read.step(event, now_at);
                 self.timed_steps += started.elapsed();
             } else {
-                need = read.step(event, self.web.at(now));
+                need = read.step(event, now_at);
             }
         }
         let outcome = read.finish();

@@ -58,7 +58,8 @@ pub fn check(rows: &[Row]) {
     for row in rows {
         let token = ProductToken::new(row.agent)
             .unwrap_or_else(|e| panic!("row {}: bad agent: {e}", row.name));
-        let verdict = Robots::parse(row.file).check_with(&token, row.path, row.star);
+        let robots = Robots::parse(row.file);
+        let verdict = robots.check_with(&token, row.path, row.star);
         let got = verdict.to_string();
         let first_word_agrees = got.starts_with("allowed") == verdict.is_allowed();
         if got != row.want || !first_word_agrees {
