@@ -482,19 +482,29 @@ async fn wfm9_dfb7_own_group_and_star_group_obeyed_and_robots_reread_after_max_a
 
     assert!(sim.requests("own.test", "/own/feed.xml").await.is_empty());
     assert!(sim.requests("star.test", "/star/feed.xml").await.is_empty());
-    assert!(sim.requests("own.test", "/ok.xml").await.len() >= 5);
-    assert!(sim.requests("star.test", "/ok.xml").await.len() >= 5);
-    // Read at 0h, then again once older than three hours: about 3h and 6h.
+    // The bounds below hold however slowly this machine runs: crawler time runs fast (an
+    // hour a second), so a stall of the test process stretches every interval.
     for h in ["own.test", "star.test"] {
+        let feeds = sim.requests(h, "/ok.xml").await;
+        assert!(feeds.len() >= 3, "{h}: {}", feeds.len());
         let robots = sim.requests(h, "/robots.txt").await;
-        assert_eq!(robots.len(), 3, "{h}");
+        // Read at the start, then again once older than three hours (DFB7), never sooner.
+        assert!(robots.len() >= 2, "{h}: {}", robots.len());
+        let at = |e: &tidings_sim::Exchange| e.started.sim;
         for pair in robots.windows(2) {
-            let age = pair[1]
-                .started
-                .sim
-                .duration_since(pair[0].started.sim)
-                .unwrap();
-            assert!(age >= 3 * HOUR && age < 4 * HOUR, "{age:?}");
+            let age = at(&pair[1]).duration_since(at(&pair[0])).unwrap();
+            assert!(age >= 3 * HOUR, "{h}: robots.txt re-read after {age:?}");
+        }
+        // No feed is read on a copy well past its age: the read that finds it stale reads
+        // robots.txt again first (an hour of margin for the wait for the host's turn).
+        for feed in &feeds {
+            let copy = robots
+                .iter()
+                .rev()
+                .find(|r| at(r) <= at(feed))
+                .expect("robots.txt read before the first feed request");
+            let age = at(feed).duration_since(at(copy)).unwrap();
+            assert!(age < 4 * HOUR, "{h}: a feed read on a copy {age:?} old");
         }
     }
     let mut expect = sim.expectations();
