@@ -4,7 +4,9 @@
 //! process (SIGKILL) because it is in the WAL before `COMMIT` returns; on power loss the last
 //! few commits may be lost but the file is never corrupt, and the crawler simply fetches those
 //! feeds again. Every write transaction starts with `BEGIN IMMEDIATE`, so writers queue on the
-//! busy timeout instead of failing when a read transaction would have to be upgraded.
+//! busy timeout instead of failing when a read transaction would have to be upgraded. The WAL
+//! is checkpointed by a task on a connection of its own (`Checkpointer`), so no commit pays
+//! for copying it back; a writer checkpoints itself only past a large backstop.
 //!
 //! Fetches and host leases are written by group commit (`group`): concurrent `apply_fetch`
 //! calls, lease claims and give-backs share one transaction, written by one writer task with
@@ -47,8 +49,11 @@ use tokio::sync::OwnedMutexGuard;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Page cache per connection, in KiB when negative (SQLite's default is 2 MiB).
 const CACHE_SIZE: &str = "-32768";
-/// WAL pages written before a checkpoint (SQLite's default is 1000, about 4 MiB).
-const WAL_AUTOCHECKPOINT: &str = "4000";
+/// WAL pages after which a committing writer checkpoints on its own, in its commit: only a
+/// backstop (about 400 MiB), for when the checkpointer cannot keep up or has stopped.
+const WAL_AUTOCHECKPOINT: &str = "100000";
+/// How often the checkpointer copies committed WAL pages back into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 /// Connections in the pool: readers run concurrently under WAL (writers in the write turn
 /// have a connection of their own).
 const MAX_CONNECTIONS: u32 = 4;
@@ -71,6 +76,41 @@ pub struct SqliteStore {
     queue: Arc<group::Queue>,
     /// The do-not-crawl rules' version, as last read.
     blocks_version: Arc<crate::freshness::Kept>,
+    /// Checkpoints the WAL beside the writer; stops with the last clone of the store.
+    _checkpoints: Option<Arc<Checkpointer>>,
+}
+
+/// Checkpoints the WAL on a connection of its own, so no commit pays for it.
+///
+/// SQLite checkpoints in the commit that crosses `wal_autocheckpoint`: that writer copies
+/// the WAL back into the database file and syncs it while every other write waits for it
+/// (150–200 ms every few seconds under a full crawl). A passive checkpoint from another
+/// connection does the same work beside the writer, without taking its lock; readers and
+/// writers go on meanwhile.
+#[derive(Debug)]
+struct Checkpointer(tokio::task::JoinHandle<()>);
+
+impl Checkpointer {
+    fn start(pool: SqlitePool) -> Checkpointer {
+        Checkpointer(tokio::spawn(async move {
+            let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                // A checkpoint that fails (the file busy, the disk full) is tried again at
+                // the next tick; the writers' own backstop bounds the WAL meanwhile.
+                let _ = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                    .execute(&pool)
+                    .await;
+            }
+        }))
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl SqliteStore {
@@ -88,14 +128,25 @@ impl SqliteStore {
         let writes = SqlitePoolOptions::new()
             .max_connections(1)
             .min_connections(1)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
+        // An in-memory database has no WAL to checkpoint.
+        let checkpoints = if is_memory(options.get_filename()) {
+            None
+        } else {
+            let pool = SqlitePoolOptions::new()
+                .max_connections(1)
+                .connect_with(options)
+                .await?;
+            Some(Arc::new(Checkpointer::start(pool)))
+        };
         Ok(SqliteStore {
             pool,
             writes,
             writer: Arc::default(),
             queue: Arc::default(),
             blocks_version: Arc::default(),
+            _checkpoints: checkpoints,
         })
     }
 
@@ -767,4 +818,51 @@ fn block_from_row(
         reason,
         created_at: codec::from_micros(created_at)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Committed pages reach the database file without a writer checkpointing: the commit
+    /// below stays far under the writers' backstop, so only the checkpointer copies it back.
+    #[tokio::test]
+    async fn the_wal_is_checkpointed_beside_the_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wal.db");
+        let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+        let before = std::fs::metadata(&path).unwrap().len();
+        {
+            let (_turn, mut tx) = store.write().await.unwrap();
+            sqlx::query("CREATE TABLE filler (b BLOB)")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            // About 2 MiB: 500 pages, under the backstop's 100,000.
+            for _ in 0..64 {
+                sqlx::query("INSERT INTO filler VALUES (zeroblob(32768))")
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+            }
+            tx.commit().await.unwrap();
+        }
+        let wal = dir.path().join("wal.db-wal");
+        assert!(std::fs::metadata(&wal).unwrap().len() > 2_000_000);
+        let mut grown = 0;
+        for _ in 0..100 {
+            tokio::time::sleep(CHECKPOINT_EVERY / 5).await;
+            grown = std::fs::metadata(&path)
+                .unwrap()
+                .len()
+                .saturating_sub(before);
+            if grown > 2_000_000 {
+                break;
+            }
+        }
+        assert!(
+            grown > 2_000_000,
+            "the database file grew by {grown} bytes only"
+        );
+    }
 }
