@@ -53,9 +53,9 @@ pub struct FeedRead<'p, L: Locator> {
     /// What robots.txt said of the current URL.
     gate: Option<HopGate>,
     /// robots.txt being read for the current URL's origin.
-    robots: Option<RobotsRead<L>>,
+    robots: Option<RobotsRead<'p, L>>,
     /// The request waiting for its answer and the rule that allowed it.
-    in_flight: Option<(Request<L>, Duration, Allowed<L>)>,
+    in_flight: Option<(Request<'p, L>, Duration, Allowed<L>)>,
     /// The final answer and the rule of its row (`None`: nothing was sent for it).
     last: Option<(FetchOutcome, Option<Sent<L>>)>,
     verdict: Option<Verdict>,
@@ -79,11 +79,11 @@ struct HopGate {
 }
 
 /// robots.txt of an origin being read, hop by hop.
-struct RobotsRead<L: Locator> {
+struct RobotsRead<'p, L: Locator> {
     origin: L::Host,
     first: L,
     /// The request for the current hop.
-    request: Request<L>,
+    request: Request<'p, L>,
     why: RobotsWhy,
     hops: Vec<Sent<L>>,
 }
@@ -314,7 +314,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             request: Request {
                 target: first.clone(),
                 kind: RequestKind::Robots,
-                validators: Default::default(),
+                validators: &crate::NO_VALIDATORS,
                 user_agent: self.feed.user_agent.clone(),
                 patience: 1,
             },

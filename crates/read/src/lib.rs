@@ -39,6 +39,12 @@ use chrono::{DateTime, Utc};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tidings_model::{FetchOutcome, Validators};
+
+/// The validators of a request that sends none (robots.txt).
+static NO_VALIDATORS: Validators = Validators {
+    etag: None,
+    last_modified: None,
+};
 use tidings_policy::robots::{RobotsRules, StoredRobots};
 use tidings_policy::{BodyVerdict, Profile};
 
@@ -80,11 +86,12 @@ impl RequestKind {
 
 /// One request for the driver to send, in its host's turn.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request<L> {
+pub struct Request<'v, L> {
     pub target: L,
     pub kind: RequestKind,
-    /// Validators to send as If-None-Match / If-Modified-Since (C4); empty for robots.txt.
-    pub validators: Validators,
+    /// Validators to send as If-None-Match / If-Modified-Since (C4), borrowed from the feed's
+    /// state; empty for robots.txt.
+    pub validators: &'v Validators,
     /// The User-Agent of this read when it differs from the driver's own (PF10); the same on
     /// every request of the read (C1).
     pub user_agent: Option<String>,
@@ -107,7 +114,7 @@ pub enum Need<'a, L: Locator> {
     /// Send `request` in its host's turn: no other request to that host in flight, the last
     /// one ended at least `gap` ago (C3). [`Event::Answer`].
     Send {
-        request: &'a Request<L>,
+        request: &'a Request<'a, L>,
         gap: Duration,
     },
     /// Store `copy` as `host`'s robots.txt, with the facts of the requests that read it (C7):

@@ -30,6 +30,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tidings_model::{FailureTotals, FetchOutcome, Fetched, TransportError, Validators};
+use tidings_policy::egress::{DEFAULT_EGRESS, EgressRecord};
 use tidings_policy::profile::FailureKind;
 use tidings_policy::robots::host_gap;
 use tidings_policy::{
@@ -69,6 +70,9 @@ struct Feed {
     last_failure: Option<FailureKind>,
     first_add: bool,
     off: bool,
+    /// WFM8: whether the last answer from the (only, default) address was a refusal; `None`
+    /// before any answer.
+    egress_refused: Option<bool>,
 }
 
 const _: () = assert!(std::mem::size_of::<Feed>() == 64);
@@ -171,6 +175,7 @@ impl<'w> Shard<'w> {
                 last_failure: None,
                 first_add: true,
                 off: false,
+                egress_refused: None,
             });
         }
         for h in &mut hosts {
@@ -246,6 +251,7 @@ impl<'w> Shard<'w> {
             return ReadEnd::PastTheEnd;
         };
         self.load(fi, &mut state.schedule);
+        load_egress(self.feeds[fi].egress_refused, &mut state.egress_refusals);
         let model = self.feeds[fi].model;
         let first_add = self.feeds[fi].first_add;
         state.target = Target::feed(model.host, model.id, model.private);
@@ -300,7 +306,7 @@ impl<'w> Shard<'w> {
                             let timeout = crate::web::TIMEOUT_MS * i64::from(request.patience);
                             let answer = self.web.answer(
                                 &model,
-                                &request.validators,
+                                request.validators,
                                 start,
                                 attempt,
                                 timeout,
@@ -403,6 +409,9 @@ impl<'w> Shard<'w> {
         }
         if out.ending() == Ending::Read {
             self.feeds[fi].first_add = false;
+        }
+        if let Some(record) = &out.egress_refusals {
+            self.feeds[fi].egress_refused = record.get(DEFAULT_EGRESS).copied();
         }
         let sent_back = match &out.outcome {
             FetchOutcome::Fetched(f) => Some((&f.validators, version)),
@@ -570,6 +579,21 @@ impl<'w> Shard<'w> {
                 (h.id, feeds_per_host[i], requests, gap)
             })
             .max_by_key(|&(id, _, requests, _)| (requests, Reverse(id)))
+    }
+}
+
+/// Load a feed's egress record (WFM8) into the reused state: the model reads every feed from
+/// the default address only, so the record is that address's last answer, or empty.
+fn load_egress(refused: Option<bool>, record: &mut EgressRecord) {
+    match refused {
+        None => record.clear(),
+        Some(refused) => match record.get_mut(DEFAULT_EGRESS) {
+            Some(kept) => *kept = refused,
+            None => {
+                record.clear();
+                record.insert(DEFAULT_EGRESS.to_owned(), refused);
+            }
+        },
     }
 }
 
