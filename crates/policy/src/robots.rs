@@ -152,19 +152,23 @@ enum Read {
 #[derive(Debug, Default)]
 struct Gates(Mutex<Vec<(Settled, RobotsGate)>>);
 
+/// The most verdicts one copy keeps with their reasons.
+const MEMO_GATES: usize = 64;
+
 /// What settled a verdict, as a key: the group is the same for every path of one read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Settled {
     allowed: bool,
-    /// The deciding rule's line, or 0 with `basis` naming what settled it without one.
-    line: usize,
+    /// The deciding rule's line, or 0 with `basis` naming what settled it without one (a
+    /// file is read up to 500 KiB, so its line numbers fit).
+    line: u32,
     basis: u8,
 }
 
 impl Settled {
     fn of(verdict: &Verdict<'_>) -> Settled {
         let (line, basis) = match verdict.basis {
-            Basis::Rule(rule) => (rule.line, 0),
+            Basis::Rule(rule) => (u32::try_from(rule.line).unwrap_or(u32::MAX), 0),
             Basis::NoRuleMatched => (0, 1),
             Basis::NoGroup => (0, 2),
             Basis::StarGroupIgnored => (0, 3),
@@ -193,7 +197,12 @@ impl Gates {
         } else {
             RobotsGate::Denied(reason)
         };
-        gates.push((key, gate.clone()));
+        // Grown one at a time: a copy is kept for every host, and most give one or two. A
+        // file whose many rules decide many paths keeps only the first few.
+        if gates.len() < MEMO_GATES {
+            gates.reserve_exact(1);
+            gates.push((key, gate.clone()));
+        }
         gate
     }
 }
@@ -392,6 +401,31 @@ mod tests {
             rules,
             "the memo is no part of what the copy says"
         );
+    }
+
+    /// A file whose rules decide many paths: every reason is still its own rule's, and the
+    /// copy keeps only the first few.
+    #[test]
+    fn a_copy_keeps_a_bounded_number_of_reasons() {
+        let p = profile("SereneReader", true, OnRobotsFailure::Disallow);
+        let mut file = String::from("User-agent: SereneReader\n");
+        for i in 0..200 {
+            file.push_str(&format!("Disallow: /r{i}/\n"));
+        }
+        let rules = RobotsRules::read(&stored(Some(200), file.as_bytes()), &p);
+        for i in 0..200 {
+            let RobotsGate::Denied(reason) = rules.gate(&format!("/r{i}/x")).gate else {
+                panic!("/r{i}/x allowed");
+            };
+            assert!(
+                reason.ends_with(&format!("line {}: Disallow: /r{i}/", i + 2)),
+                "{reason}"
+            );
+        }
+        let Read::Rules { gates, .. } = &rules.read else {
+            panic!("no rules read");
+        };
+        assert_eq!(gates.0.lock().unwrap().len(), MEMO_GATES);
     }
 
     #[test]
