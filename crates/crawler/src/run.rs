@@ -5,13 +5,13 @@ use crate::refresh::{FeedReport, Purpose};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use futures_util::FutureExt;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{FeedId, Label};
 use tidings_store::FeedRecord;
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 /// How many due feeds are taken from the store at a time.
@@ -80,6 +80,15 @@ enum Work {
     Until(CrawlUntil),
     /// Every feed due at `due_at`, once ([`Crawler::refresh_due`]).
     Once { due_at: DateTime<Utc> },
+    /// These feeds, once each, due or not ([`Crawler::refresh_feeds`]).
+    These(Vec<FeedRecord>),
+}
+
+/// What a run of [`Crawler::work`] did: its totals, and each feed's report when the run read
+/// feeds it was given (a crawl's would grow without end).
+struct Ran {
+    summary: RunSummary,
+    reports: Vec<FeedReport>,
 }
 
 /// The longest real time a crawl sleeps without looking at the store again, so feeds
@@ -169,50 +178,25 @@ impl Crawler {
         now: DateTime<Utc>,
         progress: Arc<dyn Progress>,
     ) -> Result<RunSummary, CrawlError> {
-        self.work(Work::Once { due_at: now }, progress).await
+        Ok(self
+            .work(Work::Once { due_at: now }, progress)
+            .await?
+            .summary)
     }
 
-    /// Read these feeds now: one task per host, at most `host_concurrency` hosts at once, each
-    /// host's feeds one after another through the host gate.
+    /// Read these feeds now, due or not, once each: worked as [`Crawler::crawl`] works due
+    /// feeds (at most `host_concurrency` hosts at once, each host's feeds one after another
+    /// through its lane). Returns each feed's report, in the order the feeds were given.
     pub async fn refresh_feeds(
         &self,
         feeds: Vec<FeedRecord>,
         progress: Arc<dyn Progress>,
     ) -> Result<Vec<FeedReport>, CrawlError> {
-        let mut by_host: BTreeMap<String, Vec<FeedRecord>> = BTreeMap::new();
-        for feed in feeds {
-            by_host
-                .entry(crate::gate::host_of(feed.url.as_url()))
-                .or_default()
-                .push(feed);
-        }
-        let limit = Arc::new(Semaphore::new(self.config.host_concurrency.max(1)));
-        let mut tasks = JoinSet::new();
-        for (host, feeds) in by_host {
-            let crawler = self.clone();
-            let limit = limit.clone();
-            let progress = progress.clone();
-            tasks.spawn(async move {
-                let _slot = limit.acquire_owned().await;
-                let mut reports = Vec::with_capacity(feeds.len());
-                crawler.start_lane(&host);
-                for feed in feeds {
-                    let report = crawler.read_one(&feed).await;
-                    progress.done(&report);
-                    reports.push(report);
-                }
-                crawler.end_lane(&host);
-                reports
-            });
-        }
-        let mut all = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            if let Ok(reports) = joined {
-                all.extend(reports);
-            }
-        }
-        self.give_back_unkept().await;
-        Ok(all)
+        let order: HashMap<FeedId, usize> =
+            feeds.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
+        let mut reports = self.work(Work::These(feeds), progress).await?.reports;
+        reports.sort_by_key(|r| order.get(&r.feed_id).copied());
+        Ok(reports)
     }
 }
 
@@ -231,10 +215,11 @@ impl Crawler {
         until: CrawlUntil,
         progress: Arc<dyn Progress>,
     ) -> Result<RunSummary, CrawlError> {
-        self.work(Work::Until(until), progress).await
+        Ok(self.work(Work::Until(until), progress).await?.summary)
     }
 
-    /// The one loop behind [`Crawler::crawl`] and [`Crawler::refresh_due`].
+    /// The one loop behind [`Crawler::crawl`], [`Crawler::refresh_due`] and
+    /// [`Crawler::refresh_feeds`] (whose feeds are the whole backlog: no page is read).
     ///
     /// Due feeds are read a page at a time in order of lateness (`Store::due_feeds_after`,
     /// each page an index range) into a backlog per host; every host with a backlog and no
@@ -243,29 +228,31 @@ impl Crawler {
     /// only when a worker slot would otherwise idle, so a host with many feeds never keeps the
     /// others from starting. A single pass reads each feed due at its time once; a crawl
     /// starts its pass again once it reaches the end, after sleeping until the next is due.
-    async fn work(
-        &self,
-        work: Work,
-        progress: Arc<dyn Progress>,
-    ) -> Result<RunSummary, CrawlError> {
-        let (mut until, once) = match work {
-            Work::Until(until) => (until, None),
-            // Nobody stops a single pass; it ends when nothing due at its time is left.
-            Work::Once { due_at } => (
-                CrawlUntil {
-                    stop: watch::channel(false).1,
-                    deadline: None,
-                },
-                Some(due_at),
-            ),
+    async fn work(&self, work: Work, progress: Arc<dyn Progress>) -> Result<Ran, CrawlError> {
+        // Nobody stops a single pass; it ends when nothing due at its time is left.
+        let single = || CrawlUntil {
+            stop: watch::channel(false).1,
+            deadline: None,
         };
-        let mut summary = RunSummary::default();
-        let mut found = 0usize;
         // Hosts with due feeds not yet given to a worker, in the order they were met.
         let mut backlog = Backlog::default();
-        // Where the pass stands, and whether it reached the end of what is due.
-        let mut cursor: Option<(DateTime<Utc>, FeedId)> = None;
+        // Whether the pass reached the end of what is due.
         let mut at_end = false;
+        let keep_reports = matches!(work, Work::These(_));
+        let (mut until, once) = match work {
+            Work::Until(until) => (until, None),
+            Work::Once { due_at } => (single(), Some(due_at)),
+            Work::These(feeds) => {
+                feeds.into_iter().for_each(|feed| backlog.push(feed));
+                at_end = true;
+                (single(), Some(self.now()))
+            }
+        };
+        let mut summary = RunSummary::default();
+        let mut reports = Vec::new();
+        let mut found = 0usize;
+        // Where the pass stands.
+        let mut cursor: Option<(DateTime<Utc>, FeedId)> = None;
         // Host → the feeds its worker holds, and all those feeds.
         let mut busy: HashMap<String, Vec<FeedId>> = HashMap::new();
         let mut in_work: HashSet<FeedId> = HashSet::new();
@@ -398,12 +385,15 @@ impl Crawler {
                                 in_work.remove(&id);
                             }
                         }
-                        if let Ok((_, (_, reports))) = joined {
-                            for report in reports {
+                        if let Ok((_, (_, done))) = joined {
+                            for report in done {
                                 if report.outcome == Label::InternalError {
                                     held.insert(report.feed_id, self.now() + hold_after_error);
                                 }
                                 summary.add(&report);
+                                if keep_reports {
+                                    reports.push(report);
+                                }
                             }
                         }
                         next = workers.try_join_next_with_id();
@@ -423,14 +413,17 @@ impl Crawler {
         };
         // Reads in flight finish; their workers start nothing new.
         while let Some(joined) = workers.join_next().await {
-            if let Ok((_, reports)) = joined {
-                for report in &reports {
-                    summary.add(report);
+            if let Ok((_, done)) = joined {
+                for report in done {
+                    summary.add(&report);
+                    if keep_reports {
+                        reports.push(report);
+                    }
                 }
             }
         }
         self.give_back_unkept().await;
-        outcome.map(|()| summary)
+        outcome.map(|()| Ran { summary, reports })
     }
 
     /// One host's due feeds, one after another, until done or told to stop.
