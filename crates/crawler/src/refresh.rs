@@ -71,30 +71,21 @@ impl Crawler {
         };
         let mut read = FeedRead::new(&state, purpose, &self.profile);
         let mut need = read.start();
-        // The machine asks for a host's robots.txt copy right after its floor: both come from
-        // one store read, the copy kept for that next step only.
-        let mut robots_read: Option<(String, Option<tidings_store::RobotsCache>)> = None;
         loop {
-            let kept_robots = robots_read.take();
             let event = match need {
                 Need::Rules { target } => Event::Rules(self.blocked(target, Some(feed.id)).await?),
-                Need::HostFloor { host } => {
+                Need::HostState { host } => {
                     let state = self.store.host_state(host.as_str()).await?;
-                    robots_read = Some((host.as_str().to_owned(), state.robots));
-                    Event::HostFloor(state.floor)
-                }
-                Need::RobotsCopy { host } => {
-                    let copy = match kept_robots {
-                        Some((of, copy)) if of == host.as_str() => copy,
-                        _ => self.store.robots(host.as_str()).await?,
-                    };
-                    Event::RobotsCopy(copy.map(|c| {
-                        Arc::new(RobotsCopy::new(
-                            c.fetched_at,
-                            c.status.and_then(|s| u16::try_from(s).ok()),
-                            c.body,
-                        ))
-                    }))
+                    Event::HostState {
+                        floor: state.floor,
+                        robots: state.robots.map(|c| {
+                            Arc::new(RobotsCopy::new(
+                                c.fetched_at,
+                                c.status.and_then(|s| u16::try_from(s).ok()),
+                                c.body,
+                            ))
+                        }),
+                    }
                 }
                 Need::QuietFor { target } => {
                     // After a restart the gate learns the host's last request from the log

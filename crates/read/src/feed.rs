@@ -95,7 +95,6 @@ enum Pending<L: Locator> {
     Floor,
     HopRules,
     HopFloor,
-    RobotsCopy,
     RobotsRules,
     RobotsAnswer,
     RobotsSave {
@@ -148,10 +147,13 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         let pending = std::mem::replace(&mut self.pending, Pending::Done);
         self.pending = match (pending, event) {
             (Pending::FeedRules, Event::Rules(rule)) => self.on_feed_rules(rule, now),
-            (Pending::Floor, Event::HostFloor(floor)) => self.on_floor(floor, now),
+            (Pending::Floor, Event::HostState { floor, robots }) => {
+                self.on_floor(floor, robots, now)
+            }
             (Pending::HopRules, Event::Rules(rule)) => self.on_hop_rules(rule, now),
-            (Pending::HopFloor, Event::HostFloor(floor)) => self.on_hop_floor(floor, now),
-            (Pending::RobotsCopy, Event::RobotsCopy(copy)) => self.on_robots_copy(copy, now),
+            (Pending::HopFloor, Event::HostState { floor, robots }) => {
+                self.on_hop_floor(floor, robots, now)
+            }
             (Pending::RobotsRules, Event::Rules(rule)) => self.on_robots_rules(rule, now),
             (Pending::RobotsAnswer, Event::Answer(answer)) => self.on_robots_answer(answer, now),
             (
@@ -189,10 +191,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             Pending::FeedRules | Pending::HopRules => Need::Rules {
                 target: &self.target,
             },
-            Pending::Floor | Pending::HopFloor => Need::HostFloor {
-                host: self.target.host(),
-            },
-            Pending::RobotsCopy => Need::RobotsCopy {
+            Pending::Floor | Pending::HopFloor => Need::HostState {
                 host: self.target.host(),
             },
             Pending::RobotsRules => match &self.robots {
@@ -257,7 +256,12 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         }
     }
 
-    fn on_floor(&mut self, floor: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_floor(
+        &mut self,
+        floor: Option<DateTime<Utc>>,
+        robots: Option<Arc<RobotsCopy>>,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
         // C6: the host asked everyone to wait; this feed waits too, without a request.
         match floor.filter(|until| *until > now) {
             Some(until) => {
@@ -265,7 +269,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 self.not_sent = Some(NotSent::HostFloor);
                 self.end_set_aside(decision)
             }
-            None => Pending::RobotsCopy,
+            None => self.on_robots_copy(robots, now),
         }
     }
 
@@ -276,7 +280,12 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         }
     }
 
-    fn on_hop_floor(&mut self, floor: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_hop_floor(
+        &mut self,
+        floor: Option<DateTime<Utc>>,
+        robots: Option<Arc<RobotsCopy>>,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
         // C6 on every hop: a redirect into a host that asked everyone to wait waits too.
         match floor.filter(|until| *until > now) {
             Some(until) => {
@@ -289,7 +298,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 self.not_sent = Some(NotSent::HostFloor);
                 self.end_set_aside(decision)
             }
-            None => Pending::RobotsCopy,
+            None => self.on_robots_copy(robots, now),
         }
     }
 

@@ -16,10 +16,10 @@
 //! `tidings simulate` drives the same machine in virtual time against a modelled web.
 //!
 //! ```text
-//! start ─► Rules ─► HostFloor ─► RobotsCopy ─┬─► (stale) Rules ─► Send robots.txt ─► … ─► SaveRobots ─┐
-//!                                           └──────────────────────────────────────────────────────┴─►
+//! start ─► Rules ─► HostState ─┬─► (stale) Rules ─► Send robots.txt ─► … ─► SaveRobots ─┐
+//!                              └────────────────────────────────────────────────────────┴─►
 //!   gate ─► QuietFor (FF11 pause) ─► Send ─┬─► (no answer, WFM5) Send ─┐
-//!                                          ├─► (redirect) Rules ─► HostFloor ─► RobotsCopy ─► …
+//!                                          ├─► (redirect) Rules ─► HostState ─► …
 //!                                          └─► Judge ─► NewEntryCounts ─► FeedAt (PF9) ─► Done
 //! ```
 //!
@@ -104,10 +104,10 @@ pub struct Request<'v, L> {
 pub enum Need<'a, L: Locator> {
     /// Whether a do-not-crawl rule covers `target` (FF13, WFM10): [`Event::Rules`].
     Rules { target: &'a L },
-    /// The Retry-After floor stored for `host` (C6): [`Event::HostFloor`].
-    HostFloor { host: L::Host },
-    /// The stored copy of `host`'s robots.txt: [`Event::RobotsCopy`].
-    RobotsCopy { host: L::Host },
+    /// What is stored for `host`: its Retry-After floor (C6) and its robots.txt copy, which
+    /// the read needs one after the other (a store keeps them together):
+    /// [`Event::HostState`].
+    HostState { host: L::Host },
     /// How long `target`'s host has been quiet (since its last request ended, in the driver's
     /// time; after a restart or across processes, from the request log): [`Event::Quiet`].
     QuietFor { target: &'a L },
@@ -150,8 +150,11 @@ pub enum Need<'a, L: Locator> {
 pub enum Event {
     /// The rule covering the target, as its reason; `None` when no rule does.
     Rules(Option<String>),
-    HostFloor(Option<DateTime<Utc>>),
-    RobotsCopy(Option<Arc<RobotsCopy>>),
+    /// The host's Retry-After floor and robots.txt copy, each `None` when none is stored.
+    HostState {
+        floor: Option<DateTime<Utc>>,
+        robots: Option<Arc<RobotsCopy>>,
+    },
     /// `None` when nothing is known of the host's last request.
     Quiet(Option<Duration>),
     Answer(Answer),

@@ -103,13 +103,12 @@ impl World {
                     self.trace.push(format!("rules {target}"));
                     Event::Rules(self.rules.get(target.as_str()).cloned())
                 }
-                Need::HostFloor { host } => {
-                    self.trace.push(format!("floor {host}"));
-                    Event::HostFloor(self.floors.get(host.as_str()).copied())
-                }
-                Need::RobotsCopy { host } => {
-                    self.trace.push(format!("robots copy {host}"));
-                    Event::RobotsCopy(self.robots.get(host.as_str()).cloned())
+                Need::HostState { host } => {
+                    self.trace.push(format!("host state {host}"));
+                    Event::HostState {
+                        floor: self.floors.get(host.as_str()).copied(),
+                        robots: self.robots.get(host.as_str()).cloned(),
+                    }
                 }
                 Need::QuietFor { target } => {
                     self.trace.push(format!("quiet {}", Locator::host(target)));
@@ -210,8 +209,7 @@ fn c3_c4_ff11_a_first_read_asks_robots_txt_then_the_feed_in_the_hosts_turn() {
         world.trace,
         [
             "rules https://a.example/feed.xml",
-            "floor https://a.example:443",
-            "robots copy https://a.example:443",
+            "host state https://a.example:443",
             "rules https://a.example/robots.txt",
             "send robots https://a.example/robots.txt gap 1s patience 1",
             "save robots https://a.example:443",
@@ -352,14 +350,14 @@ fn ff11_c6_ff13_a_redirect_hop_is_checked_like_a_request_of_its_own() {
         Purpose::Scheduled,
         &p,
     ));
-    let after_first: Vec<&str> = world.trace[4..].iter().map(String::as_str).collect();
+    // rules, host state, quiet; then the first request.
+    let after_first: Vec<&str> = world.trace[3..].iter().map(String::as_str).collect();
     assert_eq!(
         after_first,
         [
             "send feed https://a.example/f gap 1s patience 1",
             "rules https://b.example/g",
-            "floor https://b.example:443",
-            "robots copy https://b.example:443",
+            "host state https://b.example:443",
             "rules https://b.example/robots.txt",
             "send robots https://b.example/robots.txt gap 1s patience 1",
             "save robots https://b.example:443",

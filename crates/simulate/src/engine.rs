@@ -275,11 +275,13 @@ impl<'w> Shard<'w> {
         loop {
             let event = match need {
                 Need::Rules { .. } => Event::Rules(None),
-                Need::HostFloor { .. } => {
+                Need::HostState { .. } => {
                     let floor = self.hosts[h].floor;
-                    Event::HostFloor((floor != NONE).then(|| self.web.at(floor)))
+                    Event::HostState {
+                        floor: (floor != NONE).then(|| self.web.at(floor)),
+                        robots: self.hosts[h].robots.clone(),
+                    }
                 }
-                Need::RobotsCopy { .. } => Event::RobotsCopy(self.hosts[h].robots.clone()),
                 Need::QuietFor { .. } => {
                     let last = self.hosts[h].last_end;
                     Event::Quiet((last != NONE).then(|| ms_duration(now - last)))
