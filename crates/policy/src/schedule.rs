@@ -322,7 +322,7 @@ fn success(
             format!("interval {} (set by an operator)", Human(current)),
         ),
         BodyVerdict::Parsed(feed) => learned_interval(feed, now, profile),
-        _ => (current, format!("interval {}", Human(current))),
+        _ => (current, interval_reason(current, "")),
     };
     let mut wait = interval;
     if hints.cache_control
@@ -385,7 +385,7 @@ fn learned_interval(feed: &FeedHints, now: DateTime<Utc>, profile: &Profile) -> 
         why = format!(" (sy:updatePeriod {})", Human(every));
     }
     let interval = clamp(interval);
-    (interval, format!("interval {}{why}", Human(interval)))
+    (interval, interval_reason(interval, &why))
 }
 
 /// How often a feed publishes: the median gap between its latest entries, or half the time
@@ -649,27 +649,65 @@ fn secs(s: u64) -> Duration {
 
 /// `90` → `1m30s`, `3600` → `1h`, `86400` → `1d`.
 pub fn human(secs: u64) -> String {
-    Human(secs).to_string()
+    let mut text = String::with_capacity(12);
+    Human(secs).push_to(&mut text);
+    text
 }
 
 /// A number of seconds as [`human`] writes it, written straight into a reason (reasons are
-/// written on every read).
+/// written on every read; the most common, [`interval_reason`], without the formatting
+/// machinery: 7 % of `tidings simulate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Human(pub u64);
 
-impl std::fmt::Display for Human {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Human {
+    /// Written into `out` without the formatting machinery (the common reason of every read).
+    fn push_to(self, out: &mut String) {
         let secs = self.0;
         if secs == 0 {
-            return f.write_str("0s");
+            out.push_str("0s");
+            return;
         }
         let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-        for (n, unit) in [(d, "d"), (h, "h"), (m, "m"), (s, "s")] {
+        for (n, unit) in [(d, 'd'), (h, 'h'), (m, 'm'), (s, 's')] {
             if n > 0 {
-                write!(f, "{n}{unit}")?;
+                push_decimal(out, n);
+                out.push(unit);
             }
         }
-        Ok(())
+    }
+}
+
+/// `n` in decimal digits.
+fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&b| char::from(b)));
+}
+
+/// "interval 1h" and what set it.
+fn interval_reason(secs: u64, why: &str) -> String {
+    let mut out = String::with_capacity(16 + why.len());
+    out.push_str("interval ");
+    Human(secs).push_to(&mut out);
+    out.push_str(why);
+    out
+}
+
+impl std::fmt::Display for Human {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = String::with_capacity(12);
+        self.push_to(&mut text);
+        f.write_str(&text)
     }
 }
 
@@ -1264,7 +1302,10 @@ mod tests {
             (90_061, "1d1h1m1s"),
         ] {
             assert_eq!(human(s), want);
+            assert_eq!(Human(s).to_string(), want);
+            assert_eq!(interval_reason(s, " (ttl 5 min)"), format!("interval {want} (ttl 5 min)"));
         }
+        assert_eq!(human(u64::MAX), "213503982334601d7h15s");
     }
 
     proptest::proptest! {
