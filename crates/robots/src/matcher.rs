@@ -60,6 +60,28 @@ impl Pattern {
     }
 }
 
+/// A path pattern in robots.txt syntax outside a robots.txt file, for the formats that borrow
+/// it (TDMRep's `location`): normalised and matched exactly as an `Allow`/`Disallow` value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathPattern(Pattern);
+
+impl PathPattern {
+    /// The pattern of `value`, or `None` for an empty one (which matches nothing).
+    pub fn new(value: &str) -> Option<Self> {
+        Pattern::new(value.trim().as_bytes()).map(Self)
+    }
+
+    /// Whether it matches a URL's path and query (its fragment ignored).
+    pub fn matches(&self, path_and_query: &str) -> bool {
+        self.0.matches(&Path::new(path_and_query))
+    }
+
+    /// How specific it is: the longest matching pattern decides.
+    pub fn specificity(&self) -> usize {
+        self.0.specificity()
+    }
+}
+
 /// A path and query, prepared for matching: the fragment dropped and every byte escaped the
 /// way [`Pattern::new`] escapes rule values.
 ///
