@@ -539,6 +539,7 @@ fn behaviour(name: &str) -> Option<fn(&Profile) -> String> {
             content_type: None,
             validators: Default::default(),
             cache: Default::default(),
+            rights: None,
         })
     }
     fn status(status: u16) -> FetchOutcome {

@@ -122,6 +122,7 @@ async fn a_live_crawler_adds_its_fetches_latency_and_hosts_in_flight() {
             content_type: None,
             validators: Default::default(),
             cache: Default::default(),
+            rights: None,
         })
     };
     live.record("feed", &response(fetched(), 3));

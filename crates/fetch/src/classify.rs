@@ -17,7 +17,9 @@
 
 use chrono::{DateTime, Utc};
 use reqwest::header::{self, HeaderMap, HeaderName};
-use tidings_model::{AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, Validators};
+use tidings_model::{
+    AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, RightsHeaders, Validators,
+};
 
 /// Why the body of a 2xx answer was not read to its end.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -50,6 +52,7 @@ pub fn classify(
                 content_type: header_text(headers, &header::CONTENT_TYPE),
                 validators: validators(headers),
                 cache: cache_hints(headers),
+                rights: rights_headers(headers),
             }),
             Err(BodyError::TooLarge { limit }) => FetchOutcome::TooLarge { limit },
             Err(BodyError::Broken(detail)) => FetchOutcome::BadBody { status, detail },
@@ -62,6 +65,7 @@ pub fn classify(
         304 => FetchOutcome::NotModified {
             validators: validators(headers),
             cache: cache_hints(headers),
+            rights: rights_headers(headers),
         },
         300..=399 => FetchOutcome::Redirect {
             status,
@@ -103,6 +107,32 @@ pub fn header_text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
         .and_then(|v| v.to_str().ok())
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
+}
+
+/// The most values of one rights header kept, and the most bytes of each.
+const RIGHTS_VALUES: usize = 16;
+const RIGHTS_VALUE_BYTES: usize = 1024;
+
+/// `X-Robots-Tag`, `tdm-reservation` and `tdm-policy` as sent, one entry per header line (a
+/// bounded number, each bounded; unreadable values skipped); `None` when there are none.
+pub fn rights_headers(headers: &HeaderMap) -> Option<Box<RightsHeaders>> {
+    let values = |name: &str| -> Vec<String> {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|v| !v.is_empty() && v.len() <= RIGHTS_VALUE_BYTES)
+            .take(RIGHTS_VALUES)
+            .map(str::to_owned)
+            .collect()
+    };
+    let rights = RightsHeaders {
+        x_robots_tag: values("x-robots-tag"),
+        tdm_reservation: values("tdm-reservation"),
+        tdm_policy: values("tdm-policy"),
+    };
+    (!rights.is_empty()).then(|| Box::new(rights))
 }
 
 /// ETag and Last-Modified exactly as received (C4); unreadable values are skipped.
@@ -232,8 +262,42 @@ mod tests {
                     last_modified: Some("Tue, 03 Mar 2026 10:00:00 GMT".to_owned()),
                 },
                 cache: CacheHints::default(),
+                rights: None,
             }),
         );
+    }
+
+    #[test]
+    fn ff14_dfb2_rights_headers_are_kept_as_sent_one_per_line() {
+        let long = "n".repeat(RIGHTS_VALUE_BYTES + 1);
+        let got = rights_headers(&headers(&[
+            ("x-robots-tag", b"noindex"),
+            ("X-Robots-Tag", b"FFBot: nosnippet, noarchive"),
+            ("x-robots-tag", long.as_bytes()),
+            ("x-robots-tag", b"\xffbroken"),
+            ("tdm-reservation", b" 1 "),
+            ("tdm-policy", b"https://pub.example/tdm.json"),
+        ]))
+        .expect("some were sent");
+        assert_eq!(
+            *got,
+            RightsHeaders {
+                x_robots_tag: vec!["noindex".into(), "FFBot: nosnippet, noarchive".into()],
+                tdm_reservation: vec!["1".into()],
+                tdm_policy: vec!["https://pub.example/tdm.json".into()],
+            }
+        );
+        assert_eq!(rights_headers(&headers(&[("etag", b"\"e\"")])), None);
+        // Carried by a 200 and by a 304.
+        let pairs: &[(&str, &[u8])] = &[("x-robots-tag", b"noindex")];
+        let FetchOutcome::NotModified { rights, .. } = classify(304, &headers(pairs), ok()) else {
+            panic!("a 304");
+        };
+        assert_eq!(rights.unwrap().x_robots_tag, ["noindex"]);
+        let FetchOutcome::Fetched(f) = classify(200, &headers(pairs), ok()) else {
+            panic!("a 200");
+        };
+        assert_eq!(f.rights.unwrap().x_robots_tag, ["noindex"]);
     }
 
     #[test]
@@ -261,6 +325,7 @@ mod tests {
                     last_modified: None,
                 },
                 cache: CacheHints::default(),
+                rights: None,
             },
         );
         check(
@@ -270,6 +335,7 @@ mod tests {
             FetchOutcome::NotModified {
                 validators: Validators::default(),
                 cache: CacheHints::default(),
+                rights: None,
             },
         );
     }
@@ -566,6 +632,7 @@ mod tests {
                 content_type: None,
                 validators: Validators::default(),
                 cache: CacheHints::default(),
+                rights: None,
             }),
         );
     }

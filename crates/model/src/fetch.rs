@@ -84,6 +84,7 @@ mod tests {
                 max_age: Some(60),
                 expires: Some(at),
             },
+            rights: None,
         };
         let FetchOutcome::NotModified { cache, .. } = fresh.map_instants(later) else {
             unreachable!()
@@ -144,6 +145,27 @@ pub struct CacheHints {
     pub expires: Option<DateTime<Utc>>,
 }
 
+/// What a response said of what may be done with it, as sent (FF14, DFB2): read by the
+/// `rights` crate. Boxed in an `Option` by the answers that carry it: most responses send
+/// none of these headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RightsHeaders {
+    /// `X-Robots-Tag` values, one per header line.
+    pub x_robots_tag: Vec<String>,
+    /// TDMRep `tdm-reservation` values.
+    pub tdm_reservation: Vec<String>,
+    /// TDMRep `tdm-policy` values.
+    pub tdm_policy: Vec<String>,
+}
+
+impl RightsHeaders {
+    pub fn is_empty(&self) -> bool {
+        self.x_robots_tag.is_empty()
+            && self.tdm_reservation.is_empty()
+            && self.tdm_policy.is_empty()
+    }
+}
+
 /// A 2xx answer with its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetched {
@@ -153,6 +175,8 @@ pub struct Fetched {
     pub content_type: Option<String>,
     pub validators: Validators,
     pub cache: CacheHints,
+    /// The rights headers, when the response sent any.
+    pub rights: Option<Box<RightsHeaders>>,
 }
 
 /// Why no answer came back at all (WFM5: only these may be tried a second time early).
@@ -192,6 +216,8 @@ pub enum FetchOutcome {
     NotModified {
         validators: Validators,
         cache: CacheHints,
+        /// The rights headers of the 304 itself (FF14: they may add restrictions).
+        rights: Option<Box<RightsHeaders>>,
     },
     /// 3xx with a Location (followed hop by hop by the fetcher; seen here only past the limit).
     Redirect {

@@ -18,7 +18,8 @@ pub use feed::{
     Thumbnail, Warning, WarningKind,
 };
 pub use fetch::{
-    AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators,
+    AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, RightsHeaders, TransportError,
+    Validators,
 };
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};
 pub use label::{Label, UnknownLabel};

@@ -743,6 +743,7 @@ mod tests {
                 last_modified: None,
             },
             cache: CacheHints::default(),
+            rights: None,
         })
     }
 
@@ -808,6 +809,7 @@ mod tests {
         let not_modified = FetchOutcome::NotModified {
             validators: Validators::default(),
             cache: CacheHints::default(),
+            rights: None,
         };
         check(
             2,
@@ -1303,7 +1305,10 @@ mod tests {
         ] {
             assert_eq!(human(s), want);
             assert_eq!(Human(s).to_string(), want);
-            assert_eq!(interval_reason(s, " (ttl 5 min)"), format!("interval {want} (ttl 5 min)"));
+            assert_eq!(
+                interval_reason(s, " (ttl 5 min)"),
+                format!("interval {want} (ttl 5 min)")
+            );
         }
         assert_eq!(human(u64::MAX), "213503982334601d7h15s");
     }

@@ -26,6 +26,7 @@ fn ok() -> FetchOutcome {
         content_type: Some("application/rss+xml".into()),
         validators: Validators::default(),
         cache: CacheHints::default(),
+        rights: None,
     })
 }
 
@@ -57,6 +58,7 @@ fn not_modified(cache: CacheHints) -> FetchOutcome {
     FetchOutcome::NotModified {
         validators: Validators::default(),
         cache,
+        rights: None,
     }
 }
 

@@ -51,6 +51,7 @@ fn ok(body: &str) -> FetchOutcome {
         content_type: Some("application/rss+xml".into()),
         validators: Validators::default(),
         cache: CacheHints::default(),
+        rights: None,
     })
 }
 

@@ -461,6 +461,7 @@ impl<'w> Shard<'w> {
                 content_type: Some("text/plain".into()),
                 validators: Validators::default(),
                 cache: Default::default(),
+                rights: None,
             }),
             (Some(404), _) => FetchOutcome::NotFound,
             (Some(status), _) => FetchOutcome::ServerError {

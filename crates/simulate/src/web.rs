@@ -450,6 +450,7 @@ impl Web {
             FetchOutcome::NotModified {
                 validators,
                 cache: CacheHints::default(),
+                rights: None,
             }
         } else {
             FetchOutcome::Fetched(Fetched {
@@ -458,6 +459,7 @@ impl Web {
                 content_type: None,
                 validators,
                 cache: CacheHints::default(),
+                rights: None,
             })
         };
         FeedAnswer {
