@@ -84,6 +84,149 @@ impl TokenSink for CharsetSink {
     }
 }
 
+// --- the text of a fragment ---------------------------------------------------------------
+
+/// The text of an HTML fragment (an entry's summary, say): what a reader sees, without
+/// markup, with character references decoded, whitespace collapsed to single spaces, and the
+/// contents of `<script>`, `<style>`, `<template>` and their kin dropped. At most `most`
+/// characters are kept.
+pub fn text(html: &str, most: usize) -> String {
+    let sink = TextSink {
+        state: RefCell::new(TextState {
+            out: String::new(),
+            skipping: None,
+            space: false,
+            chars: 0,
+            most,
+        }),
+    };
+    let state = tokenize(html, sink).state.into_inner();
+    state.out
+}
+
+struct TextSink {
+    state: RefCell<TextState>,
+}
+
+struct TextState {
+    out: String,
+    /// The raw-text element whose contents are being dropped.
+    skipping: Option<html5ever::LocalName>,
+    /// A space is owed before the next word.
+    space: bool,
+    chars: usize,
+    most: usize,
+}
+
+/// Elements whose contents are not text a reader sees.
+fn dropped(name: &str) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "template"
+            | "iframe"
+            | "noembed"
+            | "noframes"
+            | "object"
+            | "svg"
+            | "math"
+    )
+}
+
+/// Elements that end a run of text (a space between their text and the next).
+fn breaks(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "br"
+            | "div"
+            | "li"
+            | "ul"
+            | "ol"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "tr"
+            | "td"
+            | "th"
+            | "table"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "blockquote"
+            | "pre"
+            | "section"
+            | "article"
+            | "header"
+            | "footer"
+            | "aside"
+            | "figure"
+            | "figcaption"
+            | "hr"
+            | "img"
+            | "address"
+            | "nav"
+            | "main"
+    )
+}
+
+impl TokenSink for TextSink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut state = self.state.borrow_mut();
+        match token {
+            Token::TagToken(tag) => {
+                if let Some(open) = &state.skipping {
+                    if tag.kind == TagKind::EndTag && tag.name == *open {
+                        state.skipping = None;
+                        state.space = true;
+                    }
+                    return TokenSinkResult::Continue;
+                }
+                if tag.kind == TagKind::StartTag && dropped(&tag.name) && !tag.self_closing {
+                    state.skipping = Some(tag.name.clone());
+                } else if breaks(&tag.name) {
+                    state.space = true;
+                }
+                if tag.kind == TagKind::StartTag {
+                    return raw_state(&tag.name).unwrap_or(TokenSinkResult::Continue);
+                }
+            }
+            Token::CharacterTokens(text) if state.skipping.is_none() => state.push(&text),
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+impl TextState {
+    fn push(&mut self, text: &str) {
+        for c in text.chars() {
+            if self.chars >= self.most {
+                return;
+            }
+            if c.is_whitespace() {
+                self.space = true;
+                continue;
+            }
+            if self.space && !self.out.is_empty() {
+                if self.chars + 1 >= self.most {
+                    return;
+                }
+                self.out.push(' ');
+                self.chars += 1;
+            }
+            self.space = false;
+            self.out.push(c);
+            self.chars += 1;
+        }
+    }
+}
+
 // --- the facts ----------------------------------------------------------------------------
 
 /// The facts of a decoded page.

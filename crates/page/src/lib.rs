@@ -202,6 +202,12 @@ pub struct Tdm {
     pub policy: Option<Url>,
 }
 
+/// The text of an HTML fragment, as a reader sees it: no markup, references decoded,
+/// whitespace collapsed, script and style contents dropped; at most `most` characters.
+pub fn text(html: &str, most: usize) -> String {
+    collect::text(html, most)
+}
+
 /// Read the facts of a page: at most `context.limits.max_bytes` of `bytes`.
 pub fn inspect(bytes: &[u8], context: &Context<'_>) -> Page {
     let limits = context.limits;

@@ -392,7 +392,37 @@ fn charset_parameters() {
     assert_eq!(charset("text/html").as_deref(), None);
 }
 
+#[test]
+fn the_text_of_a_fragment() {
+    for (html, want) in [
+        ("<p>One</p><p>Two &amp; three</p>", "One Two & three"),
+        ("wo<b>rd</b>s<br>next", "words next"),
+        (
+            "<script>var x = '<p>no</p>';</script>Shown<style>p{}</style>",
+            "Shown",
+        ),
+        ("<template><p>inert</p></template>kept", "kept"),
+        ("  spaced \n\t out  ", "spaced out"),
+        ("<svg><text>chart</text></svg>after", "after"),
+        ("&lt;not a tag&gt; &#x41;&eacute;", "<not a tag> Aé"),
+        ("<p>unclosed <i>markup", "unclosed markup"),
+        ("", ""),
+    ] {
+        assert_eq!(text(html, 100), want, "{html:?}");
+    }
+    assert_eq!(text("abc def ghi", 7), "abc def");
+    assert_eq!(text("<p>é</p>".repeat(10).as_str(), 5), "é é é");
+}
+
 proptest::proptest! {
+    /// The text of anything is bounded and has no markup the input did not spell as text.
+    #[test]
+    fn any_fragment_gives_bounded_text(html in ".{0,300}", most in 0usize..100) {
+        let t = text(&html, most);
+        proptest::prop_assert!(t.chars().count() <= most);
+        proptest::prop_assert!(!t.starts_with(' ') && !t.ends_with(' '));
+    }
+
     /// Arbitrary bytes never panic, and nothing past the budget changes what is read.
     #[test]
     fn any_bytes_are_read_within_the_budget(
