@@ -19,6 +19,7 @@ macro_rules! tr {
 }
 
 mod failures;
+mod keep;
 mod lang;
 mod page;
 mod robots_txt;

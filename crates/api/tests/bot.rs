@@ -441,6 +441,34 @@ fn changing_a_profile_value_changes_the_page_and_the_behaviour() {
             after: "made 2 days before the current one ends",
         },
         Change {
+            name: "keep.excerpt_max_chars",
+            base: "dailyfootballbot",
+            change: |p| p.keep.excerpt_max_chars = 120,
+            before: "an excerpt of at most 300 characters of the summary",
+            after: "an excerpt of at most 120 characters of the summary",
+        },
+        Change {
+            name: "keep.summary",
+            base: "default",
+            change: |p| p.keep.summary = tidings_rights::SummaryKeep::Excerpt,
+            before: "It keeps each entry as the feed gives it",
+            after: "Of each entry it keeps the title, the link and the dates, an excerpt",
+        },
+        Change {
+            name: "keep.content",
+            base: "default",
+            change: |p| p.keep.content = false,
+            before: "It keeps each entry as the feed gives it",
+            after: "Never the full content: what is not kept is never stored",
+        },
+        Change {
+            name: "rights.directives",
+            base: "ffbot",
+            change: |p| p.rights.directives = false,
+            before: "<code>nosnippet</code> keeps summaries out",
+            after: "",
+        },
+        Change {
             name: "user_agent",
             base: "default",
             change: |p| p.user_agent = "Other/{version} (+https://other.example/about)".into(),
@@ -619,8 +647,39 @@ fn behaviour(name: &str) -> Option<fn(&Profile) -> String> {
                 tidings_policy::retry::second_attempt(&silence, 1, p)
             )
         },
+        "keep.excerpt_max_chars" | "keep.summary" | "keep.content" => |p| kept_of(p, &[]),
+        "rights.directives" => |p| kept_of(p, &["FFBot: nosnippet"]),
         _ => return None,
     })
+}
+
+/// What the read keeps of one rich entry under `p`, the feed answering with these
+/// `X-Robots-Tag` values: the same `tidings_rights::keep::apply` the read machine calls.
+fn kept_of(p: &Profile, robots_tag: &[&str]) -> String {
+    use tidings_model::{Entry, Feed, FeedFormat, ParsedFeed};
+    let mut parsed = ParsedFeed {
+        format: FeedFormat::Rss20,
+        feed: Feed::default(),
+        entries: vec![Entry {
+            id: "e".into(),
+            summary: Some("word ".repeat(200)),
+            content: Some("<p>All of it.</p>".into()),
+            ..Entry::default()
+        }],
+        warnings: Vec::new(),
+    };
+    let directives = if p.rights.directives {
+        tidings_rights::directive::from_headers(robots_tag.iter().copied(), &p.robots.token)
+    } else {
+        tidings_rights::Directives::NONE
+    };
+    tidings_rights::keep::apply(&mut parsed, &p.keep, &[], &directives);
+    let e = &parsed.entries[0];
+    format!(
+        "summary {:?} chars, content {}",
+        e.summary.as_ref().map(|s| s.chars().count()),
+        e.content.is_some()
+    )
 }
 
 /// C10 (WFM10, DFB and FF "write to us"): every profile's page says a request to stop is

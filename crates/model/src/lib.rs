@@ -11,6 +11,7 @@ pub mod feed;
 pub mod fetch;
 pub mod ids;
 pub mod label;
+pub mod purpose;
 
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
@@ -23,3 +24,4 @@ pub use fetch::{
 };
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};
 pub use label::{Label, UnknownLabel};
+pub use purpose::RequestPurpose;

@@ -130,6 +130,50 @@ pub struct Profile {
     pub signing: SigningSettings,
     #[serde(default)]
     pub contact: ContactSettings,
+    #[serde(default)]
+    pub requests: RequestSettings,
+    /// What of each entry is stored (DFB2).
+    #[serde(default)]
+    pub keep: tidings_rights::KeepSettings,
+    /// Whose objections count, and what the service is (DFB2, FF8, FF14).
+    #[serde(default)]
+    pub rights: tidings_rights::RightsSettings,
+}
+
+/// What a bot requests: the purposes it lists (feeds and robots.txt are every bot's). The
+/// simulated web's auditor counts any other request as a violation.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RequestSettings {
+    pub purposes: Vec<tidings_model::RequestPurpose>,
+}
+
+impl Default for RequestSettings {
+    fn default() -> Self {
+        RequestSettings {
+            purposes: vec![
+                tidings_model::RequestPurpose::Feed,
+                tidings_model::RequestPurpose::Robots,
+            ],
+        }
+    }
+}
+
+impl RequestSettings {
+    /// Whether the bot requests resources of this purpose.
+    pub fn allows(&self, purpose: tidings_model::RequestPurpose) -> bool {
+        self.purposes.contains(&purpose)
+    }
+
+    fn validate(&self) -> Result<(), ProfileError> {
+        use tidings_model::RequestPurpose::{Feed, Robots};
+        if !self.allows(Feed) || !self.allows(Robots) {
+            return Err(ProfileError::Invalid(
+                "requests.purposes must list \"feed\" and \"robots\" (every bot reads both)".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Bounds on one request (C8, FF12): slow servers take bounded time, huge bodies and
@@ -776,6 +820,9 @@ impl Profile {
             ));
         }
         self.contact.validate()?;
+        self.requests.validate()?;
+        self.keep.validate().map_err(ProfileError::Invalid)?;
+        self.rights.validate().map_err(ProfileError::Invalid)?;
         self.signing.validate()
     }
 }

@@ -273,6 +273,15 @@ impl RobotsRules {
         }
     }
 
+    /// The parsed file, when it was read as rules (not answered for the whole origin): for
+    /// what else its groups say (the AI crawler groups of DFB2).
+    pub fn robots(&self) -> Option<&Robots> {
+        match &self.read {
+            Read::Rules { robots, .. } => Some(robots),
+            Read::Origin(_) => None,
+        }
+    }
+
     /// What the file says of `path_and_query`, and the crawl-delay it asks for.
     pub fn gate(&self, path_and_query: &str) -> RobotsAnswer {
         match &self.read {

@@ -68,6 +68,11 @@ pub struct FeedRead<'p, L: Locator> {
     not_sent: Option<NotSent>,
     /// Boxed: built once at the end, it is not carried through every state.
     outcome: Option<Box<ReadOutcome<L>>>,
+    /// The robots.txt copy of the final URL's origin, kept when the profile reads objections
+    /// from it (DFB2).
+    robots_copy: Option<Arc<RobotsCopy>>,
+    /// The excerpt decision, once the body is judged (DFB2, FF14).
+    excerpts: Option<tidings_rights::Ruling>,
 }
 
 /// What robots.txt said of the current URL.
@@ -131,6 +136,8 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             robots_floor: None,
             not_sent: None,
             outcome: None,
+            robots_copy: None,
+            excerpts: None,
         }
     }
 
@@ -420,11 +427,14 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     /// What the copy says of the current URL, then the FF11 pause or the gate's verdict.
     fn gate_with(
         &mut self,
-        copy: &RobotsCopy,
+        copy: &Arc<RobotsCopy>,
         unanswered: Option<TransportError>,
         now: DateTime<Utc>,
     ) -> Pending<L> {
         let answer = copy.rules(self.profile).gate(self.target.path_and_query());
+        if self.profile.keep.summary == tidings_rights::SummaryKeep::Excerpt {
+            self.robots_copy = Some(Arc::clone(copy));
+        }
         self.gate = Some(HopGate {
             gate: answer.gate,
             crawl_delay: answer.crawl_delay,
@@ -595,6 +605,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             now,
             self.profile,
         );
+        let mut verdict = verdict;
+        if let Some(parsed) = verdict.parsed.as_deref_mut() {
+            self.excerpts = self.keep(parsed, outcome);
+        }
         let has_entries = verdict
             .parsed
             .as_ref()
@@ -607,6 +621,55 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         } else {
             self.conclude(now)
         }
+    }
+
+    /// DFB2, FF14: remove from the parsed feed what the profile does not keep, with the
+    /// publisher's objections (robots.txt groups of AI crawlers for the feed's path, a
+    /// `tdm-reservation` header) and, for a profile that obeys them, the response's
+    /// `X-Robots-Tag` directives for its token.
+    fn keep(
+        &self,
+        parsed: &mut tidings_model::ParsedFeed,
+        outcome: &FetchOutcome,
+    ) -> Option<tidings_rights::Ruling> {
+        use tidings_rights::objection;
+        let profile = self.profile;
+        let headers = match outcome {
+            FetchOutcome::Fetched(f) => f.rights.as_deref(),
+            _ => None,
+        };
+        let directives = match headers {
+            Some(h) if profile.rights.directives => tidings_rights::directive::from_headers(
+                h.x_robots_tag.iter().map(String::as_str),
+                &profile.robots.token,
+            ),
+            _ => tidings_rights::Directives::NONE,
+        };
+        if profile.keep.keeps_everything() && directives.is_empty() {
+            return None;
+        }
+        let mut objections = Vec::new();
+        if profile.keep.summary == tidings_rights::SummaryKeep::Excerpt {
+            if let Some(robots) = self
+                .robots_copy
+                .as_ref()
+                .and_then(|c| c.rules(profile).robots())
+            {
+                let (tokens, _) =
+                    objection::ai_tokens(profile.rights.ai_crawlers.iter().map(String::as_str));
+                objections.extend(objection::in_robots(
+                    robots,
+                    &tokens,
+                    self.target.path_and_query(),
+                ));
+            }
+            if let Some(h) = headers {
+                objections.extend(objection::in_header(
+                    h.tdm_reservation.iter().map(String::as_str),
+                ));
+            }
+        }
+        tidings_rights::keep::apply(parsed, &profile.keep, &objections, &directives).excerpt
     }
 
     fn on_counts(&mut self, unseen: u64, first_seen_since: u64, now: DateTime<Utc>) -> Pending<L> {
@@ -716,6 +779,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             pending_move: moved.pending,
             move_to: move_to.clone(),
             host_floor: floor,
+            excerpts: self.excerpts.take(),
         }));
         match move_to {
             Some(url) => Pending::FeedAt(url),
@@ -797,6 +861,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             pending_move: self.feed.pending_move.clone(),
             move_to: None,
             host_floor: self.robots_floor.take(),
+            excerpts: None,
         }));
         Pending::Done
     }

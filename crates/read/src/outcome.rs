@@ -144,6 +144,9 @@ pub struct ReadOutcome<L: Locator> {
     pub move_to: Option<String>,
     /// C6: a Retry-After the answer set for every request to its host.
     pub host_floor: Option<(L::Host, DateTime<Utc>)>,
+    /// DFB2, FF14: the excerpt decision of this read, when the profile cuts what it keeps of
+    /// a summary (the entries in `verdict` are already as stored).
+    pub excerpts: Option<tidings_rights::Ruling>,
 }
 
 impl<L: Locator> ReadOutcome<L> {

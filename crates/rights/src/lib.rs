@@ -15,16 +15,22 @@
 //!   thumbnail may be shown (FF8), whether text may be indexed, links followed, page text kept
 //!   (FF6, FF14); the files never read as permissions (FF15).
 //!
+//! - [`keep`]: a profile's `[keep]` and `[rights]` settings, and [`keep::apply`], which
+//!   removes from a parsed feed what the profile does not store (DFB2: title, link, dates and
+//!   an excerpt only), before anything reaches the store.
+//!
 //! Free text is never read as a permission: only identifiers, headers, tags and the formats
 //! above. This crate does no I/O, is not async and never reads the clock.
 
 pub mod decide;
 pub mod directive;
+pub mod keep;
 pub mod licence;
 pub mod objection;
 
 pub use decide::{Declarations, Ruling};
 pub use directive::Directives;
+pub use keep::{KeepSettings, RightsSettings, SummaryKeep};
 pub use licence::{CcKind, Licence, Permits, Sampling};
 pub use objection::{Objection, Signal, TdmRep};
 

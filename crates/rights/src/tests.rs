@@ -496,6 +496,168 @@ fn ff15_files_never_read_as_permissions() {
     }
 }
 
+fn dfb2_feed() -> tidings_model::ParsedFeed {
+    use tidings_model::{Author, Enclosure, Entry, MediaContent, ParsedFeed, Thumbnail};
+    let mut parsed = ParsedFeed {
+        format: tidings_model::FeedFormat::Rss20,
+        feed: tidings_model::Feed::default(),
+        entries: Vec::new(),
+        warnings: Vec::new(),
+    };
+    parsed.feed.image = Some("https://pub.example/logo.png".into());
+    parsed.feed.title = Some("Football".into());
+    parsed.entries.push(Entry {
+        id: "e1".into(),
+        title: Some("Cup final tonight".into()),
+        link: Some("https://pub.example/cup".into()),
+        summary: Some(format!(
+            "<p>The <b>final</b> &amp; more.</p>{}",
+            " Words".repeat(80)
+        )),
+        content: Some("<p>The whole article.</p>".into()),
+        authors: vec![Author {
+            name: Some("Ana".into()),
+            ..Author::default()
+        }],
+        categories: vec!["cup".into()],
+        thumbnails: vec![Thumbnail {
+            url: "https://pub.example/t.jpg".into(),
+            ..Thumbnail::default()
+        }],
+        enclosures: vec![
+            Enclosure {
+                url: "https://pub.example/p.jpg".into(),
+                media_type: Some("image/jpeg".into()),
+                ..Enclosure::default()
+            },
+            Enclosure {
+                url: "https://pub.example/a.mp3".into(),
+                media_type: Some("audio/mpeg".into()),
+                ..Enclosure::default()
+            },
+        ],
+        media: vec![MediaContent {
+            url: Some("https://pub.example/m.png".into()),
+            medium: Some("image".into()),
+            ..MediaContent::default()
+        }],
+        ..Entry::default()
+    });
+    parsed.entries.push(Entry {
+        id: "e2".into(),
+        title: Some("No summary".into()),
+        ..Entry::default()
+    });
+    parsed
+}
+
+#[test]
+fn dfb2_keeps_title_link_date_and_an_excerpt_only() {
+    use crate::keep::{self, KeepSettings, SummaryKeep};
+    let dfb = KeepSettings {
+        content: false,
+        images: false,
+        metadata: false,
+        summary: SummaryKeep::Excerpt,
+        excerpt_max_chars: 300,
+    };
+    let mut parsed = dfb2_feed();
+    let kept = keep::apply(&mut parsed, &dfb, &[], &Directives::NONE);
+    let e = &parsed.entries[0];
+    assert_eq!(e.title.as_deref(), Some("Cup final tonight"));
+    assert_eq!(e.link.as_deref(), Some("https://pub.example/cup"));
+    let summary = e.summary.as_deref().unwrap();
+    assert!(summary.starts_with("The final & more. Words"), "{summary}");
+    assert!(
+        summary.chars().count() <= 300 && summary.ends_with('…'),
+        "{summary}"
+    );
+    assert_eq!(e.content, None);
+    assert!(e.thumbnails.is_empty() && e.enclosures.is_empty() && e.media.is_empty());
+    assert!(e.authors.is_empty() && e.categories.is_empty());
+    assert_eq!(parsed.feed.image, None);
+    assert_eq!(parsed.entries[1].summary, None);
+    assert_eq!(
+        kept.excerpt.unwrap().reason,
+        "supplied by the feed, cut to 300 characters"
+    );
+
+    // With an objection, no excerpt at all.
+    let mut parsed = dfb2_feed();
+    let objection = objection::in_header(["1"]).unwrap();
+    let kept = keep::apply(
+        &mut parsed,
+        &dfb,
+        std::slice::from_ref(&objection),
+        &Directives::NONE,
+    );
+    assert_eq!(parsed.entries[0].summary, None);
+    assert!(!kept.excerpt.unwrap().allowed);
+
+    // The default keeps everything as parsed.
+    let mut parsed = dfb2_feed();
+    keep::apply(
+        &mut parsed,
+        &KeepSettings::default(),
+        &[objection],
+        &Directives::NONE,
+    );
+    assert_eq!(parsed, dfb2_feed());
+
+    // Images only: the audio enclosure and the metadata stay.
+    let mut parsed = dfb2_feed();
+    let images_off = KeepSettings {
+        images: false,
+        ..KeepSettings::default()
+    };
+    keep::apply(&mut parsed, &images_off, &[], &Directives::NONE);
+    let e = &parsed.entries[0];
+    assert_eq!(e.enclosures.len(), 1);
+    assert_eq!(e.enclosures[0].media_type.as_deref(), Some("audio/mpeg"));
+    assert!(e.media.is_empty() && e.thumbnails.is_empty());
+    assert_eq!(e.authors.len(), 1);
+    assert!(e.content.is_some());
+}
+
+#[test]
+fn ff14_feed_directives_cut_what_is_kept() {
+    use crate::keep::{self, KeepSettings};
+    let mut parsed = dfb2_feed();
+    keep::apply(
+        &mut parsed,
+        &KeepSettings::default(),
+        &[],
+        &list("nosnippet, noarchive"),
+    );
+    assert_eq!(parsed.entries[0].summary, None);
+    assert_eq!(parsed.entries[0].content, None);
+    assert_eq!(parsed.entries[0].authors.len(), 1, "metadata is not text");
+    let mut parsed = dfb2_feed();
+    keep::apply(
+        &mut parsed,
+        &KeepSettings::default(),
+        &[],
+        &list("max-snippet:10"),
+    );
+    assert_eq!(parsed.entries[0].summary.as_deref(), Some("The final…"));
+    assert!(parsed.entries[0].content.is_some());
+    // noindex says nothing of what is kept.
+    let mut parsed = dfb2_feed();
+    keep::apply(&mut parsed, &KeepSettings::default(), &[], &list("noindex"));
+    assert_eq!(parsed, dfb2_feed());
+}
+
+#[test]
+fn rights_settings_refuse_a_token_that_is_none() {
+    use crate::keep::RightsSettings;
+    assert_eq!(RightsSettings::default().validate(), Ok(()));
+    let bad = RightsSettings {
+        ai_crawlers: vec!["GPT Bot".into()],
+        ..RightsSettings::default()
+    };
+    assert!(bad.validate().unwrap_err().contains("\"GPT Bot\""));
+}
+
 proptest::proptest! {
     /// Arbitrary declarations and directive text never panic, and an excerpt never passes
     /// its bound.

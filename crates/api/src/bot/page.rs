@@ -5,6 +5,7 @@
 //! only as escaped text ([`esc`]) or as words built here from numbers.
 
 use super::failures::{refusals, retry_after};
+use super::keep::kept;
 use super::lang::Lang;
 use super::robots_txt::{blocking, robots};
 use super::signing::signing;
@@ -45,6 +46,7 @@ pub fn render(profile: &Profile, lang: Lang, version: &str) -> String {
 
     user_agent(&mut html, profile, lang, &ua, &token);
     fetched(&mut html, profile, lang);
+    kept(&mut html, profile, lang);
     how_often(&mut html, profile, lang);
     conditional(&mut html, lang);
     refusals(&mut html, profile, lang);
@@ -205,18 +207,38 @@ fn fetched(html: &mut String, profile: &Profile, lang: Lang) {
         "fetched",
         &tr!(lang, "What it fetches", "Ce qu’il lit", "O que ele busca"),
     );
+    use tidings_model::RequestPurpose;
+    let others: Vec<String> = profile
+        .requests
+        .purposes
+        .iter()
+        .filter(|p| !matches!(p, RequestPurpose::Feed | RequestPurpose::Robots))
+        .map(|p| purpose_words(lang, *p))
+        .collect();
+    let feeds = if others.is_empty() {
+        tr!(
+            lang,
+            "The feed addresses our users subscribed to, and nothing else from your site: \
+             no pages, images or links found in the feeds.",
+            "Les adresses de flux auxquelles nos utilisateurs se sont abonnés, et rien \
+             d’autre de votre site : ni pages, ni images, ni liens trouvés dans les flux.",
+            "Os endereços de feed que nossos usuários assinaram e nada mais do seu site: \
+             nem páginas, nem imagens, nem links encontrados nos feeds.",
+        )
+    } else {
+        let others = super::words::join_and(lang, &others);
+        tr!(
+            lang,
+            "The feed addresses our users subscribed to and, besides them, {others}.",
+            "Les adresses de flux auxquelles nos utilisateurs se sont abonnés et, en plus, \
+             {others}.",
+            "Os endereços de feed que nossos usuários assinaram e, além deles, {others}.",
+        )
+    };
     list(
         html,
         &[
-            tr!(
-                lang,
-                "The feed addresses our users subscribed to, and nothing else from your site: \
-                 no pages, images or links found in the feeds.",
-                "Les adresses de flux auxquelles nos utilisateurs se sont abonnés, et rien \
-                 d’autre de votre site : ni pages, ni images, ni liens trouvés dans les flux.",
-                "Os endereços de feed que nossos usuários assinaram e nada mais do seu site: \
-                 nem páginas, nem imagens, nem links encontrados nos feeds.",
-            ),
+            feeds,
             tr!(
                 lang,
                 "<code>/robots.txt</code> of each host, read again once our copy is older \
@@ -229,6 +251,38 @@ fn fetched(html: &mut String, profile: &Profile, lang: Lang) {
         ],
     );
     html.push_str("</section>\n");
+}
+
+/// A request purpose other than feeds and robots.txt, as the page names it.
+fn purpose_words(lang: Lang, purpose: tidings_model::RequestPurpose) -> String {
+    use tidings_model::RequestPurpose as P;
+    match purpose {
+        P::ArticlePage => tr!(
+            lang,
+            "the page an entry links to",
+            "la page vers laquelle pointe une entrée",
+            "a página para a qual uma entrada aponta"
+        ),
+        P::Icon => tr!(
+            lang,
+            "your site’s icon",
+            "l’icône de votre site",
+            "o ícone do seu site"
+        ),
+        P::Image => tr!(
+            lang,
+            "images the rights allow us to show",
+            "les images que les droits nous permettent de montrer",
+            "as imagens que os direitos nos permitem mostrar"
+        ),
+        P::Discovery => tr!(
+            lang,
+            "pages submitted to find the feeds they link",
+            "les pages soumises pour trouver les flux qu’elles indiquent",
+            "as páginas enviadas para achar os feeds que elas indicam"
+        ),
+        P::Feed | P::Robots => String::new(),
+    }
 }
 
 fn how_often(html: &mut String, profile: &Profile, lang: Lang) {

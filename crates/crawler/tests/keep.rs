@@ -1,0 +1,140 @@
+//! DFB2, FF14: what of each entry reaches the store. DailyFootballBot keeps title, link and
+//! date, and an excerpt of at most 300 characters only when the feed supplies one and the
+//! publisher objects neither to AI crawlers (robots.txt) nor to text and data mining
+//! (`tdm-reservation`); never content, never images. The default profile keeps everything.
+
+mod support;
+
+use support::{Answer, Script, as_profile, crawler_with, serve, subscribe};
+use tidings_crawler::Purpose;
+use tidings_store::{EntryQuery, StoredEntry};
+
+/// One item with everything a feed can say of it: a long HTML summary, full content, a
+/// thumbnail, an image and an audio enclosure, an author and a category.
+fn rich_feed() -> String {
+    let words = " and the match went on".repeat(30);
+    format!(
+        r#"<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:media="http://search.yahoo.com/mrss/">
+<channel><title>Football</title><link>https://pub.test/</link>
+<image><url>https://pub.test/logo.png</url><title>Football</title><link>https://pub.test/</link></image>
+<item><guid>cup-final</guid><title>Cup final tonight</title><link>https://pub.test/cup</link>
+<pubDate>Tue, 01 Dec 2026 18:00:00 GMT</pubDate>
+<description>&lt;p&gt;The &lt;b&gt;final&lt;/b&gt; kicks off at eight{words}.&lt;/p&gt;</description>
+<content:encoded><![CDATA[<p>The whole article, every word of it.</p>]]></content:encoded>
+<media:thumbnail url="https://pub.test/thumb.jpg" width="120" height="80"/>
+<enclosure url="https://pub.test/photo.jpg" type="image/jpeg" length="1000"/>
+<author>editor@pub.test (Ana Editor)</author><category>cup</category>
+</item></channel></rss>"#
+    )
+}
+
+/// Read the rich feed once under `profile`, robots.txt answering `robots` and the feed
+/// carrying `headers`; the one stored entry.
+async fn stored_after_one_read(
+    profile: &'static str,
+    robots: &str,
+    headers: &[(&str, &str)],
+) -> StoredEntry {
+    let script = Script::default();
+    script.push("/robots.txt", Answer::ok(robots));
+    let mut answer = Answer::ok(&rich_feed());
+    for (name, value) in headers {
+        answer = answer.header(name, value);
+    }
+    script.push("/f.xml", answer);
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile(profile)).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    let report = crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    assert_eq!(report.new_entries, 1, "{report:?}");
+    let mut entries = store
+        .entries(&EntryQuery {
+            feed: Some(feed.id),
+            ..EntryQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(entries.len(), 1);
+    entries.remove(0)
+}
+
+const OPEN: &str = "User-agent: *\nAllow: /\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dfb2_only_title_link_date_and_a_bounded_excerpt_are_stored() {
+    let stored = stored_after_one_read("dailyfootballbot", OPEN, &[]).await;
+    let e = &stored.entry;
+    assert_eq!(e.title.as_deref(), Some("Cup final tonight"));
+    assert_eq!(e.link.as_deref(), Some("https://pub.test/cup"));
+    assert!(e.published.is_some());
+    let excerpt = e
+        .summary
+        .as_deref()
+        .expect("an excerpt of the supplied summary");
+    assert!(
+        excerpt.starts_with("The final kicks off at eight and the match"),
+        "{excerpt}"
+    );
+    assert!(
+        excerpt.chars().count() <= 300,
+        "{}",
+        excerpt.chars().count()
+    );
+    assert!(!excerpt.contains('<'), "text, not markup: {excerpt}");
+    assert_eq!(e.content, None, "never full content");
+    assert!(
+        e.thumbnails.is_empty() && e.enclosures.is_empty() && e.media.is_empty(),
+        "never images: {e:?}"
+    );
+    assert!(e.authors.is_empty() && e.categories.is_empty(), "{e:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dfb2_an_ai_crawler_group_in_robots_txt_keeps_the_excerpt_out() {
+    let robots = "User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n";
+    let stored = stored_after_one_read("dailyfootballbot", robots, &[]).await;
+    assert_eq!(stored.entry.summary, None);
+    assert_eq!(stored.entry.title.as_deref(), Some("Cup final tonight"));
+    // A group that keeps AI crawlers from another part of the site is no objection here.
+    let elsewhere = "User-agent: GPTBot\nDisallow: /private/\n";
+    let stored = stored_after_one_read("dailyfootballbot", elsewhere, &[]).await;
+    assert!(stored.entry.summary.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dfb2_a_tdm_reservation_header_keeps_the_excerpt_out() {
+    let stored = stored_after_one_read("dailyfootballbot", OPEN, &[("tdm-reservation", "1")]).await;
+    assert_eq!(stored.entry.summary, None);
+    let stored = stored_after_one_read("dailyfootballbot", OPEN, &[("tdm-reservation", "0")]).await;
+    assert!(stored.entry.summary.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_profile_keeps_the_whole_entry_and_ffbot_obeys_nosnippet() {
+    let robots = "User-agent: GPTBot\nDisallow: /\n";
+    let stored = stored_after_one_read("default", robots, &[("tdm-reservation", "1")]).await;
+    let e = &stored.entry;
+    assert!(
+        e.summary
+            .as_deref()
+            .is_some_and(|s| s.contains("<b>final</b>")),
+        "{e:?}"
+    );
+    assert!(e.content.is_some());
+    assert_eq!(e.thumbnails.len(), 1);
+    assert_eq!(e.enclosures.len(), 1);
+    // FF14: a directive for FFBot on the feed's response keeps the summary out; one for
+    // another bot does not.
+    let stored = stored_after_one_read(
+        "ffbot",
+        OPEN,
+        &[("x-robots-tag", "FFBot: nosnippet, noarchive")],
+    )
+    .await;
+    assert_eq!(stored.entry.summary, None);
+    assert_eq!(stored.entry.content, None);
+    let stored =
+        stored_after_one_read("ffbot", OPEN, &[("x-robots-tag", "otherbot: nosnippet")]).await;
+    assert!(stored.entry.summary.is_some() && stored.entry.content.is_some());
+}
