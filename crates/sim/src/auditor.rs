@@ -14,6 +14,11 @@
 //! - **FF11** (WFM9, SR7/SR8, DFB7) no URL the host's robots rules disallow ([`Rule::Robots`]),
 //!   and optionally robots.txt read before anything else ([`Rule::RobotsFirst`]);
 //! - **FF13** (WFM10) no blocked URL ([`Rule::Blocked`]);
+//! - **WFM1, DFB1, PF13** (and each profile's `requests.purposes`) when the run names what
+//!   it may request ([`Expectations::purposes`]): nothing but robots.txt and the feeds it
+//!   subscribed (and their redirect hops), unless the profile requests pages, icons or images
+//!   ([`Rule::Purpose`]); **FF15** never a file written for AI agents (`llms.txt`, `ai.txt`,
+//!   `AGENTS.md`), whatever the profile ([`Rule::NeverRead`]);
 //! - **SR11** when the run signs ([`Expectations::signatures`]), a good Web Bot Auth signature
 //!   on every request, robots.txt and redirect hops included ([`Rule::Signature`]), checked by
 //!   [`verify_request`] against the key directory on the chosen clock.
@@ -74,6 +79,10 @@ pub enum Rule {
     Blocked,
     /// SR11: every request carries a Web Bot Auth signature that verifies.
     Signature,
+    /// WFM1, DFB1, PF13: only the kinds of resource the profile requests.
+    Purpose,
+    /// FF15: no request for llms.txt, ai.txt or AGENTS.md.
+    NeverRead,
 }
 
 impl Rule {
@@ -87,6 +96,8 @@ impl Rule {
             Rule::Robots | Rule::RobotsFirst => "FF11",
             Rule::Blocked => "FF13",
             Rule::Signature => "SR11",
+            Rule::Purpose => "WFM1/DFB1/PF13",
+            Rule::NeverRead => "FF15",
         }
     }
 }
@@ -305,6 +316,37 @@ impl SignatureCheck {
     }
 }
 
+/// The kinds of resource a request may be for, as the auditor tells them apart: by the path
+/// (robots.txt, the subscribed feeds and the redirect hops the web answered for them), else by
+/// what the web served (an image, an icon, a page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Requested {
+    Robots,
+    Feed,
+    /// An HTML page (an article page, a page inspected for feeds) or anything unknown.
+    Page,
+    Icon,
+    Image,
+}
+
+/// What a run may request: the kinds its profile lists, and the feeds it subscribed.
+#[derive(Debug, Clone, Default)]
+pub struct PurposeCheck {
+    pub allowed: Vec<Requested>,
+    /// The subscribed feeds, as (virtual host, path and query).
+    pub feeds: Vec<(String, String)>,
+}
+
+/// Files written for AI agents, never read as permissions or instructions (FF15): listed here
+/// apart from the crawler's own list, so the check does not lean on what it checks.
+const NEVER_READ: &[&str] = &[
+    "/llms.txt",
+    "/llms-full.txt",
+    "/ai.txt",
+    "/.well-known/ai.txt",
+    "/agents.md",
+];
+
 /// What a run promised.
 #[derive(Debug, Clone)]
 pub struct Expectations {
@@ -346,6 +388,9 @@ pub struct Expectations {
     /// Every request must carry a Web Bot Auth signature that verifies (SR11). `None` (the
     /// default) checks no signature.
     pub signatures: Option<SignatureCheck>,
+    /// What the run may request (WFM1, DFB1, PF13). `None` (the default) checks nothing of
+    /// it; FF15's files are flagged either way.
+    pub purposes: Option<PurposeCheck>,
     /// The web wrote its HTTP-dates in real time, as a real server does: a Retry-After date is
     /// then a real instant, checked on the wall clock. True when the web's clock follows real
     /// time ([`SimClock::wall_of`](crate::SimClock::wall_of)); false (the default, a manual
@@ -370,6 +415,7 @@ impl Default for Expectations {
             hang_up_notice: Duration::ZERO,
             signatures: None,
             dates_on_wall: false,
+            purposes: None,
         }
     }
 }
@@ -391,7 +437,94 @@ pub fn audit(exchanges: &[Exchange], expect: &Expectations) -> Vec<Violation> {
     retry_after(&ordered, expect.dates_on_wall, &mut out);
     robots_and_blocks(&ordered, expect, &mut out);
     signatures(&ordered, expect, &mut out);
+    purposes(&ordered, expect, &mut out);
     out
+}
+
+fn purposes(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+    let mut feeds: Vec<(String, String)> = expect
+        .purposes
+        .as_ref()
+        .map(|p| p.feeds.clone())
+        .unwrap_or_default();
+    for e in ordered {
+        if NEVER_READ.iter().any(|p| e.path().eq_ignore_ascii_case(p)) {
+            out.push(violation(
+                Rule::NeverRead,
+                vec![e.id],
+                format!(
+                    "{} {} on {}: a file never read (FF15)",
+                    e.method, e.target, e.host
+                ),
+            ));
+        }
+        let Some(check) = &expect.purposes else {
+            continue;
+        };
+        let key = (e.host.clone(), e.target.clone());
+        let kind = if e.path() == ROBOTS_PATH {
+            Requested::Robots
+        } else if feeds.contains(&key) {
+            Requested::Feed
+        } else {
+            served_kind(e)
+        };
+        // A feed's redirect hop is that feed, at its next address.
+        if kind == Requested::Feed
+            && matches!(e.status, Some(300..=399))
+            && let Some(next) = e
+                .response_header("location")
+                .and_then(|l| hop_target(&e.host, &bytes_to_string(l)))
+        {
+            feeds.push(next);
+        }
+        if !check.allowed.contains(&kind) {
+            out.push(violation(
+                Rule::Purpose,
+                vec![e.id],
+                format!(
+                    "{} {} on {}: a request for {kind:?}, which the profile does not make",
+                    e.method, e.target, e.host
+                ),
+            ));
+        }
+    }
+}
+
+/// What the web served, for a request that is neither robots.txt nor a feed.
+fn served_kind(e: &Exchange) -> Requested {
+    let content_type = e
+        .response_header("content-type")
+        .map(|t| bytes_to_string(t).to_ascii_lowercase())
+        .unwrap_or_default();
+    let path = e.path().to_ascii_lowercase();
+    if content_type.contains("icon")
+        || path.ends_with("/favicon.ico")
+        || path.contains("apple-touch-icon")
+    {
+        Requested::Icon
+    } else if content_type.starts_with("image/") {
+        Requested::Image
+    } else {
+        Requested::Page
+    }
+}
+
+/// The (virtual host, path and query) a `Location` leads to from `host`: a path on the same
+/// host, or an absolute http(s) URL.
+fn hop_target(host: &str, location: &str) -> Option<(String, String)> {
+    if location.starts_with('/') && !location.starts_with("//") {
+        return Some((host.to_owned(), location.to_owned()));
+    }
+    let rest = location
+        .strip_prefix("http://")
+        .or_else(|| location.strip_prefix("https://"))?;
+    let (authority, path) = match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "/"),
+    };
+    let name = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
+    Some((name.to_ascii_lowercase(), path.to_owned()))
 }
 
 fn violation(rule: Rule, exchanges: Vec<u64>, detail: String) -> Violation {

@@ -49,7 +49,8 @@ pub mod signatures;
 pub mod web;
 
 pub use auditor::{
-    Block, Expectations, RobotsRules, Rule, SignatureCheck, TimeBase, Violation, audit,
+    Block, Expectations, PurposeCheck, Requested, RobotsRules, Rule, SignatureCheck, TimeBase,
+    Violation, audit,
 };
 pub use behaviour::{Behaviour, EtagStyle, FeedSpec, Resource, RetryAfter, Target, When};
 pub use clock::SimClock;

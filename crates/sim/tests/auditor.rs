@@ -8,7 +8,8 @@ use std::time::{Duration, SystemTime};
 use tidings_sim::auditor::ROBOTS_PATH;
 use tidings_sim::clock::SCENARIO_START_UNIX_SECS;
 use tidings_sim::{
-    Block, Exchange, Expectations, Header, RobotsRules, Rule, Stamp, TimeBase, audit,
+    Block, Exchange, Expectations, Header, PurposeCheck, Requested, RobotsRules, Rule, Stamp,
+    TimeBase, audit,
 };
 
 const UA: &str = "tidings-test/1 (+http://tidings.example/bot)";
@@ -715,5 +716,74 @@ fn every_rule_has_its_policy_id_and_violations_print_it() {
             .starts_with("C3 InFlight (exchanges [0, 1])"),
         "{}",
         v[0]
+    );
+}
+
+/// The rules of a list of violations, in order.
+fn rules_of(v: &[tidings_sim::Violation]) -> Vec<(Rule, Vec<u64>)> {
+    v.iter().map(|v| (v.rule, v.exchanges.clone())).collect()
+}
+
+#[test]
+fn wfm1_dfb1_pf13_only_robots_txt_and_the_subscribed_feeds_and_their_hops() {
+    let run = vec![
+        get(1, "a.test", ROBOTS_PATH, 0.0, 0.1),
+        get(2, "a.test", "/feed.xml", 1.0, 1.1)
+            .answer(301, &[("location", "http://b.test:8080/new.xml")]),
+        get(3, "b.test", ROBOTS_PATH, 2.0, 2.1),
+        get(4, "b.test", "/new.xml", 3.0, 3.1),
+        get(5, "a.test", "/2026/12/story.html", 4.0, 4.1)
+            .answer(200, &[("content-type", "text/html")]),
+        get(6, "a.test", "/favicon.ico", 5.0, 5.1),
+        get(7, "a.test", "/photo.jpg", 6.0, 6.1).answer(200, &[("content-type", "image/jpeg")]),
+    ];
+    let feeds_only = Expectations {
+        purposes: Some(PurposeCheck {
+            allowed: vec![Requested::Robots, Requested::Feed],
+            feeds: vec![("a.test".into(), "/feed.xml".into())],
+        }),
+        ..Expectations::default()
+    };
+    assert_eq!(
+        rules_of(&audit(&run, &feeds_only)),
+        [
+            (Rule::Purpose, vec![5]),
+            (Rule::Purpose, vec![6]),
+            (Rule::Purpose, vec![7])
+        ]
+    );
+    // A profile that reads article pages and icons (SereneReader): only the image is too much.
+    let reader = Expectations {
+        purposes: Some(PurposeCheck {
+            allowed: vec![
+                Requested::Robots,
+                Requested::Feed,
+                Requested::Page,
+                Requested::Icon,
+            ],
+            feeds: vec![("a.test".into(), "/feed.xml".into())],
+        }),
+        ..Expectations::default()
+    };
+    assert_eq!(rules_of(&audit(&run, &reader)), [(Rule::Purpose, vec![7])]);
+    // Unchecked without expectations.
+    assert!(audit(&run, &Expectations::default()).is_empty());
+}
+
+#[test]
+fn ff15_files_for_ai_agents_are_never_requested() {
+    let run = vec![
+        get(1, "a.test", "/llms.txt", 0.0, 0.1),
+        get(2, "a.test", "/AGENTS.md", 1.0, 1.1),
+        get(3, "a.test", "/ai.txt?v=2", 2.0, 2.1),
+        get(4, "a.test", "/docs/llms.txt", 3.0, 3.1),
+    ];
+    assert_eq!(
+        rules_of(&audit(&run, &Expectations::default())),
+        [
+            (Rule::NeverRead, vec![1]),
+            (Rule::NeverRead, vec![2]),
+            (Rule::NeverRead, vec![3])
+        ]
     );
 }

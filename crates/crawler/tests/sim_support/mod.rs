@@ -50,6 +50,9 @@ pub struct Sim {
     pub reports: Arc<Collect>,
     /// The fetcher's body cap.
     pub max_body_bytes: u64,
+    /// Every feed subscribed through [`Sim::subscribe_as`], as (host, path): what the
+    /// auditor counts as feeds (WFM1, DFB1, PF13).
+    pub subscribed: Mutex<Vec<(String, String)>>,
     _dir: tempfile::TempDir,
 }
 
@@ -161,6 +164,7 @@ pub async fn start_with(
         start,
         reports: Arc::new(Collect::default()),
         max_body_bytes: setup.max_body_bytes,
+        subscribed: Mutex::new(Vec::new()),
         _dir: dir,
     }
 }
@@ -169,6 +173,10 @@ impl Sim {
     /// Subscribe `subscriber` to `path` on `host`; returns the URL.
     pub async fn subscribe_as(&self, host: &str, path: &str, subscriber: &str) -> String {
         let url = self.web.url(host, path).unwrap();
+        self.subscribed
+            .lock()
+            .unwrap()
+            .push((host.to_owned(), path.to_owned()));
         self.crawler
             .subscribe(&FeedUrl::parse(&url).unwrap(), subscriber)
             .await
@@ -232,7 +240,31 @@ impl Sim {
             robots_first: self.web.host_names(),
             body_cap: Some(self.max_body_bytes),
             dates_on_wall: self.web.clock().follows_real_time(),
+            purposes: Some(self.purpose_check()),
             ..Expectations::default()
+        }
+    }
+
+    /// WFM1, DFB1, PF13: what the profile may request, and the feeds subscribed.
+    pub fn purpose_check(&self) -> tidings_sim::PurposeCheck {
+        use tidings_model::RequestPurpose as P;
+        use tidings_sim::Requested;
+        let allowed = self
+            .profile
+            .requests
+            .purposes
+            .iter()
+            .map(|p| match p {
+                P::Feed => Requested::Feed,
+                P::Robots => Requested::Robots,
+                P::ArticlePage | P::Discovery => Requested::Page,
+                P::Icon => Requested::Icon,
+                P::Image => Requested::Image,
+            })
+            .collect();
+        tidings_sim::PurposeCheck {
+            allowed,
+            feeds: self.subscribed.lock().unwrap().clone(),
         }
     }
 
