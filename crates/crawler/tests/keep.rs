@@ -138,3 +138,107 @@ async fn the_default_profile_keeps_the_whole_entry_and_ffbot_obeys_nosnippet() {
         stored_after_one_read("ffbot", OPEN, &[("x-robots-tag", "otherbot: nosnippet")]).await;
     assert!(stored.entry.summary.is_some() && stored.entry.content.is_some());
 }
+
+/// A feed under `channel_licence` whose items carry a thumbnail, one without a licence of its
+/// own and one that declares another.
+fn licensed_feed(channel_licence: &str, item_licence: &str) -> String {
+    format!(
+        r#"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/" xmlns:creativeCommons="http://backend.userland.com/creativeCommonsRssModule">
+<channel><title>Photos</title><link>https://pub.test/</link>
+<creativeCommons:license>{channel_licence}</creativeCommons:license>
+<item><guid>inherits</guid><title>Harbour</title><link>https://pub.test/harbour</link>
+<media:thumbnail url="https://pub.test/harbour.jpg" width="320" height="200"/>
+<media:credit>Ana</media:credit>
+</item>
+<item><guid>overrides</guid><title>Bridge</title><link>https://pub.test/bridge</link>
+<creativeCommons:license>{item_licence}</creativeCommons:license>
+<description>&lt;p&gt;&lt;img src="/bridge.jpg"&gt;&lt;/p&gt;</description>
+</item></channel></rss>"#
+    )
+}
+
+/// Read `body` once under `profile`; the stored entries by key.
+async fn stored_entries(profile: &'static str, body: &str) -> Vec<(String, StoredEntry)> {
+    let script = Script::default();
+    script.push("/robots.txt", Answer::ok(OPEN));
+    script.push("/f.xml", Answer::ok(body));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile(profile)).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    let mut entries: Vec<(String, StoredEntry)> = store
+        .entries(&EntryQuery {
+            feed: Some(feed.id),
+            ..EntryQuery::default()
+        })
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.entry.id.clone(), e))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff7_ff8_one_thumbnail_per_entry_shown_only_under_a_licence_that_permits_it() {
+    let by = "https://creativecommons.org/licenses/by/4.0/";
+    let body = licensed_feed(by, "All rights reserved");
+    let entries = stored_entries("ffbot", &body).await;
+    let image = |key: &str| {
+        entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, e)| e.entry.selected_image.clone())
+            .unwrap_or_else(|| panic!("{key}: no image selected"))
+    };
+    let inherits = image("inherits");
+    assert_eq!(inherits.url, "https://pub.test/harbour.jpg");
+    assert_eq!(inherits.source, "media:thumbnail");
+    assert_eq!((inherits.width, inherits.height), (Some(320), Some(200)));
+    assert!(inherits.shown, "{}", inherits.why);
+    assert_eq!(inherits.why, "CC BY 4.0 declared by the feed");
+    // The entry's own declaration overrides the feed's, and prose is no licence.
+    let overrides = image("overrides");
+    assert_eq!(overrides.url, "https://pub.test/bridge.jpg");
+    assert_eq!(overrides.source, "img");
+    assert!(!overrides.shown);
+    assert_eq!(
+        overrides.why,
+        "licence declared by the entry not recognised"
+    );
+
+    // CC BY-ND is shown as it is; a non-commercial licence is shown by a non-commercial
+    // service.
+    let nd = licensed_feed(
+        "https://creativecommons.org/licenses/by-nd/3.0/de/",
+        "http://creativecommons.org/licenses/by-nc/4.0/deed.fr",
+    );
+    let entries = stored_entries("ffbot", &nd).await;
+    let shown: Vec<(bool, String)> = entries
+        .iter()
+        .map(|(_, e)| {
+            let i = e.entry.selected_image.as_ref().unwrap();
+            (i.shown, i.why.clone())
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                true,
+                "CC BY-ND 3.0 (de) declared by the feed, shown unmodified".to_owned()
+            ),
+            (true, "CC BY-NC 4.0 declared by the entry".to_owned()),
+        ]
+    );
+
+    // A profile that selects no thumbnails stores none.
+    let entries = stored_entries("default", &body).await;
+    assert!(
+        entries
+            .iter()
+            .all(|(_, e)| e.entry.selected_image.is_none())
+    );
+}

@@ -148,6 +148,31 @@ pub struct Entry {
     pub explicit: Option<bool>,
     /// Media RSS / iTunes keywords, split on commas and trimmed.
     pub keywords: Vec<String>,
+    /// The one image selected for the entry and whether it may be shown (FF7, FF8): derived
+    /// by tidings under the profile, never by the parser.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected_image: Option<SelectedImage>,
+}
+
+/// The one image tidings selected for a feed or an entry (FF7) with what the publisher
+/// declared of it, and whether its licence lets it be shown (FF8), with the reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SelectedImage {
+    pub url: String,
+    /// Where it was found: `media:thumbnail`, `media:content`, `enclosure`, `img` (the
+    /// entry's own HTML), `image` (a feed's channel image).
+    pub source: String,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    #[serde(rename = "type")]
+    pub media_type: Option<String>,
+    pub credit: Option<String>,
+    pub copyright: Option<String>,
+    /// The licence declaration the decision rests on, as written.
+    pub licence: Option<String>,
+    pub shown: bool,
+    pub why: String,
 }
 
 /// A typed link (`atom:link`, JSON Feed urls).

@@ -208,6 +208,25 @@ pub fn text(html: &str, most: usize) -> String {
     collect::text(html, most)
 }
 
+/// The first `<img>` of an HTML fragment (an entry's content), resolved against `base`,
+/// looking at most at its first `max_bytes` bytes (FF7's bounded fallback).
+pub fn first_image(html: &str, base: &Url, max_bytes: usize) -> Option<Image> {
+    let mut end = html.len().min(max_bytes);
+    while !html.is_char_boundary(end) {
+        end -= 1;
+    }
+    let context = Context {
+        url: base,
+        content_type: None,
+        bots: &[],
+        limits: Limits::default(),
+    };
+    collect::collect(&html[..end], &context)
+        .images
+        .into_iter()
+        .find(|i| i.source == ImageSource::FirstImg)
+}
+
 /// Read the facts of a page: at most `context.limits.max_bytes` of `bytes`.
 pub fn inspect(bytes: &[u8], context: &Context<'_>) -> Page {
     let limits = context.limits;

@@ -393,6 +393,22 @@ fn charset_parameters() {
 }
 
 #[test]
+fn the_first_image_of_a_fragment_within_its_bound() {
+    let base = url("https://pub.example/2026/story");
+    let html = r#"<p>Intro <img src="data:image/gif;base64,R0lG"> <img src="pics/a.jpg" width="640" alt="A"></p><img src="/b.jpg">"#;
+    let img = first_image(html, &base, 10_000).unwrap();
+    assert_eq!(img.url, url("https://pub.example/2026/pics/a.jpg"));
+    assert_eq!((img.width, img.alt.as_deref()), (Some(640), Some("A")));
+    // Past the bound, nothing is looked at.
+    assert_eq!(first_image(html, &base, 20), None);
+    assert_eq!(
+        first_image("<p>é</p><img src=x.png>", &base, 6),
+        None,
+        "cut at a character"
+    );
+}
+
+#[test]
 fn the_text_of_a_fragment() {
     for (html, want) in [
         ("<p>One</p><p>Two &amp; three</p>", "One Two & three"),

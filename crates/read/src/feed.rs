@@ -632,7 +632,6 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         parsed: &mut tidings_model::ParsedFeed,
         outcome: &FetchOutcome,
     ) -> Option<tidings_rights::Ruling> {
-        use tidings_rights::objection;
         let profile = self.profile;
         let headers = match outcome {
             FetchOutcome::Fetched(f) => f.rights.as_deref(),
@@ -645,6 +644,30 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             ),
             _ => tidings_rights::Directives::NONE,
         };
+        let excerpts = self.keep_parts(parsed, headers, &directives);
+        // FF7, FF8: one thumbnail per entry with its licence decision, recomputed on every
+        // full read; never for a profile that keeps no images (DFB2).
+        if profile.rights.thumbnails && profile.keep.images {
+            let feed_url = url::Url::parse(&self.target.to_string()).ok();
+            tidings_rights::thumbnail::select(
+                parsed,
+                feed_url.as_ref(),
+                profile.rights.commercial_service,
+            );
+        }
+        excerpts
+    }
+
+    /// [`Self::keep`]'s removals: what the profile does not keep, under the publisher's
+    /// objections and directives.
+    fn keep_parts(
+        &self,
+        parsed: &mut tidings_model::ParsedFeed,
+        headers: Option<&tidings_model::RightsHeaders>,
+        directives: &tidings_rights::Directives,
+    ) -> Option<tidings_rights::Ruling> {
+        use tidings_rights::objection;
+        let profile = self.profile;
         if profile.keep.keeps_everything() && directives.is_empty() {
             return None;
         }
@@ -669,7 +692,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 ));
             }
         }
-        tidings_rights::keep::apply(parsed, &profile.keep, &objections, &directives).excerpt
+        tidings_rights::keep::apply(parsed, &profile.keep, &objections, directives).excerpt
     }
 
     fn on_counts(&mut self, unseen: u64, first_seen_since: u64, now: DateTime<Utc>) -> Pending<L> {

@@ -83,6 +83,8 @@ pub struct RightsSettings {
     /// Whether `X-Robots-Tag` and robots meta directives restrict what is kept (FF14:
     /// `nosnippet` keeps excerpts out).
     pub directives: bool,
+    /// Whether one thumbnail is selected per entry with its licence decision (FF7, FF8).
+    pub thumbnails: bool,
 }
 
 impl Default for RightsSettings {
@@ -94,6 +96,7 @@ impl Default for RightsSettings {
                 .collect(),
             commercial_service: false,
             directives: false,
+            thumbnails: false,
         }
     }
 }

@@ -19,6 +19,9 @@
 //!   removes from a parsed feed what the profile does not store (DFB2: title, link, dates and
 //!   an excerpt only), before anything reaches the store.
 //!
+//! - [`thumbnail`]: the one thumbnail selected per entry (FF7) with its licence decision
+//!   (FF8).
+//!
 //! Free text is never read as a permission: only identifiers, headers, tags and the formats
 //! above. This crate does no I/O, is not async and never reads the clock.
 
@@ -27,6 +30,7 @@ pub mod directive;
 pub mod keep;
 pub mod licence;
 pub mod objection;
+pub mod thumbnail;
 
 pub use decide::{Declarations, Ruling};
 pub use directive::Directives;

@@ -658,6 +658,121 @@ fn rights_settings_refuse_a_token_that_is_none() {
     assert!(bad.validate().unwrap_err().contains("\"GPT Bot\""));
 }
 
+#[test]
+fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
+    use crate::thumbnail;
+    use tidings_model::{Enclosure, Entry, MediaContent, Thumbnail};
+    let base = url::Url::parse("https://pub.example/2026/story").unwrap();
+    let by = "https://creativecommons.org/licenses/by/4.0/";
+    let entry = Entry {
+        license: Some(by.into()),
+        thumbnails: vec![
+            Thumbnail {
+                url: "not a url".into(),
+                ..Thumbnail::default()
+            },
+            Thumbnail {
+                url: "https://pub.example/t.jpg".into(),
+                width: Some(120),
+                credit: Some("Ana".into()),
+                ..Thumbnail::default()
+            },
+        ],
+        media: vec![MediaContent {
+            url: Some("https://pub.example/m.jpg".into()),
+            medium: Some("image".into()),
+            ..MediaContent::default()
+        }],
+        content: Some("<p><img src=\"inline.png\"></p>".into()),
+        ..Entry::default()
+    };
+    let picked = thumbnail::for_entry(&entry, None, Some(&base), false).unwrap();
+    assert_eq!(
+        (picked.url.as_str(), picked.source.as_str()),
+        ("https://pub.example/t.jpg", "media:thumbnail")
+    );
+    assert_eq!(
+        (picked.width, picked.credit.as_deref()),
+        (Some(120), Some("Ana"))
+    );
+    assert!(picked.shown, "{}", picked.why);
+    assert_eq!(picked.why, "CC BY 4.0 declared by the entry");
+    assert_eq!(picked.licence.as_deref(), Some(by));
+
+    let media_only = Entry {
+        thumbnails: vec![],
+        ..entry.clone()
+    };
+    assert_eq!(
+        thumbnail::for_entry(&media_only, None, Some(&base), false)
+            .unwrap()
+            .source,
+        "media:content"
+    );
+    let enclosure = Entry {
+        media: vec![],
+        enclosures: vec![
+            Enclosure {
+                url: "https://pub.example/a.mp3".into(),
+                media_type: Some("audio/mpeg".into()),
+                ..Enclosure::default()
+            },
+            Enclosure {
+                url: "https://pub.example/e.png".into(),
+                media_type: Some("image/png".into()),
+                ..Enclosure::default()
+            },
+        ],
+        ..media_only.clone()
+    };
+    assert_eq!(
+        thumbnail::for_entry(&enclosure, None, Some(&base), false)
+            .unwrap()
+            .url,
+        "https://pub.example/e.png"
+    );
+    let html_only = Entry {
+        enclosures: vec![],
+        ..enclosure.clone()
+    };
+    let picked = thumbnail::for_entry(&html_only, None, Some(&base), false).unwrap();
+    assert_eq!(
+        (picked.url.as_str(), picked.source.as_str()),
+        ("https://pub.example/2026/inline.png", "img")
+    );
+    let nothing = Entry {
+        content: None,
+        ..html_only.clone()
+    };
+    assert_eq!(
+        thumbnail::for_entry(&nothing, None, Some(&base), false),
+        None
+    );
+
+    // FF8: inherited from the feed, overridden by the entry, hidden when unrecognised.
+    let bare = Entry {
+        license: None,
+        ..html_only.clone()
+    };
+    assert!(
+        thumbnail::for_entry(&bare, Some(by), Some(&base), false)
+            .unwrap()
+            .shown
+    );
+    let reserved = Entry {
+        license: Some("All rights reserved".into()),
+        ..html_only
+    };
+    let hidden = thumbnail::for_entry(&reserved, Some(by), Some(&base), false).unwrap();
+    assert!(!hidden.shown);
+    assert_eq!(hidden.why, "licence declared by the entry not recognised");
+    let none = thumbnail::for_entry(&bare, None, Some(&base), false).unwrap();
+    assert_eq!(
+        (none.shown, none.why.as_str()),
+        (false, "no licence declared")
+    );
+}
+
 proptest::proptest! {
     /// Arbitrary declarations and directive text never panic, and an excerpt never passes
     /// its bound.

@@ -176,6 +176,9 @@ pub struct Entry {
     pub authors: Vec<Author>,
     pub categories: Vec<String>,
     pub enclosures: Vec<Enclosure>,
+    /// The one image selected for the entry under the profile, with whether its licence lets
+    /// it be shown and why (FF7, FF8); `null` when none was selected.
+    pub image: Option<Image>,
     pub published: Option<DateTime<Utc>>,
     pub updated: Option<DateTime<Utc>>,
     /// The listing order: `published`, else `updated`, else `first_seen_at`, never later
@@ -191,6 +194,27 @@ pub struct Author {
     pub name: Option<String>,
     pub email: Option<String>,
     pub uri: Option<String>,
+}
+
+/// An entry's selected image (FF7) and the licence decision on it (FF8).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Image {
+    /// The publisher's image URL, as declared.
+    pub url: String,
+    /// Where it was found: `media:thumbnail`, `media:content`, `enclosure`, `img`.
+    pub source: String,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    #[serde(rename = "type")]
+    pub media_type: Option<String>,
+    pub credit: Option<String>,
+    pub copyright: Option<String>,
+    /// The licence declaration the decision rests on, as written.
+    pub licence: Option<String>,
+    /// Whether the licence lets it be shown.
+    pub shown: bool,
+    /// Why it may or may not be shown.
+    pub why: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -232,6 +256,18 @@ impl From<&StoredEntry> for Entry {
                     length: x.length,
                 })
                 .collect(),
+            image: e.selected_image.as_ref().map(|i| Image {
+                url: i.url.clone(),
+                source: i.source.clone(),
+                width: i.width,
+                height: i.height,
+                media_type: i.media_type.clone(),
+                credit: i.credit.clone(),
+                copyright: i.copyright.clone(),
+                licence: i.licence.clone(),
+                shown: i.shown,
+                why: i.why.clone(),
+            }),
             published: e.published,
             updated: e.updated,
             sort_at: s.sort_at,
