@@ -4,8 +4,9 @@
 //!
 //! The Atom document is built as text here: every value goes through [`xml_text`], which
 //! escapes markup and drops the characters XML 1.0 cannot hold, so a publisher's `<script>`,
-//! `&` or `]]>` stays text. Content is sent as escaped HTML (`type="html"`), as stored; it is
-//! not sanitised here. JSON Feed is serialised from the serde types below.
+//! `&` or `]]>` stays text. Content is sent as escaped HTML (`type="html"`), sanitised as the API
+//! sends it ([`sanitise_outbound`]). JSON Feed is serialised from the serde types below; its
+//! `summary` is plain text, as that format defines it.
 //!
 //! Not yet: the all-feeds outputs list every stored feed; once API keys exist they should list
 //! only the feeds the key subscribes to. The server does not know its public URL, so there is
@@ -16,6 +17,7 @@ use crate::auth::{Caller, ReadAccess};
 use crate::escape::text as xml_text;
 use crate::openapi::ReadErrors;
 use crate::problem::{self, Problem};
+use crate::ui::content::sanitise_outbound;
 use crate::v1::Scope;
 use crate::v1::params;
 use axum::Json;
@@ -438,11 +440,14 @@ fn atom_entry(out: &mut String, s: &StoredEntry, source: Option<&FeedRecord>) {
     for c in &e.categories {
         let _ = writeln!(out, "    <category term=\"{}\"/>", xml_text(c));
     }
+    let base = e.link.as_deref();
     if let Some(summary) = &e.summary {
-        html_element(out, "    ", "summary", summary);
+        html_element(out, "    ", "summary", &sanitise_outbound(summary, base));
     }
     match (&e.content, &e.link) {
-        (Some(content), _) => html_element(out, "    ", "content", content),
+        (Some(content), _) => {
+            html_element(out, "    ", "content", &sanitise_outbound(content, base));
+        }
         // An entry with neither content nor an alternate link must have content (RFC 4287,
         // 4.1.2): an empty one.
         (None, None) => out.push_str("    <content type=\"html\"></content>\n"),
@@ -545,9 +550,17 @@ fn json_feed(listing: &Listing) -> JsonFeed {
     }
 }
 
+/// The most characters of a JSON Feed item's plain-text `summary`.
+const SUMMARY_CHARS: usize = 1_000;
+
 fn json_item(s: &StoredEntry) -> JsonItem {
     let e = &s.entry;
-    let content_html = e.content.clone().or_else(|| e.summary.clone());
+    let base = e.link.as_deref();
+    let content_html = e
+        .content
+        .as_deref()
+        .or(e.summary.as_deref())
+        .map(|h| sanitise_outbound(h, base));
     JsonItem {
         id: entry_id(s),
         url: e.link.clone(),
@@ -555,7 +568,11 @@ fn json_item(s: &StoredEntry) -> JsonItem {
         content_text: content_html.is_none().then(String::new),
         content_html,
         // The summary is repeated only when the content is something else.
-        summary: e.content.as_ref().and(e.summary.clone()),
+        summary: e
+            .content
+            .as_ref()
+            .and(e.summary.as_deref())
+            .map(|h| tidings_page::text(h, SUMMARY_CHARS)),
         date_published: e.published.map(rfc3339),
         date_modified: rfc3339(entry_updated(s)),
         authors: e

@@ -18,7 +18,7 @@
 
 mod access;
 mod admin;
-mod content;
+pub(crate) mod content;
 mod page;
 mod reader;
 mod rules;

@@ -136,7 +136,7 @@ async fn hostile_text_stays_text() {
     assert!(!text.contains("<![CDATA["), "{text}");
     let got = &parsed.entries[0];
     assert_eq!(got.title.as_deref(), Some(title));
-    assert_eq!(got.content.as_deref(), Some(content));
+    sanitised(got.content.as_deref());
     assert_eq!(
         got.link.as_deref(),
         Some("https://example.org/?a=1&b=\"2\"")
@@ -150,7 +150,60 @@ async fn hostile_text_stays_text() {
     .await;
     let got = &parsed.entries[0];
     assert_eq!(got.title.as_deref(), Some(title));
-    assert_eq!(got.content.as_deref(), Some(content));
+    sanitised(got.content.as_deref());
+}
+
+/// Content as the exports send it: the publisher's markup sanitised (its script gone, with
+/// what it held; a CDATA section, a bogus comment in HTML, gone), the rest kept as text.
+fn sanitised(content: Option<&str>) {
+    let content = content.expect("content");
+    assert_eq!(content, "<p>x</p>]]&gt;&amp;");
+}
+
+#[tokio::test]
+async fn exported_html_is_sanitised_and_json_summaries_are_text() {
+    let mut e = dated("mixed", t(5));
+    e.link = Some("https://example.org/post".to_owned());
+    e.summary = Some("<p onclick=\"steal()\">Short <b>summary</b></p>".to_owned());
+    e.content = Some(
+        "<p><a href=\"javascript:alert(1)\">x</a> <a href=\"/rel\">rel</a>\
+         <img src=\"pic.jpg\"><iframe src=\"https://evil.example/\"></iframe></p>"
+            .to_owned(),
+    );
+    let (server, feed) = one_feed_with(vec![e]).await;
+    for path in [
+        format!("/v1/feeds/{}/atom", feed.0),
+        format!("/v1/feeds/{}/feed.json", feed.0),
+    ] {
+        let accept = if path.ends_with("atom") {
+            ATOM
+        } else {
+            JSON_FEED
+        };
+        let (text, parsed) = fetch(&server, &path, accept).await;
+        let content = parsed.entries[0].content.as_deref().unwrap();
+        assert!(
+            !content.contains("javascript:") && !content.contains("iframe"),
+            "{path}: {content}"
+        );
+        assert!(
+            content.contains("href=\"https://example.org/rel\""),
+            "{path}: {content}"
+        );
+        assert!(
+            content.contains("src=\"https://example.org/pic.jpg\""),
+            "images stay: {content}"
+        );
+        assert!(!text.contains("steal()"), "{path}: {text}");
+    }
+    let (text, _) = fetch(
+        &server,
+        &format!("/v1/feeds/{}/feed.json", feed.0),
+        JSON_FEED,
+    )
+    .await;
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["items"][0]["summary"], "Short summary");
 }
 
 /// XML 1.0 as a conforming parser reads it (roxmltree checks the `Char` production, which

@@ -34,11 +34,11 @@ pub struct Shown {
     pub had_images: bool,
 }
 
-/// `html` made safe to show; relative URLs resolved against `base`.
-pub fn sanitise(html: &str, base: Option<&str>) -> Shown {
+/// The one sanitiser's settings: harmless elements only, `DROPPED_WITH_CONTENT` removed with
+/// what they hold, http, https and mailto URLs only, relative ones resolved against `base`.
+fn builder(base: Option<&str>) -> Builder<'static> {
     let mut builder = Builder::default();
     builder
-        .rm_tags(NOT_SHOWN)
         .add_clean_content_tags(DROPPED_WITH_CONTENT)
         .url_schemes(HashSet::from(["http", "https", "mailto"]))
         .link_rel(Some("noopener noreferrer nofollow"))
@@ -48,6 +48,19 @@ pub fn sanitise(html: &str, base: Option<&str>) -> Shown {
             }
             _ => UrlRelative::Deny,
         });
+    builder
+}
+
+/// HTML as it leaves tidings through the API and the exports: sanitised as on the reader's
+/// page, but images kept (an API client or a feed reader decides whether to load them).
+pub fn sanitise_outbound(html: &str, base: Option<&str>) -> String {
+    builder(base).clean(html).to_string()
+}
+
+/// `html` made safe to show; relative URLs resolved against `base`.
+pub fn sanitise(html: &str, base: Option<&str>) -> Shown {
+    let mut builder = builder(base);
+    builder.rm_tags(NOT_SHOWN);
     let lower = html.to_ascii_lowercase();
     let had_images = ["<img", "<picture", "<video", "<audio", "<svg"]
         .iter()

@@ -1,6 +1,7 @@
 //! The JSON shapes of API v1. They are built from the store's values here and nowhere else, so
 //! a change inside tidings does not change what clients read.
 
+use crate::ui::content::sanitise_outbound;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredBlock, StoredEntry};
@@ -159,7 +160,9 @@ pub struct EntryPage {
     pub next_cursor: Option<String>,
 }
 
-/// One stored entry. Text fields are the publisher's, as parsed (HTML is not sanitised here).
+/// One stored entry. Text fields are the publisher's; `summary` and `content` are HTML,
+/// sanitised (no scripts, styles, event handlers, frames or forms, only http, https and mailto
+/// URLs, relative ones resolved against the entry's link).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Entry {
     /// The entry's id in tidings.
@@ -235,8 +238,14 @@ impl From<&StoredEntry> for Entry {
             guid: e.guid.clone(),
             title: e.title.clone(),
             link: e.link.clone(),
-            summary: e.summary.clone(),
-            content: e.content.clone(),
+            summary: e
+                .summary
+                .as_deref()
+                .map(|h| sanitise_outbound(h, e.link.as_deref())),
+            content: e
+                .content
+                .as_deref()
+                .map(|h| sanitise_outbound(h, e.link.as_deref())),
             authors: e
                 .authors
                 .iter()

@@ -179,3 +179,42 @@ async fn entries_filter_by_feed_time_and_words() {
         .await;
     assert_eq!(keys(&rest.json), ["one-a"], "the cursor keeps to the feed");
 }
+
+#[tokio::test]
+async fn entry_html_is_sanitised_and_the_selected_image_is_served_with_its_decision() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let mut e = dated("rich", t(10));
+    e.summary = Some("<p onmouseover=\"x()\">Hi<script>steal()</script></p>".into());
+    e.content = Some("<a href=\"javascript:go()\">go</a><img src=\"/p.jpg\">".into());
+    e.selected_image = Some(tidings_model::SelectedImage {
+        url: "https://example.org/t.jpg".into(),
+        source: "media:thumbnail".into(),
+        width: Some(120),
+        licence: Some("https://creativecommons.org/licenses/by/4.0/".into()),
+        shown: true,
+        why: "CC BY 4.0 declared by the feed".into(),
+        ..Default::default()
+    });
+    server
+        .read(feed, t(1000), vec![e, dated("plain", t(5))])
+        .await;
+    let answer = server.get("/v1/entries").await;
+    let rich = &answer.json["entries"][0];
+    assert_eq!(rich["summary"], "<p>Hi</p>");
+    let content = rich["content"].as_str().unwrap();
+    assert!(!content.contains("javascript:"), "{content}");
+    assert!(
+        content.contains("src=\"https://example.org/p.jpg\""),
+        "{content}"
+    );
+    let image = &rich["image"];
+    assert_eq!(image["url"], "https://example.org/t.jpg");
+    assert_eq!(image["source"], "media:thumbnail");
+    assert_eq!(image["width"], 120);
+    assert_eq!(image["shown"], true);
+    assert_eq!(image["why"], "CC BY 4.0 declared by the feed");
+    assert_eq!(answer.json["entries"][1]["image"], serde_json::Value::Null);
+}
