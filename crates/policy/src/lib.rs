@@ -13,6 +13,7 @@
 pub mod blocklist;
 pub mod conditional;
 pub mod egress;
+pub mod pages;
 pub mod profile;
 pub mod redirect;
 pub mod retry;

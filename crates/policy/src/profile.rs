@@ -138,6 +138,80 @@ pub struct Profile {
     /// Whose objections count, and what the service is (DFB2, FF8, FF14).
     #[serde(default)]
     pub rights: tidings_rights::RightsSettings,
+    /// Article pages and icons: their size and their failure memory (SR1, SR4, SR6).
+    #[serde(default)]
+    pub pages: PagesSettings,
+}
+
+/// Article pages and icons, for a profile that requests them (SR1, SR4, SR6; see
+/// [`crate::pages`]). Seconds throughout.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PagesSettings {
+    /// SR1: the most bytes of one article page read (its head holds what is looked for).
+    pub max_page_bytes: u64,
+    /// SR4: how long a permanent failure (404, 410, a refusal) is remembered.
+    pub remember_failure: u64,
+    /// SR4: the waits before each retry of a temporary failure (no answer, 5xx).
+    pub retry_steps: Vec<u64>,
+    /// SR4: how long the URL is left alone once those retries failed too.
+    pub hold_after_retries: u64,
+    /// SR6: the waits before each retry of a 429 or 503.
+    pub throttle_steps: Vec<u64>,
+    /// SR6: the longest Retry-After honoured after those, and the wait without one.
+    pub throttle_hold_max: u64,
+}
+
+impl Default for PagesSettings {
+    fn default() -> Self {
+        PagesSettings {
+            max_page_bytes: 1_000_000,
+            remember_failure: 30 * 86_400,
+            retry_steps: vec![30, 60, 120],
+            hold_after_retries: 3600,
+            throttle_steps: vec![30, 60, 120],
+            throttle_hold_max: 7 * 86_400,
+        }
+    }
+}
+
+/// The most retries a profile may list for a page, and the longest of its waits.
+pub const MAX_PAGE_RETRIES: usize = 10;
+
+impl PagesSettings {
+    fn validate(&self) -> Result<(), ProfileError> {
+        let invalid = |m: String| Err(ProfileError::Invalid(format!("pages.{m}")));
+        if !(1..=MAX_BODY_BYTES).contains(&self.max_page_bytes) {
+            return invalid(format!(
+                "max_page_bytes must be between 1 and {MAX_BODY_BYTES}"
+            ));
+        }
+        for (name, steps) in [
+            ("retry_steps", &self.retry_steps),
+            ("throttle_steps", &self.throttle_steps),
+        ] {
+            if steps.len() > MAX_PAGE_RETRIES
+                || steps.iter().any(|&s| s == 0 || s > MAX_LADDER_STEP)
+            {
+                return invalid(format!(
+                    "{name} may list at most {MAX_PAGE_RETRIES} waits, each between 1 and \
+                     {MAX_LADDER_STEP} seconds"
+                ));
+            }
+        }
+        for (name, value) in [
+            ("remember_failure", self.remember_failure),
+            ("hold_after_retries", self.hold_after_retries),
+            ("throttle_hold_max", self.throttle_hold_max),
+        ] {
+            if value == 0 || value > MAX_RETRY_AFTER {
+                return invalid(format!(
+                    "{name} must be between 1 and {MAX_RETRY_AFTER} seconds"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What a bot requests: the purposes it lists (feeds and robots.txt are every bot's). The
@@ -823,6 +897,7 @@ impl Profile {
         self.requests.validate()?;
         self.keep.validate().map_err(ProfileError::Invalid)?;
         self.rights.validate().map_err(ProfileError::Invalid)?;
+        self.pages.validate()?;
         self.signing.validate()
     }
 }
