@@ -678,8 +678,9 @@ impl Human {
     }
 }
 
-/// `n` in decimal digits.
-fn push_decimal(out: &mut String, n: u64) {
+/// `n` in decimal digits, as `{}` writes it, without the formatting machinery (the one such
+/// writer: the simulation's web writes its validators with it too).
+pub fn push_decimal(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     let mut n = n;

@@ -7,7 +7,7 @@
 //! else on the feed ([`crate::decide::thumbnail`]).
 
 use crate::decide::{self, Declarations};
-use tidings_model::{Entry, Feed, ParsedFeed, SelectedImage};
+use tidings_model::{Entry, Feed, ParsedFeed, SelectedImage, Thumbnail};
 use url::Url;
 
 /// How much of an entry's HTML is looked at for an `<img>` (FF7's bounded fallback).
@@ -68,19 +68,7 @@ pub fn for_feed(feed: &Feed, commercial_service: bool) -> Option<SelectedImage> 
         .thumbnails
         .iter()
         .find(|t| usable(&t.url))
-        .map(|t| Candidate {
-            image: SelectedImage {
-                url: t.url.clone(),
-                source: "media:thumbnail".into(),
-                width: t.width,
-                height: t.height,
-                media_type: t.media_type.clone(),
-                credit: t.credit.clone(),
-                copyright: t.copyright.clone(),
-                ..SelectedImage::default()
-            },
-            own_licence: t.license.clone(),
-        })
+        .map(from_thumbnail)
         .or_else(|| {
             feed.image
                 .as_ref()
@@ -105,19 +93,7 @@ pub fn for_feed(feed: &Feed, commercial_service: bool) -> Option<SelectedImage> 
 
 fn entry_candidate(entry: &Entry, base: Option<&Url>) -> Option<Candidate> {
     if let Some(t) = entry.thumbnails.iter().find(|t| usable(&t.url)) {
-        return Some(Candidate {
-            image: SelectedImage {
-                url: t.url.clone(),
-                source: "media:thumbnail".into(),
-                width: t.width,
-                height: t.height,
-                media_type: t.media_type.clone(),
-                credit: t.credit.clone(),
-                copyright: t.copyright.clone(),
-                ..SelectedImage::default()
-            },
-            own_licence: t.license.clone(),
-        });
+        return Some(from_thumbnail(t));
     }
     let is_image = |medium: Option<&str>, kind: Option<&str>| {
         medium.is_some_and(|m| m.eq_ignore_ascii_case("image"))
@@ -167,6 +143,23 @@ fn entry_candidate(entry: &Entry, base: Option<&Url>) -> Option<Candidate> {
         },
         own_licence: None,
     })
+}
+
+/// A declared thumbnail as a candidate, with what it says of itself.
+fn from_thumbnail(t: &Thumbnail) -> Candidate {
+    Candidate {
+        image: SelectedImage {
+            url: t.url.clone(),
+            source: "media:thumbnail".into(),
+            width: t.width,
+            height: t.height,
+            media_type: t.media_type.clone(),
+            credit: t.credit.clone(),
+            copyright: t.copyright.clone(),
+            ..SelectedImage::default()
+        },
+        own_licence: t.license.clone(),
+    }
 }
 
 /// Whether a declared URL is one we could show: an absolute http(s) URL.

@@ -19,6 +19,7 @@ use chrono::{DateTime, Duration, Utc};
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
 use tidings_model::{CacheHints, FetchOutcome, Fetched, RetryAfter, TransportError, Validators};
+use tidings_policy::schedule::push_decimal;
 
 /// Milliseconds in a day.
 pub const DAY_MS: i64 = 86_400_000;
@@ -625,22 +626,6 @@ fn push_hex(out: &mut String, n: u64) {
         i -= 1;
         digits[i] = b"0123456789abcdef"[(n & 15) as usize];
         n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
-}
-
-/// `n` in decimal, as `{}` writes it.
-fn push_decimal(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
         if n == 0 {
             break;
         }
