@@ -147,6 +147,7 @@ fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> F
             last_failure: None,
             failure_totals: Default::default(),
             egress_refusals: None,
+            directives: None,
         },
         entries,
         log: vec![RequestLogRow {

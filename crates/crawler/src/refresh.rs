@@ -68,6 +68,7 @@ impl Crawler {
             content_hash: feed.content_hash.clone(),
             // PF10: the live subscriber count, the same on every request of this read (C1).
             user_agent: self.user_agent_of(feed.subscribers),
+            directives: feed.directives,
         };
         let mut read = FeedRead::new(&state, purpose, &self.profile);
         let mut need = read.start();
@@ -289,6 +290,7 @@ impl Crawler {
                 failure_totals: out.decision.failure_totals,
                 meta,
                 egress_refusals: out.egress_refusals,
+                directives: out.directives,
             },
             entries,
             log,

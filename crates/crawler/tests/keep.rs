@@ -242,3 +242,67 @@ async fn ff7_ff8_one_thumbnail_per_entry_shown_only_under_a_licence_that_permits
             .all(|(_, e)| e.entry.selected_image.is_none())
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff14_a_full_response_replaces_the_directives_and_a_304_only_adds() {
+    let script = Script::default();
+    script.push("/robots.txt", Answer::ok(OPEN));
+    let feed_body = rich_feed();
+    script.push(
+        "/f.xml",
+        Answer::ok(&feed_body)
+            .header("etag", "\"one\"")
+            .header("x-robots-tag", "FFBot: noindex"),
+    );
+    script.push(
+        "/f.xml",
+        Answer::status(304)
+            .header("etag", "\"one\"")
+            .header("x-robots-tag", "nosnippet"),
+    );
+    script.push("/f.xml", Answer::status(304).header("etag", "\"one\""));
+    script.push("/f.xml", Answer::ok(&feed_body).header("etag", "\"two\""));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("ffbot")).await;
+    let mut feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    let mut seen = Vec::new();
+    for purpose in [
+        Purpose::FirstAdd,
+        Purpose::Scheduled,
+        Purpose::Scheduled,
+        Purpose::Scheduled,
+    ] {
+        crawler.refresh(&feed, purpose).await.unwrap();
+        feed = store.feed(feed.id).await.unwrap().unwrap();
+        seen.push(feed.directives.to_words());
+    }
+    assert_eq!(
+        seen,
+        ["noindex", "noindex, nosnippet", "noindex, nosnippet", ""]
+    );
+    let history: Vec<(String, bool)> = store
+        .directive_history(feed.id, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.current.to_words(), r.full))
+        .collect();
+    assert_eq!(
+        history,
+        [
+            (String::new(), true),
+            ("noindex, nosnippet".to_owned(), false),
+            ("noindex".to_owned(), true),
+        ]
+    );
+    // noindex kept the feed's entries out of search while it held; now they are found.
+    let found = store
+        .entries(&EntryQuery {
+            search: Some("final".into()),
+            ..EntryQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1);
+}

@@ -35,6 +35,8 @@ pub struct FeedState<L> {
     pub content_hash: Option<String>,
     /// The User-Agent of this read when it is the feed's own (PF10).
     pub user_agent: Option<String>,
+    /// The directives in force on the feed (FF14), for a profile that obeys them.
+    pub directives: tidings_rights::Directives,
 }
 
 /// One read of one feed. See the crate docs for the order of its steps.
@@ -695,6 +697,30 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         tidings_rights::keep::apply(parsed, &profile.keep, &objections, directives).excerpt
     }
 
+    /// FF14: how this answer moves the feed's directives, for a profile that obeys them: a
+    /// full response says what holds now, a 304 may only add.
+    fn directive_change(
+        &self,
+        outcome: &FetchOutcome,
+    ) -> Option<tidings_rights::directive::Change> {
+        let profile = self.profile;
+        if !profile.rights.directives {
+            return None;
+        }
+        let (headers, full) = match outcome {
+            FetchOutcome::Fetched(f) => (f.rights.as_deref(), true),
+            FetchOutcome::NotModified { rights, .. } => (rights.as_deref(), false),
+            _ => return None,
+        };
+        let seen = headers.map_or(tidings_rights::Directives::NONE, |h| {
+            tidings_rights::directive::from_headers(
+                h.x_robots_tag.iter().map(String::as_str),
+                &profile.robots.token,
+            )
+        });
+        tidings_rights::directive::change(self.feed.directives, seen, full)
+    }
+
     fn on_counts(&mut self, unseen: u64, first_seen_since: u64, now: DateTime<Utc>) -> Pending<L> {
         // C8: a read whose new entries would pass `entries.max_new_per_day` keeps none of
         // them, and the feed is held for an operator.
@@ -789,6 +815,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             None => self.robots_floor.take(),
         };
         let move_to = moved.move_to;
+        let directives = self.directive_change(&outcome);
         self.outcome = Some(Box::new(ReadOutcome {
             not_sent: self.not_sent,
             outcome,
@@ -803,6 +830,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             move_to: move_to.clone(),
             host_floor: floor,
             excerpts: self.excerpts.take(),
+            directives,
         }));
         match move_to {
             Some(url) => Pending::FeedAt(url),
@@ -885,6 +913,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             move_to: None,
             host_floor: self.robots_floor.take(),
             excerpts: None,
+            directives: None,
         }));
         Pending::Done
     }

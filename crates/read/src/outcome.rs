@@ -147,6 +147,8 @@ pub struct ReadOutcome<L: Locator> {
     /// DFB2, FF14: the excerpt decision of this read, when the profile cuts what it keeps of
     /// a summary (the entries in `verdict` are already as stored).
     pub excerpts: Option<tidings_rights::Ruling>,
+    /// FF14: how the answer moved the feed's directives, when it did.
+    pub directives: Option<tidings_rights::directive::Change>,
 }
 
 impl<L: Locator> ReadOutcome<L> {

@@ -41,6 +41,7 @@ fn feed(target: &str) -> FeedState<Url> {
         pending_move: None,
         content_hash: None,
         user_agent: None,
+        directives: Default::default(),
     }
 }
 

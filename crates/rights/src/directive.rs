@@ -7,7 +7,10 @@
 use std::fmt;
 
 /// The restrictions in force on one resource.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(default)]
 pub struct Directives {
     /// No text indexing (search).
     pub noindex: bool,
@@ -94,11 +97,18 @@ impl Directives {
                 if let Some(n) = value.and_then(|v| v.parse::<i64>().ok())
                     && n >= 0
                 {
+                    // `max-snippet:0` is `nosnippet`, and is kept as that alone.
                     let n = u32::try_from(n).unwrap_or(u32::MAX);
-                    *self = self.union(Directives {
-                        max_snippet: Some(n),
-                        nosnippet: n == 0,
-                        ..Directives::NONE
+                    *self = self.union(if n == 0 {
+                        Directives {
+                            nosnippet: true,
+                            ..Directives::NONE
+                        }
+                    } else {
+                        Directives {
+                            max_snippet: Some(n),
+                            ..Directives::NONE
+                        }
                     });
                 }
             }
@@ -183,6 +193,39 @@ pub fn from_meta<'a>(tags: impl IntoIterator<Item = (&'a str, &'a str)>, bot: &s
         .fold(Directives::NONE, |acc, (_, content)| {
             acc.union(Directives::parse_list(content))
         })
+}
+
+/// FF14: what one response did to a feed's directives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Change {
+    /// What the response said.
+    pub seen: Directives,
+    /// The feed's directives after it.
+    pub current: Directives,
+    /// A full response (which replaces), or a 304 (which only adds).
+    pub full: bool,
+}
+
+/// The change a response makes to `current`, or `None` when they stay as they are.
+pub fn change(current: Directives, seen: Directives, full: bool) -> Option<Change> {
+    let next = after_response(current, seen, full);
+    (next != current).then_some(Change {
+        seen,
+        current: next,
+        full,
+    })
+}
+
+impl Directives {
+    /// The words stored for them: [`Display`](fmt::Display)'s, empty for none; read back
+    /// with [`Directives::parse_list`].
+    pub fn to_words(&self) -> String {
+        if self.is_empty() {
+            String::new()
+        } else {
+            self.to_string()
+        }
+    }
 }
 
 /// FF14: a feed's current directives after a response. A full response says what holds now

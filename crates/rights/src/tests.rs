@@ -39,7 +39,6 @@ fn ff14_directive_words() {
         list("max-snippet:0"),
         Directives {
             nosnippet: true,
-            max_snippet: Some(0),
             ..Directives::NONE
         }
     );
@@ -773,7 +772,40 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
     );
 }
 
+#[test]
+fn ff14_a_change_is_recorded_only_when_the_directives_move() {
+    let noindex = list("noindex");
+    assert_eq!(
+        directive::change(Directives::NONE, Directives::NONE, true),
+        None
+    );
+    assert_eq!(directive::change(noindex, noindex, true), None);
+    assert_eq!(
+        directive::change(noindex, Directives::NONE, false),
+        None,
+        "a 304 never clears"
+    );
+    let added = directive::change(noindex, list("nosnippet"), false).unwrap();
+    assert_eq!(
+        (added.current, added.full),
+        (list("noindex, nosnippet"), false)
+    );
+    let cleared = directive::change(noindex, Directives::NONE, true).unwrap();
+    assert_eq!(cleared.current, Directives::NONE);
+    assert_eq!(Directives::NONE.to_words(), "");
+}
+
 proptest::proptest! {
+    /// The stored words read back as the same directives.
+    #[test]
+    fn directive_words_read_back(
+        noindex: bool, nofollow: bool, nosnippet: bool, noarchive: bool,
+        max in proptest::option::of(1u32..100_000),
+    ) {
+        let d = Directives { noindex, nofollow, nosnippet, noarchive, max_snippet: max };
+        proptest::prop_assert_eq!(Directives::parse_list(&d.to_words()), d);
+    }
+
     /// Arbitrary declarations and directive text never panic, and an excerpt never passes
     /// its bound.
     #[test]

@@ -199,6 +199,7 @@ impl<'w> Shard<'w> {
                 pending_move: None,
                 content_hash: None,
                 user_agent: None,
+                directives: Default::default(),
             }),
             hosts,
             auditor,

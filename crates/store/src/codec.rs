@@ -28,7 +28,7 @@ macro_rules! select_feeds {
             "f.interval_secs, f.last_fetch_at, f.last_status, f.last_outcome, f.last_error, ",
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
             "f.moved_to, f.moved_since, f.expires, f.egress, f.profile_overrides, ",
-            "f.egress_refusals, f.last_failure, f.failure_totals, f.held_by, ",
+            "f.egress_refusals, f.last_failure, f.failure_totals, f.held_by, f.directives, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest
@@ -200,6 +200,17 @@ pub fn encode_overrides(overrides: &crate::FeedOverrides) -> Result<Option<Strin
     serde_json::to_string(overrides)
         .map(Some)
         .map_err(|e| StoreError::Corrupt(format!("overrides cannot be serialised: {e}")))
+}
+
+/// The `directives` column (FF14): the words `tidings_rights::Directives` writes, `None` for
+/// none.
+pub fn encode_directives(d: &tidings_rights::Directives) -> Option<String> {
+    (!d.is_empty()).then(|| d.to_words())
+}
+
+/// Read back a directives column.
+pub fn decode_directives(words: Option<&str>) -> tidings_rights::Directives {
+    tidings_rights::Directives::parse_list(words.unwrap_or_default())
 }
 
 /// The `egress_refusals` column: `None` for an empty record.

@@ -128,6 +128,9 @@ pub trait Store: Send + Sync {
     /// Request log rows, newest first.
     async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>>;
 
+    /// The last `limit` changes of a feed's directives (FF14), newest first.
+    async fn directive_history(&self, feed: FeedId, limit: u32) -> Result<Vec<DirectiveRecord>>;
+
     /// Count of stored entries (for a feed, or all).
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64>;
 

@@ -77,6 +77,11 @@ const SQLITE: &[Source] = &[
         "held by",
         include_str!("../migrations/sqlite/0013_held_by.sql"),
     ),
+    (
+        14,
+        "directives",
+        include_str!("../migrations/sqlite/0014_directives.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -144,6 +149,11 @@ const POSTGRES: &[Source] = &[
         13,
         "held by",
         include_str!("../migrations/postgres/0013_held_by.sql"),
+    ),
+    (
+        14,
+        "directives",
+        include_str!("../migrations/postgres/0014_directives.sql"),
     ),
 ];
 

@@ -97,6 +97,20 @@ pub struct FeedRecord {
     /// Each address the feed was read from (`default` for the system's own) and whether its
     /// latest answer was a refusal (WFM8).
     pub egress_refusals: std::collections::BTreeMap<String, bool>,
+    /// The directives in force on the feed (FF14), for a profile that obeys them.
+    pub directives: tidings_rights::Directives,
+}
+
+/// One change of a feed's directives (FF14), with the response that brought it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectiveRecord {
+    pub at: DateTime<Utc>,
+    /// What the response said.
+    pub seen: tidings_rights::Directives,
+    /// The feed's directives after it.
+    pub current: tidings_rights::Directives,
+    /// A full response (which replaces), or a 304 (which only adds).
+    pub full: bool,
 }
 
 /// An operator's settings for one feed in place of the profile's values. Each stays within
@@ -233,6 +247,8 @@ pub struct FeedUpdate {
     pub meta: Option<FeedMeta>,
     /// The refusal record per egress address after this read; `None` keeps the stored one.
     pub egress_refusals: Option<std::collections::BTreeMap<String, bool>>,
+    /// How this read moved the feed's directives (FF14); `None` keeps them.
+    pub directives: Option<tidings_rights::directive::Change>,
 }
 
 /// One row of the request log (C7).

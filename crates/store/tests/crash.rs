@@ -56,6 +56,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
             last_failure: None,
             failure_totals: Default::default(),
             egress_refusals: None,
+            directives: None,
         },
         entries: (0..ENTRIES_PER_FETCH)
             .map(|n| Entry {

@@ -75,6 +75,13 @@ impl Store for Broken {
     async fn request_log(&self, _: &LogQuery) -> tidings_store::Result<Vec<RequestLogRow>> {
         fail()
     }
+    async fn directive_history(
+        &self,
+        _: FeedId,
+        _: u32,
+    ) -> tidings_store::Result<Vec<tidings_store::DirectiveRecord>> {
+        fail()
+    }
     async fn count_entries(&self, _: Option<FeedId>) -> tidings_store::Result<u64> {
         fail()
     }

@@ -316,6 +316,7 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
             last_failure: None,
             failure_totals: Default::default(),
             egress_refusals: None,
+            directives: None,
         },
         entries,
         log: vec![RequestLogRow {

@@ -49,7 +49,9 @@ pub(super) async fn apply(
          expires = CASE WHEN $8 THEN $28 ELSE expires END, \
          egress_refusals = COALESCE($29, egress_refusals), \
          last_failure = $30, failure_totals = $31, \
-         held_by = CASE WHEN state = 'removed' THEN held_by ELSE $32 END \
+         held_by = CASE WHEN state = 'removed' THEN held_by ELSE $32 END, \
+         directives = CASE WHEN $33 THEN $34 ELSE directives END, \
+         noindex = CASE WHEN $33 THEN $35 ELSE noindex END \
          WHERE id = $1",
     )
     .bind(fetch.feed_id.0)
@@ -106,8 +108,30 @@ pub(super) async fn apply(
     .bind(update.last_failure.map(FailureKind::as_str))
     .bind(codec::encode_failure_totals(&update.failure_totals)?)
     .bind(update.held_by.as_deref())
+    .bind(update.directives.is_some())
+    .bind(
+        update
+            .directives
+            .as_ref()
+            .and_then(|c| codec::encode_directives(&c.current)),
+    )
+    .bind(update.directives.is_some_and(|c| c.current.noindex))
     .execute(&mut **tx)
     .await?;
+    // FF14: each change of the feed's directives, with what brought it.
+    if let Some(change) = &update.directives {
+        sqlx::query(
+            "INSERT INTO feed_directives (feed_id, at, seen, current, full_response) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(fetch.feed_id.0)
+        .bind(fetch.fetched_at)
+        .bind(change.seen.to_words())
+        .bind(change.current.to_words())
+        .bind(change.full)
+        .execute(&mut **tx)
+        .await?;
+    }
 
     let mut report = ApplyReport::default();
     let mut known = known_entries(tx, fetch.feed_id, &fetch_entries).await?;

@@ -54,6 +54,9 @@ pub(super) fn feed_from_row(row: &PgRow) -> Result<FeedRecord> {
             row.try_get::<Option<String>, _>("egress_refusals")?
                 .as_deref(),
         )?,
+        directives: codec::decode_directives(
+            row.try_get::<Option<String>, _>("directives")?.as_deref(),
+        ),
         last_failure: codec::decode_failure(
             row.try_get::<Option<String>, _>("last_failure")?.as_deref(),
         )?,

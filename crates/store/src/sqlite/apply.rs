@@ -115,6 +115,7 @@ pub(super) async fn apply_batch(
         }
     }
     update_feeds(tx, &live).await?;
+    insert_directive_changes(tx, &live).await?;
 
     let mut known = known_entries(tx, &live).await?;
     let mut writes = EntryWrites::default();
@@ -205,9 +206,11 @@ const FEED_SET: &str = "url = COALESCE(?2, url), host = COALESCE(?3, host), \
      expires = CASE WHEN ?8 THEN ?28 ELSE expires END, \
      egress_refusals = COALESCE(?29, egress_refusals), \
      last_failure = ?30, failure_totals = ?31, \
-     held_by = CASE WHEN state = 'removed' THEN held_by ELSE ?32 END";
+     held_by = CASE WHEN state = 'removed' THEN held_by ELSE ?32 END, \
+     directives = CASE WHEN ?33 THEN ?34 ELSE directives END, \
+     noindex = CASE WHEN ?33 THEN ?35 ELSE noindex END";
 /// The values of [`FEED_SET`], the feed's id first.
-const FEED_PARAMS: usize = 32;
+const FEED_PARAMS: usize = 35;
 
 /// `UPDATE feeds … FROM (VALUES …)` for each of [`CHUNK_SIZES`] rows: the parameters of
 /// [`FEED_SET`] become the columns `v.p1`… of one row per fetch, matched on `v.p1 = feeds.id`.
@@ -304,7 +307,38 @@ fn bind_update<'q>(
         )
         .bind(update.last_failure.map(FailureKind::as_str))
         .bind(codec::encode_failure_totals(&update.failure_totals)?)
-        .bind(update.held_by.as_deref()))
+        .bind(update.held_by.as_deref())
+        .bind(update.directives.is_some())
+        .bind(
+            update
+                .directives
+                .as_ref()
+                .and_then(|c| codec::encode_directives(&c.current)),
+        )
+        .bind(update.directives.is_some_and(|c| c.current.noindex)))
+}
+
+/// FF14: a row for each change of a feed's directives in the batch, in order.
+async fn insert_directive_changes(
+    tx: &mut Transaction<'static, Sqlite>,
+    live: &[&Prepared],
+) -> Result<()> {
+    for fetch in live {
+        if let Some(change) = &fetch.update.directives {
+            sqlx::query(
+                "INSERT INTO feed_directives (feed_id, at, seen, current, full_response) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .bind(fetch.feed_id.0)
+            .bind(fetch.fetched_at)
+            .bind(change.seen.to_words())
+            .bind(change.current.to_words())
+            .bind(change.full)
+            .execute(&mut **tx)
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 /// Append one request-log row (C7).

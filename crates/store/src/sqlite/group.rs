@@ -351,6 +351,7 @@ mod tests {
                 failure_totals: Default::default(),
                 meta: None,
                 egress_refusals: None,
+                directives: None,
             },
             entries,
             log: vec![RequestLogRow {

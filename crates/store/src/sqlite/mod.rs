@@ -21,6 +21,7 @@ mod keys;
 mod leases;
 mod rows;
 
+use crate::DirectiveRecord;
 use crate::Release;
 use crate::codec::{
     self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
@@ -430,6 +431,8 @@ impl Store for SqliteStore {
                 .push(")");
         }
         if let SearchFilter::Words(words) = &search {
+            // FF14: a feed under noindex keeps its entries out of search.
+            sql.push(" AND e.feed_id NOT IN (SELECT id FROM feeds WHERE noindex = 1)");
             sql.push(" AND e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ")
                 .push_bind(codec::fts5_match(words))
                 .push(")");
@@ -445,6 +448,32 @@ impl Store for SqliteStore {
             .await?
             .iter()
             .map(rows::entry_from_row)
+            .collect()
+    }
+
+    async fn directive_history(&self, feed: FeedId, limit: u32) -> Result<Vec<DirectiveRecord>> {
+        use sqlx::Row;
+        let rows = sqlx::query(
+            "SELECT at, seen, current, full_response FROM feed_directives WHERE feed_id = ?1 \
+             ORDER BY id DESC LIMIT ?2",
+        )
+        .bind(feed.0)
+        .bind(i64::from(limit.clamp(1, 1000)))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(DirectiveRecord {
+                    at: codec::from_micros(row.try_get("at")?)?,
+                    seen: codec::decode_directives(Some(
+                        row.try_get::<String, _>("seen")?.as_str(),
+                    )),
+                    current: codec::decode_directives(Some(
+                        row.try_get::<String, _>("current")?.as_str(),
+                    )),
+                    full: row.try_get("full_response")?,
+                })
+            })
             .collect()
     }
 

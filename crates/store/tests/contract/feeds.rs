@@ -1,10 +1,10 @@
 //! Subscriptions, one feed per URL (C2), and which feeds are due.
 
-use crate::support::{feed, ok, outcome, subscribe, t, url};
+use crate::support::{entry, feed, not_modified, ok, outcome, subscribe, t, url};
 use chrono::Duration;
 use std::sync::Arc;
 use tidings_model::{FailureKind, FailureTotals, FeedId};
-use tidings_store::{FeedOverrides, FeedPatch, FeedState, Store};
+use tidings_store::{EntryQuery, FeedOverrides, FeedPatch, FeedState, Store};
 
 /// C2: two subscribers, one feed row; subscribing twice changes nothing.
 pub async fn subscribe_is_idempotent_and_one_feed_per_url(store: Arc<dyn Store>) {
@@ -560,4 +560,94 @@ pub async fn due_feeds_after_pages_through_everything_due_once(store: Arc<dyn St
         }
     }
     assert_eq!(seen, order);
+}
+
+/// FF14: a feed's directives are stored as a read moved them, each change kept in its
+/// history with what brought it, and a read that moved nothing keeps them; a feed under
+/// `noindex` keeps its entries out of search (and only out of search).
+pub async fn ff14_directives_are_kept_with_their_history_and_noindex_leaves_search(
+    store: Arc<dyn Store>,
+) {
+    use tidings_rights::Directives;
+    use tidings_rights::directive::Change;
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    assert_eq!(
+        store.feed(id).await.unwrap().unwrap().directives,
+        Directives::NONE
+    );
+    let noindex = Directives::parse_list("noindex");
+    let both = Directives::parse_list("noindex, nosnippet");
+    let mut first = ok(id, t(10), vec![entry("a", "Harbour", "boats and gulls")]);
+    first.update.directives = Some(Change {
+        seen: noindex,
+        current: noindex,
+        full: true,
+    });
+    store.apply_fetch(first).await.unwrap();
+    assert_eq!(store.feed(id).await.unwrap().unwrap().directives, noindex);
+    let search = |words: &str| EntryQuery {
+        search: Some(words.to_owned()),
+        ..EntryQuery::default()
+    };
+    assert!(
+        store.entries(&search("gulls")).await.unwrap().is_empty(),
+        "noindex: not searched"
+    );
+    assert_eq!(
+        store.entries(&EntryQuery::default()).await.unwrap().len(),
+        1,
+        "still listed"
+    );
+    // A 304 that adds a restriction.
+    let mut added = not_modified(id, t(20));
+    added.update.directives = Some(Change {
+        seen: Directives::parse_list("nosnippet"),
+        current: both,
+        full: false,
+    });
+    store.apply_fetch(added).await.unwrap();
+    // A read that moves nothing keeps them.
+    store.apply_fetch(not_modified(id, t(30))).await.unwrap();
+    assert_eq!(store.feed(id).await.unwrap().unwrap().directives, both);
+    // A full response without any clears them, and search finds the entry again.
+    let mut cleared = ok(id, t(40), vec![entry("a", "Harbour", "boats and gulls")]);
+    cleared.update.directives = Some(Change {
+        seen: Directives::NONE,
+        current: Directives::NONE,
+        full: true,
+    });
+    store.apply_fetch(cleared).await.unwrap();
+    assert_eq!(
+        store.feed(id).await.unwrap().unwrap().directives,
+        Directives::NONE
+    );
+    assert_eq!(store.entries(&search("gulls")).await.unwrap().len(), 1);
+    let history: Vec<(i64, String, String, bool)> = store
+        .directive_history(id, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            (
+                r.at.timestamp(),
+                r.seen.to_words(),
+                r.current.to_words(),
+                r.full,
+            )
+        })
+        .collect();
+    assert_eq!(
+        history,
+        [
+            (t(40).timestamp(), String::new(), String::new(), true),
+            (
+                t(20).timestamp(),
+                "nosnippet".into(),
+                "noindex, nosnippet".into(),
+                false
+            ),
+            (t(10).timestamp(), "noindex".into(), "noindex".into(), true),
+        ]
+    );
+    assert_eq!(store.directive_history(id, 1).await.unwrap().len(), 1);
 }

@@ -172,6 +172,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             last_failure: None,
             failure_totals: Default::default(),
             egress_refusals: None,
+            directives: None,
         },
         entries: Vec::new(),
         log: vec![RequestLogRow {
