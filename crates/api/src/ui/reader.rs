@@ -189,6 +189,15 @@ fn facts(main: &mut String, feed: &FeedRecord, admin: bool) {
             esc(&feed.next_fetch_reason)
         ));
     }
+    if !feed.directives.is_empty() {
+        // FF14: what the publisher's X-Robots-Tag asks of this feed.
+        main.push_str(&format!(
+            "<dt>Directives</dt><dd>{} (the feed's <code>X-Robots-Tag</code>; \
+             <a href=\"/v1/feeds/{}/directives\">history</a>)</dd>\n",
+            esc(&feed.directives.to_words()),
+            feed.id
+        ));
+    }
     if admin {
         main.push_str(&format!(
             "<dt>Subscribers</dt><dd>{}</dd>\n<dt>Operator</dt><dd><a href=\"/admin/log?feed={}\">\

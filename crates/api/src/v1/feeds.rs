@@ -3,7 +3,7 @@
 //! egress address) and `DELETE /v1/feeds/{id}` (unsubscribe).
 
 use super::params;
-use super::wire::{Feed, FeedChange, FeedList, Subscribe};
+use super::wire::{DirectiveChange, DirectiveHistory, Feed, FeedChange, FeedList, Subscribe};
 use crate::AppState;
 use crate::auth::{Caller, ReadAccess, WriteAccess};
 use crate::openapi::{AdminErrors, ReadErrors};
@@ -64,6 +64,41 @@ pub async fn get(
         Some(feed) => Ok(Json(Feed::from(&feed))),
         None => Err(Problem::not_found(format!("no feed with id {id}"))),
     }
+}
+
+/// The changes of a feed's directives, newest first (FF14): what each response's
+/// `X-Robots-Tag` said and what held after it (a full response replaces them, a 304 may only
+/// add). At most the last 100; 404 when there is no feed with that id.
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/directives",
+    operation_id = "get_feed_directives",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "The changes, newest first.", body = DirectiveHistory),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
+pub async fn directives(
+    State(state): State<AppState>,
+    _: ReadAccess,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<DirectiveHistory>, Problem> {
+    let Path(id) = id?;
+    let id = params::feed_id("id", &id)?;
+    if state.store.feed(id).await?.is_none() {
+        return Err(Problem::not_found(format!("no feed with id {id}")));
+    }
+    let changes = state.store.directive_history(id, 100).await?;
+    Ok(Json(DirectiveHistory {
+        changes: changes.iter().map(DirectiveChange::from).collect(),
+    }))
 }
 
 /// Subscribe the calling key to a feed.

@@ -38,6 +38,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(feeds::list, feeds::create))
         .routes(routes!(feeds::get, feeds::patch, feeds::delete))
+        .routes(routes!(feeds::directives))
         .routes(routes!(operator::remove_feed))
         .routes(routes!(operator::rules, operator::add_rule))
         .routes(routes!(operator::remove_rule))

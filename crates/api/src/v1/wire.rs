@@ -51,6 +51,39 @@ pub struct Feed {
     /// Each address the feed was read from (`default`: the system's own) and whether its
     /// latest answer was a refusal; refused from every one of two or more, the feed is off (WFM8).
     pub egress_refusals: std::collections::BTreeMap<String, bool>,
+    /// The directives in force on the feed, as its responses' `X-Robots-Tag` gave them for
+    /// this bot under a profile that obeys them (FF14), such as `noindex, nosnippet`; empty
+    /// when none are. Their history: `GET /v1/feeds/{id}/directives`.
+    pub directives: String,
+}
+
+/// `GET /v1/feeds/{id}/directives`: each change of a feed's directives, newest first (FF14).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DirectiveHistory {
+    pub changes: Vec<DirectiveChange>,
+}
+
+/// One change of a feed's directives and the response that brought it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DirectiveChange {
+    pub at: DateTime<Utc>,
+    /// What the response said (empty: nothing).
+    pub seen: String,
+    /// The feed's directives after it (empty: none).
+    pub current: String,
+    /// A full response, which replaces them; `false`: a 304, which may only add.
+    pub full_response: bool,
+}
+
+impl From<&tidings_store::DirectiveRecord> for DirectiveChange {
+    fn from(r: &tidings_store::DirectiveRecord) -> DirectiveChange {
+        DirectiveChange {
+            at: r.at,
+            seen: r.seen.to_words(),
+            current: r.current.to_words(),
+            full_response: r.full,
+        }
+    }
 }
 
 /// An operator's settings for one feed (`PATCH /v1/feeds/{id}`).
@@ -148,6 +181,7 @@ impl From<&FeedRecord> for Feed {
                 interval_secs: f.overrides.interval_secs,
             },
             egress_refusals: f.egress_refusals.clone(),
+            directives: f.directives.to_words(),
         }
     }
 }

@@ -345,3 +345,31 @@ async fn ff16_an_expired_entry_is_kept_from_readers() {
     let page = ui.admin_page(&format!("/entries/{id}")).await;
     assert!(page.contains("Summary of gone") && page.contains("Expired (FF16)"));
 }
+
+#[tokio::test]
+async fn ff14_a_feeds_directives_show_on_its_page() {
+    use tidings_rights::Directives;
+    use tidings_rights::directive::Change;
+    let ui = Ui::start().await;
+    let feed = feed_with(&ui, vec![dated("one", t(60))]).await;
+    let page = ui.get(&format!("/feeds/{feed}"), "").await;
+    assert!(
+        !page.body.contains("<dt>Directives</dt>"),
+        "none: not shown"
+    );
+    let mut read = ok(feed, t(7200), Vec::new());
+    read.update.directives = Some(Change {
+        seen: Directives::parse_list("noindex, nosnippet"),
+        current: Directives::parse_list("noindex, nosnippet"),
+        full: true,
+    });
+    ui.store.apply_fetch(read).await.expect("apply fetch");
+    let page = ui.get(&format!("/feeds/{feed}"), "").await;
+    assert!(
+        page.body
+            .contains("<dt>Directives</dt><dd>noindex, nosnippet (the feed"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains(&format!("/v1/feeds/{feed}/directives")));
+}

@@ -86,3 +86,55 @@ async fn a_missing_feed_is_a_404_problem() {
     assert_eq!(problem["title"], "Not found");
     assert_eq!(problem["detail"], "no feed with id 999");
 }
+
+#[tokio::test]
+async fn ff14_a_feeds_directives_and_their_history_are_served() {
+    use tidings_rights::Directives;
+    use tidings_rights::directive::Change;
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let noindex = Directives::parse_list("noindex");
+    let mut first = crate::support::ok(feed, t(10), vec![dated("a", t(5))]);
+    first.update.directives = Some(Change {
+        seen: noindex,
+        current: noindex,
+        full: true,
+    });
+    server.store.apply_fetch(first).await.unwrap();
+    let mut added = crate::support::ok(feed, t(20), Vec::new());
+    added.update.directives = Some(Change {
+        seen: Directives::parse_list("nosnippet"),
+        current: Directives::parse_list("noindex, nosnippet"),
+        full: false,
+    });
+    server.store.apply_fetch(added).await.unwrap();
+
+    let one = server.get(&format!("/v1/feeds/{}", feed.0)).await;
+    assert_eq!(one.json["directives"], "noindex, nosnippet");
+    let history = server
+        .get(&format!("/v1/feeds/{}/directives", feed.0))
+        .await;
+    assert_eq!(history.status, 200);
+    let changes = history.json["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 2);
+    assert_eq!(changes[0]["seen"], "nosnippet");
+    assert_eq!(changes[0]["current"], "noindex, nosnippet");
+    assert_eq!(changes[0]["full_response"], false);
+    assert_eq!(changes[1]["current"], "noindex");
+    assert_eq!(changes[1]["full_response"], true);
+    assert_eq!(server.get("/v1/feeds/999/directives").await.status, 404);
+    // A feed with none says so, and has no history.
+    let other = server
+        .subscribe("https://two.example/feed.xml", "alice")
+        .await;
+    assert_eq!(
+        server.get(&format!("/v1/feeds/{}", other.0)).await.json["directives"],
+        ""
+    );
+    let empty = server
+        .get(&format!("/v1/feeds/{}/directives", other.0))
+        .await;
+    assert_eq!(empty.json["changes"], serde_json::json!([]));
+}
