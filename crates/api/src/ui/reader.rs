@@ -306,15 +306,62 @@ pub async fn entry(
             );
         }
     }
-    if !e.categories.is_empty() {
-        let categories: Vec<String> = e.categories.iter().map(|c| esc(c)).collect();
-        main.push_str(&format!(
-            "<p class=\"meta\">Filed under: {}</p>\n",
-            categories.join(", ")
-        ));
-    }
+    publisher_metadata(&mut main, e);
     main.push_str("</article>\n");
     page::html(StatusCode::OK, render(&frame, &title, None, &main))
+}
+
+/// FF10: what the publisher says of an entry besides its text: categories, keywords,
+/// contributors, where it came from, its rights and licence.
+fn publisher_metadata(main: &mut String, e: &tidings_model::Entry) {
+    let joined = |items: &[String]| items.iter().map(|c| esc(c)).collect::<Vec<_>>().join(", ");
+    let mut rows = Vec::new();
+    if !e.categories.is_empty() {
+        rows.push(format!("Filed under: {}", joined(&e.categories)));
+    }
+    if !e.keywords.is_empty() {
+        rows.push(format!("Keywords: {}", joined(&e.keywords)));
+    }
+    let contributors: Vec<String> = e
+        .contributors
+        .iter()
+        .filter_map(|a| a.name.clone().or_else(|| a.email.clone()))
+        .collect();
+    if !contributors.is_empty() {
+        rows.push(format!("With: {}", joined(&contributors)));
+    }
+    if let Some(source) = &e.source {
+        let name = source
+            .title
+            .as_deref()
+            .or(source.link.as_deref())
+            .or(source.url.as_deref());
+        if let Some(name) = name {
+            let name = esc(name);
+            rows.push(match source.link.as_deref().and_then(web_link) {
+                Some(link) => format!(
+                    "From: <a href=\"{}\" rel=\"noopener noreferrer nofollow\">{name}</a>",
+                    esc(&link)
+                ),
+                None => format!("From: {name}"),
+            });
+        }
+    }
+    if let Some(rights) = &e.rights {
+        rows.push(format!("Rights: {}", esc(rights)));
+    }
+    if let Some(licence) = &e.license {
+        rows.push(match web_link(licence) {
+            Some(link) => format!(
+                "Licence: <a href=\"{l}\" rel=\"license noopener noreferrer nofollow\">{l}</a>",
+                l = esc(&link)
+            ),
+            None => format!("Licence: {}", esc(licence)),
+        });
+    }
+    for row in rows {
+        main.push_str(&format!("<p class=\"meta\">{row}</p>\n"));
+    }
 }
 
 /// `GET /search?q=`: entries whose title or summary holds every word.

@@ -211,7 +211,16 @@ pub struct Entry {
     pub summary: Option<String>,
     pub content: Option<String>,
     pub authors: Vec<Author>,
+    pub contributors: Vec<Author>,
     pub categories: Vec<String>,
+    /// Media RSS and iTunes keywords.
+    pub keywords: Vec<String>,
+    /// Where the entry came from when the publisher copied it from another feed.
+    pub source: Option<Source>,
+    /// The publisher's rights statement, as written (never read as a permission, FF15).
+    pub rights: Option<String>,
+    /// The licence the publisher declared for the entry, as written.
+    pub licence: Option<String>,
     pub enclosures: Vec<Enclosure>,
     /// The one image selected for the entry under the profile, with whether its licence lets
     /// it be shown and why (FF7, FF8); `null` when none was selected.
@@ -224,6 +233,16 @@ pub struct Entry {
     pub first_seen_at: DateTime<Utc>,
     /// When tidings last saw its content change.
     pub changed_at: DateTime<Utc>,
+}
+
+/// The feed an entry was copied from (RSS and Atom `source`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Source {
+    pub title: Option<String>,
+    /// The source's site.
+    pub link: Option<String>,
+    /// The source feed's URL.
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -262,6 +281,16 @@ pub struct Enclosure {
     pub length: Option<u64>,
 }
 
+impl From<&tidings_model::Author> for Author {
+    fn from(a: &tidings_model::Author) -> Author {
+        Author {
+            name: a.name.clone(),
+            email: a.email.clone(),
+            uri: a.uri.clone(),
+        }
+    }
+}
+
 impl From<&StoredEntry> for Entry {
     fn from(s: &StoredEntry) -> Entry {
         let e = &s.entry;
@@ -280,16 +309,17 @@ impl From<&StoredEntry> for Entry {
                 .content
                 .as_deref()
                 .map(|h| sanitise_outbound(h, e.link.as_deref())),
-            authors: e
-                .authors
-                .iter()
-                .map(|a| Author {
-                    name: a.name.clone(),
-                    email: a.email.clone(),
-                    uri: a.uri.clone(),
-                })
-                .collect(),
+            authors: e.authors.iter().map(Author::from).collect(),
+            contributors: e.contributors.iter().map(Author::from).collect(),
             categories: e.categories.clone(),
+            keywords: e.keywords.clone(),
+            source: e.source.as_ref().map(|s| Source {
+                title: s.title.clone(),
+                link: s.link.clone(),
+                url: s.url.clone(),
+            }),
+            rights: e.rights.clone(),
+            licence: e.license.clone(),
             enclosures: e
                 .enclosures
                 .iter()

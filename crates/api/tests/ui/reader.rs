@@ -373,3 +373,40 @@ async fn ff14_a_feeds_directives_show_on_its_page() {
     );
     assert!(page.body.contains(&format!("/v1/feeds/{feed}/directives")));
 }
+
+#[tokio::test]
+async fn ff10_an_entrys_publisher_metadata_shows_on_its_page() {
+    let ui = Ui::start().await;
+    let mut e = dated("meta", t(60));
+    e.categories = vec!["harbour".into()];
+    e.keywords = vec!["boats".into()];
+    e.contributors = vec![tidings_model::Author {
+        name: Some("Bea <b>".into()),
+        ..Default::default()
+    }];
+    e.source = Some(tidings_model::Source {
+        title: Some("The Coast Times".into()),
+        link: Some("https://coast.example/".into()),
+        url: None,
+    });
+    e.rights = Some("© 2026 The Coast Times".into());
+    e.license = Some("https://creativecommons.org/licenses/by/4.0/".into());
+    feed_with(&ui, vec![e]).await;
+    let id = entries(&ui).await[0].id;
+    let page = ui.get(&format!("/entries/{id}"), "").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    for shown in [
+        "Filed under: harbour",
+        "Keywords: boats",
+        "With: Bea &lt;b&gt;",
+        "From: <a href=\"https://coast.example/\" rel=\"noopener noreferrer nofollow\">The Coast Times</a>",
+        "Rights: © 2026 The Coast Times",
+        "Licence: <a href=\"https://creativecommons.org/licenses/by/4.0/\" rel=\"license",
+    ] {
+        assert!(
+            page.body.contains(shown),
+            "missing {shown:?}: {}",
+            page.body
+        );
+    }
+}

@@ -218,3 +218,38 @@ async fn entry_html_is_sanitised_and_the_selected_image_is_served_with_its_decis
     assert_eq!(image["why"], "CC BY 4.0 declared by the feed");
     assert_eq!(answer.json["entries"][1]["image"], serde_json::Value::Null);
 }
+
+#[tokio::test]
+async fn ff10_publisher_metadata_is_served_with_each_entry() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let mut e = dated("meta", t(10));
+    e.categories = vec!["harbour".into()];
+    e.keywords = vec!["boats".into(), "gulls".into()];
+    e.contributors = vec![tidings_model::Author {
+        name: Some("Bea".into()),
+        ..Default::default()
+    }];
+    e.source = Some(tidings_model::Source {
+        title: Some("The Coast Times".into()),
+        link: Some("https://coast.example/".into()),
+        url: Some("https://coast.example/feed.xml".into()),
+    });
+    e.rights = Some("© 2026 The Coast Times".into());
+    e.license = Some("https://creativecommons.org/licenses/by/4.0/".into());
+    server.read(feed, t(1000), vec![e]).await;
+    let answer = server.get("/v1/entries").await;
+    let got = &answer.json["entries"][0];
+    assert_eq!(got["categories"], serde_json::json!(["harbour"]));
+    assert_eq!(got["keywords"], serde_json::json!(["boats", "gulls"]));
+    assert_eq!(got["contributors"][0]["name"], "Bea");
+    assert_eq!(got["source"]["title"], "The Coast Times");
+    assert_eq!(got["source"]["url"], "https://coast.example/feed.xml");
+    assert_eq!(got["rights"], "© 2026 The Coast Times");
+    assert_eq!(
+        got["licence"],
+        "https://creativecommons.org/licenses/by/4.0/"
+    );
+}
