@@ -462,6 +462,13 @@ fn changing_a_profile_value_changes_the_page_and_the_behaviour() {
             after: "Never the full content: what is not kept is never stored",
         },
         Change {
+            name: "rights.thumbnails",
+            base: "ffbot",
+            change: |p| p.rights.thumbnails = false,
+            before: "It selects at most one thumbnail per entry",
+            after: "",
+        },
+        Change {
             name: "rights.directives",
             base: "ffbot",
             change: |p| p.rights.directives = false,
@@ -649,6 +656,26 @@ fn behaviour(name: &str) -> Option<fn(&Profile) -> String> {
         },
         "keep.excerpt_max_chars" | "keep.summary" | "keep.content" => |p| kept_of(p, &[]),
         "rights.directives" => |p| kept_of(p, &["FFBot: nosnippet"]),
+        "rights.thumbnails" => |p| {
+            let mut parsed = tidings_model::ParsedFeed {
+                format: tidings_model::FeedFormat::Rss20,
+                feed: tidings_model::Feed::default(),
+                entries: vec![tidings_model::Entry {
+                    id: "e".into(),
+                    thumbnails: vec![tidings_model::Thumbnail {
+                        url: "https://pub.example/t.jpg".into(),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                warnings: Vec::new(),
+            };
+            tidings_rights::thumbnail::select(&mut parsed, None, &p.rights, &p.keep);
+            format!(
+                "{:?}",
+                parsed.entries[0].selected_image.as_ref().map(|i| &i.url)
+            )
+        },
         _ => return None,
     })
 }

@@ -649,12 +649,13 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         let excerpts = self.keep_parts(parsed, headers, &directives);
         // FF7, FF8: one thumbnail per entry with its licence decision, recomputed on every
         // full read; never for a profile that keeps no images (DFB2).
-        if profile.rights.thumbnails && profile.keep.images {
+        if profile.rights.thumbnails {
             let feed_url = url::Url::parse(&self.target.to_string()).ok();
             tidings_rights::thumbnail::select(
                 parsed,
                 feed_url.as_ref(),
-                profile.rights.commercial_service,
+                &profile.rights,
+                &profile.keep,
             );
         }
         excerpts

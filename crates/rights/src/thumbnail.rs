@@ -15,8 +15,17 @@ pub const HTML_FALLBACK_BYTES: usize = 64 * 1024;
 
 /// Select every entry's thumbnail in `parsed` (replacing an earlier selection: every full
 /// read decides again), each resolved against the entry's link, else the feed's, else
-/// `feed_url`.
-pub fn select(parsed: &mut ParsedFeed, feed_url: Option<&Url>, commercial_service: bool) {
+/// `feed_url`; nothing for a profile that selects none or keeps no images (DFB2).
+pub fn select(
+    parsed: &mut ParsedFeed,
+    feed_url: Option<&Url>,
+    rights: &crate::RightsSettings,
+    keep: &crate::KeepSettings,
+) {
+    if !(rights.thumbnails && keep.images) {
+        return;
+    }
+    let commercial_service = rights.commercial_service;
     let feed_base = parsed
         .feed
         .link

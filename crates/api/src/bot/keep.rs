@@ -106,6 +106,32 @@ pub(super) fn kept(html: &mut String, profile: &Profile, lang: Lang) {
             ),
         );
     }
+    if profile.rights.thumbnails && keep.images {
+        para(
+            html,
+            &tr!(
+                lang,
+                "It selects at most one thumbnail per entry (the feed’s declared thumbnail, \
+                 else an image the entry carries, else the first image of its text) and shows it \
+                 only under a licence it recognises that permits redistribution (Creative \
+                 Commons, CC0, the Public Domain Mark): the image’s own, else the entry’s, else \
+                 the feed’s. An image without one stays hidden. It fetches no image and no \
+                 licence page to decide.",
+                "Il choisit au plus une vignette par entrée (celle que le flux déclare, sinon une \
+                 image que porte l’entrée, sinon la première image de son texte) et ne la montre \
+                 que sous une licence qu’il reconnaît et qui permet la redistribution (Creative \
+                 Commons, CC0, la marque du domaine public) : celle de l’image, sinon celle de \
+                 l’entrée, sinon celle du flux. Une image sans licence reste cachée. Il ne lit \
+                 ni image ni page de licence pour décider.",
+                "Ele escolhe no máximo uma miniatura por entrada (a que o feed declara, senão uma \
+                 imagem que a entrada traz, senão a primeira imagem do seu texto) e só a mostra \
+                 sob uma licença que reconhece e que permite a redistribuição (Creative Commons, \
+                 CC0, a marca de domínio público): a da imagem, senão a da entrada, senão a do \
+                 feed. Uma imagem sem licença fica oculta. Ele não busca imagem nem página de \
+                 licença para decidir."
+            ),
+        );
+    }
     let mut read = Vec::new();
     if keep.summary == SummaryKeep::Excerpt {
         let crawlers: Vec<String> = profile
