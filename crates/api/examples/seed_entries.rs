@@ -143,6 +143,7 @@ fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> F
                 title: Some(format!("Feed {f}")),
                 site_link: Some(format!("https://site{}.example/", f % 997)),
                 expires: None,
+                thumbnail: None,
             }),
             last_failure: None,
             failure_totals: Default::default(),

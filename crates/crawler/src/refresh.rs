@@ -249,6 +249,7 @@ impl Crawler {
                     title: parsed.feed.title,
                     site_link: parsed.feed.link,
                     expires: parsed.feed.expires,
+                    thumbnail: parsed.feed.selected_image,
                 }),
                 parsed.entries,
             ),

@@ -306,3 +306,38 @@ async fn ff14_a_full_response_replaces_the_directives_and_a_304_only_adds() {
         .unwrap();
     assert_eq!(found.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff7_the_feeds_own_image_is_its_thumbnail_with_its_licence_decision() {
+    let by_sa = "https://creativecommons.org/licenses/by-sa/4.0/";
+    let without = licensed_feed(by_sa, "");
+    // The same feed once its channel names an image.
+    let with_image = without.replace(
+        "<channel><title>Photos</title>",
+        "<channel><title>Photos</title><image><url>https://pub.test/logo.png</url>\
+         <title>Photos</title><link>https://pub.test/</link></image>",
+    );
+    let script = Script::default();
+    script.push("/robots.txt", Answer::ok(OPEN));
+    script.push("/f.xml", Answer::ok(&without));
+    script.push("/f.xml", Answer::ok(&with_image));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("ffbot")).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    let stored = store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(
+        stored.thumbnail, None,
+        "no image of its own: nothing selected"
+    );
+    crawler.refresh(&stored, Purpose::Scheduled).await.unwrap();
+    let stored = store.feed(feed.id).await.unwrap().unwrap();
+    let thumb = stored.thumbnail.expect("the channel image");
+    assert_eq!(
+        (thumb.url.as_str(), thumb.source.as_str()),
+        ("https://pub.test/logo.png", "image")
+    );
+    assert!(thumb.shown);
+    assert_eq!(thumb.why, "CC BY-SA 4.0 declared by the feed");
+}

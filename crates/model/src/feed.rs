@@ -108,6 +108,10 @@ pub struct Feed {
     pub explicit: Option<bool>,
     /// Media RSS channel-level thumbnails, credits and licences.
     pub thumbnails: Vec<Thumbnail>,
+    /// The one image selected for the feed and whether it may be shown (FF7, FF8): derived by
+    /// tidings under the profile, never by the parser.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected_image: Option<SelectedImage>,
 }
 
 /// One item or entry.

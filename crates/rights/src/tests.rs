@@ -795,6 +795,42 @@ fn ff14_a_change_is_recorded_only_when_the_directives_move() {
     assert_eq!(Directives::NONE.to_words(), "");
 }
 
+#[test]
+fn ff7_one_thumbnail_per_feed_its_own_first_then_its_image() {
+    use crate::thumbnail;
+    use tidings_model::{Feed, Thumbnail};
+    let by = "https://creativecommons.org/licenses/by/4.0/";
+    let feed = Feed {
+        image: Some("https://pub.example/logo.png".into()),
+        license: Some(by.into()),
+        ..Feed::default()
+    };
+    let picked = thumbnail::for_feed(&feed, false).unwrap();
+    assert_eq!(
+        (picked.url.as_str(), picked.source.as_str()),
+        ("https://pub.example/logo.png", "image")
+    );
+    assert_eq!(
+        (picked.shown, picked.why.as_str()),
+        (true, "CC BY 4.0 declared by the feed")
+    );
+    let own = Feed {
+        thumbnails: vec![Thumbnail {
+            url: "https://pub.example/cover.jpg".into(),
+            license: Some("All rights reserved".into()),
+            ..Thumbnail::default()
+        }],
+        ..feed.clone()
+    };
+    let picked = thumbnail::for_feed(&own, false).unwrap();
+    assert_eq!(picked.url, "https://pub.example/cover.jpg");
+    assert!(
+        !picked.shown,
+        "the image's own declaration overrides the feed's"
+    );
+    assert_eq!(thumbnail::for_feed(&Feed::default(), false), None);
+}
+
 proptest::proptest! {
     /// The stored words read back as the same directives.
     #[test]

@@ -26,6 +26,7 @@ pub fn select(
         return;
     }
     let commercial_service = rights.commercial_service;
+    parsed.feed.selected_image = for_feed(&parsed.feed, commercial_service);
     let feed_base = parsed
         .feed
         .link

@@ -29,6 +29,7 @@ macro_rules! select_feeds {
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
             "f.moved_to, f.moved_since, f.expires, f.egress, f.profile_overrides, ",
             "f.egress_refusals, f.last_failure, f.failure_totals, f.held_by, f.directives, ",
+            "f.thumbnail, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest
@@ -206,6 +207,21 @@ pub fn encode_overrides(overrides: &crate::FeedOverrides) -> Result<Option<Strin
 /// none.
 pub fn encode_directives(d: &tidings_rights::Directives) -> Option<String> {
     (!d.is_empty()).then(|| d.to_words())
+}
+
+/// The `thumbnail` column (FF7): the selected image as JSON.
+pub fn encode_thumbnail(image: &tidings_model::SelectedImage) -> Result<String> {
+    serde_json::to_string(image)
+        .map_err(|e| StoreError::Corrupt(format!("a thumbnail cannot be serialised: {e}")))
+}
+
+/// Read back the `thumbnail` column.
+pub fn decode_thumbnail(json: Option<&str>) -> Result<Option<tidings_model::SelectedImage>> {
+    json.map(|j| {
+        serde_json::from_str(j)
+            .map_err(|e| StoreError::Corrupt(format!("stored thumbnail unreadable: {e}")))
+    })
+    .transpose()
 }
 
 /// Read back a directives column.

@@ -82,6 +82,11 @@ const SQLITE: &[Source] = &[
         "directives",
         include_str!("../migrations/sqlite/0014_directives.sql"),
     ),
+    (
+        15,
+        "feed thumbnail",
+        include_str!("../migrations/sqlite/0015_feed_thumbnail.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -154,6 +159,11 @@ const POSTGRES: &[Source] = &[
         14,
         "directives",
         include_str!("../migrations/postgres/0014_directives.sql"),
+    ),
+    (
+        15,
+        "feed thumbnail",
+        include_str!("../migrations/postgres/0015_feed_thumbnail.sql"),
     ),
 ];
 

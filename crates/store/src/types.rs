@@ -99,6 +99,8 @@ pub struct FeedRecord {
     pub egress_refusals: std::collections::BTreeMap<String, bool>,
     /// The directives in force on the feed (FF14), for a profile that obeys them.
     pub directives: tidings_rights::Directives,
+    /// The feed's selected thumbnail with its licence decision (FF7, FF8).
+    pub thumbnail: Option<tidings_model::SelectedImage>,
 }
 
 /// One change of a feed's directives (FF14), with the response that brought it.
@@ -213,6 +215,10 @@ pub struct FeedMeta {
     /// The feed's `dcterms:valid` end (FF16); unlike the other fields, a body without one
     /// clears a stored one.
     pub expires: Option<DateTime<Utc>>,
+    /// The feed's selected thumbnail with its licence decision (FF7, FF8); like `expires`,
+    /// every full read decides it again, so a body without one clears it.
+    #[serde(default)]
+    pub thumbnail: Option<tidings_model::SelectedImage>,
 }
 
 /// How the feed row changes after one fetch, as the policy decided.

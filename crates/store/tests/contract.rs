@@ -66,6 +66,7 @@ contract! {
     feeds::pf5_the_failure_record_is_stored_as_decided_and_a_resume_clears_it,
     feeds::ff13_a_hold_names_its_rule_until_a_resume,
     feeds::ff14_directives_are_kept_with_their_history_and_noindex_leaves_search,
+    feeds::ff7_a_feeds_thumbnail_is_stored_and_decided_again_on_each_full_read,
     feeds::due_and_state_counts_match_the_feeds,
     fetch::first_fetch_stores_entries_feed_state_and_log,
     fetch::same_body_again_changes_no_entry,

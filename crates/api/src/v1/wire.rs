@@ -55,6 +55,9 @@ pub struct Feed {
     /// this bot under a profile that obeys them (FF14), such as `noindex, nosnippet`; empty
     /// when none are. Their history: `GET /v1/feeds/{id}/directives`.
     pub directives: String,
+    /// The one thumbnail selected for the feed under the profile, with whether its licence
+    /// lets it be shown and why (FF7, FF8); `null` when none was selected.
+    pub image: Option<Image>,
 }
 
 /// `GET /v1/feeds/{id}/directives`: each change of a feed's directives, newest first (FF14).
@@ -182,6 +185,7 @@ impl From<&FeedRecord> for Feed {
             },
             egress_refusals: f.egress_refusals.clone(),
             directives: f.directives.to_words(),
+            image: f.thumbnail.as_ref().map(Image::from),
         }
     }
 }
@@ -273,6 +277,23 @@ pub struct Image {
     pub why: String,
 }
 
+impl From<&tidings_model::SelectedImage> for Image {
+    fn from(i: &tidings_model::SelectedImage) -> Image {
+        Image {
+            url: i.url.clone(),
+            source: i.source.clone(),
+            width: i.width,
+            height: i.height,
+            media_type: i.media_type.clone(),
+            credit: i.credit.clone(),
+            copyright: i.copyright.clone(),
+            licence: i.licence.clone(),
+            shown: i.shown,
+            why: i.why.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Enclosure {
     pub url: String,
@@ -329,18 +350,7 @@ impl From<&StoredEntry> for Entry {
                     length: x.length,
                 })
                 .collect(),
-            image: e.selected_image.as_ref().map(|i| Image {
-                url: i.url.clone(),
-                source: i.source.clone(),
-                width: i.width,
-                height: i.height,
-                media_type: i.media_type.clone(),
-                credit: i.credit.clone(),
-                copyright: i.copyright.clone(),
-                licence: i.licence.clone(),
-                shown: i.shown,
-                why: i.why.clone(),
-            }),
+            image: e.selected_image.as_ref().map(Image::from),
             published: e.published,
             updated: e.updated,
             sort_at: s.sort_at,

@@ -138,3 +138,30 @@ async fn ff14_a_feeds_directives_and_their_history_are_served() {
         .await;
     assert_eq!(empty.json["changes"], serde_json::json!([]));
 }
+
+#[tokio::test]
+async fn ff7_a_feeds_thumbnail_is_served_with_its_decision() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    assert_eq!(
+        server.get(&format!("/v1/feeds/{}", feed.0)).await.json["image"],
+        serde_json::Value::Null
+    );
+    let mut read = crate::support::ok(feed, t(10), Vec::new());
+    if let Some(meta) = read.update.meta.as_mut() {
+        meta.thumbnail = Some(tidings_model::SelectedImage {
+            url: "https://one.example/logo.png".into(),
+            source: "image".into(),
+            shown: false,
+            why: "no licence declared".into(),
+            ..Default::default()
+        });
+    }
+    server.store.apply_fetch(read).await.unwrap();
+    let got = server.get(&format!("/v1/feeds/{}", feed.0)).await;
+    assert_eq!(got.json["image"]["url"], "https://one.example/logo.png");
+    assert_eq!(got.json["image"]["shown"], false);
+    assert_eq!(got.json["image"]["why"], "no licence declared");
+}

@@ -51,7 +51,8 @@ pub(super) async fn apply(
          last_failure = $30, failure_totals = $31, \
          held_by = CASE WHEN state = 'removed' THEN held_by ELSE $32 END, \
          directives = CASE WHEN $33 THEN $34 ELSE directives END, \
-         noindex = CASE WHEN $33 THEN $35 ELSE noindex END \
+         noindex = CASE WHEN $33 THEN $35 ELSE noindex END, \
+         thumbnail = CASE WHEN $8 THEN $36 ELSE thumbnail END \
          WHERE id = $1",
     )
     .bind(fetch.feed_id.0)
@@ -116,6 +117,14 @@ pub(super) async fn apply(
             .and_then(|c| codec::encode_directives(&c.current)),
     )
     .bind(update.directives.is_some_and(|c| c.current.noindex))
+    .bind(
+        update
+            .meta
+            .as_ref()
+            .and_then(|m| m.thumbnail.as_ref())
+            .map(codec::encode_thumbnail)
+            .transpose()?,
+    )
     .execute(&mut **tx)
     .await?;
     // FF14: each change of the feed's directives, with what brought it.

@@ -57,6 +57,9 @@ pub(super) fn feed_from_row(row: &PgRow) -> Result<FeedRecord> {
         directives: codec::decode_directives(
             row.try_get::<Option<String>, _>("directives")?.as_deref(),
         ),
+        thumbnail: codec::decode_thumbnail(
+            row.try_get::<Option<String>, _>("thumbnail")?.as_deref(),
+        )?,
         last_failure: codec::decode_failure(
             row.try_get::<Option<String>, _>("last_failure")?.as_deref(),
         )?,

@@ -208,9 +208,10 @@ const FEED_SET: &str = "url = COALESCE(?2, url), host = COALESCE(?3, host), \
      last_failure = ?30, failure_totals = ?31, \
      held_by = CASE WHEN state = 'removed' THEN held_by ELSE ?32 END, \
      directives = CASE WHEN ?33 THEN ?34 ELSE directives END, \
-     noindex = CASE WHEN ?33 THEN ?35 ELSE noindex END";
+     noindex = CASE WHEN ?33 THEN ?35 ELSE noindex END, \
+     thumbnail = CASE WHEN ?8 THEN ?36 ELSE thumbnail END";
 /// The values of [`FEED_SET`], the feed's id first.
-const FEED_PARAMS: usize = 35;
+const FEED_PARAMS: usize = 36;
 
 /// `UPDATE feeds … FROM (VALUES …)` for each of [`CHUNK_SIZES`] rows: the parameters of
 /// [`FEED_SET`] become the columns `v.p1`… of one row per fetch, matched on `v.p1 = feeds.id`.
@@ -315,7 +316,15 @@ fn bind_update<'q>(
                 .as_ref()
                 .and_then(|c| codec::encode_directives(&c.current)),
         )
-        .bind(update.directives.is_some_and(|c| c.current.noindex)))
+        .bind(update.directives.is_some_and(|c| c.current.noindex))
+        .bind(
+            update
+                .meta
+                .as_ref()
+                .and_then(|m| m.thumbnail.as_ref())
+                .map(codec::encode_thumbnail)
+                .transpose()?,
+        ))
 }
 
 /// FF14: a row for each change of a feed's directives in the batch, in order.

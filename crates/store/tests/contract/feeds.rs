@@ -651,3 +651,35 @@ pub async fn ff14_directives_are_kept_with_their_history_and_noindex_leaves_sear
     );
     assert_eq!(store.directive_history(id, 1).await.unwrap().len(), 1);
 }
+
+/// FF7: a feed's selected thumbnail is stored with its decision by a full read, kept by a
+/// read without a body, and cleared by a full read that selects none.
+pub async fn ff7_a_feeds_thumbnail_is_stored_and_decided_again_on_each_full_read(
+    store: Arc<dyn Store>,
+) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    let image = tidings_model::SelectedImage {
+        url: "https://example.org/logo.png".into(),
+        source: "image".into(),
+        licence: Some("https://creativecommons.org/licenses/by/4.0/".into()),
+        shown: true,
+        why: "CC BY 4.0 declared by the feed".into(),
+        ..Default::default()
+    };
+    let mut read = ok(id, t(10), Vec::new());
+    if let Some(meta) = read.update.meta.as_mut() {
+        meta.thumbnail = Some(image.clone());
+    }
+    store.apply_fetch(read).await.unwrap();
+    assert_eq!(
+        store.feed(id).await.unwrap().unwrap().thumbnail,
+        Some(image.clone())
+    );
+    store.apply_fetch(not_modified(id, t(20))).await.unwrap();
+    assert_eq!(
+        store.feed(id).await.unwrap().unwrap().thumbnail,
+        Some(image)
+    );
+    store.apply_fetch(ok(id, t(30), Vec::new())).await.unwrap();
+    assert_eq!(store.feed(id).await.unwrap().unwrap().thumbnail, None);
+}

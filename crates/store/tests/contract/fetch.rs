@@ -306,6 +306,7 @@ pub async fn unicode_round_trips(store: Arc<dyn Store>) {
         title: Some("Fil d’actualité ✓".to_owned()),
         site_link: None,
         expires: None,
+        thumbnail: None,
     });
     store.apply_fetch(r).await.unwrap();
 
@@ -430,6 +431,7 @@ pub async fn missing_metadata_keeps_what_was_known(store: Arc<dyn Store>) {
         title: None,
         site_link: Some("https://example.org/new-home".to_owned()),
         expires: None,
+        thumbnail: None,
     });
     store.apply_fetch(bare).await.unwrap();
     let f = store.feed(id).await.unwrap().unwrap();

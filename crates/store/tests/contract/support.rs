@@ -138,6 +138,7 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
         title: Some("A feed".to_owned()),
         site_link: Some("https://example.org/".to_owned()),
         expires: None,
+        thumbnail: None,
     });
     record.entries = entries;
     record
