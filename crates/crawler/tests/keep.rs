@@ -341,3 +341,52 @@ async fn ff7_the_feeds_own_image_is_its_thumbnail_with_its_licence_decision() {
     assert!(thumb.shown);
     assert_eq!(thumb.why, "CC BY-SA 4.0 declared by the feed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dfb2_an_ai_crawler_group_over_an_entrys_own_page_keeps_its_excerpt_out() {
+    let script = Script::default();
+    let port = serve(script.clone()).await;
+    let origin = format!("http://127.0.0.1:{port}");
+    // AI crawlers may read the feed, not the articles under /news/.
+    script.push(
+        "/robots.txt",
+        Answer::ok("User-agent: GPTBot\nDisallow: /news/\n"),
+    );
+    let item = |guid: &str, link: &str| {
+        format!(
+            "<item><guid>{guid}</guid><title>{guid}</title><link>{link}</link>\
+             <description>A summary of {guid}.</description></item>"
+        )
+    };
+    let body = format!(
+        "<rss version=\"2.0\"><channel><title>Mixed</title><link>{origin}/</link>{}{}{}</channel></rss>",
+        item("article", &format!("{origin}/news/cup")),
+        item("page", &format!("{origin}/about/team")),
+        item("elsewhere", "https://other.test/news/cup"),
+    );
+    script.push("/f.xml", Answer::ok(&body));
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = crawler_with(dir.path(), as_profile("dailyfootballbot")).await;
+    let feed = subscribe(&store, &format!("{origin}/f.xml")).await;
+    crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    let summaries: std::collections::BTreeMap<String, Option<String>> = store
+        .entries(&EntryQuery {
+            feed: Some(feed.id),
+            ..EntryQuery::default()
+        })
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.entry.id, e.entry.summary))
+        .collect();
+    assert_eq!(
+        summaries["article"], None,
+        "its page is closed to AI crawlers"
+    );
+    assert_eq!(summaries["page"].as_deref(), Some("A summary of page."));
+    // Another origin's robots.txt was not read: nothing is known against it.
+    assert_eq!(
+        summaries["elsewhere"].as_deref(),
+        Some("A summary of elsewhere.")
+    );
+}

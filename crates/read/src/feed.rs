@@ -674,28 +674,51 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         if profile.keep.keeps_everything() && directives.is_empty() {
             return None;
         }
+        let excerpts = profile.keep.summary == tidings_rights::SummaryKeep::Excerpt;
+        // The feed's origin's robots.txt, read for AI crawler groups (DFB2).
+        let rules = self
+            .robots_copy
+            .as_ref()
+            .filter(|_| excerpts)
+            .and_then(|c| c.rules(profile).robots());
+        let (tokens, _) = match rules {
+            Some(_) => objection::ai_tokens(profile.rights.ai_crawlers.iter().map(String::as_str)),
+            None => (Vec::new(), Vec::new()),
+        };
         let mut objections = Vec::new();
-        if profile.keep.summary == tidings_rights::SummaryKeep::Excerpt {
-            if let Some(robots) = self
-                .robots_copy
-                .as_ref()
-                .and_then(|c| c.rules(profile).robots())
-            {
-                let (tokens, _) =
-                    objection::ai_tokens(profile.rights.ai_crawlers.iter().map(String::as_str));
-                objections.extend(objection::in_robots(
-                    robots,
-                    &tokens,
-                    self.target.path_and_query(),
-                ));
-            }
-            if let Some(h) = headers {
-                objections.extend(objection::in_header(
-                    h.tdm_reservation.iter().map(String::as_str),
-                ));
-            }
+        if let Some(robots) = rules {
+            objections.extend(objection::in_robots(
+                robots,
+                &tokens,
+                self.target.path_and_query(),
+            ));
         }
-        tidings_rights::keep::apply(parsed, &profile.keep, &objections, directives).excerpt
+        if let Some(h) = headers.filter(|_| excerpts) {
+            objections.extend(objection::in_header(
+                h.tdm_reservation.iter().map(String::as_str),
+            ));
+        }
+        // An entry whose own page the same file keeps AI crawlers from (an entry on the
+        // feed's origin) keeps no excerpt either.
+        let feed_origin = url::Url::parse(&self.target.to_string())
+            .ok()
+            .map(|u| u.origin());
+        let entry_objection = |entry: &tidings_model::Entry| {
+            let robots = rules?;
+            let link = url::Url::parse(entry.link.as_deref()?).ok()?;
+            if Some(link.origin()) != feed_origin {
+                return None;
+            }
+            objection::in_robots(robots, &tokens, tidings_robots::path_and_query(&link))
+        };
+        tidings_rights::keep::apply_with(
+            parsed,
+            &profile.keep,
+            &objections,
+            &entry_objection,
+            directives,
+        )
+        .excerpt
     }
 
     /// FF14: how this answer moves the feed's directives, for a profile that obeys them: a

@@ -151,6 +151,19 @@ pub fn apply(
     objections: &[Objection],
     directives: &Directives,
 ) -> Kept {
+    apply_with(parsed, keep, objections, &|_| None, directives)
+}
+
+/// [`apply`], with an objection that may bear on one entry only: robots.txt keeping AI
+/// crawlers from the entry's own page (`entry_objection`, asked of each entry whose excerpt
+/// would be kept).
+pub fn apply_with(
+    parsed: &mut ParsedFeed,
+    keep: &KeepSettings,
+    objections: &[Objection],
+    entry_objection: &dyn Fn(&Entry) -> Option<Objection>,
+    directives: &Directives,
+) -> Kept {
     if keep.keeps_everything() && directives.is_empty() {
         return Kept { excerpt: None };
     }
@@ -162,6 +175,14 @@ pub fn apply(
     }
     let mut excerpt = None;
     for entry in &mut parsed.entries {
+        let own = match (keep.summary, objections.is_empty()) {
+            (SummaryKeep::Excerpt, true) => entry_objection(entry),
+            _ => None,
+        };
+        let objections = match &own {
+            Some(o) => std::slice::from_ref(o),
+            None => objections,
+        };
         if let Some(ruling) = keep_entry(entry, keep, objections, directives) {
             // One reason per read: the first entry's (they differ only in having a summary).
             excerpt.get_or_insert(ruling);

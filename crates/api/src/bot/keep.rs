@@ -144,11 +144,11 @@ pub(super) fn kept(html: &mut String, profile: &Profile, lang: Lang) {
         read.push(tr!(
             lang,
             "An objection to AI crawlers: a <code>robots.txt</code> group for one of \
-             {crawlers} that disallows the feed’s address.",
+             {crawlers} that disallows the feed’s address or the entry’s own page.",
             "Une opposition aux robots d’IA : un groupe du <code>robots.txt</code> pour l’un \
-             de {crawlers} qui interdit l’adresse du flux.",
+             de {crawlers} qui interdit l’adresse du flux ou la page de l’entrée.",
             "Uma oposição a robôs de IA: um grupo do <code>robots.txt</code> para um de \
-             {crawlers} que proíbe o endereço do feed."
+             {crawlers} que proíbe o endereço do feed ou a página da entrada."
         ));
         read.push(tr!(
             lang,
