@@ -450,7 +450,7 @@ fn changing_a_profile_value_changes_the_page_and_the_behaviour() {
         Change {
             name: "keep.summary",
             base: "default",
-            change: |p| p.keep.summary = tidings_rights::SummaryKeep::Excerpt,
+            change: |p| p.keep.summary = tidings_policy::profile::SummaryKeep::Excerpt,
             before: "It keeps each entry as the feed gives it",
             after: "Of each entry it keeps the title, the link and the dates, an excerpt",
         },

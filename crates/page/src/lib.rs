@@ -1,6 +1,7 @@
 //! HTML inspection for tidings: bytes of a page in, the facts it declares out.
 //!
-//! [`inspect`] reads at most [`Limits::max_bytes`] of a page (SR1: 1 MB) with a real HTML
+//! [`inspect`] reads at most [`Limits::max_bytes`] of a page (the caller's budget: SR1's 1 MB
+//! is the profile's) with a real HTML
 //! tokenizer (html5ever's, so a `<meta>` written inside a `<script>` or a comment is not
 //! taken for one) and returns a [`Page`]: the preview images it names (`og:image`,
 //! `twitter:image`, `link rel=image_src`, the first `<img>`), its icons (`rel=icon`,
@@ -23,7 +24,8 @@ use url::Url;
 /// How much of a page is read and kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Bytes of the page read; the rest is not looked at (SR1: 1 MB).
+    /// Bytes of the page read; the rest is not looked at. No bound by default: a read of a
+    /// page passes the profile's `pages.max_page_bytes` (SR1), the policy's number.
     pub max_bytes: usize,
     /// Entries kept in each list (images, icons, feeds, directives, licences, terms).
     pub max_items: usize,
@@ -36,7 +38,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_bytes: 1_000_000,
+            max_bytes: usize::MAX,
             max_items: 16,
             max_text_chars: 1_000,
             max_url_bytes: 2_048,

@@ -134,13 +134,150 @@ pub struct Profile {
     pub requests: RequestSettings,
     /// What of each entry is stored (DFB2).
     #[serde(default)]
-    pub keep: tidings_rights::KeepSettings,
+    pub keep: KeepSettings,
     /// Whose objections count, and what the service is (DFB2, FF8, FF14).
     #[serde(default)]
-    pub rights: tidings_rights::RightsSettings,
+    pub rights: RightsSettings,
     /// Article pages and icons: their size and their failure memory (SR1, SR4, SR6).
     #[serde(default)]
     pub pages: PagesSettings,
+}
+
+/// A profile's `[keep]`: what of each entry is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KeepSettings {
+    /// Full content (`content:encoded`, Atom `content`).
+    pub content: bool,
+    /// Images: the feed's image, icon and thumbnails, each entry's thumbnails, and the
+    /// enclosures and media that are images.
+    pub images: bool,
+    /// Publisher metadata beyond title, link and dates: authors, contributors, categories,
+    /// keywords, comments, rights and licence, source, other links, enclosures and media,
+    /// language, duration (FF10 keeps them; DFB2 does not).
+    pub metadata: bool,
+    /// The summary as the feed gives it, or an excerpt of its text (DFB2).
+    pub summary: SummaryKeep,
+    /// The longest excerpt, in characters, when `summary = "excerpt"`.
+    pub excerpt_max_chars: u32,
+}
+
+/// How an entry's summary is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryKeep {
+    /// As the feed gives it (within `entries.max_text_bytes`).
+    Full,
+    /// Its text, at most `excerpt_max_chars` characters, and only when the publisher objects
+    /// neither to AI crawlers nor to text and data mining (DFB2).
+    Excerpt,
+}
+
+impl Default for KeepSettings {
+    fn default() -> Self {
+        KeepSettings {
+            content: true,
+            images: true,
+            metadata: true,
+            summary: SummaryKeep::Full,
+            excerpt_max_chars: 300,
+        }
+    }
+}
+
+/// The longest excerpt a profile may ask for.
+pub const MAX_EXCERPT_CHARS: u32 = 10_000;
+
+impl KeepSettings {
+    /// Whether every part of an entry is kept as parsed.
+    pub fn keeps_everything(&self) -> bool {
+        self.content && self.images && self.metadata && self.summary == SummaryKeep::Full
+    }
+
+    fn validate(&self) -> Result<(), ProfileError> {
+        if !(1..=MAX_EXCERPT_CHARS).contains(&self.excerpt_max_chars) {
+            return Err(ProfileError::Invalid(format!(
+                "keep.excerpt_max_chars must be between 1 and {MAX_EXCERPT_CHARS}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A profile's `[rights]`: whose objections count and what the service is.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RightsSettings {
+    /// robots.txt product tokens of AI crawlers: a group naming one that disallows a feed's
+    /// path is the publisher objecting to AI crawlers (DFB2).
+    pub ai_crawlers: Vec<String>,
+    /// Whether the service is commercial: a non-commercial licence then permits no thumbnail
+    /// (FF8).
+    pub commercial_service: bool,
+    /// Whether `X-Robots-Tag` and robots meta directives restrict what is kept (FF14:
+    /// `nosnippet` keeps excerpts out).
+    pub directives: bool,
+    /// Whether one thumbnail is selected per entry with its licence decision (FF7, FF8).
+    pub thumbnails: bool,
+    /// FF7's bounded fallback: how many bytes of an entry's HTML are looked at for an
+    /// `<img>` when the entry declares no image.
+    pub thumbnail_html_bytes: u64,
+}
+
+impl Default for RightsSettings {
+    fn default() -> Self {
+        RightsSettings {
+            ai_crawlers: DEFAULT_AI_CRAWLERS
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            commercial_service: false,
+            directives: false,
+            thumbnails: false,
+            thumbnail_html_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// The AI crawler tokens a profile lists unless it names its own: crawlers that gather text
+/// for training or answering with language models, as their operators document them.
+pub const DEFAULT_AI_CRAWLERS: &[&str] = &[
+    "GPTBot",
+    "ChatGPT-User",
+    "OAI-SearchBot",
+    "CCBot",
+    "Google-Extended",
+    "ClaudeBot",
+    "Claude-Web",
+    "anthropic-ai",
+    "Applebot-Extended",
+    "PerplexityBot",
+    "Bytespider",
+    "meta-externalagent",
+    "cohere-ai",
+    "Diffbot",
+    "Omgilibot",
+    "Amazonbot",
+];
+
+impl RightsSettings {
+    fn validate(&self) -> Result<(), ProfileError> {
+        if !(1..=u64::from(MAX_TEXT_BYTES)).contains(&self.thumbnail_html_bytes) {
+            return Err(ProfileError::Invalid(format!(
+                "rights.thumbnail_html_bytes must be between 1 and {MAX_TEXT_BYTES}"
+            )));
+        }
+        match self
+            .ai_crawlers
+            .iter()
+            .find(|name| tidings_robots::ProductToken::new(name).is_err())
+        {
+            Some(name) => Err(ProfileError::Invalid(format!(
+                "rights.ai_crawlers: {name:?} is not a robots.txt product token"
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Article pages and icons, for a profile that requests them (SR1, SR4, SR6; see
@@ -895,8 +1032,8 @@ impl Profile {
         }
         self.contact.validate()?;
         self.requests.validate()?;
-        self.keep.validate().map_err(ProfileError::Invalid)?;
-        self.rights.validate().map_err(ProfileError::Invalid)?;
+        self.keep.validate()?;
+        self.rights.validate()?;
         self.pages.validate()?;
         self.signing.validate()
     }
@@ -905,6 +1042,32 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keep_and_rights_settings_are_checked() {
+        for (bad, says) in [
+            (
+                "[rights]\nai_crawlers = [\"GPT Bot\"]",
+                "\"GPT Bot\" is not a robots.txt",
+            ),
+            ("[keep]\nexcerpt_max_chars = 0", "keep.excerpt_max_chars"),
+            ("[requests]\npurposes = [\"feed\"]", "requests.purposes"),
+        ] {
+            let err = Profile::from_toml(&format!("name = \"t\"\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let dfb = Profile::embedded("dailyfootballbot").unwrap();
+        assert_eq!(dfb.keep.summary, SummaryKeep::Excerpt);
+        assert!(!dfb.keep.content && !dfb.keep.images && !dfb.keep.metadata);
+        assert!(
+            Profile::embedded("default")
+                .unwrap()
+                .keep
+                .keeps_everything()
+        );
+    }
 
     #[test]
     fn a_profile_names_only_what_it_changes_user_agent_included() {

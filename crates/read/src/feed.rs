@@ -434,7 +434,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         now: DateTime<Utc>,
     ) -> Pending<L> {
         let answer = copy.rules(self.profile).gate(self.target.path_and_query());
-        if self.profile.keep.summary == tidings_rights::SummaryKeep::Excerpt {
+        if self.profile.keep.summary == tidings_policy::profile::SummaryKeep::Excerpt {
             self.robots_copy = Some(Arc::clone(copy));
         }
         self.gate = Some(HopGate {
@@ -639,13 +639,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             FetchOutcome::Fetched(f) => f.rights.as_deref(),
             _ => None,
         };
-        let directives = match headers {
-            Some(h) if profile.rights.directives => tidings_rights::directive::from_headers(
-                h.x_robots_tag.iter().map(String::as_str),
-                &profile.robots.token,
-            ),
-            _ => tidings_rights::Directives::NONE,
-        };
+        let directives = self.directives_of(headers);
         let excerpts = self.keep_parts(parsed, headers, &directives);
         // FF7, FF8: one thumbnail per entry with its licence decision, recomputed on every
         // full read; never for a profile that keeps no images (DFB2).
@@ -674,7 +668,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         if profile.keep.keeps_everything() && directives.is_empty() {
             return None;
         }
-        let excerpts = profile.keep.summary == tidings_rights::SummaryKeep::Excerpt;
+        let excerpts = profile.keep.summary == tidings_policy::profile::SummaryKeep::Excerpt;
         // The feed's origin's robots.txt, read for AI crawler groups (DFB2).
         let rules = self
             .robots_copy
@@ -736,13 +730,22 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             FetchOutcome::NotModified { rights, .. } => (rights.as_deref(), false),
             _ => return None,
         };
-        let seen = headers.map_or(tidings_rights::Directives::NONE, |h| {
-            tidings_rights::directive::from_headers(
+        tidings_rights::directive::change(self.feed.directives, self.directives_of(headers), full)
+    }
+
+    /// What an answer's `X-Robots-Tag` asks of this bot (FF14); none for a profile that does
+    /// not obey them.
+    fn directives_of(
+        &self,
+        headers: Option<&tidings_model::RightsHeaders>,
+    ) -> tidings_rights::Directives {
+        match headers {
+            Some(h) if self.profile.rights.directives => tidings_rights::directive::from_headers(
                 h.x_robots_tag.iter().map(String::as_str),
-                &profile.robots.token,
-            )
-        });
-        tidings_rights::directive::change(self.feed.directives, seen, full)
+                &self.profile.robots.token,
+            ),
+            _ => tidings_rights::Directives::NONE,
+        }
     }
 
     fn on_counts(&mut self, unseen: u64, first_seen_since: u64, now: DateTime<Utc>) -> Pending<L> {

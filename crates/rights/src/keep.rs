@@ -1,138 +1,14 @@
-//! What of each entry is stored (DFB2): a profile's `[keep]` and `[rights]` settings, and
-//! the one function that applies them to a parsed feed before anything reaches the store.
+//! What of each entry is stored (DFB2): the one function that applies a profile's `[keep]`
+//! (`tidings_policy::profile::KeepSettings`) to a parsed feed before anything reaches the
+//! store.
 //!
 //! What is not kept is removed here, so it never reaches the store, the API or the exports.
 
 use crate::decide::{self, Ruling};
 use crate::directive::Directives;
 use crate::objection::Objection;
-use serde::Deserialize;
 use tidings_model::{Entry, ParsedFeed};
-
-/// A profile's `[keep]`: what of each entry is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct KeepSettings {
-    /// Full content (`content:encoded`, Atom `content`).
-    pub content: bool,
-    /// Images: the feed's image, icon and thumbnails, each entry's thumbnails, and the
-    /// enclosures and media that are images.
-    pub images: bool,
-    /// Publisher metadata beyond title, link and dates: authors, contributors, categories,
-    /// keywords, comments, rights and licence, source, other links, enclosures and media,
-    /// language, duration (FF10 keeps them; DFB2 does not).
-    pub metadata: bool,
-    /// The summary as the feed gives it, or an excerpt of its text (DFB2).
-    pub summary: SummaryKeep,
-    /// The longest excerpt, in characters, when `summary = "excerpt"`.
-    pub excerpt_max_chars: u32,
-}
-
-/// How an entry's summary is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SummaryKeep {
-    /// As the feed gives it (within `entries.max_text_bytes`).
-    Full,
-    /// Its text, at most `excerpt_max_chars` characters, and only when the publisher objects
-    /// neither to AI crawlers nor to text and data mining (DFB2).
-    Excerpt,
-}
-
-impl Default for KeepSettings {
-    fn default() -> Self {
-        KeepSettings {
-            content: true,
-            images: true,
-            metadata: true,
-            summary: SummaryKeep::Full,
-            excerpt_max_chars: 300,
-        }
-    }
-}
-
-/// The longest excerpt a profile may ask for.
-pub const MAX_EXCERPT_CHARS: u32 = 10_000;
-
-impl KeepSettings {
-    /// Whether every part of an entry is kept as parsed.
-    pub fn keeps_everything(&self) -> bool {
-        self.content && self.images && self.metadata && self.summary == SummaryKeep::Full
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        if !(1..=MAX_EXCERPT_CHARS).contains(&self.excerpt_max_chars) {
-            return Err(format!(
-                "keep.excerpt_max_chars must be between 1 and {MAX_EXCERPT_CHARS}"
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// A profile's `[rights]`: whose objections count and what the service is.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RightsSettings {
-    /// robots.txt product tokens of AI crawlers: a group naming one that disallows a feed's
-    /// path is the publisher objecting to AI crawlers (DFB2).
-    pub ai_crawlers: Vec<String>,
-    /// Whether the service is commercial: a non-commercial licence then permits no thumbnail
-    /// (FF8).
-    pub commercial_service: bool,
-    /// Whether `X-Robots-Tag` and robots meta directives restrict what is kept (FF14:
-    /// `nosnippet` keeps excerpts out).
-    pub directives: bool,
-    /// Whether one thumbnail is selected per entry with its licence decision (FF7, FF8).
-    pub thumbnails: bool,
-}
-
-impl Default for RightsSettings {
-    fn default() -> Self {
-        RightsSettings {
-            ai_crawlers: DEFAULT_AI_CRAWLERS
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
-            commercial_service: false,
-            directives: false,
-            thumbnails: false,
-        }
-    }
-}
-
-/// The AI crawler tokens a profile lists unless it names its own: crawlers that gather text
-/// for training or answering with language models, as their operators document them.
-pub const DEFAULT_AI_CRAWLERS: &[&str] = &[
-    "GPTBot",
-    "ChatGPT-User",
-    "OAI-SearchBot",
-    "CCBot",
-    "Google-Extended",
-    "ClaudeBot",
-    "Claude-Web",
-    "anthropic-ai",
-    "Applebot-Extended",
-    "PerplexityBot",
-    "Bytespider",
-    "meta-externalagent",
-    "cohere-ai",
-    "Diffbot",
-    "Omgilibot",
-    "Amazonbot",
-];
-
-impl RightsSettings {
-    pub fn validate(&self) -> Result<(), String> {
-        let (_, bad) = crate::objection::ai_tokens(self.ai_crawlers.iter().map(String::as_str));
-        match bad.first() {
-            Some(name) => Err(format!(
-                "rights.ai_crawlers: {name:?} is not a robots.txt product token"
-            )),
-            None => Ok(()),
-        }
-    }
-}
+use tidings_policy::profile::{KeepSettings, SummaryKeep};
 
 /// What [`apply`] decided for a read, for its log.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,8 +15,8 @@
 //!   thumbnail may be shown (FF8), whether text may be indexed, links followed, page text kept
 //!   (FF6, FF14); the files never read as permissions (FF15).
 //!
-//! - [`keep`]: a profile's `[keep]` and `[rights]` settings, and [`keep::apply`], which
-//!   removes from a parsed feed what the profile does not store (DFB2: title, link, dates and
+//! - [`keep`]: [`keep::apply`], which removes from a parsed feed what the profile's `[keep]`
+//!   does not store (DFB2: title, link, dates and
 //!   an excerpt only), before anything reaches the store.
 //!
 //! - [`thumbnail`]: the one thumbnail selected per entry (FF7) with its licence decision
@@ -34,7 +34,6 @@ pub mod thumbnail;
 
 pub use decide::{Declarations, Ruling};
 pub use directive::Directives;
-pub use keep::{KeepSettings, RightsSettings, SummaryKeep};
 pub use licence::{CcKind, Licence, Permits, Sampling};
 pub use objection::{Objection, Signal, TdmRep};
 

@@ -552,7 +552,8 @@ fn dfb2_feed() -> tidings_model::ParsedFeed {
 
 #[test]
 fn dfb2_keeps_title_link_date_and_an_excerpt_only() {
-    use crate::keep::{self, KeepSettings, SummaryKeep};
+    use crate::keep;
+    use tidings_policy::profile::{KeepSettings, SummaryKeep};
     let dfb = KeepSettings {
         content: false,
         images: false,
@@ -620,7 +621,8 @@ fn dfb2_keeps_title_link_date_and_an_excerpt_only() {
 
 #[test]
 fn ff14_feed_directives_cut_what_is_kept() {
-    use crate::keep::{self, KeepSettings};
+    use crate::keep;
+    use tidings_policy::profile::KeepSettings;
     let mut parsed = dfb2_feed();
     keep::apply(
         &mut parsed,
@@ -646,15 +648,8 @@ fn ff14_feed_directives_cut_what_is_kept() {
     assert_eq!(parsed, dfb2_feed());
 }
 
-#[test]
-fn rights_settings_refuse_a_token_that_is_none() {
-    use crate::keep::RightsSettings;
-    assert_eq!(RightsSettings::default().validate(), Ok(()));
-    let bad = RightsSettings {
-        ai_crawlers: vec!["GPT Bot".into()],
-        ..RightsSettings::default()
-    };
-    assert!(bad.validate().unwrap_err().contains("\"GPT Bot\""));
+fn rights() -> tidings_policy::profile::RightsSettings {
+    tidings_policy::profile::RightsSettings::default()
 }
 
 #[test]
@@ -685,7 +680,7 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
         content: Some("<p><img src=\"inline.png\"></p>".into()),
         ..Entry::default()
     };
-    let picked = thumbnail::for_entry(&entry, None, Some(&base), false).unwrap();
+    let picked = thumbnail::for_entry(&entry, None, Some(&base), &rights()).unwrap();
     assert_eq!(
         (picked.url.as_str(), picked.source.as_str()),
         ("https://pub.example/t.jpg", "media:thumbnail")
@@ -703,7 +698,7 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
         ..entry.clone()
     };
     assert_eq!(
-        thumbnail::for_entry(&media_only, None, Some(&base), false)
+        thumbnail::for_entry(&media_only, None, Some(&base), &rights())
             .unwrap()
             .source,
         "media:content"
@@ -725,7 +720,7 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
         ..media_only.clone()
     };
     assert_eq!(
-        thumbnail::for_entry(&enclosure, None, Some(&base), false)
+        thumbnail::for_entry(&enclosure, None, Some(&base), &rights())
             .unwrap()
             .url,
         "https://pub.example/e.png"
@@ -734,7 +729,7 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
         enclosures: vec![],
         ..enclosure.clone()
     };
-    let picked = thumbnail::for_entry(&html_only, None, Some(&base), false).unwrap();
+    let picked = thumbnail::for_entry(&html_only, None, Some(&base), &rights()).unwrap();
     assert_eq!(
         (picked.url.as_str(), picked.source.as_str()),
         ("https://pub.example/2026/inline.png", "img")
@@ -744,7 +739,7 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
         ..html_only.clone()
     };
     assert_eq!(
-        thumbnail::for_entry(&nothing, None, Some(&base), false),
+        thumbnail::for_entry(&nothing, None, Some(&base), &rights()),
         None
     );
 
@@ -754,7 +749,7 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
         ..html_only.clone()
     };
     assert!(
-        thumbnail::for_entry(&bare, Some(by), Some(&base), false)
+        thumbnail::for_entry(&bare, Some(by), Some(&base), &rights())
             .unwrap()
             .shown
     );
@@ -762,10 +757,10 @@ fn ff7_ff8_one_thumbnail_per_entry_explicit_first_then_images_then_the_html() {
         license: Some("All rights reserved".into()),
         ..html_only
     };
-    let hidden = thumbnail::for_entry(&reserved, Some(by), Some(&base), false).unwrap();
+    let hidden = thumbnail::for_entry(&reserved, Some(by), Some(&base), &rights()).unwrap();
     assert!(!hidden.shown);
     assert_eq!(hidden.why, "licence declared by the entry not recognised");
-    let none = thumbnail::for_entry(&bare, None, Some(&base), false).unwrap();
+    let none = thumbnail::for_entry(&bare, None, Some(&base), &rights()).unwrap();
     assert_eq!(
         (none.shown, none.why.as_str()),
         (false, "no licence declared")

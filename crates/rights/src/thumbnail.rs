@@ -8,10 +8,8 @@
 
 use crate::decide::{self, Declarations};
 use tidings_model::{Entry, Feed, ParsedFeed, SelectedImage, Thumbnail};
+use tidings_policy::profile::{KeepSettings, RightsSettings};
 use url::Url;
-
-/// How much of an entry's HTML is looked at for an `<img>` (FF7's bounded fallback).
-pub const HTML_FALLBACK_BYTES: usize = 64 * 1024;
 
 /// Select every entry's thumbnail in `parsed` (replacing an earlier selection: every full
 /// read decides again), each resolved against the entry's link, else the feed's, else
@@ -19,14 +17,13 @@ pub const HTML_FALLBACK_BYTES: usize = 64 * 1024;
 pub fn select(
     parsed: &mut ParsedFeed,
     feed_url: Option<&Url>,
-    rights: &crate::RightsSettings,
-    keep: &crate::KeepSettings,
+    rights: &RightsSettings,
+    keep: &KeepSettings,
 ) {
     if !(rights.thumbnails && keep.images) {
         return;
     }
-    let commercial_service = rights.commercial_service;
-    parsed.feed.selected_image = for_feed(&parsed.feed, commercial_service);
+    parsed.feed.selected_image = for_feed(&parsed.feed, rights.commercial_service);
     let feed_base = parsed
         .feed
         .link
@@ -40,12 +37,7 @@ pub fn select(
             .as_deref()
             .and_then(|l| Url::parse(l).ok())
             .or_else(|| feed_base.clone());
-        entry.selected_image = for_entry(
-            entry,
-            feed_licence.as_deref(),
-            base.as_ref(),
-            commercial_service,
-        );
+        entry.selected_image = for_entry(entry, feed_licence.as_deref(), base.as_ref(), rights);
     }
 }
 
@@ -61,14 +53,15 @@ pub fn for_entry(
     entry: &Entry,
     feed_licence: Option<&str>,
     base: Option<&Url>,
-    commercial_service: bool,
+    rights: &RightsSettings,
 ) -> Option<SelectedImage> {
-    let candidate = entry_candidate(entry, base)?;
+    let html_bytes = usize::try_from(rights.thumbnail_html_bytes).unwrap_or(usize::MAX);
+    let candidate = entry_candidate(entry, base, html_bytes)?;
     Some(decided(
         candidate,
         entry.license.as_deref(),
         feed_licence,
-        commercial_service,
+        rights.commercial_service,
     ))
 }
 
@@ -101,7 +94,7 @@ pub fn for_feed(feed: &Feed, commercial_service: bool) -> Option<SelectedImage> 
     ))
 }
 
-fn entry_candidate(entry: &Entry, base: Option<&Url>) -> Option<Candidate> {
+fn entry_candidate(entry: &Entry, base: Option<&Url>, html_bytes: usize) -> Option<Candidate> {
     if let Some(t) = entry.thumbnails.iter().find(|t| usable(&t.url)) {
         return Some(from_thumbnail(t));
     }
@@ -142,7 +135,7 @@ fn entry_candidate(entry: &Entry, base: Option<&Url>) -> Option<Candidate> {
     }
     let base = base?;
     let html = entry.content.as_deref().or(entry.summary.as_deref())?;
-    let img = tidings_page::first_image(html, base, HTML_FALLBACK_BYTES)?;
+    let img = tidings_page::first_image(html, base, html_bytes)?;
     Some(Candidate {
         image: SelectedImage {
             url: img.url.to_string(),

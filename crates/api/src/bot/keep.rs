@@ -5,7 +5,7 @@ use super::lang::Lang;
 use super::page::{list, para, section_start};
 use super::words::{count, esc, join_and};
 use tidings_policy::Profile;
-use tidings_rights::SummaryKeep;
+use tidings_policy::profile::SummaryKeep;
 
 pub(super) fn kept(html: &mut String, profile: &Profile, lang: Lang) {
     let keep = &profile.keep;
