@@ -40,11 +40,7 @@ pub fn after_answer(
     now: DateTime<Utc>,
     pages: &PagesSettings,
 ) -> PageNext {
-    let secs = |s: u64| Duration::seconds(i64::try_from(s).unwrap_or(i64::MAX / 1000));
-    let at = |s: u64| {
-        now.checked_add_signed(secs(s))
-            .unwrap_or(DateTime::<Utc>::MAX_UTC)
-    };
+    let at = |s: u64| later(now, s);
     let status = outcome
         .status()
         .map_or_else(|| "no answer".to_owned(), |s| s.to_string());
@@ -89,24 +85,7 @@ pub fn after_answer(
         | FetchOutcome::FailedAnswer { .. }
         | FetchOutcome::BadBody { .. }
         | FetchOutcome::ServerError { .. }
-        | FetchOutcome::CrawlerPaused { .. } => match pages.retry_steps.get(retries as usize) {
-            Some(&step) => PageNext::Retry {
-                at: at(step),
-                retries: retries + 1,
-                reason: format!(
-                    "SR4 {status}: retry {} of {} in {step}s",
-                    retries + 1,
-                    pages.retry_steps.len()
-                ),
-            },
-            None => PageNext::Hold {
-                until: at(pages.hold_after_retries),
-                reason: format!(
-                    "SR4 {status} after {retries} retries: held {}s",
-                    pages.hold_after_retries
-                ),
-            },
-        },
+        | FetchOutcome::CrawlerPaused { .. } => temporary(&status, retries, now, pages),
         // SR4: permanent, remembered: the page is gone, refused, or no page we can read.
         FetchOutcome::NotFound
         | FetchOutcome::Gone
@@ -123,6 +102,48 @@ pub fn after_answer(
                 pages.remember_failure
             ),
         },
+    }
+}
+
+/// `secs` seconds after `now`, or the end of time.
+fn later(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
+    i64::try_from(secs)
+        .ok()
+        .and_then(Duration::try_seconds)
+        .and_then(|d| now.checked_add_signed(d))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// A temporary failure (SR4): asked again after each of `pages.retry_steps`, then held for
+/// `pages.hold_after_retries`. `what` names it in the reason.
+pub fn temporary(what: &str, retries: u32, now: DateTime<Utc>, pages: &PagesSettings) -> PageNext {
+    let at = |s: u64| later(now, s);
+    match pages.retry_steps.get(retries as usize) {
+        Some(&step) => PageNext::Retry {
+            at: at(step),
+            retries: retries + 1,
+            reason: format!(
+                "SR4 {what}: retry {} of {} in {step}s",
+                retries + 1,
+                pages.retry_steps.len()
+            ),
+        },
+        None => PageNext::Hold {
+            until: at(pages.hold_after_retries),
+            reason: format!(
+                "SR4 {what} after {retries} retries: held {}s",
+                pages.hold_after_retries
+            ),
+        },
+    }
+}
+
+/// The answer came but its body is not what was asked for (no HTML page, no image, larger
+/// than allowed): a permanent failure of that URL, remembered (SR4).
+pub fn unusable(why: &str, now: DateTime<Utc>, pages: &PagesSettings) -> PageNext {
+    PageNext::Hold {
+        until: later(now, pages.remember_failure),
+        reason: format!("SR4 {why}: remembered {}s", pages.remember_failure),
     }
 }
 
@@ -190,6 +211,15 @@ mod tests {
             panic!("held");
         };
         assert_eq!(reason, "SR4 no answer after 3 retries: held 3600s");
+    }
+
+    #[test]
+    fn sr4_a_body_that_is_not_what_was_asked_for_is_remembered() {
+        let PageNext::Hold { until, reason } = unusable("not an image", now(), &pages()) else {
+            panic!("held");
+        };
+        assert_eq!((until - now()).num_seconds(), 30 * DAY);
+        assert_eq!(reason, "SR4 not an image: remembered 2592000s");
     }
 
     #[test]

@@ -141,6 +141,9 @@ pub struct Profile {
     /// Article pages and icons: their size and their failure memory (SR1, SR4, SR6).
     #[serde(default)]
     pub pages: PagesSettings,
+    /// The image cache: its bounds and expiry (FF9).
+    #[serde(default)]
+    pub images: ImageSettings,
 }
 
 /// A profile's `[keep]`: what of each entry is stored.
@@ -297,6 +300,18 @@ pub struct PagesSettings {
     pub throttle_steps: Vec<u64>,
     /// SR6: the longest Retry-After honoured after those, and the wait without one.
     pub throttle_hold_max: u64,
+    /// SR7: the icon request made when a feed is first added does not read robots.txt.
+    pub first_add_icon_skips_robots: bool,
+    /// The most bytes of one site icon read; a larger one is no icon.
+    pub max_icon_bytes: u64,
+    /// A site's icon is read again after this long.
+    pub icon_refresh: u64,
+    /// At most one icon request per site in this window: after a candidate failed, the next
+    /// is asked only once it has passed.
+    pub icon_spacing: u64,
+    /// SR1: the most article pages one feed read queues (its newest entries without an image
+    /// first); the others get no preview.
+    pub max_pages_per_read: u32,
 }
 
 impl Default for PagesSettings {
@@ -308,7 +323,53 @@ impl Default for PagesSettings {
             hold_after_retries: 3600,
             throttle_steps: vec![30, 60, 120],
             throttle_hold_max: 7 * 86_400,
+            first_add_icon_skips_robots: false,
+            max_icon_bytes: 256 * 1024,
+            icon_refresh: 30 * 86_400,
+            icon_spacing: 86_400,
+            max_pages_per_read: 50,
         }
+    }
+}
+
+/// The image cache, for a profile whose `[requests]` lists `image` (FF9): one copy per image
+/// URL, each at most `max_image_bytes`, all at most `max_total_bytes` (the least recently used
+/// go first), and a copy nobody asked for in `expire_unused` seconds is removed. No resizing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ImageSettings {
+    pub max_image_bytes: u64,
+    pub max_total_bytes: u64,
+    pub expire_unused: u64,
+}
+
+impl Default for ImageSettings {
+    fn default() -> Self {
+        ImageSettings {
+            max_image_bytes: 2_000_000,
+            max_total_bytes: 256 * 1024 * 1024,
+            expire_unused: 30 * 86_400,
+        }
+    }
+}
+
+impl ImageSettings {
+    fn validate(&self) -> Result<(), ProfileError> {
+        let invalid = |m: String| Err(ProfileError::Invalid(format!("images.{m}")));
+        if !(1..=MAX_BODY_BYTES).contains(&self.max_image_bytes) {
+            return invalid(format!(
+                "max_image_bytes must be between 1 and {MAX_BODY_BYTES}"
+            ));
+        }
+        if self.max_total_bytes < self.max_image_bytes {
+            return invalid("max_total_bytes must hold at least one image".into());
+        }
+        if self.expire_unused == 0 || self.expire_unused > MAX_RETRY_AFTER {
+            return invalid(format!(
+                "expire_unused must be between 1 and {MAX_RETRY_AFTER} seconds"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -336,10 +397,17 @@ impl PagesSettings {
                 ));
             }
         }
+        if !(1..=MAX_BODY_BYTES).contains(&self.max_icon_bytes) {
+            return invalid(format!(
+                "max_icon_bytes must be between 1 and {MAX_BODY_BYTES}"
+            ));
+        }
         for (name, value) in [
             ("remember_failure", self.remember_failure),
             ("hold_after_retries", self.hold_after_retries),
             ("throttle_hold_max", self.throttle_hold_max),
+            ("icon_refresh", self.icon_refresh),
+            ("icon_spacing", self.icon_spacing),
         ] {
             if value == 0 || value > MAX_RETRY_AFTER {
                 return invalid(format!(
@@ -1035,6 +1103,7 @@ impl Profile {
         self.keep.validate()?;
         self.rights.validate()?;
         self.pages.validate()?;
+        self.images.validate()?;
         self.signing.validate()
     }
 }

@@ -158,6 +158,8 @@ const MEMO_GATES: usize = 64;
 /// What settled a verdict, as a key: the group is the same for every path of one read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Settled {
+    /// Whether the `*` group applied (feeds and other resources may differ, SR7/SR8).
+    star: bool,
     allowed: bool,
     /// The deciding rule's line, or 0 with `basis` naming what settled it without one (a
     /// file is read up to 500 KiB, so its line numbers fit).
@@ -166,7 +168,7 @@ struct Settled {
 }
 
 impl Settled {
-    fn of(verdict: &Verdict<'_>) -> Settled {
+    fn of(verdict: &Verdict<'_>, star: bool) -> Settled {
         let (line, basis) = match verdict.basis {
             Basis::Rule(rule) => (u32::try_from(rule.line).unwrap_or(u32::MAX), 0),
             Basis::NoRuleMatched => (0, 1),
@@ -175,6 +177,7 @@ impl Settled {
             Basis::RobotsTxt => (0, 4),
         };
         Settled {
+            star,
             allowed: verdict.access == Access::Allowed,
             line,
             basis,
@@ -184,8 +187,8 @@ impl Settled {
 
 impl Gates {
     /// The gate of `verdict`, its reason written on the first call for what settled it.
-    fn of(&self, verdict: &Verdict<'_>) -> RobotsGate {
-        let key = Settled::of(verdict);
+    fn of(&self, verdict: &Verdict<'_>, star: bool) -> RobotsGate {
+        let key = Settled::of(verdict, star);
         // A poisoned memo only lost entries: the reason is written again.
         let mut gates = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, gate)) = gates.iter().find(|(k, _)| *k == key) {
@@ -282,8 +285,15 @@ impl RobotsRules {
         }
     }
 
-    /// What the file says of `path_and_query`, and the crawl-delay it asks for.
+    /// What the file says of the feed URL `path_and_query`, and the crawl-delay it asks for.
     pub fn gate(&self, path_and_query: &str) -> RobotsAnswer {
+        self.gate_for(path_and_query, Scope::Feed)
+    }
+
+    /// What the file says of `path_and_query` for a request of `scope`: a feed obeys the `*`
+    /// group only under a profile that says so (SR8); every other resource obeys it when no
+    /// group names the bot (SR7, FF11).
+    pub fn gate_for(&self, path_and_query: &str, scope: Scope) -> RobotsAnswer {
         match &self.read {
             Read::Origin(gate) => RobotsAnswer {
                 gate: gate.clone(),
@@ -295,12 +305,27 @@ impl RobotsRules {
                 star,
                 crawl_delay,
                 gates,
-            } => RobotsAnswer {
-                gate: gates.of(&check(robots, token, path_and_query, *star)),
-                crawl_delay: *crawl_delay,
-            },
+            } => {
+                let star = match scope {
+                    Scope::Feed => *star,
+                    Scope::Other => true,
+                };
+                RobotsAnswer {
+                    gate: gates.of(&check(robots, token, path_and_query, star), star),
+                    crawl_delay: *crawl_delay,
+                }
+            }
         }
     }
+}
+
+/// What a request is for, as far as robots.txt is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A feed URL, read for its subscribers.
+    Feed,
+    /// Any other resource: an article page, an icon, an image.
+    Other,
 }
 
 fn check<'a>(robots: &'a Robots, token: &ProductToken, path: &str, star: bool) -> Verdict<'a> {
@@ -410,6 +435,38 @@ mod tests {
             rules,
             "the memo is no part of what the copy says"
         );
+    }
+
+    /// SR7, SR8: under a profile whose feeds ignore the `*` group, an article page or icon
+    /// still obeys it when no group names the bot; a group that does name it binds both.
+    #[test]
+    fn sr7_sr8_pages_obey_the_star_group_that_feeds_ignore() {
+        let p = Profile::embedded("serenereader").unwrap();
+        let star_only = RobotsRules::read(
+            &stored(Some(200), b"User-agent: *\nDisallow: /private\n"),
+            &p,
+        );
+        let allowed = |a: RobotsAnswer| matches!(a.gate, RobotsGate::Allowed(_));
+        assert!(allowed(
+            star_only.gate_for("/private/feed.xml", Scope::Feed)
+        ));
+        assert!(!allowed(
+            star_only.gate_for("/private/a.html", Scope::Other)
+        ));
+        assert!(allowed(star_only.gate_for("/public/a.html", Scope::Other)));
+        // The same path asked for both: each scope keeps its own reason.
+        assert!(allowed(star_only.gate_for("/private/x", Scope::Feed)));
+        assert!(!allowed(star_only.gate_for("/private/x", Scope::Other)));
+        let own = RobotsRules::read(
+            &stored(
+                Some(200),
+                b"User-agent: *\nDisallow: /\n\nUser-agent: SereneReader\nDisallow: /secret\n",
+            ),
+            &p,
+        );
+        assert!(allowed(own.gate_for("/a.html", Scope::Other)));
+        assert!(!allowed(own.gate_for("/secret/a.html", Scope::Other)));
+        assert!(!allowed(own.gate_for("/secret/feed.xml", Scope::Feed)));
     }
 
     /// A file whose rules decide many paths: every reason is still its own rule's, and the
