@@ -13,6 +13,8 @@
 
 pub mod blocks;
 pub mod clock;
+mod drive;
+pub mod enrich;
 pub mod gate;
 pub mod keys;
 pub mod lease;

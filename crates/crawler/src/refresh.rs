@@ -2,19 +2,15 @@
 //! driver answers each of its needs with the store, the host gate and the fetcher, then stores
 //! the one outcome in one transaction.
 
+use crate::drive::{Asker, log_row};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
-use std::sync::Arc;
 use tidings_feed::{ParseError, ParseOptions};
-use tidings_fetch::FetchRequest;
-use tidings_model::{FeedId, FeedUrl, FetchOutcome, HostKey, Label};
+use tidings_model::{FeedId, FeedUrl, Label};
 use tidings_policy::profile::EntryLimits;
 use tidings_policy::{BodyVerdict, FeedHints, FeedSchedule, Lifecycle, volume};
-use tidings_read::{
-    Answer, Body, Ending, Event, FeedRead, FeedState as ReadFeed, Need, ReadOutcome, RequestKind,
-    RobotsCopy, Sent, Verdict,
-};
+use tidings_read::{Body, Ending, Event, FeedState as ReadFeed, Need, Read, ReadOutcome, Verdict};
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 use url::Url;
 
@@ -70,124 +66,53 @@ impl Crawler {
             user_agent: self.user_agent_of(feed.subscribers),
             directives: feed.directives,
         };
-        let mut read = FeedRead::new(&state, purpose, &self.profile);
+        let mut read = Read::new(&state, purpose, &self.profile);
+        let asker = Asker {
+            feed: Some(feed.id),
+            egress: egress_of(feed),
+        };
         let mut need = read.start();
         loop {
-            let event = match need {
-                Need::Rules { target } => Event::Rules(self.blocked(target, Some(feed.id)).await?),
-                Need::HostState { host } => {
-                    let state = self.store.host_state(host.as_str()).await?;
-                    Event::HostState {
-                        floor: state.floor,
-                        robots: state.robots.map(|c| {
-                            Arc::new(RobotsCopy::new(
-                                c.fetched_at,
-                                c.status.and_then(|s| u16::try_from(s).ok()),
-                                c.body,
-                            ))
-                        }),
-                    }
-                }
-                Need::QuietFor { target } => {
-                    // After a restart the gate learns the host's last request from the log
-                    // first, so a long crawl-delay is measured from it (FF11).
-                    if !self.gate.knows(target) {
-                        self.seed_gate(target).await;
-                    }
-                    let quiet = self
-                        .gate
-                        .quiet_for(target)
-                        .map(|real| real.saturating_mul(self.config.clock.scale()));
-                    Event::Quiet(quiet)
-                }
-                Need::Send { request, gap } => {
-                    let budget = crate::time_limit(&self.fetcher, request.patience);
-                    let fetch = FetchRequest {
-                        validators: request.validators.clone(),
-                        follow_redirects: false,
-                        // WFM7: the feed's own address; robots.txt goes from the default.
-                        egress: match request.kind {
-                            RequestKind::Resource(_) => egress_of(feed),
-                            RequestKind::Robots => None,
-                        },
-                        user_agent: request.user_agent.clone(),
-                        timeout: (request.patience > 1).then_some(budget),
-                        ..FetchRequest::new(request.target.clone())
-                    };
-                    let turn = self.host_turn(&request.target, gap, budget).await?;
-                    // FF13 once more, now that the turn is taken: a rule added while the
-                    // request waited for its host's gap stops it.
-                    let rule = match self.blocked(&request.target, Some(feed.id)).await {
-                        Ok(rule) => rule,
-                        Err(e) => {
-                            turn.end(self).await;
-                            return Err(e);
+            let event = match self.answer_shared(&need, &asker).await? {
+                Some(event) => event,
+                None => match need {
+                    Need::Judge {
+                        body,
+                        base,
+                        stored_hash,
+                    } => Event::Judged(Box::new(self.judge(body, base, stored_hash).await?)),
+                    Need::EntryCounts { ids, since } => {
+                        let counts = self.store.new_entry_counts(feed.id, &ids, since).await?;
+                        Event::EntryCounts {
+                            unseen: counts.unseen,
+                            first_seen_since: counts.first_seen_since,
                         }
-                    };
-                    let event = if let Some(reason) = rule {
-                        Event::Answer(Answer {
-                            outcome: FetchOutcome::Blocked { reason },
-                            started_at: self.now(),
-                            duration: std::time::Duration::ZERO,
-                            bytes: 0,
-                        })
-                    } else {
-                        let response = self.send(&fetch, request.kind.as_str()).await;
-                        let clock = &self.config.clock;
-                        Event::Answer(Answer {
-                            // Rows and every instant are kept in crawler time; the fetcher's
-                            // clock and the publisher's dates are real.
-                            started_at: clock.crawler_time_of(response.started_at),
-                            duration: response.duration,
-                            bytes: response.bytes,
-                            outcome: clock.answer_outcome(response.outcome),
-                        })
-                    };
-                    turn.end(self).await;
-                    event
-                }
-                Need::SaveRobots { host, copy, sent } => {
-                    let cache = tidings_store::RobotsCache {
-                        fetched_at: copy.fetched_at,
-                        status: copy.status.map(i32::from),
-                        body: copy.body.clone(),
-                    };
-                    let rows: Vec<RequestLogRow> =
-                        sent.iter().map(|s| log_row(None, None, s)).collect();
-                    self.store.save_robots(host.as_str(), &cache, &rows).await?;
-                    Event::Saved
-                }
-                Need::Judge {
-                    body,
-                    base,
-                    stored_hash,
-                } => Event::Judged(Box::new(self.judge(body, base, stored_hash).await?)),
-                Need::EntryCounts { ids, since } => {
-                    let counts = self.store.new_entry_counts(feed.id, &ids, since).await?;
-                    Event::EntryCounts {
-                        unseen: counts.unseen,
-                        first_seen_since: counts.first_seen_since,
                     }
-                }
-                Need::FeedAt { url } => {
-                    let other_feed = match FeedUrl::parse(url) {
-                        Ok(url) => self
-                            .store
-                            .feed_by_url(&url)
-                            .await?
-                            .is_some_and(|other| other.id != feed.id),
-                        Err(_) => true,
-                    };
-                    Event::FeedAt { other_feed }
-                }
-                Need::Done => break,
+                    Need::FeedAt { url } => {
+                        let other_feed = match FeedUrl::parse(url) {
+                            Ok(url) => self
+                                .store
+                                .feed_by_url(&url)
+                                .await?
+                                .is_some_and(|other| other.id != feed.id),
+                            Err(_) => true,
+                        };
+                        Event::FeedAt { other_feed }
+                    }
+                    Need::Done => break,
+                    other => {
+                        return Err(CrawlError::Internal(format!(
+                            "a feed's read asked for {other:?}"
+                        )));
+                    }
+                },
             };
             need = read.step(event, self.now());
         }
         let outcome = read
             .finish()
             .ok_or_else(|| CrawlError::Internal("the read ended without an outcome".into()))?;
-        self.store_outcome(feed, *outcome).await
+        self.store_outcome(feed, *outcome, purpose).await
     }
 
     /// Hash and parse a body off the async threads (CPU work), so other hosts' requests and
@@ -218,6 +143,7 @@ impl Crawler {
         &self,
         feed: &FeedRecord,
         out: ReadOutcome<Url>,
+        purpose: Purpose,
     ) -> Result<FeedReport, CrawlError> {
         let now = self.now();
         let ending = out.ending();
@@ -243,6 +169,8 @@ impl Crawler {
             .iter()
             .map(|s| log_row(Some(feed.id), feed.egress.clone(), s))
             .collect();
+        // What the read asks of the page queue (SR1), decided before its entries are stored.
+        let enrichment = self.enrichment_of(feed, out.verdict.parsed.as_deref());
         let (meta, entries) = match out.verdict.parsed.map(|p| *p) {
             Some(parsed) => (
                 Some(FeedMeta {
@@ -300,6 +228,19 @@ impl Crawler {
                 .map(|(host, until)| (host.to_string(), until)),
         };
         let applied = self.store.apply_fetch(record).await?;
+        if let Some(enrichment) = enrichment
+            && let Err(e) = self
+                .queue_enrichment(
+                    feed,
+                    enrichment,
+                    applied.new_entries,
+                    purpose == Purpose::FirstAdd,
+                )
+                .await
+        {
+            // The read itself is stored; its previews and icon wait for the next read.
+            tracing::warn!(feed_id = feed.id.0, error = %e, "enrichment not queued");
+        }
         Ok(FeedReport {
             feed_id: feed.id,
             url: feed.url.to_string(),
@@ -334,7 +275,7 @@ fn schedule_state(feed: &FeedRecord) -> FeedSchedule {
 }
 
 /// Whether a body that did not parse is an HTML page (a challenge page, after a refusal).
-fn looks_like_html(content_type: Option<&str>, body: &[u8]) -> bool {
+pub(crate) fn looks_like_html(content_type: Option<&str>, body: &[u8]) -> bool {
     if content_type.is_some_and(|ct| ct.to_ascii_lowercase().contains("html")) {
         return true;
     }
@@ -405,27 +346,6 @@ fn charset_of(content_type: &str) -> Option<&str> {
 /// (never written by tidings) is read as the default.
 fn egress_of(feed: &FeedRecord) -> Option<std::net::IpAddr> {
     feed.egress.as_deref().and_then(|e| e.parse().ok())
-}
-
-/// The request-log row of one request sent (C7), for `feed` (none for robots.txt) from
-/// `egress`.
-fn log_row(feed: Option<FeedId>, egress: Option<String>, sent: &Sent<Url>) -> RequestLogRow {
-    RequestLogRow {
-        at: sent.at,
-        feed_id: feed,
-        host: HostKey::of(&sent.target).to_string(),
-        purpose: sent.kind.as_str().to_string(),
-        url: sent.target.to_string(),
-        egress: match sent.kind {
-            RequestKind::Resource(_) => egress,
-            RequestKind::Robots => None,
-        },
-        status: sent.status.map(i32::from),
-        outcome: sent.label,
-        bytes: i64::try_from(sent.bytes).unwrap_or(i64::MAX),
-        duration_ms: i64::try_from(sent.duration.as_millis()).unwrap_or(i64::MAX),
-        rule: sent.allowed.to_string(),
-    }
 }
 
 #[cfg(test)]

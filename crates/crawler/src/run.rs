@@ -1,6 +1,7 @@
 //! Due work: everything due once ([`Crawler::refresh_due`]), or continuously until stopped
 //! ([`Crawler::crawl`]). Hosts in parallel, each host's feeds one after another.
 
+use crate::enrich::ResourceReport;
 use crate::refresh::{FeedReport, Purpose};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
@@ -10,7 +11,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{FeedId, Label};
-use tidings_store::FeedRecord;
+use tidings_store::{FeedRecord, ResourceRecord};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -20,25 +21,73 @@ const BATCH: u32 = 1000;
 /// some (a host with a million due feeds does not fill memory).
 const MAX_BACKLOG: usize = 20_000;
 
-/// Due feeds per host, waiting for their host's worker, hosts in the order they were met.
+/// How many due resources (article pages, icons) are taken from the store at a time.
+const RESOURCE_BATCH: u32 = 200;
+/// How often (real time) due resources are asked of the store, at most.
+const RESOURCES_EVERY: Duration = Duration::from_secs(1);
+
+/// What a host's worker did.
+#[derive(Default)]
+struct Worked {
+    feeds: Vec<FeedReport>,
+    /// Resources read (whatever the outcome).
+    resources: u64,
+    /// Resources whose read could not be completed (a store error, a bug).
+    failed_resources: Vec<i64>,
+}
+
+/// One piece of a host's work: a feed's read, or a resource read for a feed (SR1).
+enum Job {
+    Feed(Box<FeedRecord>),
+    Resource(Box<ResourceRecord>),
+}
+
+/// What names a job while it waits or is worked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum JobId {
+    Feed(FeedId),
+    Resource(i64),
+}
+
+impl Job {
+    fn id(&self) -> JobId {
+        match self {
+            Job::Feed(f) => JobId::Feed(f.id),
+            Job::Resource(r) => JobId::Resource(r.id),
+        }
+    }
+
+    /// The host lane it belongs to; `None` for a resource whose URL does not parse (read at
+    /// once, it is refused without a request).
+    fn host(&self) -> String {
+        match self {
+            Job::Feed(f) => crate::gate::host_of(f.url.as_url()),
+            Job::Resource(r) => url::Url::parse(&r.url)
+                .map(|u| crate::gate::host_of(&u))
+                .unwrap_or_else(|_| r.url.clone()),
+        }
+    }
+}
+
+/// Due work per host, waiting for its host's worker, hosts in the order they were met.
 #[derive(Default)]
 struct Backlog {
     hosts: std::collections::VecDeque<String>,
-    feeds: HashMap<String, Vec<FeedRecord>>,
-    ids: HashSet<FeedId>,
+    feeds: HashMap<String, Vec<Job>>,
+    ids: HashSet<JobId>,
 }
 
 impl Backlog {
-    fn push(&mut self, feed: FeedRecord) {
-        if !self.ids.insert(feed.id) {
+    fn push(&mut self, job: Job) {
+        if !self.ids.insert(job.id()) {
             return;
         }
-        let host = crate::gate::host_of(feed.url.as_url());
-        let feeds = self.feeds.entry(host.clone()).or_default();
-        if feeds.is_empty() {
+        let host = job.host();
+        let jobs = self.feeds.entry(host.clone()).or_default();
+        if jobs.is_empty() {
             self.hosts.push_back(host);
         }
-        feeds.push(feed);
+        jobs.push(job);
     }
 
     fn len(&self) -> usize {
@@ -50,27 +99,24 @@ impl Backlog {
     }
 
     /// Whether a host of the backlog has no worker now.
-    fn runnable(&self, busy: &HashMap<String, Vec<FeedId>>) -> bool {
+    fn runnable(&self, busy: &HashMap<String, Vec<JobId>>) -> bool {
         self.hosts.iter().any(|h| !busy.contains_key(h))
     }
 
     /// Hosts of the backlog whose worker is busy.
-    fn hosts_waiting(&self, busy: &HashMap<String, Vec<FeedId>>) -> usize {
+    fn hosts_waiting(&self, busy: &HashMap<String, Vec<JobId>>) -> usize {
         self.hosts.iter().filter(|h| busy.contains_key(*h)).count()
     }
 
-    /// The first host without a worker, and its feeds.
-    fn take_runnable(
-        &mut self,
-        busy: &HashMap<String, Vec<FeedId>>,
-    ) -> Option<(String, Vec<FeedRecord>)> {
+    /// The first host without a worker, and its work.
+    fn take_runnable(&mut self, busy: &HashMap<String, Vec<JobId>>) -> Option<(String, Vec<Job>)> {
         let at = self.hosts.iter().position(|h| !busy.contains_key(h))?;
         let host = self.hosts.remove(at)?;
-        let feeds = self.feeds.remove(&host).unwrap_or_default();
-        for feed in &feeds {
-            self.ids.remove(&feed.id);
+        let jobs = self.feeds.remove(&host).unwrap_or_default();
+        for job in &jobs {
+            self.ids.remove(&job.id());
         }
-        Some((host, feeds))
+        Some((host, jobs))
     }
 }
 
@@ -104,6 +150,8 @@ pub trait Progress: Send + Sync {
     fn found(&self, total: usize);
     /// One feed is done.
     fn done(&self, report: &FeedReport);
+    /// One resource read for a feed (an article page, an icon) is done.
+    fn resource_done(&self, _report: &ResourceReport) {}
     /// A continuous crawl looked at its work (after every change of it).
     fn state(&self, _state: &CrawlState) {}
 }
@@ -154,6 +202,8 @@ pub struct RunSummary {
     pub failed: u64,
     pub new_entries: u64,
     pub updated_entries: u64,
+    /// Resources read for feeds (article pages, icons: SR1), whatever the outcome.
+    pub resources: u64,
 }
 
 impl RunSummary {
@@ -239,11 +289,16 @@ impl Crawler {
         // Whether the pass reached the end of what is due.
         let mut at_end = false;
         let keep_reports = matches!(work, Work::These(_));
+        // The feeds a run was given: it reads only the resources queued for them.
+        let mut given: Option<HashSet<FeedId>> = None;
         let (mut until, once) = match work {
             Work::Until(until) => (until, None),
             Work::Once { due_at } => (single(), Some(due_at)),
             Work::These(feeds) => {
-                feeds.into_iter().for_each(|feed| backlog.push(feed));
+                given = Some(feeds.iter().map(|f| f.id).collect());
+                feeds
+                    .into_iter()
+                    .for_each(|feed| backlog.push(Job::Feed(Box::new(feed))));
                 at_end = true;
                 (single(), Some(self.now()))
             }
@@ -253,14 +308,25 @@ impl Crawler {
         let mut found = 0usize;
         // Where the pass stands.
         let mut cursor: Option<(DateTime<Utc>, FeedId)> = None;
-        // Host → the feeds its worker holds, and all those feeds.
-        let mut busy: HashMap<String, Vec<FeedId>> = HashMap::new();
-        let mut in_work: HashSet<FeedId> = HashSet::new();
-        // A single pass reads each feed once, even one it made due again at its time.
-        let mut seen: HashSet<FeedId> = HashSet::new();
-        // Feeds whose read could not be completed, left alone until then.
-        let mut held: HashMap<FeedId, DateTime<Utc>> = HashMap::new();
-        let mut workers: JoinSet<(String, Vec<FeedReport>)> = JoinSet::new();
+        // Host → the work its worker holds, and all that work.
+        let mut busy: HashMap<String, Vec<JobId>> = HashMap::new();
+        let mut in_work: HashSet<JobId> = HashSet::new();
+        // A single pass reads each feed (and resource) once, even one it made due again.
+        let mut seen: HashSet<JobId> = HashSet::new();
+        // Work that could not be completed, left alone until then.
+        let mut held: HashMap<JobId, DateTime<Utc>> = HashMap::new();
+        let mut workers: JoinSet<(String, Worked)> = JoinSet::new();
+        // Resources read for feeds (SR1), asked of the store at most this often.
+        let reads_resources = [
+            tidings_model::RequestPurpose::ArticlePage,
+            tidings_model::RequestPurpose::Icon,
+            tidings_model::RequestPurpose::Image,
+        ]
+        .into_iter()
+        .any(|p| self.profile.requests.allows(p));
+        let mut resources_read: Option<std::time::Instant> = None;
+        // Whether a worker ended since the last look at due resources.
+        let mut worked_since_poll = false;
         let mut hosts_of: HashMap<tokio::task::Id, String> = HashMap::new();
         let slots = self.config.host_concurrency.max(1);
         let mut stop_open = true;
@@ -302,14 +368,42 @@ impl Crawler {
                     cursor = Some((last.next_fetch_at, last.id));
                 }
                 for feed in page {
-                    let again = once.is_some() && seen.contains(&feed.id);
-                    if !again && !in_work.contains(&feed.id) && !held.contains_key(&feed.id) {
-                        backlog.push(feed);
+                    let id = JobId::Feed(feed.id);
+                    let again = once.is_some() && seen.contains(&id);
+                    if !again && !in_work.contains(&id) && !held.contains_key(&id) {
+                        backlog.push(Job::Feed(Box::new(feed)));
                     }
                 }
             }
             if let Some(e) = failed {
                 break Err(e.into());
+            }
+            // Resources due now (queued by the reads: SR1), at most a batch a second, while a
+            // slot is free and the backlog has room.
+            if reads_resources
+                && workers.len() < slots
+                && backlog.len() < MAX_BACKLOG
+                && resources_read.is_none_or(|at| at.elapsed() >= RESOURCES_EVERY)
+            {
+                resources_read = Some(std::time::Instant::now());
+                worked_since_poll = false;
+                match self.store.due_resources(self.now(), RESOURCE_BATCH).await {
+                    Ok(due) => {
+                        for resource in due {
+                            if let Some(given) = &given
+                                && !resource.feed_id.is_some_and(|f| given.contains(&f))
+                            {
+                                continue;
+                            }
+                            let id = JobId::Resource(resource.id);
+                            let again = once.is_some() && seen.contains(&id);
+                            if !again && !in_work.contains(&id) && !held.contains_key(&id) {
+                                backlog.push(Job::Resource(Box::new(resource)));
+                            }
+                        }
+                    }
+                    Err(e) => break Err(e.into()),
+                }
             }
             // Every free host with a backlog gets a worker, most overdue first. Each worker
             // claims its host's lease in its first request, not this loop: a claim waits for a
@@ -322,17 +416,18 @@ impl Crawler {
                 busy.insert(host.clone(), Vec::new());
                 starting.push((host, feeds));
             }
-            for (host, feeds) in starting {
+            for (host, jobs) in starting {
                 self.start_lane(&host);
-                found += feeds.len();
-                in_work.extend(feeds.iter().map(|f| f.id));
+                found += jobs.iter().filter(|j| matches!(j, Job::Feed(_))).count();
+                let ids: Vec<JobId> = jobs.iter().map(Job::id).collect();
+                in_work.extend(ids.iter().copied());
                 if once.is_some() {
-                    seen.extend(feeds.iter().map(|f| f.id));
+                    seen.extend(ids.iter().copied());
                 }
-                busy.insert(host.clone(), feeds.iter().map(|f| f.id).collect());
+                busy.insert(host.clone(), ids);
                 let worker = workers.spawn(self.clone().host_worker(
                     host.clone(),
-                    feeds,
+                    jobs,
                     until.clone(),
                     progress.clone(),
                 ));
@@ -340,14 +435,29 @@ impl Crawler {
             }
             progress.found(found);
             if once.is_some() && workers.is_empty() && backlog.is_empty() && at_end {
+                if reads_resources && worked_since_poll {
+                    // The last reads may have queued resources: look once more.
+                    worked_since_poll = false;
+                    resources_read = None;
+                    continue;
+                }
                 // Nothing due at the pass's time is left unread.
                 break Ok(());
             }
             let next_due = if once.is_none() && at_end {
-                match self.store.next_due_after(now).await {
+                let feeds = match self.store.next_due_after(now).await {
                     Ok(next) => next,
                     Err(e) => break Err(e.into()),
-                }
+                };
+                let resources = if reads_resources {
+                    match self.store.next_resource_due(self.now()).await {
+                        Ok(next) => next,
+                        Err(e) => break Err(e.into()),
+                    }
+                } else {
+                    None
+                };
+                feeds.into_iter().chain(resources).min()
             } else {
                 None
             };
@@ -366,9 +476,13 @@ impl Crawler {
             if let Some(deadline) = until.deadline {
                 wake = Some(wake.map_or(deadline, |at| at.min(deadline)));
             }
-            let sleep = wake.map_or(MAX_SLEEP, |at| {
-                self.config.clock.real_until(at).min(MAX_SLEEP)
-            });
+            // Resources a read queues are due at once: a crawl that reads them looks often.
+            let longest = if reads_resources {
+                RESOURCES_EVERY
+            } else {
+                MAX_SLEEP
+            };
+            let sleep = wake.map_or(longest, |at| self.config.clock.real_until(at).min(longest));
             tokio::select! {
                 Some(joined) = workers.join_next_with_id(), if !workers.is_empty() => {
                     // Every worker done by now is taken in, so their slots refill together.
@@ -385,16 +499,24 @@ impl Crawler {
                                 in_work.remove(&id);
                             }
                         }
+                        worked_since_poll = true;
                         if let Ok((_, (_, done))) = joined {
-                            for report in done {
+                            for report in done.feeds {
                                 if report.outcome == Label::InternalError {
-                                    held.insert(report.feed_id, self.now() + hold_after_error);
+                                    held.insert(
+                                        JobId::Feed(report.feed_id),
+                                        self.now() + hold_after_error,
+                                    );
                                 }
                                 summary.add(&report);
                                 if keep_reports {
                                     reports.push(report);
                                 }
                             }
+                            for id in done.failed_resources {
+                                held.insert(JobId::Resource(id), self.now() + hold_after_error);
+                            }
+                            summary.resources += done.resources;
                         }
                         next = workers.try_join_next_with_id();
                     }
@@ -414,38 +536,60 @@ impl Crawler {
         // Reads in flight finish; their workers start nothing new.
         while let Some(joined) = workers.join_next().await {
             if let Ok((_, done)) = joined {
-                for report in done {
+                for report in done.feeds {
                     summary.add(&report);
                     if keep_reports {
                         reports.push(report);
                     }
                 }
+                summary.resources += done.resources;
             }
         }
         self.give_back_unkept().await;
         outcome.map(|()| Ran { summary, reports })
     }
 
-    /// One host's due feeds, one after another, until done or told to stop.
+    /// One host's due work, one after another, until done or told to stop.
     async fn host_worker(
         self,
         host: String,
-        feeds: Vec<FeedRecord>,
+        jobs: Vec<Job>,
         until: CrawlUntil,
         progress: Arc<dyn Progress>,
-    ) -> (String, Vec<FeedReport>) {
+    ) -> (String, Worked) {
         // The lane was started (its lease kept) by the loop that spawned this worker.
-        let mut reports = Vec::with_capacity(feeds.len());
-        for feed in feeds {
+        let mut worked = Worked::default();
+        for job in jobs {
             if until.reached(self.now()) {
                 break;
             }
-            let report = self.read_one(&feed).await;
-            progress.done(&report);
-            reports.push(report);
+            match job {
+                Job::Feed(feed) => {
+                    let report = self.read_one(&feed).await;
+                    progress.done(&report);
+                    worked.feeds.push(report);
+                }
+                Job::Resource(resource) => {
+                    worked.resources += 1;
+                    match AssertUnwindSafe(self.read_resource(&resource))
+                        .catch_unwind()
+                        .await
+                    {
+                        Ok(Ok(report)) => progress.resource_done(&report),
+                        Ok(Err(e)) => {
+                            tracing::error!(url = %resource.url, error = %e, "resource read failed");
+                            worked.failed_resources.push(resource.id);
+                        }
+                        Err(_) => {
+                            tracing::error!(url = %resource.url, "internal error while reading a resource");
+                            worked.failed_resources.push(resource.id);
+                        }
+                    }
+                }
+            }
         }
         self.end_lane(&host);
-        (host, reports)
+        (host, worked)
     }
 
     /// Read one feed; its trouble (a store error, a bug) is that feed's failure, not the end

@@ -1,5 +1,5 @@
 //! One read, two drivers: the crawler (real HTTP, a sped-up clock, the store) and
-//! `tidings simulate` (virtual time, the modelled web) both drive `tidings_read::FeedRead`.
+//! `tidings simulate` (virtual time, the modelled web) both drive `tidings_read::Read`.
 //! The same scripted web (`tidings_simulate::script`), whose answers do not depend on time, is
 //! run through both under every embedded profile, and each feed's reads must come out the
 //! same: the same labels and the same decisions, in the same order.

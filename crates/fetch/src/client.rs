@@ -246,7 +246,12 @@ impl Fetcher {
             let headers = response.headers().clone();
             trace.answered = Some(status.as_u16());
             let body = if status.is_success() {
-                read_capped(response, self.config.max_body_bytes, &mut trace.bytes).await
+                let cap = request
+                    .max_body_bytes
+                    .map_or(self.config.max_body_bytes, |m| {
+                        m.min(self.config.max_body_bytes)
+                    });
+                read_capped(response, cap, &mut trace.bytes).await
             } else {
                 Ok(Vec::new())
             };

@@ -96,6 +96,9 @@ pub struct FetchRequest {
     /// The User-Agent of this read, when it differs from [`FetchConfig::user_agent`] (a count
     /// of the feed's subscribers in it, PF10). Every hop of the read sends the same one (C1).
     pub user_agent: Option<String>,
+    /// The most bytes of the body read, when less than [`FetchConfig::max_body_bytes`]: an
+    /// article page's (SR1), an icon's or an image's. A longer body is `TooLarge`.
+    pub max_body_bytes: Option<u64>,
 }
 
 impl std::fmt::Debug for FetchRequest {
@@ -108,6 +111,7 @@ impl std::fmt::Debug for FetchRequest {
             .field("check", &self.check.is_some())
             .field("egress", &self.egress)
             .field("user_agent", &self.user_agent)
+            .field("max_body_bytes", &self.max_body_bytes)
             .finish()
     }
 }
@@ -123,6 +127,7 @@ impl FetchRequest {
             check: None,
             egress: None,
             user_agent: None,
+            max_body_bytes: None,
         }
     }
 }

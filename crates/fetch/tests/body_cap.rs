@@ -89,6 +89,37 @@ async fn c8_body_of_exactly_the_cap_is_accepted_and_one_more_byte_is_not() {
     assert_too_large(&got.outcome);
 }
 
+/// SR1: a request may read less than the fetcher's cap (an article page's 1 MB), never more.
+#[tokio::test]
+async fn sr1_a_requests_own_cap_bounds_its_body_below_the_fetchers() {
+    let body = vec![b'x'; 2048];
+    let server = Server::start(move |_, _| Reply::Raw(response(200, &[], &body))).await;
+    let fetcher = fetcher(capped());
+    let small = tidings_fetch::FetchRequest {
+        max_body_bytes: Some(1024),
+        ..tidings_fetch::FetchRequest::new(server.url("/page"))
+    };
+    let got = fetcher.fetch(&small).await;
+    assert_eq!(got.outcome, FetchOutcome::TooLarge { limit: 1024 });
+    let enough = tidings_fetch::FetchRequest {
+        max_body_bytes: Some(2048),
+        ..tidings_fetch::FetchRequest::new(server.url("/page"))
+    };
+    assert_eq!(
+        support::body(&fetcher.fetch(&enough).await.outcome).len(),
+        2048
+    );
+    // A request's cap above the fetcher's is the fetcher's.
+    let over = tidings_fetch::FetchRequest {
+        max_body_bytes: Some(CAP * 4),
+        ..tidings_fetch::FetchRequest::new(server.url("/page"))
+    };
+    assert_eq!(
+        support::body(&fetcher.fetch(&over).await.outcome).len(),
+        2048
+    );
+}
+
 #[tokio::test]
 async fn c8_chunked_body_one_byte_over_the_cap_is_refused() {
     // No Content-Length: only the streamed count can catch it.

@@ -48,6 +48,7 @@ async fn round_trip(etag: &'static [u8], last_modified: &'static [u8]) {
             check: None,
             egress: None,
             user_agent: None,
+            max_body_bytes: None,
         })
         .await;
     assert!(
@@ -98,6 +99,7 @@ async fn c4_not_modified_carries_the_304s_own_validators_only() {
             check: None,
             egress: None,
             user_agent: None,
+            max_body_bytes: None,
         })
         .await;
     // Empty: the caller keeps what it stored.
@@ -153,6 +155,7 @@ async fn c4_validators_follow_redirect_hops() {
             check: None,
             egress: None,
             user_agent: None,
+            max_body_bytes: None,
         })
         .await;
     assert!(

@@ -39,7 +39,7 @@ pub enum Label {
     StalledAnswer,
     /// A response head over its limit.
     HeadTooLarge,
-    /// 200 whose body is no feed.
+    /// 200 whose body is not what was asked for: no feed (or no page, no image).
     ParseError,
     /// No answer at all.
     NoAnswer,

@@ -32,6 +32,11 @@ impl RequestPurpose {
         RequestPurpose::Discovery,
     ];
 
+    /// The purpose named `name` (as [`RequestPurpose::as_str`] writes it).
+    pub fn from_name(name: &str) -> Option<RequestPurpose> {
+        RequestPurpose::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             RequestPurpose::Feed => "feed",

@@ -105,6 +105,31 @@ pub fn after_answer(
     }
 }
 
+/// The well-known places of a site's icon, asked after the one its feed declares (SR1).
+pub const ICON_PATHS: [&str; 3] = [
+    "/favicon.ico",
+    "/apple-touch-icon.png",
+    "/apple-touch-icon-precomposed.png",
+];
+
+/// A site's icon candidates in the order they are asked, one at a time (SR1): the icon the
+/// feed declares (an http(s) URL), then [`ICON_PATHS`] at the site's origin; each once.
+pub fn icon_candidates(site: &url::Url, declared: Option<&str>) -> Vec<url::Url> {
+    let mut candidates: Vec<url::Url> = declared
+        .and_then(|d| site.join(d.trim()).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .into_iter()
+        .collect();
+    for path in ICON_PATHS {
+        if let Ok(url) = site.join(path)
+            && !candidates.contains(&url)
+        {
+            candidates.push(url);
+        }
+    }
+    candidates
+}
+
 /// `secs` seconds after `now`, or the end of time.
 fn later(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
     i64::try_from(secs)
@@ -211,6 +236,29 @@ mod tests {
             panic!("held");
         };
         assert_eq!(reason, "SR4 no answer after 3 retries: held 3600s");
+    }
+
+    #[test]
+    fn sr1_icon_candidates_are_the_declared_icon_then_the_well_known_paths() {
+        let site = url::Url::parse("https://example.org/blog/").unwrap();
+        let names = |declared| -> Vec<String> {
+            icon_candidates(&site, declared)
+                .iter()
+                .map(|u| u.to_string())
+                .collect()
+        };
+        assert_eq!(
+            names(Some("https://cdn.example.org/i.png")),
+            [
+                "https://cdn.example.org/i.png",
+                "https://example.org/favicon.ico",
+                "https://example.org/apple-touch-icon.png",
+                "https://example.org/apple-touch-icon-precomposed.png",
+            ]
+        );
+        assert_eq!(names(Some("/favicon.ico")).len(), 3, "each once");
+        assert_eq!(names(Some("javascript:alert(1)")).len(), 3, "http(s) only");
+        assert_eq!(names(None)[0], "https://example.org/favicon.ico");
     }
 
     #[test]

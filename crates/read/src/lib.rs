@@ -10,8 +10,8 @@
 //! fact for every request sent (C7).
 //!
 //! The machine does no I/O, never waits and never reads the clock. A driver starts a
-//! [`FeedRead`] and answers each [`Need`] it returns with the matching [`Event`] and the
-//! driver's time, until the need is [`Need::Done`]; then [`FeedRead::finish`] gives the one
+//! [`Read`] and answers each [`Need`] it returns with the matching [`Event`] and the
+//! driver's time, until the need is [`Need::Done`]; then [`Read::finish`] gives the one
 //! typed [`ReadOutcome`] to store as it is. The crawler drives it over real HTTP and its store;
 //! `tidings simulate` drives the same machine in virtual time against a modelled web.
 //!
@@ -26,19 +26,19 @@
 //! Resources are named by a [`Locator`]: the crawler's is a [`url::Url`]; the simulation can
 //! use a compact one of its own.
 
-mod feed;
 mod locator;
+mod machine;
 mod outcome;
 
-pub use feed::{FeedRead, FeedState};
 pub use locator::Locator;
+pub use machine::{FeedState, Read, ResourceState};
 pub use outcome::failure_text;
-pub use outcome::{Allowed, Ending, NotSent, ReadOutcome, RobotsWhy, Sent};
+pub use outcome::{Allowed, Ending, NotSent, ReadOutcome, ResourceOutcome, RobotsWhy, Sent};
 
 use chrono::{DateTime, Utc};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use tidings_model::{FetchOutcome, Validators};
+use tidings_model::{FetchOutcome, RequestPurpose, Validators};
 
 /// The validators of a request that sends none (robots.txt).
 static NO_VALIDATORS: Validators = Validators {
@@ -55,6 +55,13 @@ pub enum Purpose {
     FirstAdd,
     /// A scheduled refresh.
     Scheduled,
+    /// An entry's article page, read once for its preview image (SR1).
+    ArticlePage,
+    /// A site icon (SR1); `first_add` for the one asked when a feed is first added, which a
+    /// profile may let skip robots.txt (SR7).
+    Icon { first_add: bool },
+    /// An image file for the image cache (FF9).
+    Image,
 }
 
 impl Purpose {
@@ -62,6 +69,24 @@ impl Purpose {
         match self {
             Purpose::FirstAdd => "first_add",
             Purpose::Scheduled => "feed",
+            Purpose::ArticlePage => "article_page",
+            Purpose::Icon { .. } => "icon",
+            Purpose::Image => "image",
+        }
+    }
+
+    /// Whether this is a read of a feed (the other purposes read one resource for a feed).
+    pub fn is_feed(self) -> bool {
+        matches!(self, Purpose::FirstAdd | Purpose::Scheduled)
+    }
+
+    /// The kind of resource requested, as a profile lists what it requests.
+    pub fn requests(self) -> RequestPurpose {
+        match self {
+            Purpose::FirstAdd | Purpose::Scheduled => RequestPurpose::Feed,
+            Purpose::ArticlePage => RequestPurpose::ArticlePage,
+            Purpose::Icon { .. } => RequestPurpose::Icon,
+            Purpose::Image => RequestPurpose::Image,
         }
     }
 }
@@ -97,6 +122,9 @@ pub struct Request<'v, L> {
     pub user_agent: Option<String>,
     /// How many times the usual time the answer may take (1, or the WFM5 patience).
     pub patience: u32,
+    /// The most bytes of the body read, when less than the profile's `fetch.max_body_bytes`:
+    /// an article page's (SR1), an icon's, an image's (FF9).
+    pub max_bytes: Option<u64>,
 }
 
 /// What the machine needs from its driver before it can go on.
@@ -141,7 +169,15 @@ pub enum Need<'a, L: Locator> {
     /// Which feed, if any, already lives at `target` (PF9: a move onto another feed's URL is
     /// not made): [`Event::FeedAt`].
     FeedAt { url: &'a str },
-    /// The read is over: take its outcome with [`FeedRead::finish`].
+    /// Examine the body of a resource read from `base` for its `purpose` (an article page is
+    /// inspected for its preview image; an icon or image is checked to be one): CPU work, for
+    /// the driver's blocking pool: [`Event::Examined`].
+    Examine {
+        body: Body,
+        base: &'a L,
+        purpose: Purpose,
+    },
+    /// The read is over: take its outcome with [`Read::finish`].
     Done,
 }
 
@@ -168,6 +204,26 @@ pub enum Event {
     FeedAt {
         other_feed: bool,
     },
+    Examined(Box<Examined>),
+}
+
+/// What the driver found in a resource's body.
+#[derive(Debug)]
+pub struct Examined {
+    /// `Err(why)` when the body is not what was asked for: no HTML page, no image of a type
+    /// tidings keeps.
+    pub usable: Result<(), String>,
+    pub found: Option<Found>,
+}
+
+/// The facts of a resource's body, carried to the outcome as the driver found them.
+#[derive(Debug)]
+pub enum Found {
+    /// An article page's facts (SR1, FF6).
+    Page(Box<tidings_page::Page>),
+    /// An icon's or image's bytes, as served, with their media type (sniffed when the header
+    /// said nothing usable).
+    Image { bytes: Vec<u8>, media_type: String },
 }
 
 /// The answer to one request, as the driver's fetcher classified it.

@@ -1,6 +1,6 @@
 //! What a read ends in: the facts of each request it sent (C7) and one typed outcome.
 
-use crate::{Locator, RequestKind, Verdict};
+use crate::{Found, Locator, Purpose, RequestKind, Verdict};
 use chrono::{DateTime, Utc};
 use std::fmt;
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use std::time::Duration;
 use tidings_model::{AnswerFailure, FetchOutcome, Label};
 use tidings_policy::Decision;
 use tidings_policy::egress::EgressRecord;
+use tidings_policy::pages::PageNext;
 
 /// Why a request was allowed: the request log's `rule` column, typed until it is written.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +17,9 @@ pub enum Allowed<L: Locator> {
     FirstAdd { robots: Arc<str> },
     /// A scheduled read: why it was due, and what robots.txt said.
     Due { reason: String, robots: Arc<str> },
+    /// A resource read for a feed (an article page, an icon, an image): why it is read, and
+    /// what robots.txt said (or why it was not read, SR7).
+    Resource { why: String, robots: Arc<str> },
     /// A redirect hop; what robots.txt of the new origin said (`None` on the same host).
     Redirect { from: L, robots: Option<Arc<str>> },
     /// The one second attempt after no answer at all (WFM5).
@@ -44,6 +48,7 @@ impl<L: Locator> fmt::Display for Allowed<L> {
         match self {
             Allowed::FirstAdd { robots } => write!(f, "first add; {robots}"),
             Allowed::Due { reason, robots } => write!(f, "due: {reason}; {robots}"),
+            Allowed::Resource { why, robots } => write!(f, "{why}; {robots}"),
             Allowed::Redirect { from, robots: None } => write!(f, "redirect from {from}"),
             Allowed::Redirect {
                 from,
@@ -161,6 +166,36 @@ impl<L: Locator> ReadOutcome<L> {
             _ => Ending::Read,
         }
     }
+}
+
+/// Everything one read of a resource (an article page, an icon, an image) decided, for the
+/// store to apply as it is.
+#[derive(Debug)]
+pub struct ResourceOutcome<L: Locator> {
+    pub purpose: Purpose,
+    /// Why the request (or its last hop's) was not sent; `None` when it was.
+    pub not_sent: Option<NotSent>,
+    /// The final answer (its body handed to the driver's examination); `Blocked` with the
+    /// reason when the request was not sent.
+    pub outcome: FetchOutcome,
+    /// The URL of the final answer (the resource's, or the last redirect hop's).
+    pub final_target: L,
+    /// What the body held, when it was what was asked for.
+    pub found: Option<Found>,
+    /// The error shown when the read brought nothing usable.
+    pub error: Option<String>,
+    /// What follows: done, asked again at a time, or left alone until one (SR4, SR6), with
+    /// its reason.
+    pub next: PageNext,
+    /// Temporary failures in a row after this read (SR4, SR6 count them): 0 once it is done
+    /// or held, unchanged when nothing was asked.
+    pub retries: u32,
+    /// The stored outcome label: the final row's, or `postponed` for a read set aside.
+    pub label: Label,
+    /// Every request sent, in order.
+    pub sent: Vec<Sent<L>>,
+    /// C6: a Retry-After the answer set for every request to its host.
+    pub host_floor: Option<(L::Host, DateTime<Utc>)>,
 }
 
 /// The error shown for an answer that brought no usable body.

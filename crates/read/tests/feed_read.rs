@@ -1,200 +1,14 @@
 //! The read machine driven by a scripted driver: the order of every step and what each exit
 //! stores, without a socket or a clock. Each test names the rules it holds.
 
-use chrono::{DateTime, Duration as Span, TimeZone, Utc};
-use std::collections::HashMap;
-use std::sync::Arc;
+mod support;
+
+use chrono::Duration as Span;
 use std::time::Duration;
-use tidings_model::{
-    CacheHints, Entry, Feed, FeedFormat, FetchOutcome, Fetched, HostKey, ParsedFeed, RetryAfter,
-    TransportError, Validators,
-};
-use tidings_policy::{BodyVerdict, FeedHints, FeedSchedule, Lifecycle, Profile};
-use tidings_read::{
-    Allowed, Answer, Ending, Event, FeedRead, FeedState, Locator, Need, Purpose, ReadOutcome,
-    RequestKind, RobotsCopy, Verdict,
-};
-use url::Url;
-
-fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()
-}
-
-fn url(s: &str) -> Url {
-    Url::parse(s).unwrap()
-}
-
-fn profile(name: &str) -> Profile {
-    Profile::embedded(name).unwrap()
-}
-
-fn feed(target: &str) -> FeedState<Url> {
-    FeedState {
-        target: url(target),
-        schedule: FeedSchedule {
-            interval_secs: 3600,
-            ..FeedSchedule::default()
-        },
-        next_fetch_reason: "interval 1h".into(),
-        egress: None,
-        egress_refusals: Default::default(),
-        pending_move: None,
-        content_hash: None,
-        user_agent: None,
-        directives: Default::default(),
-    }
-}
-
-fn ok(body: &str) -> FetchOutcome {
-    FetchOutcome::Fetched(Fetched {
-        status: 200,
-        body: body.as_bytes().to_vec(),
-        content_type: Some("application/rss+xml".into()),
-        validators: Validators::default(),
-        cache: CacheHints::default(),
-        rights: None,
-    })
-}
-
-fn redirect(status: u16, to: &str) -> FetchOutcome {
-    FetchOutcome::Redirect {
-        status,
-        location: Some(to.into()),
-    }
-}
-
-fn no_answer() -> FetchOutcome {
-    FetchOutcome::Transport(TransportError::Timeout)
-}
-
-/// A scripted world: rules, floors, robots copies and answers per URL, and the time each
-/// answer takes. It records every need it met, in order, as a short line.
-#[derive(Default)]
-struct World {
-    rules: HashMap<String, String>,
-    floors: HashMap<String, DateTime<Utc>>,
-    robots: HashMap<String, Arc<RobotsCopy>>,
-    answers: HashMap<String, Vec<FetchOutcome>>,
-    quiet: Option<Duration>,
-    entries: usize,
-    unseen: u64,
-    first_seen_since: u64,
-    feed_at: bool,
-    trace: Vec<String>,
-    saved: Vec<(String, RobotsCopy, Vec<String>)>,
-}
-
-impl World {
-    fn answer(mut self, at: &str, outcome: FetchOutcome) -> Self {
-        self.answers.entry(at.into()).or_default().push(outcome);
-        self
-    }
-
-    fn robots(mut self, origin: &str, copy: RobotsCopy) -> Self {
-        self.robots.insert(origin.into(), Arc::new(copy));
-        self
-    }
-
-    /// Drive `read` to its end, the clock moving one second per request.
-    fn run(&mut self, mut read: FeedRead<'_, Url>) -> ReadOutcome<Url> {
-        let mut now = t0();
-        let mut need = read.start();
-        for _ in 0..100 {
-            let event = match need {
-                Need::Rules { target } => {
-                    self.trace.push(format!("rules {target}"));
-                    Event::Rules(self.rules.get(target.as_str()).cloned())
-                }
-                Need::HostState { host } => {
-                    self.trace.push(format!("host state {host}"));
-                    Event::HostState {
-                        floor: self.floors.get(host.as_str()).copied(),
-                        robots: self.robots.get(host.as_str()).cloned(),
-                    }
-                }
-                Need::QuietFor { target } => {
-                    self.trace.push(format!("quiet {}", Locator::host(target)));
-                    Event::Quiet(self.quiet)
-                }
-                Need::Send { request, gap } => {
-                    self.trace.push(format!(
-                        "send {} {} gap {}s patience {}",
-                        request.kind.as_str(),
-                        request.target,
-                        gap.as_secs(),
-                        request.patience
-                    ));
-                    let outcome = match self.answers.get_mut(request.target.as_str()) {
-                        Some(list) if !list.is_empty() => list.remove(0),
-                        _ => FetchOutcome::NotFound,
-                    };
-                    let started_at = now;
-                    now += Span::seconds(1);
-                    Event::Answer(Answer {
-                        outcome,
-                        started_at,
-                        duration: Duration::from_millis(200),
-                        bytes: 10,
-                    })
-                }
-                Need::SaveRobots { host, copy, sent } => {
-                    self.trace.push(format!("save robots {host}"));
-                    self.saved.push((
-                        host.to_string(),
-                        RobotsCopy::clone(copy),
-                        sent.iter().map(|s| s.allowed.to_string()).collect(),
-                    ));
-                    Event::Saved
-                }
-                Need::Judge { body, .. } => {
-                    self.trace.push(format!("judge {} bytes", body.bytes.len()));
-                    let entries = (0..self.entries)
-                        .map(|i| Entry {
-                            id: format!("e{i}"),
-                            ..Entry::default()
-                        })
-                        .collect();
-                    Event::Judged(Box::new(Verdict {
-                        body: BodyVerdict::Parsed(FeedHints::default()),
-                        parsed: Some(Box::new(ParsedFeed {
-                            format: FeedFormat::Rss20,
-                            feed: Feed::default(),
-                            entries,
-                            warnings: Vec::new(),
-                        })),
-                        hash: Some("h".into()),
-                        error: None,
-                    }))
-                }
-                Need::EntryCounts { ids, .. } => {
-                    self.trace.push(format!("counts of {}", ids.len()));
-                    Event::EntryCounts {
-                        unseen: self.unseen,
-                        first_seen_since: self.first_seen_since,
-                    }
-                }
-                Need::FeedAt { url } => {
-                    self.trace.push(format!("feed at {url}"));
-                    Event::FeedAt {
-                        other_feed: self.feed_at,
-                    }
-                }
-                Need::Done => break,
-            };
-            need = read.step(event, now);
-        }
-        *read.finish().expect("the read ends")
-    }
-}
-
-/// A copy of robots.txt read at t0 with `body` (a 200).
-fn robots_file(body: &str) -> RobotsCopy {
-    RobotsCopy::new(t0(), Some(200), Some(body.into()))
-}
-
-fn allowed_everything(at: DateTime<Utc>) -> RobotsCopy {
-    RobotsCopy::new(at, Some(404), None)
-}
+use support::*;
+use tidings_model::{FetchOutcome, HostKey, RetryAfter};
+use tidings_policy::Lifecycle;
+use tidings_read::{Allowed, Ending, Purpose, Read, RequestKind};
 
 #[test]
 fn c3_c4_ff11_a_first_read_asks_robots_txt_then_the_feed_in_the_hosts_turn() {
@@ -202,7 +16,7 @@ fn c3_c4_ff11_a_first_read_asks_robots_txt_then_the_feed_in_the_hosts_turn() {
     let mut world = World::default()
         .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
         .answer("https://a.example/feed.xml", ok("<rss/>"));
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/feed.xml"),
         Purpose::FirstAdd,
         &p,
@@ -246,7 +60,7 @@ fn dfb7_a_fresh_copy_is_used_and_a_stale_one_is_read_again() {
     let mut world = World::default()
         .robots(origin, allowed_everything(t0() - Span::hours(1)))
         .answer("https://a.example/f", ok("x"));
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -261,7 +75,7 @@ fn dfb7_a_fresh_copy_is_used_and_a_stale_one_is_read_again() {
         .robots(origin, allowed_everything(t0() - Span::days(2)))
         .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
         .answer("https://a.example/f", ok("x"));
-    world.run(FeedRead::new(
+    world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -281,7 +95,7 @@ fn ff13_wfm10_a_feed_under_a_rule_sends_nothing_and_is_held() {
         "https://a.example/f".into(),
         "host a.example: on request".into(),
     );
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -300,7 +114,7 @@ fn c6_a_host_floor_in_the_future_sets_the_read_aside_without_a_request() {
     world
         .floors
         .insert("https://a.example:443".into(), t0() + Span::hours(2));
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -319,7 +133,7 @@ fn wfm5_only_worldfeedmonitor_sends_a_second_attempt_after_no_answer() {
             .robots("https://a.example:443", allowed_everything(t0()))
             .answer("https://a.example/f", no_answer())
             .answer("https://a.example/f", no_answer());
-        let out = world.run(FeedRead::new(
+        let out = world.run(Read::new(
             &feed("https://a.example/f"),
             Purpose::Scheduled,
             &p,
@@ -347,7 +161,7 @@ fn ff11_c6_ff13_a_redirect_hop_is_checked_like_a_request_of_its_own() {
         .answer("https://a.example/f", redirect(301, "https://b.example/g"))
         .answer("https://b.example/robots.txt", FetchOutcome::NotFound)
         .answer("https://b.example/g", ok("<rss/>"));
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -385,7 +199,7 @@ fn c8_a_redirect_loop_ends_at_the_url_seen_before() {
         .robots("https://a.example:443", allowed_everything(t0()))
         .answer("https://a.example/f", redirect(302, "/g"))
         .answer("https://a.example/g", redirect(302, "/f"));
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -410,7 +224,7 @@ fn wfm9_a_disallowed_feed_is_not_requested() {
         "https://a.example:443",
         robots_file("User-agent: WorldFeedMonitor\nDisallow: /\n"),
     );
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -427,7 +241,7 @@ fn wfm9_a_disallowed_feed_is_not_requested() {
 fn ff11_a_robots_txt_that_does_not_answer_is_the_host_not_answering() {
     let p = profile("ffbot");
     let mut world = World::default().answer("https://a.example/robots.txt", no_answer());
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -446,7 +260,7 @@ fn ff11_a_robots_txt_a_rule_covers_is_not_requested_and_nor_is_the_feed() {
     world
         .rules
         .insert("https://a.example/robots.txt".into(), "path rule".into());
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -466,7 +280,7 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
         robots_file("User-agent: *\nCrawl-delay: 120\n"),
     );
     world.quiet = Some(Duration::from_secs(20));
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -477,7 +291,7 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
     // Quiet long enough: the request goes, spaced by the capped gap.
     world.quiet = Some(Duration::from_secs(200));
     world.trace.clear();
-    world.run(FeedRead::new(
+    world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -500,7 +314,7 @@ fn ff11_a_crawl_delay_over_an_hour_is_waited_in_full_never_shortened() {
         robots_file("User-agent: *\nCrawl-delay: 7200\n"),
     );
     world.quiet = Some(Duration::from_secs(600));
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -519,7 +333,7 @@ fn c8_a_read_past_the_daily_bound_stores_nothing_and_holds_the_feed() {
     world.entries = 3;
     world.unseen = 3;
     world.first_seen_since = 9_999;
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -541,7 +355,7 @@ fn c6_a_429_with_retry_after_sets_the_hosts_floor() {
                 retry_after: Some(RetryAfter::Seconds(7200)),
             },
         );
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -561,7 +375,7 @@ fn pf9_a_permanent_move_onto_another_feeds_url_is_not_made() {
             .answer("https://a.example/f", redirect(301, "/new"))
             .answer("https://a.example/new", ok("<rss/>"));
         world.feed_at = other_feed;
-        let out = world.run(FeedRead::new(
+        let out = world.run(Read::new(
             &feed("https://a.example/f"),
             Purpose::Scheduled,
             &p,
@@ -590,7 +404,7 @@ fn c6_a_retry_after_on_robots_txt_holds_the_host() {
             retry_after: Some(RetryAfter::Seconds(3600)),
         },
     );
-    let out = world.run(FeedRead::new(
+    let out = world.run(Read::new(
         &feed("https://a.example/f"),
         Purpose::Scheduled,
         &p,
@@ -617,7 +431,7 @@ fn ff11_a_robots_txt_refused_with_403_defers_under_ffbot_and_allows_elsewhere() 
                 },
             )
             .answer("https://a.example/f", ok("<rss/>"));
-        let out = world.run(FeedRead::new(
+        let out = world.run(Read::new(
             &feed("https://a.example/f"),
             Purpose::Scheduled,
             &p,

@@ -41,6 +41,33 @@ pub fn select(
     }
 }
 
+/// Whether `entry` offers an image of its own (a thumbnail, an image medium or enclosure, an
+/// `<img>` in the first `html_bytes` of its HTML): SR1 reads the article page only of an
+/// entry that does not.
+pub fn has_image(entry: &Entry, base: Option<&Url>, html_bytes: usize) -> bool {
+    entry_candidate(entry, base, html_bytes).is_some()
+}
+
+/// SR1: the preview an article page offers: its `og:image` (the first, with what the page
+/// declares of it), nothing else. A preview is the publisher's own choice for sharing the
+/// page; no licence is read for it.
+pub fn preview(page: &tidings_page::Page) -> Option<SelectedImage> {
+    let image = page
+        .images
+        .iter()
+        .find(|i| i.source == tidings_page::ImageSource::OpenGraph)?;
+    Some(SelectedImage {
+        url: image.url.to_string(),
+        source: image.source.as_str().into(),
+        width: image.width,
+        height: image.height,
+        media_type: image.mime.clone(),
+        shown: true,
+        why: "SR1: the og:image of the entry's article page".into(),
+        ..SelectedImage::default()
+    })
+}
+
 /// A candidate before the decision: the image and its own licence declaration.
 struct Candidate {
     image: SelectedImage,

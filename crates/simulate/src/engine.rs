@@ -1,5 +1,5 @@
 //! The virtual-time driver: each read of a feed is one run of the read machine
-//! ([`tidings_read::FeedRead`]), the same machine the crawler drives over HTTP, answered here
+//! ([`tidings_read::Read`]), the same machine the crawler drives over HTTP, answered here
 //! by the modelled web in virtual time.
 //!
 //! Each host keeps its own feeds in a min-heap by `next_fetch_at` and one time it wants to be
@@ -37,7 +37,7 @@ use tidings_policy::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, Lifecycle, Profile, first_fetch,
 };
 use tidings_read::{
-    Answer, Ending, Event, FeedRead, FeedState, Need, NotSent, Purpose, RequestKind, RobotsCopy,
+    Answer, Ending, Event, FeedState, Need, NotSent, Purpose, Read, RequestKind, RobotsCopy,
     Verdict,
 };
 
@@ -263,7 +263,7 @@ impl<'w> Shard<'w> {
         };
         let profile = self.profile;
         let timed = self.counts.reads.is_multiple_of(TIME_EVERY);
-        let mut read = FeedRead::new(&state, purpose, profile);
+        let mut read = Read::new(&state, purpose, profile);
         let mut now = t;
         // `now` as the machine's time, converted again only when a request moves it.
         let mut now_at = self.web.at(now);
@@ -359,6 +359,11 @@ impl<'w> Shard<'w> {
                     first_seen_since: 0,
                 },
                 Need::FeedAt { .. } => Event::FeedAt { other_feed: true },
+                // Only a resource read asks; the simulation reads feeds.
+                Need::Examine { .. } => Event::Examined(Box::new(tidings_read::Examined {
+                    usable: Err("no resource in the modelled web".into()),
+                    found: None,
+                })),
                 Need::Done => break,
             };
             if timed {

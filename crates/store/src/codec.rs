@@ -29,7 +29,7 @@ macro_rules! select_feeds {
             "f.consecutive_failures, f.fetches, f.ok, f.not_modified, f.errors, f.created_at, ",
             "f.moved_to, f.moved_since, f.expires, f.egress, f.profile_overrides, ",
             "f.egress_refusals, f.last_failure, f.failure_totals, f.held_by, f.directives, ",
-            "f.thumbnail, ",
+            "f.thumbnail, f.site, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
             $rest
@@ -39,7 +39,22 @@ macro_rules! select_feeds {
 pub(crate) use select_feeds;
 
 /// The [`StoredEntry`](crate::StoredEntry) columns of `entries e`.
-pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data, e.summary FROM entries e";
+pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data, e.summary, (SELECT r.preview FROM resources r WHERE r.id = e.page_id) AS preview FROM entries e";
+
+/// The [`ResourceRecord`](crate::ResourceRecord) columns of `resources`.
+pub const RESOURCE_COLUMNS: &str = "SELECT id, purpose, url, feed_id, site, first_add, state, due_at, reason, retries, created_at, read_at, last_status, last_outcome, last_error, preview FROM resources";
+
+/// The purpose column of a queued resource.
+pub fn decode_purpose(column: &str) -> Result<tidings_model::RequestPurpose> {
+    tidings_model::RequestPurpose::from_name(column)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown resource purpose {column:?}")))
+}
+
+/// The state column of a queued resource.
+pub fn decode_queue_state(column: &str) -> Result<crate::QueueState> {
+    crate::QueueState::from_name(column)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown resource state {column:?}")))
+}
 
 /// The [`RequestLogRow`](crate::RequestLogRow) columns of `request_log`.
 pub const LOG_COLUMNS: &str = "SELECT at, feed_id, host, purpose, url, egress, status, outcome, bytes, duration_ms, rule FROM request_log";

@@ -289,6 +289,51 @@ pub trait Store: Send + Sync {
     /// Every Web Bot Auth key, expired ones too, by `not_before`, then in the order they were
     /// made (`created_at`), then by `keyid`.
     async fn bot_keys(&self) -> Result<Vec<BotKeyRow>>;
+
+    /// Queue the article pages of `feed`'s entries for their previews (SR1): a page never
+    /// queued is due at `due_at`; one queued before (for any feed) is not asked again, and its
+    /// preview serves the entry too. Each entry is linked to its page once; an entry already
+    /// linked is left as it is. Returns how many pages were new.
+    async fn queue_pages(
+        &self,
+        feed: FeedId,
+        pages: &[NewPage],
+        due_at: DateTime<Utc>,
+        reason: &str,
+    ) -> Result<u64>;
+
+    /// Queue `site`'s icon candidates, in order, for `feed` (SR1, SR7), unless the site has
+    /// candidates already: the first is due at `due_at`, the others wait their turn. The feed's
+    /// icon is the site's either way. Returns whether candidates were queued.
+    async fn queue_icons(
+        &self,
+        feed: FeedId,
+        site: &str,
+        candidates: &[String],
+        first_add: bool,
+        due_at: DateTime<Utc>,
+        reason: &str,
+    ) -> Result<bool>;
+
+    /// Queued resources due at `now` whose feed is still read (active), earliest first, at
+    /// most `limit`.
+    async fn due_resources(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<ResourceRecord>>;
+
+    /// When the next queued resource falls due after `after` (its feed active), if any does.
+    async fn next_resource_due(&self, after: DateTime<Utc>) -> Result<Option<DateTime<Utc>>>;
+
+    /// Apply one read of a queued resource with its request-log rows, in one transaction.
+    async fn apply_resource(&self, apply: &ResourceApply) -> Result<()>;
+
+    /// The queue, most recently read or queued first, of one purpose or all, at most `limit`.
+    async fn resources(
+        &self,
+        purpose: Option<tidings_model::RequestPurpose>,
+        limit: u32,
+    ) -> Result<Vec<ResourceRecord>>;
+
+    /// The icon kept for `site`, if any.
+    async fn icon(&self, site: &str) -> Result<Option<StoredIcon>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

@@ -87,6 +87,11 @@ const SQLITE: &[Source] = &[
         "feed thumbnail",
         include_str!("../migrations/sqlite/0015_feed_thumbnail.sql"),
     ),
+    (
+        16,
+        "resources",
+        include_str!("../migrations/sqlite/0016_resources.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -164,6 +169,11 @@ const POSTGRES: &[Source] = &[
         15,
         "feed thumbnail",
         include_str!("../migrations/postgres/0015_feed_thumbnail.sql"),
+    ),
+    (
+        16,
+        "resources",
+        include_str!("../migrations/postgres/0016_resources.sql"),
     ),
 ];
 

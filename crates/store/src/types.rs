@@ -101,6 +101,8 @@ pub struct FeedRecord {
     pub directives: tidings_rights::Directives,
     /// The feed's selected thumbnail with its licence decision (FF7, FF8).
     pub thumbnail: Option<tidings_model::SelectedImage>,
+    /// The site (origin) whose icon is the feed's, once its icon was queued (SR1).
+    pub site: Option<String>,
 }
 
 /// One change of a feed's directives (FF14), with the response that brought it.
@@ -359,6 +361,8 @@ pub struct StoredEntry {
     /// When its content last changed (equals `first_seen_at` until it does).
     pub updated_at: DateTime<Utc>,
     pub content_hash: String,
+    /// The preview image its article page named (SR1), once read.
+    pub preview: Option<tidings_model::SelectedImage>,
 }
 
 impl StoredEntry {
@@ -517,4 +521,128 @@ pub struct NewKey {
     pub hash: String,
     pub prefix: String,
     pub created_at: DateTime<Utc>,
+}
+
+/// Where a queued resource stands (the page queue, SR1, SR7, FF9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueState {
+    /// To be read at its `due_at`.
+    Due,
+    /// An icon candidate not asked yet: asked once the site's earlier ones failed.
+    Waiting,
+    /// Read; an icon is read again at its `due_at`, a page never.
+    Done,
+    /// A failure remembered, or retries used up, until its `due_at` (SR4, SR6).
+    Held,
+}
+
+impl QueueState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueState::Due => "due",
+            QueueState::Waiting => "waiting",
+            QueueState::Done => "done",
+            QueueState::Held => "held",
+        }
+    }
+
+    /// The state named `name`, as [`QueueState::as_str`] writes it.
+    pub fn from_name(name: &str) -> Option<QueueState> {
+        [
+            QueueState::Due,
+            QueueState::Waiting,
+            QueueState::Done,
+            QueueState::Held,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == name)
+    }
+}
+
+/// A resource in the page queue: an article page, an icon candidate, an image.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceRecord {
+    pub id: i64,
+    pub purpose: tidings_model::RequestPurpose,
+    pub url: String,
+    /// The feed it was queued for.
+    pub feed_id: Option<FeedId>,
+    /// An icon candidate's site (origin).
+    pub site: Option<String>,
+    /// An icon asked for a feed's first add (SR7).
+    pub first_add: bool,
+    pub state: QueueState,
+    pub due_at: Option<DateTime<Utc>>,
+    /// Why it is due, held or done.
+    pub reason: String,
+    /// Temporary failures in a row (SR4, SR6).
+    pub retries: u32,
+    pub created_at: DateTime<Utc>,
+    pub read_at: Option<DateTime<Utc>>,
+    pub last_status: Option<i32>,
+    pub last_outcome: Option<Label>,
+    pub last_error: Option<String>,
+    /// An article page's preview image, once found (SR1).
+    pub preview: Option<tidings_model::SelectedImage>,
+}
+
+/// An entry's article page to read for its preview (SR1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPage {
+    /// The entry's stable identity in its feed.
+    pub entry_key: String,
+    pub url: String,
+}
+
+/// What one read of a queued resource changes, applied in one transaction with its
+/// request-log rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceApply {
+    pub id: i64,
+    pub at: DateTime<Utc>,
+    pub state: QueueState,
+    pub due_at: Option<DateTime<Utc>>,
+    pub reason: String,
+    pub retries: u32,
+    /// `None` when nothing was sent (set aside): the last read's facts stay.
+    pub read: Option<ResourceRead>,
+    pub found: ResourceFound,
+    /// An icon candidate failed for good: the site's next waiting candidate becomes due at
+    /// this time (one icon request per site per window).
+    pub next_candidate_at: Option<DateTime<Utc>>,
+    pub log: Vec<RequestLogRow>,
+    /// C6: a Retry-After for every request to this host (only ever moves later).
+    pub host_floor: Option<(String, DateTime<Utc>)>,
+}
+
+/// The facts of a read that sent its request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceRead {
+    pub status: Option<i32>,
+    pub outcome: Label,
+    pub error: Option<String>,
+}
+
+/// What a resource's body gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceFound {
+    Nothing,
+    /// An article page's preview, or that it names none (SR1).
+    Preview(Option<tidings_model::SelectedImage>),
+    /// A site's icon, kept and served from the store.
+    Icon {
+        site: String,
+        media_type: String,
+        body: Vec<u8>,
+    },
+}
+
+/// A site's icon as kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredIcon {
+    pub site: String,
+    pub url: String,
+    pub media_type: String,
+    pub body: Vec<u8>,
+    pub fetched_at: DateTime<Utc>,
 }

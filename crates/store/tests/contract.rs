@@ -22,6 +22,8 @@ mod leases;
 mod listing;
 #[path = "contract/log.rs"]
 mod log;
+#[path = "contract/resources.rs"]
+mod resources;
 
 macro_rules! contract {
     ($($module:ident::$case:ident),* $(,)?) => {
@@ -100,4 +102,8 @@ contract! {
     listing::one_entry_by_id_is_the_listed_entry,
     log::request_log_filters_and_orders_newest_first,
     log::robots_cache_round_trips_and_logs_its_fetch,
+    resources::sr1_an_article_page_is_queued_once_and_its_preview_serves_every_entry,
+    resources::sr4_sr6_a_resources_failure_is_remembered_with_its_log_and_floor,
+    resources::sr7_a_sites_icon_candidates_are_asked_one_at_a_time_and_the_icon_is_kept,
+    resources::wfm10_a_removed_feeds_resources_are_never_due,
 }

@@ -183,6 +183,52 @@ impl Store for Broken {
     async fn bot_keys(&self) -> tidings_store::Result<Vec<tidings_store::BotKeyRow>> {
         fail()
     }
+    async fn queue_pages(
+        &self,
+        _: FeedId,
+        _: &[tidings_store::NewPage],
+        _: DateTime<Utc>,
+        _: &str,
+    ) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn queue_icons(
+        &self,
+        _: FeedId,
+        _: &str,
+        _: &[String],
+        _: bool,
+        _: DateTime<Utc>,
+        _: &str,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn due_resources(
+        &self,
+        _: DateTime<Utc>,
+        _: u32,
+    ) -> tidings_store::Result<Vec<tidings_store::ResourceRecord>> {
+        fail()
+    }
+    async fn next_resource_due(
+        &self,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<Option<DateTime<Utc>>> {
+        fail()
+    }
+    async fn apply_resource(&self, _: &tidings_store::ResourceApply) -> tidings_store::Result<()> {
+        fail()
+    }
+    async fn resources(
+        &self,
+        _: Option<tidings_model::RequestPurpose>,
+        _: u32,
+    ) -> tidings_store::Result<Vec<tidings_store::ResourceRecord>> {
+        fail()
+    }
+    async fn icon(&self, _: &str) -> tidings_store::Result<Option<tidings_store::StoredIcon>> {
+        fail()
+    }
     async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }

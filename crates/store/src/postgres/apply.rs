@@ -152,18 +152,30 @@ pub(super) async fn apply(
         insert_log(tx, log).await?;
     }
     if let Some((host, until)) = &fetch.host_floor {
-        sqlx::query(
-            "INSERT INTO hosts (host, created_at, retry_after_until) VALUES ($1, $2, $3) \
-             ON CONFLICT (host) DO UPDATE SET retry_after_until = \
-             GREATEST(hosts.retry_after_until, excluded.retry_after_until)",
-        )
-        .bind(host)
-        .bind(fetch.fetched_at)
-        .bind(*until)
-        .execute(&mut **tx)
-        .await?;
+        raise_host_floor(tx, host, fetch.fetched_at, *until).await?;
     }
     Ok(report)
+}
+
+/// C6: `host`'s Retry-After floor becomes `until` unless it is later already (`at` makes the
+/// host's row when it has none).
+pub(super) async fn raise_host_floor(
+    tx: &mut Transaction<'static, Postgres>,
+    host: &str,
+    at: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO hosts (host, created_at, retry_after_until) VALUES ($1, $2, $3) \
+         ON CONFLICT (host) DO UPDATE SET retry_after_until = \
+         GREATEST(hosts.retry_after_until, excluded.retry_after_until)",
+    )
+    .bind(host)
+    .bind(at)
+    .bind(until)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 /// Append one request-log row (C7).

@@ -60,6 +60,7 @@ pub(super) fn feed_from_row(row: &PgRow) -> Result<FeedRecord> {
         thumbnail: codec::decode_thumbnail(
             row.try_get::<Option<String>, _>("thumbnail")?.as_deref(),
         )?,
+        site: row.try_get("site")?,
         last_failure: codec::decode_failure(
             row.try_get::<Option<String>, _>("last_failure")?.as_deref(),
         )?,
@@ -83,6 +84,7 @@ pub(super) fn entry_from_row(row: &PgRow) -> Result<StoredEntry> {
         first_seen_at: row.try_get("first_seen_at")?,
         updated_at: row.try_get("updated_at")?,
         content_hash: row.try_get("content_hash")?,
+        preview: codec::decode_thumbnail(row.try_get::<Option<String>, _>("preview")?.as_deref())?,
     })
 }
 
@@ -99,5 +101,30 @@ pub(super) fn log_from_row(row: &PgRow) -> Result<RequestLogRow> {
         bytes: row.try_get("bytes")?,
         duration_ms: row.try_get("duration_ms")?,
         rule: row.try_get("rule")?,
+    })
+}
+
+pub(super) fn resource_from_row(row: &PgRow) -> Result<crate::ResourceRecord> {
+    Ok(crate::ResourceRecord {
+        id: row.try_get("id")?,
+        purpose: codec::decode_purpose(&row.try_get::<String, _>("purpose")?)?,
+        url: row.try_get("url")?,
+        feed_id: row.try_get::<Option<i64>, _>("feed_id")?.map(FeedId),
+        site: row.try_get("site")?,
+        first_add: row.try_get("first_add")?,
+        state: codec::decode_queue_state(&row.try_get::<String, _>("state")?)?,
+        due_at: row.try_get("due_at")?,
+        reason: row.try_get("reason")?,
+        retries: u32::try_from(row.try_get::<i32, _>("retries")?).unwrap_or(0),
+        created_at: row.try_get("created_at")?,
+        read_at: row.try_get("read_at")?,
+        last_status: row.try_get("last_status")?,
+        last_outcome: row
+            .try_get::<Option<String>, _>("last_outcome")?
+            .as_deref()
+            .map(codec::decode_label)
+            .transpose()?,
+        last_error: row.try_get("last_error")?,
+        preview: codec::decode_thumbnail(row.try_get::<Option<String>, _>("preview")?.as_deref())?,
     })
 }

@@ -136,16 +136,7 @@ pub(super) async fn apply_batch(
     insert_logs(tx, &logs).await?;
     for fetch in &live {
         if let Some((host, until)) = &fetch.host_floor {
-            sqlx::query(
-                "INSERT INTO hosts (host, created_at, retry_after_until) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (host) DO UPDATE SET retry_after_until = \
-                 MAX(COALESCE(hosts.retry_after_until, 0), excluded.retry_after_until)",
-            )
-            .bind(host)
-            .bind(fetch.fetched_at)
-            .bind(until)
-            .execute(&mut **tx)
-            .await?;
+            raise_host_floor(tx, host, fetch.fetched_at, *until).await?;
         }
     }
 
@@ -351,6 +342,27 @@ async fn insert_directive_changes(
 }
 
 /// Append one request-log row (C7).
+/// C6: `host`'s Retry-After floor becomes `until` unless it is later already (times in
+/// microseconds; `at` makes the host's row when it has none).
+pub(super) async fn raise_host_floor(
+    tx: &mut Transaction<'static, Sqlite>,
+    host: &str,
+    at: i64,
+    until: i64,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO hosts (host, created_at, retry_after_until) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (host) DO UPDATE SET retry_after_until = \
+         MAX(COALESCE(hosts.retry_after_until, 0), excluded.retry_after_until)",
+    )
+    .bind(host)
+    .bind(at)
+    .bind(until)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 pub(super) async fn insert_log(
     tx: &mut Transaction<'static, Sqlite>,
     log: &RequestLogRow,

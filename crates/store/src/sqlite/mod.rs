@@ -19,6 +19,7 @@ mod apply;
 mod group;
 mod keys;
 mod leases;
+mod resources;
 mod rows;
 
 use crate::DirectiveRecord;
@@ -702,6 +703,57 @@ impl Store for SqliteStore {
 
     async fn bot_keys(&self) -> Result<Vec<crate::BotKeyRow>> {
         keys::bot_keys(self).await
+    }
+
+    async fn queue_pages(
+        &self,
+        feed: FeedId,
+        pages: &[crate::NewPage],
+        due_at: DateTime<Utc>,
+        reason: &str,
+    ) -> Result<u64> {
+        self.queue_pages_in(feed, pages, due_at, reason).await
+    }
+
+    async fn queue_icons(
+        &self,
+        feed: FeedId,
+        site: &str,
+        candidates: &[String],
+        first_add: bool,
+        due_at: DateTime<Utc>,
+        reason: &str,
+    ) -> Result<bool> {
+        self.queue_icons_in(feed, site, candidates, first_add, due_at, reason)
+            .await
+    }
+
+    async fn due_resources(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<crate::ResourceRecord>> {
+        self.due_resources_in(now, limit).await
+    }
+
+    async fn next_resource_due(&self, after: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
+        self.next_resource_due_in(after).await
+    }
+
+    async fn apply_resource(&self, apply: &crate::ResourceApply) -> Result<()> {
+        self.apply_resource_in(apply).await
+    }
+
+    async fn resources(
+        &self,
+        purpose: Option<tidings_model::RequestPurpose>,
+        limit: u32,
+    ) -> Result<Vec<crate::ResourceRecord>> {
+        self.resources_in(purpose, limit).await
+    }
+
+    async fn icon(&self, site: &str) -> Result<Option<crate::StoredIcon>> {
+        self.icon_in(site).await
     }
 
     async fn remove_bot_key(&self, keyid: &str) -> Result<bool> {

@@ -2,18 +2,19 @@
 
 use crate::outcome::failure_text;
 use crate::{
-    Allowed, Answer, Body, Event, Locator, Need, NotSent, Purpose, ReadOutcome, Request,
-    RequestKind, RobotsCopy, RobotsWhy, Sent, Verdict,
+    Allowed, Answer, Body, Event, Examined, Found, Locator, Need, NotSent, Purpose, ReadOutcome,
+    Request, RequestKind, ResourceOutcome, RobotsCopy, RobotsWhy, Sent, Verdict,
 };
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{FetchOutcome, Label, TransportError};
 use tidings_policy::egress::{self, EgressRecord};
+use tidings_policy::pages::{self, PageNext};
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
 use tidings_policy::robots::{
-    RobotsGate, crawl_delay_pause, deferred_copy_is_due, host_gap, needs_refetch,
+    RobotsGate, Scope, crawl_delay_pause, deferred_copy_is_due, host_gap, needs_refetch,
 };
 use tidings_policy::{
     BodyVerdict, Decision, FailureKind, FeedSchedule, Lifecycle, Profile, conditional, decide,
@@ -39,10 +40,55 @@ pub struct FeedState<L> {
     pub directives: tidings_rights::Directives,
 }
 
-/// One read of one feed. See the crate docs for the order of its steps.
-pub struct FeedRead<'p, L: Locator> {
+/// What the read knows of a resource read for a feed (an article page, an icon, an image)
+/// when it starts.
+#[derive(Debug, Clone)]
+pub struct ResourceState<L> {
+    pub target: L,
+    /// Why it is read, for the request log's rule ("preview of entry 12").
+    pub why: String,
+    /// Temporary failures in a row so far (SR4, SR6).
+    pub retries: u32,
+    /// The User-Agent of this read when it differs from the driver's own (PF10).
+    pub user_agent: Option<String>,
+}
+
+/// What is read: a feed, or a resource read for one.
+#[derive(Debug)]
+enum Subject<'p, L> {
+    Feed(&'p FeedState<L>),
+    Resource(&'p ResourceState<L>),
+}
+
+impl<L> Clone for Subject<'_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<L> Copy for Subject<'_, L> {}
+
+impl<'p, L> Subject<'p, L> {
+    fn target(self) -> &'p L {
+        match self {
+            Subject::Feed(f) => &f.target,
+            Subject::Resource(r) => &r.target,
+        }
+    }
+
+    fn user_agent(self) -> Option<String> {
+        match self {
+            Subject::Feed(f) => f.user_agent.clone(),
+            Subject::Resource(r) => r.user_agent.clone(),
+        }
+    }
+}
+
+/// One read of one resource: a feed, or an article page, icon or image read for one. See the
+/// crate docs for the order of its steps.
+pub struct Read<'p, L: Locator> {
     profile: &'p Profile,
-    feed: &'p FeedState<L>,
+    subject: Subject<'p, L>,
     purpose: Purpose,
     /// What the driver is asked for now.
     pending: Pending<L>,
@@ -70,6 +116,8 @@ pub struct FeedRead<'p, L: Locator> {
     not_sent: Option<NotSent>,
     /// Boxed: built once at the end, it is not carried through every state.
     outcome: Option<Box<ReadOutcome<L>>>,
+    /// A resource read's outcome, built at its end.
+    resource_outcome: Option<Box<ResourceOutcome<L>>>,
     /// The robots.txt copy of the final URL's origin, kept when the profile reads objections
     /// from it (DFB2).
     robots_copy: Option<Arc<RobotsCopy>>,
@@ -112,17 +160,33 @@ enum Pending<L: Locator> {
     Quiet,
     Answer,
     Judge(Option<Body>),
+    Examine(Option<Body>),
     Counts,
     FeedAt(String),
     Done,
 }
 
-impl<'p, L: Locator> FeedRead<'p, L> {
+impl<'p, L: Locator> Read<'p, L> {
+    /// A read of a feed, for `purpose` ([`Purpose::FirstAdd`] or [`Purpose::Scheduled`]).
     pub fn new(feed: &'p FeedState<L>, purpose: Purpose, profile: &'p Profile) -> Self {
-        FeedRead {
+        Self::of(Subject::Feed(feed), purpose, profile)
+    }
+
+    /// A read of a resource for a feed, for `purpose` (an article page, an icon, an image):
+    /// the same steps as a feed's up to the answer, which ends in a [`ResourceOutcome`].
+    pub fn resource(
+        resource: &'p ResourceState<L>,
+        purpose: Purpose,
+        profile: &'p Profile,
+    ) -> Self {
+        Self::of(Subject::Resource(resource), purpose, profile)
+    }
+
+    fn of(subject: Subject<'p, L>, purpose: Purpose, profile: &'p Profile) -> Self {
+        Read {
             profile,
-            target: feed.target.clone(),
-            feed,
+            target: subject.target().clone(),
+            subject,
             purpose,
             pending: Pending::FeedRules,
             hops: Vec::new(),
@@ -138,6 +202,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             robots_floor: None,
             not_sent: None,
             outcome: None,
+            resource_outcome: None,
             robots_copy: None,
             excerpts: None,
         }
@@ -182,6 +247,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 },
             ) => self.on_counts(unseen, first_seen_since, now),
             (Pending::FeedAt(_), Event::FeedAt { other_feed }) => self.on_feed_at(other_feed),
+            (Pending::Examine(_), Event::Examined(examined)) => self.on_examined(*examined, now),
             (pending, _) => pending,
         };
         self.need()
@@ -191,6 +257,12 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     /// built: a driver that reads millions of feeds (the simulation) does not copy it again.
     pub fn finish(self) -> Option<Box<ReadOutcome<L>>> {
         self.outcome
+    }
+
+    /// The outcome of a resource read whose need is [`Need::Done`]; `None` before (and for a
+    /// feed's read).
+    pub fn finish_resource(self) -> Option<Box<ResourceOutcome<L>>> {
+        self.resource_outcome
     }
 
     /// The need for what is pending, borrowing what it names (and handing over what the
@@ -234,7 +306,18 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                     content_type: None,
                 }),
                 base: &self.target,
-                stored_hash: self.feed.content_hash.as_deref(),
+                stored_hash: match self.subject {
+                    Subject::Feed(feed) => feed.content_hash.as_deref(),
+                    Subject::Resource(_) => None,
+                },
+            },
+            Pending::Examine(body) => Need::Examine {
+                body: body.take().unwrap_or_else(|| Body {
+                    bytes: Vec::new(),
+                    content_type: None,
+                }),
+                base: &self.target,
+                purpose: self.purpose,
             },
             Pending::Counts => Need::EntryCounts {
                 ids: self
@@ -255,13 +338,17 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     fn on_feed_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
         // FF13, WFM10: a blocked feed sends nothing, not even robots.txt; it is paused with
         // the rule as its reason, not failed.
-        match rule {
-            Some(reason) => {
-                let decision = hold_blocked(&self.feed.schedule, now, &reason);
+        match (rule, self.subject) {
+            (Some(reason), Subject::Feed(feed)) => {
+                let decision = hold_blocked(&feed.schedule, now, &reason);
                 self.not_sent = Some(NotSent::Held);
                 self.end_unsent(FetchOutcome::Blocked { reason }, decision)
             }
-            None => Pending::Floor,
+            (Some(reason), Subject::Resource(_)) => {
+                self.not_sent = Some(NotSent::Held);
+                self.end_resource(FetchOutcome::Blocked { reason }, None, None, now)
+            }
+            (None, _) => Pending::Floor,
         }
     }
 
@@ -273,11 +360,20 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     ) -> Pending<L> {
         // C6: the host asked everyone to wait; this feed waits too, without a request.
         match floor.filter(|until| *until > now) {
-            Some(until) => {
-                let decision = postpone(&self.feed.schedule, until, now);
-                self.not_sent = Some(NotSent::HostFloor);
-                self.end_set_aside(decision)
-            }
+            Some(until) => match self.subject {
+                Subject::Feed(feed) => {
+                    let decision = postpone(&feed.schedule, until, now);
+                    self.not_sent = Some(NotSent::HostFloor);
+                    self.end_set_aside(decision)
+                }
+                Subject::Resource(_) => {
+                    let reason = format!(
+                        "C6: host Retry-After until {}",
+                        until.format("%Y-%m-%d %H:%M:%S UTC")
+                    );
+                    self.resource_set_aside(NotSent::HostFloor, until, reason)
+                }
+            },
             None => self.on_robots_copy(robots, now),
         }
     }
@@ -303,9 +399,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                     self.target.host(),
                     until.format("%Y-%m-%d %H:%M:%S UTC")
                 );
-                let decision = set_aside(&self.feed.schedule, until, now, reason);
-                self.not_sent = Some(NotSent::HostFloor);
-                self.end_set_aside(decision)
+                self.set_aside_until(NotSent::HostFloor, until, reason, now)
             }
             None => self.on_robots_copy(robots, now),
         }
@@ -315,6 +409,20 @@ impl<'p, L: Locator> FeedRead<'p, L> {
 
     fn on_robots_copy(&mut self, copy: Option<Arc<RobotsCopy>>, now: DateTime<Utc>) -> Pending<L> {
         let profile = self.profile;
+        // SR7: the icon request made when a feed is first added does not read robots.txt,
+        // under a profile that says so (its redirect hops neither: they are that request).
+        if self.purpose == (Purpose::Icon { first_add: true })
+            && profile.pages.first_add_icon_skips_robots
+        {
+            self.gate = Some(HopGate {
+                gate: RobotsGate::Allowed(Arc::from(
+                    "robots.txt not read: the icon request of a first add (SR7)",
+                )),
+                crawl_delay: None,
+                unanswered: None,
+            });
+            return self.through_gate(now);
+        }
         let why = match &copy {
             Some(copy)
                 if !needs_refetch(Some(copy.fetched_at), now, profile)
@@ -333,8 +441,9 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                 target: first.clone(),
                 kind: RequestKind::Robots,
                 validators: &crate::NO_VALIDATORS,
-                user_agent: self.feed.user_agent.clone(),
+                user_agent: self.subject.user_agent(),
                 patience: 1,
+                max_bytes: None,
             },
             first,
             why,
@@ -433,7 +542,14 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         unanswered: Option<TransportError>,
         now: DateTime<Utc>,
     ) -> Pending<L> {
-        let answer = copy.rules(self.profile).gate(self.target.path_and_query());
+        let scope = if self.purpose.is_feed() {
+            Scope::Feed
+        } else {
+            Scope::Other
+        };
+        let answer = copy
+            .rules(self.profile)
+            .gate_for(self.target.path_and_query(), scope);
         if self.profile.keep.summary == tidings_policy::profile::SummaryKeep::Excerpt {
             self.robots_copy = Some(Arc::clone(copy));
         }
@@ -466,9 +582,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
                     crawl_delay.map_or(0, |d| d.as_secs()),
                     self.profile.robots.crawl_delay_cap
                 );
-                let decision = set_aside(&self.feed.schedule, until, now, reason);
-                self.not_sent = Some(NotSent::CrawlDelay);
-                self.end_set_aside(decision)
+                self.set_aside_until(NotSent::CrawlDelay, until, reason, now)
             }
             None => self.through_gate(now),
         }
@@ -489,10 +603,14 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             }
         };
         let allowed = match self.hops.last() {
-            None => match self.purpose {
-                Purpose::FirstAdd => Allowed::FirstAdd { robots: allowed_by },
-                Purpose::Scheduled => Allowed::Due {
-                    reason: self.feed.next_fetch_reason.clone(),
+            None => match (self.purpose, self.subject) {
+                (Purpose::FirstAdd, _) => Allowed::FirstAdd { robots: allowed_by },
+                (_, Subject::Feed(feed)) => Allowed::Due {
+                    reason: feed.next_fetch_reason.clone(),
+                    robots: allowed_by,
+                },
+                (_, Subject::Resource(resource)) => Allowed::Resource {
+                    why: resource.why.clone(),
                     robots: allowed_by,
                 },
             },
@@ -507,13 +625,30 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             self.purpose == Purpose::FirstAdd,
         );
         self.attempts = 1;
+        let pages = &self.profile.pages;
+        let (validators, max_bytes) = match self.subject {
+            Subject::Feed(feed) => (
+                conditional::request_validators(&feed.schedule.validators),
+                None,
+            ),
+            Subject::Resource(_) => (
+                &crate::NO_VALIDATORS,
+                match self.purpose {
+                    Purpose::ArticlePage => Some(pages.max_page_bytes),
+                    Purpose::Icon { .. } => Some(pages.max_icon_bytes),
+                    Purpose::Image => Some(self.profile.images.max_image_bytes),
+                    Purpose::FirstAdd | Purpose::Scheduled => None,
+                },
+            ),
+        };
         self.in_flight = Some((
             Request {
                 target: self.target.clone(),
                 kind: RequestKind::Resource(self.purpose),
-                validators: conditional::request_validators(&self.feed.schedule.validators),
-                user_agent: self.feed.user_agent.clone(),
+                validators,
+                user_agent: self.subject.user_agent(),
                 patience: 1,
+                max_bytes,
             },
             gap,
             allowed,
@@ -560,7 +695,8 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         } = &answer.outcome
             && let Some(next) = self.target.follow(*status, location)
         {
-            let seen = next == self.feed.target || self.hops.iter().any(|(_, _, to)| *to == next);
+            let seen =
+                next == *self.subject.target() || self.hops.iter().any(|(_, _, to)| *to == next);
             if !seen && self.hops.len() < usize::from(self.profile.fetch.max_redirects) {
                 let status = *status;
                 self.sent.push(sent(
@@ -587,6 +723,15 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             }),
             _ => None,
         };
+        if let Subject::Resource(_) = self.subject {
+            return match body {
+                Some(body) => {
+                    self.last = Some((outcome, Some(row)));
+                    Pending::Examine(Some(body))
+                }
+                None => self.end_resource(outcome, Some(row), None, now),
+            };
+        }
         self.last = Some((outcome, Some(row)));
         if body.is_some() {
             Pending::Judge(body)
@@ -600,13 +745,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         let Some((outcome, _)) = &self.last else {
             return Pending::Done;
         };
-        let decision = decide(
-            &self.feed.schedule,
-            outcome,
-            &verdict.body,
-            now,
-            self.profile,
-        );
+        let Subject::Feed(feed) = self.subject else {
+            return Pending::Done;
+        };
+        let decision = decide(&feed.schedule, outcome, &verdict.body, now, self.profile);
         let mut verdict = verdict;
         if let Some(parsed) = verdict.parsed.as_deref_mut() {
             self.excerpts = self.keep(parsed, outcome);
@@ -730,7 +872,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             FetchOutcome::NotModified { rights, .. } => (rights.as_deref(), false),
             _ => return None,
         };
-        tidings_rights::directive::change(self.feed.directives, self.directives_of(headers), full)
+        let Subject::Feed(feed) = self.subject else {
+            return None;
+        };
+        tidings_rights::directive::change(feed.directives, self.directives_of(headers), full)
     }
 
     /// What an answer's `X-Robots-Tag` asks of this bot (FF14); none for a profile that does
@@ -753,11 +898,12 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         // them, and the feed is held for an operator.
         if let Some(reason) = volume::over_daily_bound(first_seen_since, unseen, self.profile)
             && let Some(verdict) = self.verdict.as_mut()
+            && let Subject::Feed(feed) = self.subject
         {
             verdict.parsed = None;
             verdict.hash = None;
             verdict.error = Some(reason.clone());
-            self.decision = Some(volume::hold_for_volume(&self.feed.schedule, now, reason));
+            self.decision = Some(volume::hold_for_volume(&feed.schedule, now, reason));
         }
         self.conclude(now)
     }
@@ -777,9 +923,12 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     /// The final answer decided: its row, the egress record (WFM8), the URL move (PF9) and the
     /// host floor (C6).
     fn conclude(&mut self, now: DateTime<Utc>) -> Pending<L> {
-        let (Some((outcome, row)), Some(verdict), Some(decision)) =
-            (self.last.take(), self.verdict.take(), self.decision.take())
-        else {
+        let (Some((outcome, row)), Some(verdict), Some(decision), Subject::Feed(feed)) = (
+            self.last.take(),
+            self.verdict.take(),
+            self.decision.take(),
+            self.subject,
+        ) else {
             return Pending::Done;
         };
         let label = match (&verdict.body, decision.failure) {
@@ -804,13 +953,11 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         let mut egress_refusals = None;
         if answered {
             egress_refusals = egress::after_answer(
-                &self.feed.egress_refusals,
-                self.feed.egress.as_deref(),
+                &feed.egress_refusals,
+                feed.egress.as_deref(),
                 egress::is_refusal(decision.failure),
             );
-            let record = egress_refusals
-                .as_ref()
-                .unwrap_or(&self.feed.egress_refusals);
+            let record = egress_refusals.as_ref().unwrap_or(&feed.egress_refusals);
             if let Some(why) = egress::refused_everywhere(
                 record,
                 decision.failure,
@@ -831,7 +978,7 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             .map(|(status, _, to)| (*status, to.to_string()))
             .collect();
         let moved = url_move(
-            self.feed.pending_move.as_ref(),
+            feed.pending_move.as_ref(),
             &hops,
             read_ok,
             now,
@@ -869,6 +1016,9 @@ impl<'p, L: Locator> FeedRead<'p, L> {
     /// the read is decided on that, with the requests sent before it.
     fn not_sent(&mut self, why: NotSent, reason: String, now: DateTime<Utc>) -> Pending<L> {
         self.not_sent = Some(why);
+        if let Subject::Resource(_) = self.subject {
+            return self.end_resource(FetchOutcome::Blocked { reason }, None, None, now);
+        }
         self.last = Some((FetchOutcome::Blocked { reason }, None));
         let error = self.last.as_ref().and_then(|(o, _)| failure_text(o));
         self.on_judged(Verdict::none(error), now)
@@ -918,8 +1068,15 @@ impl<'p, L: Locator> FeedRead<'p, L> {
         now: DateTime<Utc>,
     ) -> Pending<L> {
         let text = format!(
-            "robots.txt did not answer ({error}); the feed was not requested ({gate_reason})"
+            "robots.txt did not answer ({error}); the {} was not requested ({gate_reason})",
+            match self.subject {
+                Subject::Feed(_) => "feed",
+                Subject::Resource(_) => self.purpose.as_str(),
+            }
         );
+        if let Subject::Resource(_) = self.subject {
+            return self.end_resource(FetchOutcome::Transport(error), None, Some(text), now);
+        }
         self.last = Some((FetchOutcome::Transport(error), None));
         self.on_judged(Verdict::none(Some(text)), now)
     }
@@ -936,7 +1093,10 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             decision,
             sent: std::mem::take(&mut self.sent),
             egress_refusals: None,
-            pending_move: self.feed.pending_move.clone(),
+            pending_move: match self.subject {
+                Subject::Feed(feed) => feed.pending_move.clone(),
+                Subject::Resource(_) => None,
+            },
             move_to: None,
             host_floor: self.robots_floor.take(),
             excerpts: None,
@@ -957,6 +1117,142 @@ impl<'p, L: Locator> FeedRead<'p, L> {
             outcome.verdict = Verdict::none(None);
             outcome.hops = std::mem::take(&mut self.hops);
         }
+        Pending::Done
+    }
+}
+
+impl<'p, L: Locator> Read<'p, L> {
+    // --- the end of a read that sent nothing for its resource now ----------------------
+
+    /// The current URL's request waits: its host asked everyone to wait (C6) or its
+    /// crawl-delay sets the host's work aside (FF11), until `until`.
+    fn set_aside_until(
+        &mut self,
+        why: NotSent,
+        until: DateTime<Utc>,
+        reason: String,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
+        match self.subject {
+            Subject::Feed(feed) => {
+                let decision = set_aside(&feed.schedule, until, now, reason);
+                self.not_sent = Some(why);
+                self.end_set_aside(decision)
+            }
+            Subject::Resource(_) => self.resource_set_aside(why, until, reason),
+        }
+    }
+
+    /// A resource read set aside until `until`: not a read (its retries stay as they were).
+    fn resource_set_aside(
+        &mut self,
+        why: NotSent,
+        until: DateTime<Utc>,
+        reason: String,
+    ) -> Pending<L> {
+        let retries = match self.subject {
+            Subject::Resource(r) => r.retries,
+            Subject::Feed(_) => 0,
+        };
+        self.not_sent = Some(why);
+        self.resource_outcome = Some(Box::new(ResourceOutcome {
+            purpose: self.purpose,
+            not_sent: self.not_sent,
+            outcome: FetchOutcome::Blocked {
+                reason: reason.clone(),
+            },
+            final_target: self.target.clone(),
+            found: None,
+            error: None,
+            next: PageNext::Hold { until, reason },
+            retries,
+            label: Label::Postponed,
+            sent: std::mem::take(&mut self.sent),
+            host_floor: self.robots_floor.take(),
+        }));
+        Pending::Done
+    }
+
+    // --- the end of a resource read --------------------------------------------------------
+
+    /// The driver examined the body: what it held, or why it is not what was asked for (a
+    /// permanent failure of that URL, SR4).
+    fn on_examined(&mut self, examined: Examined, now: DateTime<Utc>) -> Pending<L> {
+        let Some((outcome, row)) = self.last.take() else {
+            return Pending::Done;
+        };
+        match examined.usable {
+            Ok(()) => self.close_resource(outcome, row, examined.found, None, PageNext::Done, now),
+            Err(why) => {
+                let next = pages::unusable(&why, now, &self.profile.pages);
+                self.close_resource(outcome, row, None, Some(why), next, now)
+            }
+        }
+    }
+
+    /// The final answer to a resource request (or why none was sent), with nothing examined:
+    /// what follows it (SR4, SR6).
+    fn end_resource(
+        &mut self,
+        outcome: FetchOutcome,
+        row: Option<Sent<L>>,
+        error: Option<String>,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
+        let retries = match self.subject {
+            Subject::Resource(r) => r.retries,
+            Subject::Feed(_) => 0,
+        };
+        let pages = &self.profile.pages;
+        let next = match self.not_sent {
+            // robots.txt could not be read and the profile waits for it: a temporary failure.
+            Some(NotSent::RobotsDeferred) => {
+                pages::temporary("robots.txt deferred", retries, now, pages)
+            }
+            _ => pages::after_answer(&outcome, retries, now, pages),
+        };
+        let error = error.or_else(|| failure_text(&outcome));
+        self.close_resource(outcome, row, None, error, next, now)
+    }
+
+    fn close_resource(
+        &mut self,
+        outcome: FetchOutcome,
+        row: Option<Sent<L>>,
+        found: Option<Found>,
+        error: Option<String>,
+        next: PageNext,
+        now: DateTime<Utc>,
+    ) -> Pending<L> {
+        let label = match (&outcome, &error) {
+            (FetchOutcome::Fetched(_), Some(_)) => Label::ParseError,
+            _ => outcome.label(),
+        };
+        if let Some(mut row) = row {
+            row.label = label;
+            self.sent.push(row);
+        }
+        let retries = match &next {
+            PageNext::Retry { retries, .. } => *retries,
+            PageNext::Done | PageNext::Hold { .. } => 0,
+        };
+        let floor = match host_floor(&outcome, now, self.profile) {
+            Some(until) => later(self.robots_floor.take(), (self.target.host(), until)),
+            None => self.robots_floor.take(),
+        };
+        self.resource_outcome = Some(Box::new(ResourceOutcome {
+            purpose: self.purpose,
+            not_sent: self.not_sent,
+            outcome,
+            final_target: self.target.clone(),
+            found,
+            error,
+            next,
+            retries,
+            label,
+            sent: std::mem::take(&mut self.sent),
+            host_floor: floor,
+        }));
         Pending::Done
     }
 }

@@ -1,0 +1,149 @@
+//! What every read asks of its driver, answered once for the feed's read ([`crate::refresh`])
+//! and a resource's ([`crate::enrich`]): whether a rule covers a URL (FF13), a host's floor and
+//! robots.txt copy, how long a host has been quiet (FF11), a request sent in its host's turn
+//! (C3) with the rule checked again once the turn is taken, and a robots.txt copy saved with
+//! its request-log rows (C7).
+
+use crate::{CrawlError, Crawler};
+use std::net::IpAddr;
+use std::sync::Arc;
+use tidings_fetch::FetchRequest;
+use tidings_model::{FeedId, FetchOutcome, HostKey};
+use tidings_read::{Answer, Event, Need, RequestKind, RobotsCopy, Sent};
+use tidings_store::RequestLogRow;
+use url::Url;
+
+/// Whose read it is: the feed it is for (its request-log rows and the rules that name it),
+/// and the address its own requests go from (WFM7; robots.txt always from the default).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Asker {
+    pub feed: Option<FeedId>,
+    pub egress: Option<IpAddr>,
+}
+
+impl Crawler {
+    /// The answer to a need every read has; `None` for the needs that are a feed's or a
+    /// resource's own (judging a body, counting entries, examining a page).
+    pub(crate) async fn answer_shared(
+        &self,
+        need: &Need<'_, Url>,
+        asker: &Asker,
+    ) -> Result<Option<Event>, CrawlError> {
+        Ok(Some(match need {
+            Need::Rules { target } => Event::Rules(self.blocked(target, asker.feed).await?),
+            Need::HostState { host } => {
+                let state = self.store.host_state(host.as_str()).await?;
+                Event::HostState {
+                    floor: state.floor,
+                    robots: state.robots.map(|c| {
+                        Arc::new(RobotsCopy::new(
+                            c.fetched_at,
+                            c.status.and_then(|s| u16::try_from(s).ok()),
+                            c.body,
+                        ))
+                    }),
+                }
+            }
+            Need::QuietFor { target } => {
+                // After a restart the gate learns the host's last request from the log
+                // first, so a long crawl-delay is measured from it (FF11).
+                if !self.gate.knows(target) {
+                    self.seed_gate(target).await;
+                }
+                let quiet = self
+                    .gate
+                    .quiet_for(target)
+                    .map(|real| real.saturating_mul(self.config.clock.scale()));
+                Event::Quiet(quiet)
+            }
+            Need::Send { request, gap } => {
+                let budget = crate::time_limit(&self.fetcher, request.patience);
+                let fetch = FetchRequest {
+                    validators: request.validators.clone(),
+                    follow_redirects: false,
+                    // WFM7: the feed's own address; robots.txt goes from the default.
+                    egress: match request.kind {
+                        RequestKind::Resource(_) => asker.egress,
+                        RequestKind::Robots => None,
+                    },
+                    user_agent: request.user_agent.clone(),
+                    timeout: (request.patience > 1).then_some(budget),
+                    max_body_bytes: request.max_bytes,
+                    ..FetchRequest::new(request.target.clone())
+                };
+                let turn = self.host_turn(&request.target, *gap, budget).await?;
+                // FF13 once more, now that the turn is taken: a rule added while the request
+                // waited for its host's gap stops it.
+                let rule = match self.blocked(&request.target, asker.feed).await {
+                    Ok(rule) => rule,
+                    Err(e) => {
+                        turn.end(self).await;
+                        return Err(e);
+                    }
+                };
+                let event = if let Some(reason) = rule {
+                    Event::Answer(Answer {
+                        outcome: FetchOutcome::Blocked { reason },
+                        started_at: self.now(),
+                        duration: std::time::Duration::ZERO,
+                        bytes: 0,
+                    })
+                } else {
+                    let response = self.send(&fetch, request.kind.as_str()).await;
+                    let clock = &self.config.clock;
+                    Event::Answer(Answer {
+                        // Rows and every instant are kept in crawler time; the fetcher's clock
+                        // and the publisher's dates are real.
+                        started_at: clock.crawler_time_of(response.started_at),
+                        duration: response.duration,
+                        bytes: response.bytes,
+                        outcome: clock.answer_outcome(response.outcome),
+                    })
+                };
+                turn.end(self).await;
+                event
+            }
+            Need::SaveRobots { host, copy, sent } => {
+                let cache = tidings_store::RobotsCache {
+                    fetched_at: copy.fetched_at,
+                    status: copy.status.map(i32::from),
+                    body: copy.body.clone(),
+                };
+                let rows: Vec<RequestLogRow> =
+                    sent.iter().map(|s| log_row(None, None, s)).collect();
+                self.store.save_robots(host.as_str(), &cache, &rows).await?;
+                Event::Saved
+            }
+            Need::Judge { .. }
+            | Need::EntryCounts { .. }
+            | Need::FeedAt { .. }
+            | Need::Examine { .. }
+            | Need::Done => return Ok(None),
+        }))
+    }
+}
+
+/// The request-log row of one request sent (C7), for `feed` (none for robots.txt) from
+/// `egress`.
+pub(crate) fn log_row(
+    feed: Option<FeedId>,
+    egress: Option<String>,
+    sent: &Sent<Url>,
+) -> RequestLogRow {
+    RequestLogRow {
+        at: sent.at,
+        feed_id: feed,
+        host: HostKey::of(&sent.target).to_string(),
+        purpose: sent.kind.as_str().to_string(),
+        url: sent.target.to_string(),
+        egress: match sent.kind {
+            RequestKind::Resource(_) => egress,
+            RequestKind::Robots => None,
+        },
+        status: sent.status.map(i32::from),
+        outcome: sent.label,
+        bytes: i64::try_from(sent.bytes).unwrap_or(i64::MAX),
+        duration_ms: i64::try_from(sent.duration.as_millis()).unwrap_or(i64::MAX),
+        rule: sent.allowed.to_string(),
+    }
+}
