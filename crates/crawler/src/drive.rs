@@ -69,6 +69,7 @@ impl Crawler {
                     user_agent: request.user_agent.clone(),
                     timeout: (request.patience > 1).then_some(budget),
                     max_body_bytes: request.max_bytes,
+                    keep_prefix: request.keep_prefix,
                     ..FetchRequest::new(request.target.clone())
                 };
                 let turn = self.host_turn(&request.target, *gap, budget).await?;

@@ -43,6 +43,8 @@ pub struct ResourceReport {
     pub outcome: Label,
     /// What follows, and why.
     pub next: String,
+    /// When it is read again, if ever.
+    pub due_at: Option<DateTime<Utc>>,
 }
 
 impl Crawler {
@@ -85,27 +87,31 @@ impl Crawler {
     /// Queue what a feed's read asked for, once its entries are stored: the pages of the
     /// entries, when some were new (or on the feed's first add); the site's icon candidates,
     /// the first asked at once (without robots.txt on a first add when the profile says so,
-    /// SR7).
+    /// SR7). Returns whether something new was queued (due now).
     pub(crate) async fn queue_enrichment(
         &self,
         feed: &FeedRecord,
         enrichment: Enrichment,
         new_entries: u64,
         first_add: bool,
-    ) -> Result<(), CrawlError> {
+    ) -> Result<bool, CrawlError> {
         let now = self.now();
+        let mut queued = false;
         if !enrichment.pages.is_empty() && (new_entries > 0 || first_add) {
-            self.store
+            queued |= self
+                .store
                 .queue_pages(
                     feed.id,
                     &enrichment.pages,
                     now,
                     "preview of an entry without an image (SR1)",
                 )
-                .await?;
+                .await?
+                > 0;
         }
         if let Some(icon) = enrichment.icon {
-            self.store
+            queued |= self
+                .store
                 .queue_icons(
                     feed.id,
                     &icon.site,
@@ -116,7 +122,7 @@ impl Crawler {
                 )
                 .await?;
         }
-        Ok(())
+        Ok(queued)
     }
 
     /// Read one queued resource and store what it gave.
@@ -150,7 +156,7 @@ impl Crawler {
                 host_floor: None,
             };
             self.store.apply_resource(&apply).await?;
-            return Ok(report(job, Label::Blocked, "not a URL".into()));
+            return Ok(report(job, Label::Blocked, "not a URL".into(), None));
         };
         // PF10: a profile whose User-Agent counts subscribers counts the feed's.
         let user_agent = match job.feed_id {
@@ -264,7 +270,7 @@ impl Crawler {
                 .map(|(host, until)| (host.to_string(), until)),
         };
         self.store.apply_resource(&apply).await?;
-        Ok(report(job, out.label, reason))
+        Ok(report(job, out.label, reason, due_at))
     }
 
     /// Examine a body off the async threads (CPU work).
@@ -285,13 +291,19 @@ impl Crawler {
     }
 }
 
-fn report(job: &ResourceRecord, outcome: Label, next: String) -> ResourceReport {
+fn report(
+    job: &ResourceRecord,
+    outcome: Label,
+    next: String,
+    due_at: Option<DateTime<Utc>>,
+) -> ResourceReport {
     ResourceReport {
         id: job.id,
         url: job.url.clone(),
         purpose: job.purpose,
         outcome,
         next,
+        due_at,
     }
 }
 

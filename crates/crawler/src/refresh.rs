@@ -31,6 +31,8 @@ pub struct FeedReport {
     pub error: Option<String>,
     pub next_fetch_at: DateTime<Utc>,
     pub next_fetch_reason: String,
+    /// The read queued resources for the feed, due now (article pages, its site's icon: SR1).
+    pub queued: bool,
 }
 
 impl FeedReport {
@@ -228,8 +230,9 @@ impl Crawler {
                 .map(|(host, until)| (host.to_string(), until)),
         };
         let applied = self.store.apply_fetch(record).await?;
-        if let Some(enrichment) = enrichment
-            && let Err(e) = self
+        let mut queued = false;
+        if let Some(enrichment) = enrichment {
+            match self
                 .queue_enrichment(
                     feed,
                     enrichment,
@@ -237,9 +240,11 @@ impl Crawler {
                     purpose == Purpose::FirstAdd,
                 )
                 .await
-        {
-            // The read itself is stored; its previews and icon wait for the next read.
-            tracing::warn!(feed_id = feed.id.0, error = %e, "enrichment not queued");
+            {
+                Ok(q) => queued = q,
+                // The read itself is stored; its previews and icon wait for the next read.
+                Err(e) => tracing::warn!(feed_id = feed.id.0, error = %e, "enrichment not queued"),
+            }
         }
         Ok(FeedReport {
             feed_id: feed.id,
@@ -257,6 +262,7 @@ impl Crawler {
             },
             next_fetch_at: out.decision.next_fetch_at,
             next_fetch_reason: out.decision.reason,
+            queued,
         })
     }
 }

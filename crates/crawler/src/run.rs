@@ -23,8 +23,6 @@ const MAX_BACKLOG: usize = 20_000;
 
 /// How many due resources (article pages, icons) are taken from the store at a time.
 const RESOURCE_BATCH: u32 = 200;
-/// How often (real time) due resources are asked of the store, at most.
-const RESOURCES_EVERY: Duration = Duration::from_secs(1);
 
 /// What a host's worker did.
 #[derive(Default)]
@@ -34,6 +32,16 @@ struct Worked {
     resources: u64,
     /// Resources whose read could not be completed (a store error, a bug).
     failed_resources: Vec<i64>,
+    /// The earliest time a resource its reads queued or answered falls due.
+    resource_due: Option<DateTime<Utc>>,
+}
+
+impl Worked {
+    fn resource_due_at(&mut self, at: Option<DateTime<Utc>>) {
+        if let Some(at) = at {
+            self.resource_due = Some(self.resource_due.map_or(at, |due| due.min(at)));
+        }
+    }
 }
 
 /// One piece of a host's work: a feed's read, or a resource read for a feed (SR1).
@@ -324,9 +332,10 @@ impl Crawler {
         ]
         .into_iter()
         .any(|p| self.profile.requests.allows(p));
-        let mut resources_read: Option<std::time::Instant> = None;
-        // Whether a worker ended since the last look at due resources.
-        let mut worked_since_poll = false;
+        // Whether the queue was looked at, and when its next resource falls due (crawler
+        // time): as the store said at the last look, or earlier as the workers queued some.
+        let mut resources_polled = false;
+        let mut resource_wake: Option<DateTime<Utc>> = None;
         let mut hosts_of: HashMap<tokio::task::Id, String> = HashMap::new();
         let slots = self.config.host_concurrency.max(1);
         let mut stop_open = true;
@@ -383,10 +392,13 @@ impl Crawler {
             if reads_resources
                 && workers.len() < slots
                 && backlog.len() < MAX_BACKLOG
-                && resources_read.is_none_or(|at| at.elapsed() >= RESOURCES_EVERY)
+                && (!resources_polled || resource_wake.is_some_and(|at| at <= self.now()))
             {
-                resources_read = Some(std::time::Instant::now());
-                worked_since_poll = false;
+                resources_polled = true;
+                resource_wake = match self.store.next_resource_due(self.now()).await {
+                    Ok(next) => next,
+                    Err(e) => break Err(e.into()),
+                };
                 match self.store.due_resources(self.now(), RESOURCE_BATCH).await {
                     Ok(due) => {
                         for resource in due {
@@ -435,29 +447,18 @@ impl Crawler {
             }
             progress.found(found);
             if once.is_some() && workers.is_empty() && backlog.is_empty() && at_end {
-                if reads_resources && worked_since_poll {
-                    // The last reads may have queued resources: look once more.
-                    worked_since_poll = false;
-                    resources_read = None;
+                if reads_resources && resource_wake.is_some_and(|at| at <= self.now()) {
+                    // The last reads queued resources due now: look once more.
                     continue;
                 }
                 // Nothing due at the pass's time is left unread.
                 break Ok(());
             }
             let next_due = if once.is_none() && at_end {
-                let feeds = match self.store.next_due_after(now).await {
+                match self.store.next_due_after(now).await {
                     Ok(next) => next,
                     Err(e) => break Err(e.into()),
-                };
-                let resources = if reads_resources {
-                    match self.store.next_resource_due(self.now()).await {
-                        Ok(next) => next,
-                        Err(e) => break Err(e.into()),
-                    }
-                } else {
-                    None
-                };
-                feeds.into_iter().chain(resources).min()
+                }
             } else {
                 None
             };
@@ -470,19 +471,21 @@ impl Crawler {
             // ends, or it is woken), then passes over what is due again.
             let sleeping = once.is_none() && at_end;
             let mut wake = next_due;
+            // A resource falling due wakes the loop too; what the last reads queued is looked
+            // for soon (below).
+            if let Some(at) = resource_wake.filter(|_| once.is_none()) {
+                wake = Some(wake.map_or(at, |w| w.min(at)));
+            }
             if let Some(at) = held.values().min() {
                 wake = Some(wake.map_or(*at, |w| w.min(*at)));
             }
             if let Some(deadline) = until.deadline {
                 wake = Some(wake.map_or(deadline, |at| at.min(deadline)));
             }
-            // Resources a read queues are due at once: a crawl that reads them looks often.
-            let longest = if reads_resources {
-                RESOURCES_EVERY
-            } else {
-                MAX_SLEEP
-            };
-            let sleep = wake.map_or(longest, |at| self.config.clock.real_until(at).min(longest));
+            let sleep = wake.map_or(MAX_SLEEP, |at| {
+                self.config.clock.real_until(at).min(MAX_SLEEP)
+            });
+
             tokio::select! {
                 Some(joined) = workers.join_next_with_id(), if !workers.is_empty() => {
                     // Every worker done by now is taken in, so their slots refill together.
@@ -499,7 +502,6 @@ impl Crawler {
                                 in_work.remove(&id);
                             }
                         }
-                        worked_since_poll = true;
                         if let Ok((_, (_, done))) = joined {
                             for report in done.feeds {
                                 if report.outcome == Label::InternalError {
@@ -517,6 +519,9 @@ impl Crawler {
                                 held.insert(JobId::Resource(id), self.now() + hold_after_error);
                             }
                             summary.resources += done.resources;
+                            if let Some(at) = done.resource_due {
+                                resource_wake = Some(resource_wake.map_or(at, |w| w.min(at)));
+                            }
                         }
                         next = workers.try_join_next_with_id();
                     }
@@ -527,6 +532,8 @@ impl Crawler {
                 }
                 () = tokio::time::sleep(sleep), if sleeping => {
                     (cursor, at_end) = (None, false);
+                    // Another process may have queued resources meanwhile.
+                    resources_polled = false;
                 }
                 () = self.live.woken(), if once.is_none() => {
                     (cursor, at_end) = (None, false);
@@ -567,6 +574,7 @@ impl Crawler {
                 Job::Feed(feed) => {
                     let report = self.read_one(&feed).await;
                     progress.done(&report);
+                    worked.resource_due_at(report.queued.then(|| self.now()));
                     worked.feeds.push(report);
                 }
                 Job::Resource(resource) => {
@@ -575,7 +583,10 @@ impl Crawler {
                         .catch_unwind()
                         .await
                     {
-                        Ok(Ok(report)) => progress.resource_done(&report),
+                        Ok(Ok(report)) => {
+                            worked.resource_due_at(report.due_at);
+                            progress.resource_done(&report);
+                        }
                         Ok(Err(e)) => {
                             tracing::error!(url = %resource.url, error = %e, "resource read failed");
                             worked.failed_resources.push(resource.id);
@@ -624,5 +635,6 @@ fn failed(feed: &FeedRecord, error: String) -> FeedReport {
         error: Some(error),
         next_fetch_at: feed.next_fetch_at,
         next_fetch_reason: feed.next_fetch_reason.clone(),
+        queued: false,
     }
 }

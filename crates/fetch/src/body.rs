@@ -16,9 +16,13 @@ const PREALLOCATE_AT_MOST: u64 = 1024 * 1024;
 
 /// Read the body of `response`, at most `cap` bytes after decompression; `received` counts the
 /// bytes taken so far (also when the read fails or is cut short by the caller's timeout).
+///
+/// With `prefix`, a longer body is no error: its first `cap` bytes are kept and the rest is
+/// not read (the head of an article page holds what is looked for, SR1).
 pub async fn read_capped(
     response: Response,
     cap: u64,
+    prefix: bool,
     received: &mut u64,
 ) -> Result<Vec<u8>, BodyError> {
     // The raw header, not `content_length()`: a compressed answer announces its wire size,
@@ -28,7 +32,7 @@ pub async fn read_capped(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    if announced.is_some_and(|len| len > cap) {
+    if announced.is_some_and(|len| len > cap) && !prefix {
         return Err(BodyError::TooLarge { limit: cap });
     }
     let capacity = announced.unwrap_or(0).min(cap).min(PREALLOCATE_AT_MOST);
@@ -41,6 +45,12 @@ pub async fn read_capped(
             Err(e) => return Err(BodyError::Broken(error_text(&e))),
         };
         let total = received.saturating_add(chunk.len() as u64);
+        if total > cap && prefix {
+            let room = usize::try_from(cap.saturating_sub(*received)).unwrap_or(0);
+            body.extend_from_slice(&chunk[..room.min(chunk.len())]);
+            *received = cap;
+            break;
+        }
         if total > cap {
             return Err(BodyError::TooLarge { limit: cap });
         }

@@ -251,7 +251,7 @@ impl Fetcher {
                     .map_or(self.config.max_body_bytes, |m| {
                         m.min(self.config.max_body_bytes)
                     });
-                read_capped(response, cap, &mut trace.bytes).await
+                read_capped(response, cap, request.keep_prefix, &mut trace.bytes).await
             } else {
                 Ok(Vec::new())
             };

@@ -99,6 +99,9 @@ pub struct FetchRequest {
     /// The most bytes of the body read, when less than [`FetchConfig::max_body_bytes`]: an
     /// article page's (SR1), an icon's or an image's. A longer body is `TooLarge`.
     pub max_body_bytes: Option<u64>,
+    /// A body longer than the cap is read to the cap and kept so (its head is what is looked
+    /// for: an article page's, SR1) instead of being `TooLarge`.
+    pub keep_prefix: bool,
 }
 
 impl std::fmt::Debug for FetchRequest {
@@ -112,6 +115,7 @@ impl std::fmt::Debug for FetchRequest {
             .field("egress", &self.egress)
             .field("user_agent", &self.user_agent)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("keep_prefix", &self.keep_prefix)
             .finish()
     }
 }
@@ -128,6 +132,7 @@ impl FetchRequest {
             egress: None,
             user_agent: None,
             max_body_bytes: None,
+            keep_prefix: false,
         }
     }
 }

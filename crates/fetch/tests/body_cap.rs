@@ -109,6 +109,15 @@ async fn sr1_a_requests_own_cap_bounds_its_body_below_the_fetchers() {
         support::body(&fetcher.fetch(&enough).await.outcome).len(),
         2048
     );
+    // SR1: the head of a longer page is kept, the rest not read.
+    let head = tidings_fetch::FetchRequest {
+        max_body_bytes: Some(1000),
+        keep_prefix: true,
+        ..tidings_fetch::FetchRequest::new(server.url("/page"))
+    };
+    let got = fetcher.fetch(&head).await;
+    assert_eq!(support::body(&got.outcome).len(), 1000);
+    assert!(got.bytes <= 1000, "{}", got.bytes);
     // A request's cap above the fetcher's is the fetcher's.
     let over = tidings_fetch::FetchRequest {
         max_body_bytes: Some(CAP * 4),

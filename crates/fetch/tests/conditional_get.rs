@@ -49,6 +49,7 @@ async fn round_trip(etag: &'static [u8], last_modified: &'static [u8]) {
             egress: None,
             user_agent: None,
             max_body_bytes: None,
+            keep_prefix: false,
         })
         .await;
     assert!(
@@ -100,6 +101,7 @@ async fn c4_not_modified_carries_the_304s_own_validators_only() {
             egress: None,
             user_agent: None,
             max_body_bytes: None,
+            keep_prefix: false,
         })
         .await;
     // Empty: the caller keeps what it stored.
@@ -156,6 +158,7 @@ async fn c4_validators_follow_redirect_hops() {
             egress: None,
             user_agent: None,
             max_body_bytes: None,
+            keep_prefix: false,
         })
         .await;
     assert!(

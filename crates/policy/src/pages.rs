@@ -8,7 +8,8 @@
 //!   (about 30 s, 1 min, 2 min), then held for `pages.hold_after_retries` (at least an hour).
 //! - SR6: 429 and 503 are asked again after each of `pages.throttle_steps` (three within about
 //!   3.5 minutes), then held for the Retry-After the last answer gave, at most
-//!   `pages.throttle_hold_max` (7 days), or that long without one.
+//!   `pages.throttle_hold_max` (7 days), or that long without one. A Retry-After longer than a
+//!   step is a floor under that retry too (C6: the answer's wait is never shortened).
 
 use crate::profile::PagesSettings;
 use chrono::{DateTime, Duration, Utc};
@@ -52,14 +53,26 @@ pub fn after_answer(
         | FetchOutcome::Challenge {
             status: 429 | 503, ..
         } => match pages.throttle_steps.get(retries as usize) {
-            Some(&step) => PageNext::Retry {
-                at: at(step),
-                retries: retries + 1,
-                reason: format!(
-                    "SR6 {status}: retry {} of {} in {step}s",
-                    retries + 1,
-                    pages.throttle_steps.len()
-                ),
+            // C6: a Retry-After is a floor under the quick retries too.
+            Some(&step) => match outcome.retry_after().map(|r| r.wait_secs(now)) {
+                Some(asked) if asked > step => PageNext::Retry {
+                    at: at(asked.min(pages.throttle_hold_max)),
+                    retries: retries + 1,
+                    reason: format!(
+                        "SR6 {status}: retry {} of {} after its Retry-After {asked}s (C6)",
+                        retries + 1,
+                        pages.throttle_steps.len()
+                    ),
+                },
+                _ => PageNext::Retry {
+                    at: at(step),
+                    retries: retries + 1,
+                    reason: format!(
+                        "SR6 {status}: retry {} of {} in {step}s",
+                        retries + 1,
+                        pages.throttle_steps.len()
+                    ),
+                },
             },
             None => {
                 let most = pages.throttle_hold_max;
@@ -294,7 +307,17 @@ mod tests {
             retry_after: Some(RetryAfter::At(now() + Duration::hours(5))),
         };
         assert_eq!(next(&unavailable, 3), ("hold", 5 * 3600));
-        assert_eq!(next(&unavailable, 0), ("retry", 30));
+        // C6: a Retry-After longer than the step is a floor under the retry too.
+        assert_eq!(next(&unavailable, 0), ("retry", 5 * 3600));
+        assert_eq!(
+            next(&throttled(Some(RetryAfter::Seconds(10))), 0),
+            ("retry", 30)
+        );
+        assert_eq!(
+            next(&throttled(Some(RetryAfter::Seconds(30 * 86_400))), 1),
+            ("retry", 7 * DAY),
+            "capped as the hold is"
+        );
     }
 
     #[test]

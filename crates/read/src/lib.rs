@@ -125,6 +125,9 @@ pub struct Request<'v, L> {
     /// The most bytes of the body read, when less than the profile's `fetch.max_body_bytes`:
     /// an article page's (SR1), an icon's, an image's (FF9).
     pub max_bytes: Option<u64>,
+    /// A longer body is read to `max_bytes` and kept so: an article page's head holds its
+    /// preview (SR1 reads at most 1 MB of it).
+    pub keep_prefix: bool,
 }
 
 /// What the machine needs from its driver before it can go on.

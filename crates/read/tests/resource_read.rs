@@ -84,6 +84,10 @@ fn sr1_the_page_request_carries_the_profiles_byte_bound() {
             tidings_read::Need::Send { request, .. } => {
                 assert_eq!(request.max_bytes, Some(p.pages.max_page_bytes));
                 assert_eq!(request.max_bytes, Some(1_000_000), "SR1: 1 MB");
+                assert!(
+                    request.keep_prefix,
+                    "SR1: the head of a longer page is read"
+                );
                 assert!(request.validators.is_empty());
                 return;
             }

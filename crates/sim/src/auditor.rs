@@ -83,6 +83,14 @@ pub enum Rule {
     Purpose,
     /// FF15: no request for llms.txt, ai.txt or AGENTS.md.
     NeverRead,
+    /// SR1: an article page read once: never asked again after it was read.
+    PageOnce,
+    /// SR4, SR6: a page or icon that failed is asked again only after its wait: the retry
+    /// steps, then the hold, and a permanent failure only after it is remembered.
+    PageRetry,
+    /// SR1: at most one icon request per site in the profile's window (retries of one URL
+    /// apart).
+    IconWindow,
 }
 
 impl Rule {
@@ -98,6 +106,8 @@ impl Rule {
             Rule::Signature => "SR11",
             Rule::Purpose => "WFM1/DFB1/PF13",
             Rule::NeverRead => "FF15",
+            Rule::PageOnce | Rule::IconWindow => "SR1",
+            Rule::PageRetry => "SR4/SR6",
         }
     }
 }
@@ -391,6 +401,9 @@ pub struct Expectations {
     /// What the run may request (WFM1, DFB1, PF13). `None` (the default) checks nothing of
     /// it; FF15's files are flagged either way.
     pub purposes: Option<PurposeCheck>,
+    /// What the run may ask of each article page and icon (SR1, SR4, SR6); needs
+    /// `purposes` to tell feeds from pages. `None` (the default) checks nothing of it.
+    pub pages: Option<crate::budget::PageBudget>,
     /// The web wrote its HTTP-dates in real time, as a real server does: a Retry-After date is
     /// then a real instant, checked on the wall clock. True when the web's clock follows real
     /// time ([`SimClock::wall_of`](crate::SimClock::wall_of)); false (the default, a manual
@@ -416,6 +429,7 @@ impl Default for Expectations {
             signatures: None,
             dates_on_wall: false,
             purposes: None,
+            pages: None,
         }
     }
 }
@@ -437,11 +451,20 @@ pub fn audit(exchanges: &[Exchange], expect: &Expectations) -> Vec<Violation> {
     retry_after(&ordered, expect.dates_on_wall, &mut out);
     robots_and_blocks(&ordered, expect, &mut out);
     signatures(&ordered, expect, &mut out);
-    purposes(&ordered, expect, &mut out);
+    let kinds = purposes(&ordered, expect, &mut out);
+    if let Some(budget) = &expect.pages {
+        crate::budget::pages(&ordered, &kinds, budget, &mut out);
+    }
     out
 }
 
-fn purposes(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violation>) {
+/// What each request was for (by exchange id), and the requests the profile does not make.
+fn purposes(
+    ordered: &[&Exchange],
+    expect: &Expectations,
+    out: &mut Vec<Violation>,
+) -> HashMap<u64, Requested> {
+    let mut kinds = HashMap::new();
     let mut feeds: Vec<(String, String)> = expect
         .purposes
         .as_ref()
@@ -478,6 +501,7 @@ fn purposes(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violatio
         {
             feeds.push(next);
         }
+        kinds.insert(e.id, kind);
         if !check.allowed.contains(&kind) {
             out.push(violation(
                 Rule::Purpose,
@@ -489,6 +513,7 @@ fn purposes(ordered: &[&Exchange], expect: &Expectations, out: &mut Vec<Violatio
             ));
         }
     }
+    kinds
 }
 
 /// What the web served, for a request that is neither robots.txt nor a feed.
@@ -527,7 +552,7 @@ fn hop_target(host: &str, location: &str) -> Option<(String, String)> {
     Some((name.to_ascii_lowercase(), path.to_owned()))
 }
 
-fn violation(rule: Rule, exchanges: Vec<u64>, detail: String) -> Violation {
+pub(crate) fn violation(rule: Rule, exchanges: Vec<u64>, detail: String) -> Violation {
     Violation {
         rule,
         exchanges,

@@ -41,6 +41,7 @@
 
 pub mod auditor;
 pub mod behaviour;
+pub mod budget;
 pub mod clock;
 pub mod content;
 pub mod recorder;

@@ -80,14 +80,20 @@ impl Default for Setup {
     }
 }
 
-/// Every report of a crawl, in order.
+/// Every report of a crawl, in order: the feeds', and the resources' read for them.
 #[derive(Default)]
-pub struct Collect(pub Mutex<Vec<FeedReport>>);
+pub struct Collect(
+    pub Mutex<Vec<FeedReport>>,
+    pub Mutex<Vec<tidings_crawler::enrich::ResourceReport>>,
+);
 
 impl Progress for Collect {
     fn found(&self, _total: usize) {}
     fn done(&self, report: &FeedReport) {
         self.0.lock().unwrap().push(report.clone());
+    }
+    fn resource_done(&self, report: &tidings_crawler::enrich::ResourceReport) {
+        self.1.lock().unwrap().push(report.clone());
     }
 }
 
@@ -241,7 +247,23 @@ impl Sim {
             body_cap: Some(self.max_body_bytes),
             dates_on_wall: self.web.clock().follows_real_time(),
             purposes: Some(self.purpose_check()),
+            pages: Some(self.page_budget()),
             ..Expectations::default()
+        }
+    }
+
+    /// SR1, SR4, SR6: what the profile may ask of each article page and icon.
+    pub fn page_budget(&self) -> tidings_sim::budget::PageBudget {
+        let pages = &self.profile.pages;
+        let secs = Duration::from_secs;
+        tidings_sim::budget::PageBudget {
+            retry_steps: pages.retry_steps.iter().map(|&s| secs(s)).collect(),
+            hold_after_retries: secs(pages.hold_after_retries),
+            throttle_steps: pages.throttle_steps.iter().map(|&s| secs(s)).collect(),
+            throttle_hold_max: secs(pages.throttle_hold_max),
+            remember_failure: secs(pages.remember_failure),
+            icon_refresh: secs(pages.icon_refresh),
+            icon_spacing: secs(pages.icon_spacing),
         }
     }
 
