@@ -4,21 +4,26 @@
 //! `/entries/{id}` (the content sanitised by ammonia, or as plain text when the profile says
 //! so, PF12), `/search?q=`, `/subscribe` (an admin key's form). Admin (an admin key):
 //! `/admin` (feeds by state, with reasons), `/admin/hosts/{name}`, `/admin/log`,
-//! `/admin/rules` (do-not-crawl rules), `/admin/errors`. `/login` and `/logout` keep an API
+//! `/admin/rules` (do-not-crawl rules), `/admin/errors`, `/admin/queue` (the page queue and
+//! the image cache). `/login` and `/logout` keep an API
 //! token in a cookie, since a browser cannot send a Bearer header (`crate::auth`).
 //!
-//! Every page carries a strict Content-Security-Policy ([`CSP`]): the only resource a page may
-//! load is the stylesheet at `/ui.css`. Nothing on a page contacts a publisher: feed icons are
-//! drawn as monograms, entry images are not shown (`content`). Every value from the store or
+//! Every page carries a strict Content-Security-Policy ([`CSP`]): a page loads only the
+//! stylesheet at `/ui.css` and images from tidings itself. Nothing on a page contacts a
+//! publisher: a feed's icon is its site's icon from the store (else a monogram), an entry's
+//! thumbnail comes from the image cache where the profile and its licence allow (`media`), and
+//! images inside entry HTML are not shown (`content`). Every value from the store or
 //! the request goes through `crate::escape::text`, or through ammonia for entry HTML. Every
 //! state-changing form is a POST checked against cross-site requests (`access::SameOrigin`).
 //!
 //! Modules: `page` (the layout, the headers, error pages), `access` (who is asking: login,
-//! cookie, CSRF), `content` (entry HTML as shown), `reader`, `admin`, `rules`.
+//! cookie, CSRF), `content` (entry HTML as shown), `media` (icons and cached images),
+//! `reader`, `admin`, `rules`.
 
 mod access;
 mod admin;
 pub(crate) mod content;
+pub(crate) mod media;
 mod page;
 mod reader;
 mod rules;
@@ -49,8 +54,12 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/hosts/{name}", get(admin::host))
         .route("/admin/log", get(admin::log))
         .route("/admin/errors", get(admin::errors))
+        .route("/admin/queue", get(admin::queue))
         .route("/admin/rules", get(rules::list).post(rules::add))
         .route("/admin/rules/remove", post(rules::remove))
+        .route("/icons/{feed}", get(media::icon))
+        .route("/images/entries/{id}", get(media::entry_image))
+        .route("/images/feeds/{id}", get(media::feed_image))
         .route("/ui.css", get(page::stylesheet))
         .fallback(page::not_found)
         .layer(axum::middleware::map_response(page::strict_headers))

@@ -1095,3 +1095,64 @@ fn sr11_the_default_page_says_requests_are_not_signed() {
         assert!(!serene.contains(sentence), "{lang:?}: SereneReader signs");
     }
 }
+
+/// SR1, FF9, WFM1/DFB1/PF13: each page says what its bot fetches besides feeds, with how much
+/// and why, and the bots that fetch nothing else say so.
+#[test]
+fn sr1_ff9_wfm1_each_page_says_what_it_fetches_besides_feeds() {
+    let rows: [(&str, Lang, &[&str], &[&str]); 5] = [
+        (
+            "serenereader",
+            Lang::En,
+            &[
+                "the page an entry links to when the entry has no image, once, reading at most \
+                 1,000,000 bytes of it to find its preview image (<code>og:image</code>)",
+                "your site’s icon (the one your feed names, else <code>/favicon.ico</code>",
+                "read again every 30 days",
+            ],
+            &["thumbnail", "nothing else from your site"],
+        ),
+        (
+            "serenereader",
+            Lang::Pt,
+            &["a página para a qual aponta uma entrada sem imagem, uma única vez"],
+            &[],
+        ),
+        (
+            "ffbot",
+            Lang::En,
+            &[
+                "the thumbnail an entry declares, only when its licence permits showing it, \
+               copied once (at most 2,000,000 bytes, never resized)",
+            ],
+            &["og:image", "favicon"],
+        ),
+        (
+            "ffbot",
+            Lang::Fr,
+            &["seulement si sa licence permet de la montrer"],
+            &[],
+        ),
+        (
+            "worldfeedmonitor",
+            Lang::En,
+            &["and nothing else from your site: no pages, images or links found in the feeds."],
+            &["og:image", "favicon", "thumbnail"],
+        ),
+    ];
+    for (name, lang, present, absent) in rows {
+        let page = render(&embedded(name), lang, VERSION);
+        for phrase in present {
+            assert!(
+                page.contains(phrase),
+                "{name} {lang:?}: missing {phrase:?}\n{page}"
+            );
+        }
+        for phrase in absent {
+            assert!(
+                !page.contains(phrase),
+                "{name} {lang:?}: has {phrase:?}\n{page}"
+            );
+        }
+    }
+}

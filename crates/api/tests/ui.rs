@@ -13,5 +13,7 @@ mod harness;
 mod access;
 #[path = "ui/admin.rs"]
 mod admin;
+#[path = "ui/media.rs"]
+mod media;
 #[path = "ui/reader.rs"]
 mod reader;

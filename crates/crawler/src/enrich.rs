@@ -25,6 +25,8 @@ use url::Url;
 pub(crate) struct Enrichment {
     pages: Vec<NewPage>,
     icon: Option<IconQueue>,
+    /// Thumbnails whose licence permits showing them, for the image cache (FF9).
+    images: Vec<String>,
 }
 
 /// A site's icon candidates, in order.
@@ -64,6 +66,12 @@ impl Crawler {
             }
             _ => Vec::new(),
         };
+        let images = match parsed {
+            Some(parsed) if requests.allows(RequestPurpose::Image) => {
+                images_to_cache(parsed, &self.profile)
+            }
+            _ => Vec::new(),
+        };
         let icon = (requests.allows(RequestPurpose::Icon) && feed.site.is_none()).then(|| {
             let site_link = parsed
                 .and_then(|p| p.feed.link.as_deref())
@@ -81,7 +89,11 @@ impl Crawler {
                     .collect(),
             }
         });
-        (!pages.is_empty() || icon.is_some()).then_some(Enrichment { pages, icon })
+        (!pages.is_empty() || icon.is_some() || !images.is_empty()).then_some(Enrichment {
+            pages,
+            icon,
+            images,
+        })
     }
 
     /// Queue what a feed's read asked for, once its entries are stored: the pages of the
@@ -105,6 +117,18 @@ impl Crawler {
                     &enrichment.pages,
                     now,
                     "preview of an entry without an image (SR1)",
+                )
+                .await?
+                > 0;
+        }
+        if !enrichment.images.is_empty() && (new_entries > 0 || first_add) {
+            queued |= self
+                .store
+                .queue_images(
+                    feed.id,
+                    &enrichment.images,
+                    now,
+                    "a thumbnail its licence lets us show (FF9)",
                 )
                 .await?
                 > 0;
@@ -236,8 +260,15 @@ impl Crawler {
                     body: bytes,
                 }
             }
+            (Some(Found::Image { bytes, media_type }), _) if purpose == Purpose::Image => {
+                ResourceFound::Image {
+                    media_type,
+                    body: bytes,
+                }
+            }
             _ => ResourceFound::Nothing,
         };
+        let cached = matches!(found, ResourceFound::Image { .. });
         tracing::info!(
             url = %job.url,
             purpose = job.purpose.as_str(),
@@ -270,7 +301,28 @@ impl Crawler {
                 .map(|(host, until)| (host.to_string(), until)),
         };
         self.store.apply_resource(&apply).await?;
+        if cached {
+            self.prune_images(now).await?;
+        }
         Ok(report(job, out.label, reason, due_at))
+    }
+
+    /// Keep the image cache within the profile's bounds (FF9): copies unused for
+    /// `images.expire_unused` go, then the least recently used until the total fits.
+    pub async fn prune_images(&self, now: DateTime<Utc>) -> Result<(), CrawlError> {
+        let images = &self.profile.images;
+        let unused_before = before(now, images.expire_unused);
+        let (expired, over_total) = self
+            .store
+            .prune_images(tidings_store::ImageBounds {
+                unused_before,
+                max_total_bytes: images.max_total_bytes,
+            })
+            .await?;
+        if expired + over_total > 0 {
+            tracing::info!(expired, over_total, "image cache pruned (FF9)");
+        }
+        Ok(())
     }
 
     /// Examine a body off the async threads (CPU work).
@@ -315,6 +367,14 @@ fn after(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
         .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
+fn before(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
+    i64::try_from(secs)
+        .ok()
+        .and_then(chrono::Duration::try_seconds)
+        .and_then(|d| now.checked_sub_signed(d))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
 /// SR1: the article pages to read: each entry without an image of its own that links an
 /// http(s) page, newest first, at most `pages.max_pages_per_read`, each page once.
 fn pages_to_read(entries: &[Entry], profile: &Profile) -> Vec<NewPage> {
@@ -340,6 +400,31 @@ fn pages_to_read(entries: &[Entry], profile: &Profile) -> Vec<NewPage> {
         });
     }
     pages
+}
+
+/// FF9: the thumbnails to cache: the feed's own and each entry's, when the licence decision
+/// shows it and it is an http(s) URL, newest entries first, each once, at most
+/// `images.max_per_read`.
+fn images_to_cache(parsed: &ParsedFeed, profile: &Profile) -> Vec<String> {
+    let mut entries: Vec<&Entry> = parsed.entries.iter().collect();
+    entries.sort_by_key(|e| std::cmp::Reverse(e.published.or(e.updated)));
+    let shown = std::iter::once(parsed.feed.selected_image.as_ref())
+        .chain(entries.iter().map(|e| e.selected_image.as_ref()))
+        .flatten()
+        .filter(|i| i.shown);
+    let mut urls: Vec<String> = Vec::new();
+    for image in shown {
+        if urls.len() >= profile.images.max_per_read as usize {
+            break;
+        }
+        let Ok(url) = Url::parse(&image.url) else {
+            continue;
+        };
+        if matches!(url.scheme(), "http" | "https") && !urls.contains(&url.to_string()) {
+            urls.push(url.to_string());
+        }
+    }
+    urls
 }
 
 /// What a body holds for its purpose: an article page's facts, or an icon's or image's bytes

@@ -344,3 +344,128 @@ async fn sr4_sr6_a_failing_page_is_retried_at_its_steps_then_held() {
     );
     assert_clean(&sim.audit(&sim.expectations()).await);
 }
+
+/// A PNG's first bytes, padded to `len`.
+fn png(len: usize) -> Resource {
+    let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+    bytes.resize(len.max(8), b'p');
+    body("image/png", bytes)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff8_ff9_only_thumbnails_a_licence_permits_are_cached_each_once_within_their_bounds() {
+    let sim = start(
+        vec![
+            HostSpec::new("pub.test")
+                .at(
+                    "/robots.txt",
+                    Resource::robots("User-agent: *\nDisallow: /private/\n"),
+                )
+                .at("/feed.xml", Resource::status(404))
+                .at("/img/0.png", png(600))
+                .at("/img/1.png", png(600))
+                .at("/private/2.png", png(600))
+                .at("/img/big.png", png(50_000)),
+        ],
+        |p| {
+            *p = tidings_policy::Profile::embedded("ffbot").unwrap();
+            p.hints.adaptive = false;
+            p.hints.jitter = 0.0;
+            p.images.max_image_bytes = 10_000;
+        },
+    )
+    .await;
+    let img = |path: &str| sim.web.url("pub.test", path).unwrap();
+    let by = "http://creativecommons.org/licenses/by/4.0/";
+    let items = [
+        ("/img/0.png", Some(by), "CC BY: shown, cached"),
+        ("/img/1.png", None, "no licence: hidden, never fetched"),
+        (
+            "/private/2.png",
+            Some(by),
+            "shown, but robots.txt disallows it",
+        ),
+        (
+            "/img/big.png",
+            Some(by),
+            "shown, but over the per-image bound",
+        ),
+    ];
+    let mut xml = String::from(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+         xmlns:media=\"http://search.yahoo.com/mrss/\" \
+         xmlns:creativeCommons=\"http://backend.userland.com/creativeCommonsRssModule\">\
+         <channel><title>Pub</title><link>https://pub.example/</link>",
+    );
+    for (i, (path, licence, _)) in items.iter().enumerate() {
+        xml.push_str(&format!(
+            "<item><guid>item-{i}</guid><title>Story {i}</title>\
+             <link>https://pub.example/{i}</link>\
+             <pubDate>Tue, 01 Dec 2026 1{i}:00:00 GMT</pubDate>\
+             <media:thumbnail url=\"{}\"/>",
+            img(path)
+        ));
+        if let Some(l) = licence {
+            xml.push_str(&format!(
+                "<creativeCommons:license>{l}</creativeCommons:license>"
+            ));
+        }
+        xml.push_str("</item>");
+    }
+    xml.push_str("</channel></rss>");
+    assert!(
+        sim.web
+            .set("pub.test", "/feed.xml", body("application/rss+xml", xml))
+    );
+    sim.subscribe("pub.test", "/feed.xml").await;
+    sim.crawl_hours(3.0).await;
+
+    let all = sim.exchanges().await;
+    assert!(
+        count(&all, "pub.test", "/feed.xml") >= 3,
+        "the feed is read on"
+    );
+    for (path, times, why) in [
+        ("/img/0.png", 1, "FF9: one copy per image URL"),
+        (
+            "/img/1.png",
+            0,
+            "FF8: unrecognised stays hidden, so it is not fetched",
+        ),
+        ("/private/2.png", 0, "FF9: image requests obey robots.txt"),
+        (
+            "/img/big.png",
+            1,
+            "FF9: asked once, and its read stops at the bound",
+        ),
+    ] {
+        assert_eq!(count(&all, "pub.test", path), times, "{path}: {why}");
+    }
+    let urls: Vec<String> = items.iter().map(|(p, _, _)| img(p)).collect();
+    assert_eq!(
+        sim.store.cached_images(&urls).await.unwrap(),
+        vec![img("/img/0.png")],
+        "only the permitted image within its bound is cached"
+    );
+    let copy = sim
+        .store
+        .image(&img("/img/0.png"), chrono::Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(copy.media_type, "image/png");
+    assert_eq!(copy.body.len(), 600, "kept as read: no resizing");
+    let log = sim
+        .store
+        .request_log(&tidings_store::LogQuery {
+            host: None,
+            feed: None,
+            limit: 100,
+        })
+        .await
+        .unwrap();
+    let row = log.iter().find(|r| r.url.ends_with("/img/0.png")).unwrap();
+    assert_eq!(row.purpose, "image");
+    assert!(row.rule.contains("(FF9)"), "{}", row.rule);
+    assert_clean(&sim.audit(&sim.expectations()).await);
+}

@@ -341,6 +341,8 @@ pub struct ImageSettings {
     pub max_image_bytes: u64,
     pub max_total_bytes: u64,
     pub expire_unused: u64,
+    /// One feed read queues at most this many thumbnails, newest entries first.
+    pub max_per_read: u32,
 }
 
 impl Default for ImageSettings {
@@ -349,6 +351,7 @@ impl Default for ImageSettings {
             max_image_bytes: 2_000_000,
             max_total_bytes: 256 * 1024 * 1024,
             expire_unused: 30 * 86_400,
+            max_per_read: 50,
         }
     }
 }
@@ -368,6 +371,9 @@ impl ImageSettings {
             return invalid(format!(
                 "expire_unused must be between 1 and {MAX_RETRY_AFTER} seconds"
             ));
+        }
+        if self.max_per_read == 0 {
+            return invalid("max_per_read must be at least 1".into());
         }
         Ok(())
     }

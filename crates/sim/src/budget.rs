@@ -1,8 +1,9 @@
-//! What a bot that reads article pages and icons may ask of each one (SR1, SR4, SR6), checked
-//! from the publisher's side: per URL, the waits between its requests follow from the answers
-//! it got; per site, icon requests for different URLs are a window apart.
+//! What a bot that reads article pages, icons and images may ask of each one (SR1, SR4, SR6,
+//! FF9), checked from the publisher's side: per URL, the waits between its requests follow
+//! from the answers it got; per site, icon requests for different URLs are a window apart.
 //!
 //! - **SR1**: an article page that was answered 2xx is never asked again ([`Rule::PageOnce`]);
+//!   nor is an image (FF9: one copy per image URL, while the cache holds it);
 //!   an icon answered 2xx is asked again no sooner than [`PageBudget::icon_refresh`].
 //! - **SR4**: after no answer or a 5xx (503 apart), the next request waits the retry step of
 //!   the failures in a row so far, and once the steps are used up the hold; after a permanent
@@ -108,7 +109,7 @@ pub(crate) fn pages(
         let Some(&kind) = kinds.get(&e.id) else {
             continue;
         };
-        if !matches!(kind, Requested::Page | Requested::Icon) {
+        if !matches!(kind, Requested::Page | Requested::Icon | Requested::Image) {
             continue;
         }
         let key = (e.host.as_str(), e.target.as_str());
@@ -206,7 +207,7 @@ mod tests {
     }
 
     /// The rules broken by a run of `(target, start second, status)` exchanges, with the
-    /// kind of each (icons by their path).
+    /// kind of each (icons and images by their path).
     fn broken(run: &[(&str, u64, Option<u16>)]) -> Vec<Rule> {
         let exchanges: Vec<Exchange> = run
             .iter()
@@ -218,6 +219,8 @@ mod tests {
             .map(|e| {
                 let kind = if e.target.contains("icon") {
                     Requested::Icon
+                } else if e.target.ends_with(".png") {
+                    Requested::Image
                 } else {
                     Requested::Page
                 };
@@ -234,9 +237,19 @@ mod tests {
     type Asked<'a> = (&'a str, u64, Option<u16>);
 
     #[test]
-    fn sr1_sr4_sr6_page_and_icon_budgets() {
-        let rows: [(&str, &[Asked], &[Rule]); 9] = [
+    fn sr1_sr4_sr6_ff9_page_icon_and_image_budgets() {
+        let rows: [(&str, &[Asked], &[Rule]); 11] = [
             ("read once", &[("/p", 0, Some(200))], &[]),
+            (
+                "FF9 an image read twice",
+                &[("/i.png", 0, Some(200)), ("/i.png", 86_400, Some(200))],
+                &[Rule::PageOnce],
+            ),
+            (
+                "FF9 an image retried at the SR4 steps",
+                &[("/i.png", 0, Some(500)), ("/i.png", 40, Some(200))],
+                &[],
+            ),
             (
                 "SR1 a page read twice",
                 &[("/p", 0, Some(200)), ("/p", 90_000, Some(200))],

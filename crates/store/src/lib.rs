@@ -334,6 +334,34 @@ pub trait Store: Send + Sync {
 
     /// The icon kept for `site`, if any.
     async fn icon(&self, site: &str) -> Result<Option<StoredIcon>>;
+
+    /// The sites that have an icon kept, of those in `sites`.
+    async fn sites_with_icons(&self, sites: &[String]) -> Result<Vec<String>>;
+
+    /// Queue thumbnails whose licence permits showing them for the image cache (FF9): a URL
+    /// neither cached nor queued before is due at `due_at`; one queued before is not asked
+    /// again. Returns how many were new.
+    async fn queue_images(
+        &self,
+        feed: FeedId,
+        urls: &[String],
+        due_at: DateTime<Utc>,
+        reason: &str,
+    ) -> Result<u64>;
+
+    /// The cached copy of the image at `url`, marked used at `at` (FF9).
+    async fn image(&self, url: &str, at: DateTime<Utc>) -> Result<Option<StoredImage>>;
+
+    /// The URLs of `urls` the image cache holds a copy of.
+    async fn cached_images(&self, urls: &[String]) -> Result<Vec<String>>;
+
+    /// Drop the copies outside `bounds` (FF9), with their queue rows, so a thumbnail still in
+    /// a feed is queued again by a later read that brings new entries. Returns the copies
+    /// dropped: (expired, over the total).
+    async fn prune_images(&self, bounds: ImageBounds) -> Result<(u64, u64)>;
+
+    /// What the image cache holds and has dropped.
+    async fn image_cache_stats(&self) -> Result<ImageCacheStats>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

@@ -92,6 +92,11 @@ const SQLITE: &[Source] = &[
         "resources",
         include_str!("../migrations/sqlite/0016_resources.sql"),
     ),
+    (
+        17,
+        "images",
+        include_str!("../migrations/sqlite/0017_images.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -174,6 +179,11 @@ const POSTGRES: &[Source] = &[
         16,
         "resources",
         include_str!("../migrations/postgres/0016_resources.sql"),
+    ),
+    (
+        17,
+        "images",
+        include_str!("../migrations/postgres/0017_images.sql"),
     ),
 ];
 

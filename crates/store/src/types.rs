@@ -635,6 +635,41 @@ pub enum ResourceFound {
         media_type: String,
         body: Vec<u8>,
     },
+    /// A thumbnail's copy for the image cache (FF9), kept under the resource's URL.
+    Image {
+        media_type: String,
+        body: Vec<u8>,
+    },
+}
+
+/// An image as the cache keeps it (FF9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredImage {
+    pub url: String,
+    pub media_type: String,
+    pub body: Vec<u8>,
+    pub fetched_at: DateTime<Utc>,
+    /// When it was last served (or fetched, until it is).
+    pub used_at: DateTime<Utc>,
+}
+
+/// The image cache's bounds at one moment (FF9): copies unused since `unused_before` go, then
+/// the least recently used until the rest fit in `max_total_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageBounds {
+    pub unused_before: DateTime<Utc>,
+    pub max_total_bytes: u64,
+}
+
+/// What the image cache holds and has dropped (FF9), for the admin page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImageCacheStats {
+    pub copies: u64,
+    pub bytes: u64,
+    /// Copies dropped because nothing served them for the expiry period.
+    pub expired: u64,
+    /// Copies dropped to keep the total under its bound.
+    pub over_total: u64,
 }
 
 /// A site's icon as kept.

@@ -213,7 +213,7 @@ fn fetched(html: &mut String, profile: &Profile, lang: Lang) {
         .purposes
         .iter()
         .filter(|p| !matches!(p, RequestPurpose::Feed | RequestPurpose::Robots))
-        .map(|p| purpose_words(lang, *p))
+        .map(|p| purpose_words(lang, *p, profile))
         .collect();
     let feeds = if others.is_empty() {
         tr!(
@@ -253,28 +253,61 @@ fn fetched(html: &mut String, profile: &Profile, lang: Lang) {
     html.push_str("</section>\n");
 }
 
-/// A request purpose other than feeds and robots.txt, as the page names it.
-fn purpose_words(lang: Lang, purpose: tidings_model::RequestPurpose) -> String {
+/// A request purpose other than feeds and robots.txt, as the page names it: what, how much
+/// and why, with the profile's numbers.
+fn purpose_words(lang: Lang, purpose: tidings_model::RequestPurpose, profile: &Profile) -> String {
+    use super::words::bytes;
     use tidings_model::RequestPurpose as P;
+    let pages = &profile.pages;
     match purpose {
-        P::ArticlePage => tr!(
-            lang,
-            "the page an entry links to",
-            "la page vers laquelle pointe une entrée",
-            "a página para a qual uma entrada aponta"
-        ),
-        P::Icon => tr!(
-            lang,
-            "your site’s icon",
-            "l’icône de votre site",
-            "o ícone do seu site"
-        ),
-        P::Image => tr!(
-            lang,
-            "images the rights allow us to show",
-            "les images que les droits nous permettent de montrer",
-            "as imagens que os direitos nos permitem mostrar"
-        ),
+        P::ArticlePage => {
+            let most = bytes(lang, pages.max_page_bytes);
+            tr!(
+                lang,
+                "the page an entry links to when the entry has no image, once, reading at most \
+                 {most} of it to find its preview image (<code>og:image</code>); we do not \
+                 fetch that image",
+                "la page vers laquelle pointe une entrée sans image, une seule fois, en lisant \
+                 au plus {most} pour trouver son image d’aperçu (<code>og:image</code>) ; nous \
+                 ne téléchargeons pas cette image",
+                "a página para a qual aponta uma entrada sem imagem, uma única vez, lendo no \
+                 máximo {most} para achar a imagem de prévia (<code>og:image</code>); não \
+                 baixamos essa imagem"
+            )
+        }
+        P::Icon => {
+            let again = super::words::duration(lang, pages.icon_refresh);
+            tr!(
+                lang,
+                "your site’s icon (the one your feed names, else <code>/favicon.ico</code>, \
+                 <code>/apple-touch-icon.png</code>, <code>/apple-touch-icon-precomposed.png</code>, \
+                 one at a time), kept on our side and shown to our users from there, read again \
+                 every {again}",
+                "l’icône de votre site (celle que nomme votre flux, sinon \
+                 <code>/favicon.ico</code>, <code>/apple-touch-icon.png</code>, \
+                 <code>/apple-touch-icon-precomposed.png</code>, une à la fois), gardée chez \
+                 nous et montrée à nos utilisateurs depuis chez nous, relue tous les {again}",
+                "o ícone do seu site (o que o seu feed indica, senão <code>/favicon.ico</code>, \
+                 <code>/apple-touch-icon.png</code>, <code>/apple-touch-icon-precomposed.png</code>, \
+                 um de cada vez), guardado do nosso lado e mostrado aos nossos usuários a partir \
+                 dali, lido de novo a cada {again}"
+            )
+        }
+        P::Image => {
+            let most = bytes(lang, profile.images.max_image_bytes);
+            tr!(
+                lang,
+                "the thumbnail an entry declares, only when its licence permits showing it, \
+                 copied once (at most {most}, never resized) and shown to our users from our \
+                 copy",
+                "la vignette que déclare une entrée, seulement si sa licence permet de la \
+                 montrer, copiée une fois (au plus {most}, jamais redimensionnée) et montrée à \
+                 nos utilisateurs depuis notre copie",
+                "a miniatura que uma entrada declara, só quando a licença permite mostrá-la, \
+                 copiada uma vez (no máximo {most}, nunca redimensionada) e mostrada aos nossos \
+                 usuários a partir da nossa cópia"
+            )
+        }
         P::Discovery => tr!(
             lang,
             "pages submitted to find the feeds they link",

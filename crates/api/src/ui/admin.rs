@@ -1,7 +1,9 @@
 //! The operator's pages (an admin key): `/admin` (every feed by state, with the reason for its
 //! state and for its next read), `/admin/hosts/{name}` (robots.txt, Retry-After floor, feeds),
 //! `/admin/log` (the request log, C7, by host and feed) and `/admin/errors` (feeds whose last
-//! read failed). Read-only; the rules have their own page (`rules`).
+//! read failed) and `/admin/queue` (the page queue: article pages, icons and images read for
+//! feeds, SR1/SR4/SR6/FF9, and the image cache's size and evictions). Read-only; the rules
+//! have their own page (`rules`).
 
 use super::access::{Admin, frame, query_escape};
 use super::page::{self, Frame, feed_name, monogram, render, time};
@@ -20,6 +22,9 @@ use tidings_store::{FeedRecord, FeedState, LogQuery, RequestLogRow};
 
 /// The most feeds listed per state on `/admin`; the page says how many more there are.
 pub const MAX_FEEDS_PER_STATE: usize = 500;
+
+/// Queue rows on `/admin/queue`.
+pub const QUEUE_ROWS: u32 = 200;
 
 /// Request-log rows on one page of `/admin/log`.
 pub const LOG_ROWS: u32 = 200;
@@ -81,6 +86,7 @@ fn admin_nav(html: &mut String) {
     html.push_str(
         "<nav aria-label=\"Admin\"><p><a href=\"/admin\">Feeds</a> · \
          <a href=\"/admin/errors\">Errors</a> · <a href=\"/admin/log\">Request log</a> · \
+         <a href=\"/admin/queue\">Page queue</a> · \
          <a href=\"/admin/rules\">Do-not-crawl rules</a></p></nav>\n",
     );
 }
@@ -394,6 +400,109 @@ fn log_table(html: &mut String, rows: &[RequestLogRow]) {
         ));
     }
     html.push_str("</tbody>\n</table></div>\n");
+}
+
+/// `GET /admin/queue`: what the profile reads besides feeds, and the image cache.
+pub async fn queue(State(state): State<AppState>, Admin(caller): Admin) -> Response {
+    let frame = frame(&state, Some(caller), "admin");
+    let (rows, cache) = match tokio::try_join!(
+        state.store.resources(None, QUEUE_ROWS),
+        state.store.image_cache_stats()
+    ) {
+        Ok(found) => found,
+        Err(e) => return page::failed(&frame, &e),
+    };
+    let mut main = String::from("<h1>Page queue</h1>\n");
+    admin_nav(&mut main);
+    let purposes: Vec<&str> = state
+        .profile
+        .requests
+        .purposes
+        .iter()
+        .map(|p| p.as_str())
+        .collect();
+    main.push_str(&format!(
+        "<p>This profile requests: {}.</p>\n",
+        esc(&purposes.join(", "))
+    ));
+    let images = &state.profile.images;
+    main.push_str(&format!(
+        "<h2>Image cache (FF9)</h2>\n<p>{} cop{} · {} of at most {} · each at most {} · \
+         unused copies removed after {} days · removed so far: {} unused, {} over the total</p>\n",
+        cache.copies,
+        if cache.copies == 1 { "y" } else { "ies" },
+        bytes(cache.bytes),
+        bytes(images.max_total_bytes),
+        bytes(images.max_image_bytes),
+        images.expire_unused / 86_400,
+        cache.expired,
+        cache.over_total
+    ));
+    main.push_str("<h2>Article pages, icons and images</h2>\n");
+    if rows.is_empty() {
+        main.push_str("<p>Nothing queued.</p>\n");
+    } else {
+        main.push_str(&format!(
+            "<p>The most recently read or queued {} (at most {QUEUE_ROWS}).</p>\n\
+             <div class=\"table\"><table>\n<thead><tr><th>For</th><th>URL</th><th>State</th>\
+             <th>Next</th><th>Why</th><th>Last answer</th><th>Found</th></tr></thead>\n<tbody>\n",
+            rows.len()
+        ));
+        for r in &rows {
+            let last = match (r.last_status, r.last_outcome) {
+                (Some(code), Some(o)) => format!("{code} {}", esc(o.as_str())),
+                (None, Some(o)) => esc(o.as_str()),
+                _ => "not asked yet".to_owned(),
+            };
+            let found = r
+                .preview
+                .as_ref()
+                .map(|p| format!("preview <code>{}</code>", esc(&p.url)))
+                .unwrap_or_default();
+            let next = r.due_at.map(time).unwrap_or_else(|| "never".to_owned());
+            let retries = if r.retries > 0 {
+                format!(
+                    " ({} retr{})",
+                    r.retries,
+                    if r.retries == 1 { "y" } else { "ies" }
+                )
+            } else {
+                String::new()
+            };
+            html_row(
+                &mut main,
+                &[
+                    esc(r.purpose.as_str()),
+                    format!("<code>{}</code>", esc(&r.url)),
+                    format!("{}{retries}", esc(r.state.as_str())),
+                    next,
+                    esc(&r.reason),
+                    last,
+                    found,
+                ],
+            );
+        }
+        main.push_str("</tbody>\n</table></div>\n");
+    }
+    page::html(StatusCode::OK, render(&frame, "Page queue", None, &main))
+}
+
+fn html_row(html: &mut String, cells: &[String]) {
+    html.push_str("<tr>");
+    for cell in cells {
+        html.push_str(&format!("<td>{cell}</td>"));
+    }
+    html.push_str("</tr>\n");
+}
+
+/// A byte count for the operator: bytes, KiB, MiB or GiB.
+fn bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    UNITS
+        .iter()
+        .find(|(unit, _)| n >= *unit)
+        .map(|(unit, name)| format!("{:.1} {name}", n as f64 / *unit as f64))
+        .unwrap_or_else(|| format!("{n} bytes"))
 }
 
 fn bad_request(frame: &Frame<'_>, text: &str) -> Response {

@@ -1,7 +1,8 @@
 //! The frame every UI page shares: the layout (a top bar with navigation and search, an
-//! optional side column, the main column), the response headers, the monogram icons, times,
+//! optional side column, the main column), the response headers, the feed icons, times,
 //! and the error pages.
 
+use super::media::Icons;
 use crate::auth::{Caller, Role};
 use crate::escape::text as esc;
 use crate::publishers::public_url;
@@ -12,7 +13,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use tidings_store::FeedRecord;
 
 /// The pages' Content-Security-Policy: their own stylesheet, images only from the server
-/// itself or `data:` (none are used), forms only to the server, no frames, no script at all.
+/// itself (icons and the image cache) or `data:`, forms only to the server, no frames, no
+/// script at all.
 pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
                        form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -208,10 +210,21 @@ fn set_strict_headers(headers: &mut HeaderMap) {
     }
 }
 
-/// A feed's icon: the first letter of its title (else of its host) on a colour picked from
-/// a hash of its URL. Drawn here rather than the publisher's favicon on purpose: the crawler
-/// requests only robots.txt and feeds (WFM1, DFB1), and a reader's browser should not contact
-/// publishers either just to show a list.
+/// A feed's icon: its site's icon from tidings' own store when one is kept, else a monogram.
+pub fn icon(feed: &FeedRecord, big: bool, icons: &Icons) -> String {
+    if icons.has(feed.id) {
+        let size = if big { " big" } else { "" };
+        return format!(
+            "<img class=\"icon kept{size}\" src=\"/icons/{}\" alt=\"\">",
+            feed.id
+        );
+    }
+    monogram(feed, big)
+}
+
+/// A feed's icon when none is kept: the first letter of its title (else of its host) on a
+/// colour picked from a hash of its URL. Drawn here rather than loaded from the publisher: a
+/// reader's browser does not contact publishers just to show a list.
 pub fn monogram(feed: &FeedRecord, big: bool) -> String {
     let letter = feed
         .title

@@ -7,7 +7,9 @@
 use super::PAGE_SIZE;
 use super::access::{Admin, SameOrigin, Viewer, frame, query_escape, see_other};
 use super::content::{plain_text, sanitise};
-use super::page::{self, Frame, feed_name, monogram, render, time};
+use super::media;
+use super::media::Icons;
+use super::page::{self, Frame, feed_name, icon, render, time};
 use crate::AppState;
 use crate::escape::text as esc;
 use crate::problem::Problem;
@@ -106,7 +108,7 @@ pub async fn feed(
         Ok(found) => found,
         Err(e) => return page::failed(&frame, &e),
     };
-    let Some(feed) = feeds.get(&id) else {
+    let Some(feed) = feeds.by_id.get(&id) else {
         return page::message(
             &frame,
             StatusCode::NOT_FOUND,
@@ -117,7 +119,7 @@ pub async fn feed(
     let name = feed_name(feed);
     let mut main = format!(
         "<div class=\"feedhead\">{}<h1>{}</h1></div>\n",
-        monogram(feed, true),
+        icon(feed, true, &feeds.icons),
         esc(&name)
     );
     if query.added.is_some() {
@@ -287,6 +289,9 @@ pub async fn entry(
             esc(link)
         ));
     }
+    if let Some(figure) = thumbnail(&state, &stored).await {
+        main.push_str(&figure);
+    }
     let body = e.content.as_deref().or(e.summary.as_deref()).unwrap_or("");
     if state.profile.display.plain_text {
         main.push_str(&format!(
@@ -306,9 +311,111 @@ pub async fn entry(
             );
         }
     }
+    media(&mut main, e);
     publisher_metadata(&mut main, e);
     main.push_str("</article>\n");
     page::html(StatusCode::OK, render(&frame, &title, None, &main))
+}
+
+/// The entry's thumbnail from the image cache, with its credit and licence, when the profile
+/// caches images, the licence decision shows it (FF8) and a copy is cached (FF9).
+async fn thumbnail(state: &AppState, stored: &StoredEntry) -> Option<String> {
+    let image = stored.entry.selected_image.as_ref()?;
+    if !media::may_show(state, Some(image)) {
+        return None;
+    }
+    let cached = match state
+        .store
+        .cached_images(std::slice::from_ref(&image.url))
+        .await
+    {
+        Ok(cached) => !cached.is_empty(),
+        Err(e) => {
+            tracing::warn!(error = %e, "the image cache could not be read");
+            false
+        }
+    };
+    if !cached {
+        return None;
+    }
+    let size = match (image.width, image.height) {
+        (Some(w), Some(h)) => format!(" width=\"{w}\" height=\"{h}\""),
+        _ => String::new(),
+    };
+    let caption: Vec<String> = [&image.credit, &image.copyright, &image.licence]
+        .into_iter()
+        .flatten()
+        .map(|t| esc(t))
+        .collect();
+    let caption = if caption.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<figcaption class=\"meta\">{}</figcaption>",
+            caption.join(" · ")
+        )
+    };
+    Some(format!(
+        "<figure class=\"thumb\"><img src=\"/images/entries/{}\" alt=\"\"{size}>{caption}</figure>\n",
+        stored.id
+    ))
+}
+
+/// Podcast and other enclosures, as links with their type and size: the reader's browser
+/// asks the publisher only when the reader follows one.
+fn media(main: &mut String, e: &tidings_model::Entry) {
+    let items: Vec<String> = e
+        .enclosures
+        .iter()
+        .filter_map(|x| {
+            let href = web_link(&x.url)?;
+            let name = ammonia::Url::parse(&href)
+                .ok()
+                .and_then(|u| {
+                    u.path_segments()
+                        .and_then(|mut s| s.next_back().map(str::to_owned))
+                })
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| href.clone());
+            let mut facts = Vec::new();
+            if let Some(t) = &x.media_type {
+                facts.push(esc(t));
+            }
+            if let Some(n) = x.length.filter(|n| *n > 0) {
+                facts.push(size_of(n));
+            }
+            let facts = if facts.is_empty() {
+                String::new()
+            } else {
+                format!(" <span class=\"meta\">({})</span>", facts.join(", "))
+            };
+            Some(format!(
+                "<li><a href=\"{}\" rel=\"noopener noreferrer nofollow\">{}</a>{facts}</li>",
+                esc(&href),
+                esc(&name)
+            ))
+        })
+        .collect();
+    if items.is_empty() {
+        return;
+    }
+    main.push_str(&format!(
+        "<h2>Media</h2>\n<ul class=\"media\">\n{}\n</ul>\n",
+        items.join("\n")
+    ));
+}
+
+/// A byte count as people read it: `812 bytes`, `3.4 kB`, `12.3 MB`, `1.2 GB`.
+fn size_of(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "kB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit {
+            // One decimal, rounded: exact enough for a download's size.
+            let tenths = (u128::from(bytes) * 10 + u128::from(unit / 2)) / u128::from(unit);
+            return format!("{}.{} {name}", tenths / 10, tenths % 10);
+        }
+    }
+    format!("{bytes} bytes")
 }
 
 /// FF10: what the publisher says of an entry besides its text: categories, keywords,
@@ -491,12 +598,12 @@ fn subscribe_page(
     page::html(status, render(frame, "Subscribe", None, &main))
 }
 
-/// Every feed by id, and one page of entries (one more is read to know whether there are
-/// older ones).
+/// Every feed by id with the icons kept for them, and one page of entries (one more is read
+/// to know whether there are older ones).
 async fn list(
     state: &AppState,
     query: EntryQuery,
-) -> Result<(HashMap<FeedId, FeedRecord>, (Vec<StoredEntry>, bool)), tidings_store::StoreError> {
+) -> Result<(Feeds, (Vec<StoredEntry>, bool)), tidings_store::StoreError> {
     let mut entries = state
         .store
         .entries(&EntryQuery {
@@ -508,14 +615,27 @@ async fn list(
         .await?;
     let more = entries.len() > PAGE_SIZE as usize;
     entries.truncate(PAGE_SIZE as usize);
-    let feeds = state
+    let feeds: HashMap<FeedId, FeedRecord> = state
         .store
         .feeds()
         .await?
         .into_iter()
         .map(|f| (f.id, f))
         .collect();
-    Ok((feeds, (entries, more)))
+    let icons = Icons::of(state.store.as_ref(), feeds.values()).await?;
+    Ok((
+        Feeds {
+            by_id: feeds,
+            icons,
+        },
+        (entries, more),
+    ))
+}
+
+/// The feeds a page lists, by id, and which have their site's icon kept.
+struct Feeds {
+    by_id: HashMap<FeedId, FeedRecord>,
+    icons: Icons,
 }
 
 /// The query string and the cursor it names, or what is wrong with them (for a 400 page).
@@ -545,7 +665,7 @@ fn bad_request(frame: &Frame<'_>, text: &str) -> Response {
 }
 
 /// The side column: the subscribe form for an admin, then the subscribed feeds.
-fn side(frame: &Frame<'_>, feeds: &HashMap<FeedId, FeedRecord>) -> String {
+fn side(frame: &Frame<'_>, feeds: &Feeds) -> String {
     let mut html = String::new();
     if frame.is_admin() {
         html.push_str(
@@ -557,6 +677,7 @@ fn side(frame: &Frame<'_>, feeds: &HashMap<FeedId, FeedRecord>) -> String {
         );
     }
     let mut shown: Vec<&FeedRecord> = feeds
+        .by_id
         .values()
         .filter(|f| f.subscribers > 0 && f.state != FeedState::Removed)
         .collect();
@@ -574,7 +695,7 @@ fn side(frame: &Frame<'_>, feeds: &HashMap<FeedId, FeedRecord>) -> String {
         };
         html.push_str(&format!(
             "<li>{}<a href=\"/feeds/{}\">{}</a>{state}</li>\n",
-            monogram(feed, false),
+            icon(feed, false, &feeds.icons),
             feed.id,
             esc(&feed_name(feed))
         ));
@@ -589,19 +710,16 @@ fn side(frame: &Frame<'_>, feeds: &HashMap<FeedId, FeedRecord>) -> String {
     html
 }
 
-fn entry_list(
-    html: &mut String,
-    entries: &[StoredEntry],
-    feeds: &HashMap<FeedId, FeedRecord>,
-    with_feed: bool,
-) {
+fn entry_list(html: &mut String, entries: &[StoredEntry], feeds: &Feeds, with_feed: bool) {
     if entries.is_empty() {
         return;
     }
     html.push_str("<ol class=\"entries\">\n");
     for stored in entries {
-        let feed = feeds.get(&stored.feed_id);
-        let icon = feed.map(|f| monogram(f, false)).unwrap_or_default();
+        let feed = feeds.by_id.get(&stored.feed_id);
+        let icon = feed
+            .map(|f| icon(f, false, &feeds.icons))
+            .unwrap_or_default();
         let source = match feed.filter(|_| with_feed) {
             Some(f) => format!("<a href=\"/feeds/{}\">{}</a> · ", f.id, esc(&feed_name(f))),
             None => String::new(),
@@ -644,4 +762,24 @@ fn web_link(link: &str) -> Option<String> {
 
 fn url_of(text: &str) -> Option<ammonia::Url> {
     ammonia::Url::parse(text.trim()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_of;
+
+    #[test]
+    fn enclosure_sizes_read_as_people_write_them() {
+        for (bytes, shown) in [
+            (0, "0 bytes"),
+            (812, "812 bytes"),
+            (3_400, "3.4 kB"),
+            (12_345_678, "12.3 MB"),
+            (999_999, "1000.0 kB"),
+            (1_250_000_000, "1.3 GB"),
+            (u64::MAX, "18446744073.7 GB"),
+        ] {
+            assert_eq!(size_of(bytes), shown, "{bytes}");
+        }
+    }
 }

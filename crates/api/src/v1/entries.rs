@@ -122,8 +122,16 @@ pub async fn list(
     let next_cursor = more
         .then(|| found.last().map(|e| Cursor(e.cursor()).encode()))
         .flatten();
+    let mut entries: Vec<Entry> = found.iter().map(Entry::from).collect();
+    crate::ui::media::set_cached(
+        &state,
+        entries
+            .iter_mut()
+            .map(|e| (&mut e.image, format!("/images/entries/{}", e.id))),
+    )
+    .await?;
     Ok(Json(EntryPage {
-        entries: found.iter().map(Entry::from).collect(),
+        entries,
         next_cursor,
     }))
 }

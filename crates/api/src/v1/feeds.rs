@@ -30,10 +30,28 @@ use tidings_store::{FeedOverrides, FeedPatch, FeedRecord, FeedState, StoreError,
     )
 )]
 pub async fn list(State(state): State<AppState>, _: ReadAccess) -> Result<Json<FeedList>, Problem> {
-    let feeds = state.store.feeds().await?;
-    Ok(Json(FeedList {
-        feeds: feeds.iter().map(Feed::from).collect(),
-    }))
+    let records = state.store.feeds().await?;
+    let mut feeds: Vec<Feed> = records.iter().map(Feed::from).collect();
+    served_here(&state, &records, &mut feeds).await?;
+    Ok(Json(FeedList { feeds }))
+}
+
+/// Set the paths of what tidings serves itself for `feeds` (built from `records`, in order):
+/// the site's icon (SR1) and the cached thumbnail (FF9).
+async fn served_here(
+    state: &AppState,
+    records: &[tidings_store::FeedRecord],
+    feeds: &mut [Feed],
+) -> Result<(), Problem> {
+    crate::ui::media::set_icons(state, records, feeds).await?;
+    crate::ui::media::set_cached(
+        state,
+        feeds
+            .iter_mut()
+            .map(|f| (&mut f.image, format!("/images/feeds/{}", f.id))),
+    )
+    .await?;
+    Ok(())
 }
 
 /// One feed; 404 when there is none with that id.
@@ -61,7 +79,12 @@ pub async fn get(
     let Path(id) = id?;
     let id = params::feed_id("id", &id)?;
     match state.store.feed(id).await? {
-        Some(feed) => Ok(Json(Feed::from(&feed))),
+        Some(record) => {
+            let mut feed = [Feed::from(&record)];
+            served_here(&state, std::slice::from_ref(&record), &mut feed).await?;
+            let [feed] = feed;
+            Ok(Json(feed))
+        }
         None => Err(Problem::not_found(format!("no feed with id {id}"))),
     }
 }

@@ -58,6 +58,9 @@ pub struct Feed {
     /// The one thumbnail selected for the feed under the profile, with whether its licence
     /// lets it be shown and why (FF7, FF8); `null` when none was selected.
     pub image: Option<Image>,
+    /// The path on this server that serves the feed's site icon (SR1), when tidings keeps
+    /// one; `null` otherwise. The publisher is never asked for it by a reader's browser.
+    pub icon: Option<String>,
 }
 
 /// `GET /v1/feeds/{id}/directives`: each change of a feed's directives, newest first (FF14).
@@ -186,6 +189,7 @@ impl From<&FeedRecord> for Feed {
             egress_refusals: f.egress_refusals.clone(),
             directives: f.directives.to_words(),
             image: f.thumbnail.as_ref().map(Image::from),
+            icon: None,
         }
     }
 }
@@ -229,6 +233,10 @@ pub struct Entry {
     /// The one image selected for the entry under the profile, with whether its licence lets
     /// it be shown and why (FF7, FF8); `null` when none was selected.
     pub image: Option<Image>,
+    /// The preview image the entry's article page names (`og:image`), read once for an entry
+    /// without an image of its own under a profile that reads article pages (SR1); `null`
+    /// until read, or when the page names none. tidings holds no copy of it.
+    pub preview: Option<Image>,
     pub published: Option<DateTime<Utc>>,
     pub updated: Option<DateTime<Utc>>,
     /// The listing order: `published`, else `updated`, else `first_seen_at`, never later
@@ -275,6 +283,9 @@ pub struct Image {
     pub shown: bool,
     /// Why it may or may not be shown.
     pub why: String,
+    /// The path on this server that serves tidings' own copy (FF9): set when the profile
+    /// caches images, the decision shows it and a copy is held; `null` otherwise.
+    pub cached: Option<String>,
 }
 
 impl From<&tidings_model::SelectedImage> for Image {
@@ -290,6 +301,7 @@ impl From<&tidings_model::SelectedImage> for Image {
             licence: i.licence.clone(),
             shown: i.shown,
             why: i.why.clone(),
+            cached: None,
         }
     }
 }
@@ -351,6 +363,7 @@ impl From<&StoredEntry> for Entry {
                 })
                 .collect(),
             image: e.selected_image.as_ref().map(Image::from),
+            preview: s.preview.as_ref().map(Image::from),
             published: e.published,
             updated: e.updated,
             sort_at: s.sort_at,

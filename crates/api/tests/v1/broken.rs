@@ -229,6 +229,37 @@ impl Store for Broken {
     async fn icon(&self, _: &str) -> tidings_store::Result<Option<tidings_store::StoredIcon>> {
         fail()
     }
+    async fn sites_with_icons(&self, _: &[String]) -> tidings_store::Result<Vec<String>> {
+        fail()
+    }
+    async fn queue_images(
+        &self,
+        _: FeedId,
+        _: &[String],
+        _: DateTime<Utc>,
+        _: &str,
+    ) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn image(
+        &self,
+        _: &str,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<Option<tidings_store::StoredImage>> {
+        fail()
+    }
+    async fn cached_images(&self, _: &[String]) -> tidings_store::Result<Vec<String>> {
+        fail()
+    }
+    async fn prune_images(
+        &self,
+        _: tidings_store::ImageBounds,
+    ) -> tidings_store::Result<(u64, u64)> {
+        fail()
+    }
+    async fn image_cache_stats(&self) -> tidings_store::Result<tidings_store::ImageCacheStats> {
+        fail()
+    }
     async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }

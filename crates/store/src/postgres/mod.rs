@@ -7,6 +7,7 @@
 //! processes can never interleave the fetch results of one feed.
 
 mod apply;
+mod images;
 mod keys;
 mod resources;
 mod rows;
@@ -712,6 +713,36 @@ impl Store for PgStore {
 
     async fn icon(&self, site: &str) -> Result<Option<crate::StoredIcon>> {
         self.icon_in(site).await
+    }
+
+    async fn sites_with_icons(&self, sites: &[String]) -> Result<Vec<String>> {
+        self.sites_with_icons_in(sites).await
+    }
+
+    async fn queue_images(
+        &self,
+        feed: FeedId,
+        urls: &[String],
+        due_at: DateTime<Utc>,
+        reason: &str,
+    ) -> Result<u64> {
+        self.queue_images_in(feed, urls, due_at, reason).await
+    }
+
+    async fn image(&self, url: &str, at: DateTime<Utc>) -> Result<Option<crate::StoredImage>> {
+        self.image_in(url, at).await
+    }
+
+    async fn cached_images(&self, urls: &[String]) -> Result<Vec<String>> {
+        self.cached_images_in(urls).await
+    }
+
+    async fn prune_images(&self, bounds: crate::ImageBounds) -> Result<(u64, u64)> {
+        self.prune_images_in(bounds).await
+    }
+
+    async fn image_cache_stats(&self) -> Result<crate::ImageCacheStats> {
+        self.image_cache_stats_in().await
     }
 
     async fn remove_bot_key(&self, keyid: &str) -> Result<bool> {

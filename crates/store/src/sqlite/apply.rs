@@ -170,7 +170,7 @@ async fn existing_feeds(
     Ok(found.into_iter().collect())
 }
 
-fn json<T: serde::Serialize>(value: &T) -> Result<String> {
+pub(super) fn json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value)
         .map_err(|e| StoreError::Corrupt(format!("batch keys cannot be serialised: {e}")))
 }

@@ -196,6 +196,22 @@ impl SqliteStore {
                 .execute(&mut *tx)
                 .await?;
             }
+            ResourceFound::Image { media_type, body } => {
+                sqlx::query(
+                    "INSERT INTO images (url, media_type, body, bytes, fetched_at, used_at) \
+                     SELECT url, ?1, ?2, ?3, ?4, ?4 FROM resources WHERE id = ?5 \
+                     ON CONFLICT (url) DO UPDATE SET media_type = excluded.media_type, \
+                     body = excluded.body, bytes = excluded.bytes, \
+                     fetched_at = excluded.fetched_at, used_at = excluded.used_at",
+                )
+                .bind(media_type)
+                .bind(body.as_slice())
+                .bind(i64::try_from(body.len()).unwrap_or(i64::MAX))
+                .bind(micros(apply.at))
+                .bind(apply.id)
+                .execute(&mut *tx)
+                .await?;
+            }
         }
         if let Some(at) = apply.next_candidate_at {
             sqlx::query(

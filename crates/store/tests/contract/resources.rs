@@ -318,3 +318,149 @@ pub async fn wfm10_a_removed_feeds_resources_are_never_due(store: Arc<dyn Store>
     assert!(store.due_resources(t(2), 5).await.unwrap().is_empty());
     assert_eq!(store.next_resource_due(t(0)).await.unwrap(), None);
 }
+
+/// FF9: a permitted thumbnail is queued once and kept as one copy per URL; a copy served is
+/// marked used; unused copies expire, then the least recently used go until the total fits,
+/// each drop counted and its queue row gone, so a later read may queue it again.
+pub async fn ff9_the_image_cache_keeps_one_copy_per_url_within_its_bounds(store: Arc<dyn Store>) {
+    let a = feed(&store, "https://a.example/feed.xml").await;
+    let urls: Vec<String> = ["one", "two", "three"]
+        .iter()
+        .map(|n| format!("https://img.example/{n}.png"))
+        .collect();
+    assert_eq!(
+        store
+            .queue_images(a, &urls, t(1), "thumbnail (FF9)")
+            .await
+            .unwrap(),
+        3
+    );
+    assert_eq!(
+        store
+            .queue_images(a, &urls[..1], t(1), "again")
+            .await
+            .unwrap(),
+        0,
+        "one row per URL"
+    );
+    let due = store.due_resources(t(1), 10).await.unwrap();
+    assert_eq!(due.len(), 3);
+    assert!(due.iter().all(|r| r.purpose == RequestPurpose::Image));
+    for (i, job) in due.iter().enumerate() {
+        let body = vec![b'x'; 100 * (i + 1)];
+        store
+            .apply_resource(&done(
+                job.id,
+                10 + i64::try_from(i).unwrap(),
+                ResourceFound::Image {
+                    media_type: "image/png".into(),
+                    body,
+                },
+            ))
+            .await
+            .unwrap();
+    }
+    let stats = store.image_cache_stats().await.unwrap();
+    assert_eq!((stats.copies, stats.bytes), (3, 600));
+    let mut cached = store.cached_images(&urls).await.unwrap();
+    cached.sort();
+    let mut want = urls.clone();
+    want.sort();
+    assert_eq!(cached, want);
+    assert!(
+        store
+            .cached_images(&["https://img.example/none.png".to_owned()])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // A cached URL is not queued again.
+    assert_eq!(
+        store.queue_images(a, &urls, t(20), "again").await.unwrap(),
+        0
+    );
+
+    // Serving the first marks it used long after the others.
+    let one = store.image(&urls[0], t(100_000)).await.unwrap().unwrap();
+    assert_eq!(one.body.len(), 100);
+    assert_eq!(one.media_type, "image/png");
+    assert_eq!(one.used_at, t(100_000));
+    assert!(
+        store
+            .image("https://img.example/none.png", t(1))
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // Nothing is unused before t(5) and 600 bytes fit: nothing goes.
+    let bounds = |unused_before, max_total_bytes| tidings_store::ImageBounds {
+        unused_before: t(unused_before),
+        max_total_bytes,
+    };
+    assert_eq!(store.prune_images(bounds(5, 600)).await.unwrap(), (0, 0));
+    // Over the total: the least recently used go first ("two" at t(11), then "three" at t(12)).
+    assert_eq!(store.prune_images(bounds(5, 400)).await.unwrap(), (0, 1));
+    assert_eq!(
+        store.cached_images(&urls).await.unwrap().len(),
+        2,
+        "{:?}",
+        store.cached_images(&urls).await.unwrap()
+    );
+    assert!(store.image(&urls[1], t(100_001)).await.unwrap().is_none());
+    // Unused since before t(1_000): "three" expires, "one" (served) stays.
+    assert_eq!(
+        store.prune_images(bounds(1_000, 400)).await.unwrap(),
+        (1, 0)
+    );
+    assert_eq!(
+        store.cached_images(&urls).await.unwrap(),
+        vec![urls[0].clone()]
+    );
+    let stats = store.image_cache_stats().await.unwrap();
+    assert_eq!(
+        (stats.copies, stats.bytes, stats.expired, stats.over_total),
+        (1, 100, 1, 1)
+    );
+    // The dropped copies' rows are gone: a later read queues them again.
+    assert_eq!(
+        store
+            .queue_images(a, &urls, t(200_000), "again")
+            .await
+            .unwrap(),
+        2
+    );
+}
+
+/// The reader asks which of its feeds' sites have an icon kept.
+pub async fn sr1_the_sites_with_an_icon_kept_are_known(store: Arc<dyn Store>) {
+    let a = feed(&store, "https://a.example/feed.xml").await;
+    let site = "https://a.example".to_owned();
+    store
+        .queue_icons(
+            a,
+            &site,
+            &[format!("{site}/favicon.ico")],
+            true,
+            t(1),
+            "icon",
+        )
+        .await
+        .unwrap();
+    let sites = [site.clone(), "https://b.example".to_owned()];
+    assert!(store.sites_with_icons(&sites).await.unwrap().is_empty());
+    let id = store.due_resources(t(1), 1).await.unwrap()[0].id;
+    store
+        .apply_resource(&done(
+            id,
+            2,
+            ResourceFound::Icon {
+                site: site.clone(),
+                media_type: "image/x-icon".into(),
+                body: vec![0, 0, 1, 0],
+            },
+        ))
+        .await
+        .unwrap();
+    assert_eq!(store.sites_with_icons(&sites).await.unwrap(), vec![site]);
+}
