@@ -233,7 +233,7 @@ impl Crawler {
                 // A site's icon is read again now and then; a page never.
                 Purpose::Icon { .. } => (
                     QueueState::Done,
-                    Some(after(now, settings.icon_refresh)),
+                    Some(pages::later(now, settings.icon_refresh)),
                     format!("icon kept; read again in {}s", settings.icon_refresh),
                 ),
                 _ => (QueueState::Done, None, "read".to_owned()),
@@ -246,7 +246,7 @@ impl Crawler {
         let next_candidate_at = (matches!(purpose, Purpose::Icon { .. })
             && matches!(out.next, PageNext::Hold { .. })
             && !set_aside)
-            .then(|| after(now, settings.icon_spacing));
+            .then(|| pages::later(now, settings.icon_spacing));
         let found = match (out.found, &job.site) {
             (Some(Found::Page(page)), _) => {
                 ResourceFound::Preview(tidings_rights::thumbnail::preview(&page))
@@ -311,7 +311,7 @@ impl Crawler {
     /// `images.expire_unused` go, then the least recently used until the total fits.
     pub async fn prune_images(&self, now: DateTime<Utc>) -> Result<(), CrawlError> {
         let images = &self.profile.images;
-        let unused_before = before(now, images.expire_unused);
+        let unused_before = images.unused_before(now);
         let (expired, over_total) = self
             .store
             .prune_images(tidings_store::ImageBounds {
@@ -359,22 +359,6 @@ fn report(
     }
 }
 
-fn after(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
-    i64::try_from(secs)
-        .ok()
-        .and_then(chrono::Duration::try_seconds)
-        .and_then(|d| now.checked_add_signed(d))
-        .unwrap_or(DateTime::<Utc>::MAX_UTC)
-}
-
-fn before(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
-    i64::try_from(secs)
-        .ok()
-        .and_then(chrono::Duration::try_seconds)
-        .and_then(|d| now.checked_sub_signed(d))
-        .unwrap_or(DateTime::<Utc>::MIN_UTC)
-}
-
 /// SR1: the article pages to read: each entry without an image of its own that links an
 /// http(s) page, newest first, at most `pages.max_pages_per_read`, each page once.
 fn pages_to_read(entries: &[Entry], profile: &Profile) -> Vec<NewPage> {
@@ -420,8 +404,10 @@ fn images_to_cache(parsed: &ParsedFeed, profile: &Profile) -> Vec<String> {
         let Ok(url) = Url::parse(&image.url) else {
             continue;
         };
-        if matches!(url.scheme(), "http" | "https") && !urls.contains(&url.to_string()) {
-            urls.push(url.to_string());
+        let web = matches!(url.scheme(), "http" | "https");
+        let url = url.to_string();
+        if web && !urls.contains(&url) {
+            urls.push(url);
         }
     }
     urls

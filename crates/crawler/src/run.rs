@@ -39,9 +39,14 @@ struct Worked {
 impl Worked {
     fn resource_due_at(&mut self, at: Option<DateTime<Utc>>) {
         if let Some(at) = at {
-            self.resource_due = Some(self.resource_due.map_or(at, |due| due.min(at)));
+            earliest(&mut self.resource_due, at);
         }
     }
+}
+
+/// Bring `slot` forward to `at` when `at` is earlier (or `slot` is empty).
+fn earliest(slot: &mut Option<DateTime<Utc>>, at: DateTime<Utc>) {
+    *slot = Some(slot.map_or(at, |s| s.min(at)));
 }
 
 /// One piece of a host's work: a feed's read, or a resource read for a feed (SR1).
@@ -474,13 +479,13 @@ impl Crawler {
             // A resource falling due wakes the loop too; what the last reads queued is looked
             // for soon (below).
             if let Some(at) = resource_wake.filter(|_| once.is_none()) {
-                wake = Some(wake.map_or(at, |w| w.min(at)));
+                earliest(&mut wake, at);
             }
             if let Some(at) = held.values().min() {
-                wake = Some(wake.map_or(*at, |w| w.min(*at)));
+                earliest(&mut wake, *at);
             }
             if let Some(deadline) = until.deadline {
-                wake = Some(wake.map_or(deadline, |at| at.min(deadline)));
+                earliest(&mut wake, deadline);
             }
             let sleep = wake.map_or(MAX_SLEEP, |at| {
                 self.config.clock.real_until(at).min(MAX_SLEEP)
@@ -520,7 +525,7 @@ impl Crawler {
                             }
                             summary.resources += done.resources;
                             if let Some(at) = done.resource_due {
-                                resource_wake = Some(resource_wake.map_or(at, |w| w.min(at)));
+                                earliest(&mut resource_wake, at);
                             }
                         }
                         next = workers.try_join_next_with_id();

@@ -62,6 +62,18 @@ fn rss(site: &str, items: &[(&str, bool)]) -> Resource {
     body("application/rss+xml", xml)
 }
 
+/// The newest hundred rows of the request log (C7).
+async fn request_log(sim: &Sim) -> Vec<tidings_store::RequestLogRow> {
+    sim.store
+        .request_log(&tidings_store::LogQuery {
+            host: None,
+            feed: None,
+            limit: 100,
+        })
+        .await
+        .unwrap()
+}
+
 fn count(exchanges: &[tidings_sim::Exchange], host: &str, path: &str) -> usize {
     exchanges
         .iter()
@@ -205,15 +217,7 @@ async fn sr1_sr7_each_article_page_without_an_image_is_read_once_for_its_og_imag
     assert_eq!(private.last_status, None, "{private:?}");
 
     // C7: each request is logged with its purpose and the rule that allowed it.
-    let log = sim
-        .store
-        .request_log(&tidings_store::LogQuery {
-            host: None,
-            feed: None,
-            limit: 100,
-        })
-        .await
-        .unwrap();
+    let log = request_log(&sim).await;
     let page_row = log
         .iter()
         .find(|r| r.url.ends_with("/post/1"))
@@ -455,15 +459,7 @@ async fn ff8_ff9_only_thumbnails_a_licence_permits_are_cached_each_once_within_t
         .unwrap();
     assert_eq!(copy.media_type, "image/png");
     assert_eq!(copy.body.len(), 600, "kept as read: no resizing");
-    let log = sim
-        .store
-        .request_log(&tidings_store::LogQuery {
-            host: None,
-            feed: None,
-            limit: 100,
-        })
-        .await
-        .unwrap();
+    let log = request_log(&sim).await;
     let row = log.iter().find(|r| r.url.ends_with("/img/0.png")).unwrap();
     assert_eq!(row.purpose, "image");
     assert!(row.rule.contains("(FF9)"), "{}", row.rule);

@@ -144,7 +144,7 @@ pub fn icon_candidates(site: &url::Url, declared: Option<&str>) -> Vec<url::Url>
 }
 
 /// `secs` seconds after `now`, or the end of time.
-fn later(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
+pub fn later(now: DateTime<Utc>, secs: u64) -> DateTime<Utc> {
     i64::try_from(secs)
         .ok()
         .and_then(Duration::try_seconds)

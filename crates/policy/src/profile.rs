@@ -357,6 +357,18 @@ impl Default for ImageSettings {
 }
 
 impl ImageSettings {
+    /// A copy last used before this, at `now`, has expired (`expire_unused`).
+    pub fn unused_before(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> chrono::DateTime<chrono::Utc> {
+        i64::try_from(self.expire_unused)
+            .ok()
+            .and_then(chrono::Duration::try_seconds)
+            .and_then(|d| now.checked_sub_signed(d))
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+    }
+
     fn validate(&self) -> Result<(), ProfileError> {
         let invalid = |m: String| Err(ProfileError::Invalid(format!("images.{m}")));
         if !(1..=MAX_BODY_BYTES).contains(&self.max_image_bytes) {

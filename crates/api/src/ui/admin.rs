@@ -431,9 +431,9 @@ pub async fn queue(State(state): State<AppState>, Admin(caller): Admin) -> Respo
          unused copies removed after {} days · removed so far: {} unused, {} over the total</p>\n",
         cache.copies,
         if cache.copies == 1 { "y" } else { "ies" },
-        bytes(cache.bytes),
-        bytes(images.max_total_bytes),
-        bytes(images.max_image_bytes),
+        page::size(cache.bytes),
+        page::size(images.max_total_bytes),
+        page::size(images.max_image_bytes),
         images.expire_unused / 86_400,
         cache.expired,
         cache.over_total
@@ -493,16 +493,6 @@ fn html_row(html: &mut String, cells: &[String]) {
         html.push_str(&format!("<td>{cell}</td>"));
     }
     html.push_str("</tr>\n");
-}
-
-/// A byte count for the operator: bytes, KiB, MiB or GiB.
-fn bytes(n: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    UNITS
-        .iter()
-        .find(|(unit, _)| n >= *unit)
-        .map(|(unit, name)| format!("{:.1} {name}", n as f64 / *unit as f64))
-        .unwrap_or_else(|| format!("{n} bytes"))
 }
 
 fn bad_request(frame: &Frame<'_>, text: &str) -> Response {

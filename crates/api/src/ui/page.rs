@@ -246,6 +246,19 @@ pub fn monogram(feed: &FeedRecord, big: bool) -> String {
     )
 }
 
+/// A byte count as people read it: `812 bytes`, `3.4 kB`, `12.3 MB`, `1.2 GB`.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "kB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit {
+            // One decimal, rounded: exact enough for a download's size.
+            let tenths = (u128::from(bytes) * 10 + u128::from(unit / 2)) / u128::from(unit);
+            return format!("{}.{} {name}", tenths / 10, tenths % 10);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
 /// FNV-1a, 64 bits: a stable hash (the same colour on every run and version).
 fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
@@ -292,6 +305,21 @@ mod tests {
             !html.contains("/admin"),
             "no admin link without an admin key"
         );
+    }
+
+    #[test]
+    fn byte_counts_read_as_people_write_them() {
+        for (bytes, shown) in [
+            (0, "0 bytes"),
+            (812, "812 bytes"),
+            (3_400, "3.4 kB"),
+            (12_345_678, "12.3 MB"),
+            (999_999, "1000.0 kB"),
+            (1_250_000_000, "1.3 GB"),
+            (u64::MAX, "18446744073.7 GB"),
+        ] {
+            assert_eq!(super::size(bytes), shown, "{bytes}");
+        }
     }
 
     #[test]

@@ -382,7 +382,7 @@ fn media(main: &mut String, e: &tidings_model::Entry) {
                 facts.push(esc(t));
             }
             if let Some(n) = x.length.filter(|n| *n > 0) {
-                facts.push(size_of(n));
+                facts.push(page::size(n));
             }
             let facts = if facts.is_empty() {
                 String::new()
@@ -403,19 +403,6 @@ fn media(main: &mut String, e: &tidings_model::Entry) {
         "<h2>Media</h2>\n<ul class=\"media\">\n{}\n</ul>\n",
         items.join("\n")
     ));
-}
-
-/// A byte count as people read it: `812 bytes`, `3.4 kB`, `12.3 MB`, `1.2 GB`.
-fn size_of(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "kB")];
-    for (unit, name) in UNITS {
-        if bytes >= unit {
-            // One decimal, rounded: exact enough for a download's size.
-            let tenths = (u128::from(bytes) * 10 + u128::from(unit / 2)) / u128::from(unit);
-            return format!("{}.{} {name}", tenths / 10, tenths % 10);
-        }
-    }
-    format!("{bytes} bytes")
 }
 
 /// FF10: what the publisher says of an entry besides its text: categories, keywords,
@@ -762,24 +749,4 @@ fn web_link(link: &str) -> Option<String> {
 
 fn url_of(text: &str) -> Option<ammonia::Url> {
     ammonia::Url::parse(text.trim()).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::size_of;
-
-    #[test]
-    fn enclosure_sizes_read_as_people_write_them() {
-        for (bytes, shown) in [
-            (0, "0 bytes"),
-            (812, "812 bytes"),
-            (3_400, "3.4 kB"),
-            (12_345_678, "12.3 MB"),
-            (999_999, "1000.0 kB"),
-            (1_250_000_000, "1.3 GB"),
-            (u64::MAX, "18446744073.7 GB"),
-        ] {
-            assert_eq!(size_of(bytes), shown, "{bytes}");
-        }
-    }
 }
