@@ -73,6 +73,8 @@ struct Feed {
     /// WFM8: whether the last answer from the (only, default) address was a refusal; `None`
     /// before any answer.
     egress_refused: Option<bool>,
+    /// Whether `totals` holds failure totals for the feed (most feeds have none).
+    has_totals: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Feed>() == 64);
@@ -176,6 +178,7 @@ impl<'w> Shard<'w> {
                 first_add: true,
                 off: false,
                 egress_refused: None,
+                has_totals: false,
             });
         }
         for h in &mut hosts {
@@ -513,7 +516,11 @@ impl<'w> Shard<'w> {
         s.interval_secs = f.interval_secs;
         s.consecutive_failures = f.consecutive_failures;
         s.last_failure = f.last_failure;
-        s.failure_totals = self.totals.get(&(fi as u32)).copied().unwrap_or_default();
+        s.failure_totals = if f.has_totals {
+            self.totals.get(&(fi as u32)).copied().unwrap_or_default()
+        } else {
+            FailureTotals::default()
+        };
         // Spreads jitter per feed, as the crawler's feed id does.
         s.seed = u64::from(f.model.id);
         match f.validators {
@@ -549,8 +556,11 @@ impl<'w> Shard<'w> {
         // Failures in a row count per ladder: the policy reads what the last one was.
         f.last_failure = d.failure;
         if d.failure_totals.is_empty() {
-            self.totals.remove(&(fi as u32));
+            if std::mem::take(&mut f.has_totals) {
+                self.totals.remove(&(fi as u32));
+            }
         } else {
+            f.has_totals = true;
             self.totals.insert(fi as u32, d.failure_totals);
         }
         let host = &mut self.hosts[h].feeds;
