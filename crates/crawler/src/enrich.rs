@@ -11,7 +11,7 @@
 use crate::drive::{Asker, log_row};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
-use tidings_model::{Entry, Label, ParsedFeed, RequestPurpose};
+use tidings_model::{Entry, FetchOutcome, Label, ParsedFeed, RequestPurpose};
 use tidings_policy::Profile;
 use tidings_policy::pages::{self, PageNext};
 use tidings_read::{Body, Event, Examined, Found, Need, NotSent, Purpose, Read, ResourceState};
@@ -247,10 +247,15 @@ impl Crawler {
             && matches!(out.next, PageNext::Hold { .. })
             && !set_aside)
             .then(|| pages::later(now, settings.icon_spacing));
+        let headers = match &out.outcome {
+            FetchOutcome::Fetched(f) => f.rights.as_deref(),
+            _ => None,
+        };
         let found = match (out.found, &job.site) {
-            (Some(Found::Page(page)), _) => {
-                ResourceFound::Preview(tidings_rights::thumbnail::preview(&page))
-            }
+            (Some(Found::Page(page)), _) => ResourceFound::Page {
+                preview: tidings_rights::thumbnail::preview(&page),
+                record: tidings_rights::record::of(&page, headers, &self.profile.robots.token),
+            },
             (Some(Found::Image { bytes, media_type }), Some(site))
                 if matches!(purpose, Purpose::Icon { .. }) =>
             {
@@ -426,16 +431,19 @@ fn examine(body: Body, base: &Url, purpose: Purpose, profile: &Profile) -> Exami
                 return unusable("not an HTML page");
             }
             let token = profile.robots.token.as_str();
+            let max_bytes = usize::try_from(profile.pages.max_page_bytes).unwrap_or(usize::MAX);
             let context = tidings_page::Context {
                 url: base,
                 content_type: body.content_type.as_deref(),
                 bots: &[token],
                 limits: tidings_page::Limits {
-                    max_bytes: usize::try_from(profile.pages.max_page_bytes).unwrap_or(usize::MAX),
+                    max_bytes,
                     ..tidings_page::Limits::default()
                 },
             };
-            let page = tidings_page::inspect(&body.bytes, &context);
+            let mut page = tidings_page::inspect(&body.bytes, &context);
+            // The fetch stops at the cap (SR1): a body that fills it may go on (FF6).
+            page.truncated |= body.bytes.len() >= max_bytes;
             Examined {
                 usable: Ok(()),
                 found: Some(Found::Page(Box::new(page))),

@@ -116,7 +116,17 @@ async fn sr1_sr7_each_article_page_without_an_image_is_read_once_for_its_og_imag
                 .at("/feed.xml", Resource::status(404))
                 .at(
                     "/post/1",
-                    html("<meta property=\"og:image\" content=\"/img/1.jpg\">"),
+                    html(
+                        "<meta property=\"og:image\" content=\"/img/1.jpg\">\
+                         <meta name=\"description\" content=\"The first post.\">\
+                         <meta name=\"robots\" content=\"noarchive\">\
+                         <link rel=\"license\" href=\"/licence\">\
+                         <link rel=\"terms-of-service\" href=\"/terms\">",
+                    )
+                    .with(Behaviour::Header {
+                        name: "x-robots-tag".into(),
+                        value: "SereneReader: nosnippet".into(),
+                    }),
                 )
                 .at("/post/2", html(""))
                 .at(
@@ -182,6 +192,38 @@ async fn sr1_sr7_each_article_page_without_an_image_is_read_once_for_its_og_imag
         Some(sim.web.url("pub.test", "/img/long.jpg").unwrap())
     );
     assert_eq!(preview("/post/2"), None);
+    // FF6: what was recorded of each page read: its metadata, licence and terms links and
+    // its directives (the tag's and the header's for the bot), never its text.
+    let record = |link: &str| {
+        let url = sim.web.url("pub.test", link).unwrap();
+        entries
+            .iter()
+            .find(|e| e.entry.link.as_deref() == Some(url.as_str()))
+            .unwrap()
+            .page
+            .clone()
+    };
+    let first = record("/post/1").expect("the page's record");
+    assert_eq!(first.title.as_deref(), Some("t"));
+    assert_eq!(first.description.as_deref(), Some("The first post."));
+    assert_eq!(
+        first.licences,
+        [sim.web.url("pub.test", "/licence").unwrap()]
+    );
+    assert_eq!(first.terms, [sim.web.url("pub.test", "/terms").unwrap()]);
+    assert_eq!(
+        tidings_rights::Directives::parse_list(&first.directives),
+        tidings_rights::Directives::parse_list("nosnippet, noarchive"),
+        "{}",
+        first.directives
+    );
+    assert!(!first.truncated);
+    assert!(record("/post/5").expect("the long page's record").truncated);
+    assert!(
+        record("/post/2").is_some(),
+        "a page with no og:image is recorded"
+    );
+    assert_eq!(record("/post/3"), None, "never read");
     let stored = sim
         .store
         .feed_by_url(&tidings_model::FeedUrl::parse(&feed).unwrap())

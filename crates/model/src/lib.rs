@@ -15,7 +15,7 @@ pub mod purpose;
 
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
-    Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, ParsedFeed,
+    Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, PageRecord, ParsedFeed,
     SelectedImage, Source, Thumbnail, Warning, WarningKind,
 };
 pub use fetch::{

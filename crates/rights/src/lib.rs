@@ -19,6 +19,9 @@
 //!   does not store (DFB2: title, link, dates and
 //!   an excerpt only), before anything reaches the store.
 //!
+//! - [`record`]: what is recorded of an inspected page (FF6): bounded metadata, licence and
+//!   terms links, its directives; never its text.
+//!
 //! - [`thumbnail`]: the one thumbnail selected per entry (FF7) with its licence decision
 //!   (FF8).
 //!
@@ -30,6 +33,7 @@ pub mod directive;
 pub mod keep;
 pub mod licence;
 pub mod objection;
+pub mod record;
 pub mod thumbnail;
 
 pub use decide::{Declarations, Ruling};

@@ -39,10 +39,10 @@ macro_rules! select_feeds {
 pub(crate) use select_feeds;
 
 /// The [`StoredEntry`](crate::StoredEntry) columns of `entries e`.
-pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data, e.summary, (SELECT r.preview FROM resources r WHERE r.id = e.page_id) AS preview FROM entries e";
+pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data, e.summary, r.preview, r.page FROM entries e LEFT JOIN resources r ON r.id = e.page_id";
 
 /// The [`ResourceRecord`](crate::ResourceRecord) columns of `resources`.
-pub const RESOURCE_COLUMNS: &str = "SELECT id, purpose, url, feed_id, site, first_add, state, due_at, reason, retries, created_at, read_at, last_status, last_outcome, last_error, preview FROM resources";
+pub const RESOURCE_COLUMNS: &str = "SELECT id, purpose, url, feed_id, site, first_add, state, due_at, reason, retries, created_at, read_at, last_status, last_outcome, last_error, preview, page FROM resources";
 
 /// The purpose column of a queued resource.
 pub fn decode_purpose(column: &str) -> Result<tidings_model::RequestPurpose> {
@@ -235,6 +235,21 @@ pub fn decode_thumbnail(json: Option<&str>) -> Result<Option<tidings_model::Sele
     json.map(|j| {
         serde_json::from_str(j)
             .map_err(|e| StoreError::Corrupt(format!("stored thumbnail unreadable: {e}")))
+    })
+    .transpose()
+}
+
+/// The `page` column (FF6): what was recorded of an inspected page, as JSON.
+pub fn encode_page(record: &tidings_model::PageRecord) -> Result<String> {
+    serde_json::to_string(record)
+        .map_err(|e| StoreError::Corrupt(format!("a page record cannot be serialised: {e}")))
+}
+
+/// Read back the `page` column.
+pub fn decode_page(json: Option<&str>) -> Result<Option<tidings_model::PageRecord>> {
+    json.map(|j| {
+        serde_json::from_str(j)
+            .map_err(|e| StoreError::Corrupt(format!("stored page record unreadable: {e}")))
     })
     .transpose()
 }

@@ -97,6 +97,11 @@ const SQLITE: &[Source] = &[
         "images",
         include_str!("../migrations/sqlite/0017_images.sql"),
     ),
+    (
+        18,
+        "page_records",
+        include_str!("../migrations/sqlite/0018_page_records.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -184,6 +189,11 @@ const POSTGRES: &[Source] = &[
         17,
         "images",
         include_str!("../migrations/postgres/0017_images.sql"),
+    ),
+    (
+        18,
+        "page_records",
+        include_str!("../migrations/postgres/0018_page_records.sql"),
     ),
 ];
 

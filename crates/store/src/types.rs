@@ -363,6 +363,8 @@ pub struct StoredEntry {
     pub content_hash: String,
     /// The preview image its article page named (SR1), once read.
     pub preview: Option<tidings_model::SelectedImage>,
+    /// What was recorded of its article page (FF6), once read.
+    pub page: Option<tidings_model::PageRecord>,
 }
 
 impl StoredEntry {
@@ -584,6 +586,8 @@ pub struct ResourceRecord {
     pub last_error: Option<String>,
     /// An article page's preview image, once found (SR1).
     pub preview: Option<tidings_model::SelectedImage>,
+    /// What was recorded of an article page, once read (FF6).
+    pub page: Option<tidings_model::PageRecord>,
 }
 
 /// An entry's article page to read for its preview (SR1).
@@ -627,8 +631,12 @@ pub struct ResourceRead {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResourceFound {
     Nothing,
-    /// An article page's preview, or that it names none (SR1).
-    Preview(Option<tidings_model::SelectedImage>),
+    /// An article page read: its preview, or that it names none (SR1), and what is recorded
+    /// of it (FF6).
+    Page {
+        preview: Option<tidings_model::SelectedImage>,
+        record: tidings_model::PageRecord,
+    },
     /// A site's icon, kept and served from the store.
     Icon {
         site: String,

@@ -168,11 +168,12 @@ impl SqliteStore {
         }
         match &apply.found {
             ResourceFound::Nothing => {}
-            ResourceFound::Preview(preview) => {
+            ResourceFound::Page { preview, record } => {
                 let json = preview.as_ref().map(codec::encode_thumbnail).transpose()?;
-                sqlx::query("UPDATE resources SET preview = ?2 WHERE id = ?1")
+                sqlx::query("UPDATE resources SET preview = ?2, page = ?3 WHERE id = ?1")
                     .bind(apply.id)
                     .bind(json)
+                    .bind(codec::encode_page(record)?)
                     .execute(&mut *tx)
                     .await?;
             }

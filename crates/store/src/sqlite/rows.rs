@@ -85,6 +85,7 @@ pub(super) fn entry_from_row(row: &SqliteRow) -> Result<StoredEntry> {
         updated_at: from_micros(row.try_get("updated_at")?)?,
         content_hash: row.try_get("content_hash")?,
         preview: codec::decode_thumbnail(row.try_get::<Option<String>, _>("preview")?.as_deref())?,
+        page: codec::decode_page(row.try_get::<Option<String>, _>("page")?.as_deref())?,
     })
 }
 
@@ -126,5 +127,6 @@ pub(super) fn resource_from_row(row: &SqliteRow) -> Result<crate::ResourceRecord
             .transpose()?,
         last_error: row.try_get("last_error")?,
         preview: codec::decode_thumbnail(row.try_get::<Option<String>, _>("preview")?.as_deref())?,
+        page: codec::decode_page(row.try_get::<Option<String>, _>("page")?.as_deref())?,
     })
 }

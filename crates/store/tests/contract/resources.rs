@@ -94,11 +94,25 @@ pub async fn sr1_an_article_page_is_queued_once_and_its_preview_serves_every_ent
         .iter()
         .find(|r| r.url == "https://site.example/post")
         .unwrap();
+    // FF6: what is recorded of the page travels with it; never its text.
+    let record = tidings_model::PageRecord {
+        title: Some("A post".into()),
+        description: Some("What the post says, in short.".into()),
+        language: Some("en".into()),
+        licences: vec!["https://creativecommons.org/licenses/by/4.0/".into()],
+        terms: vec!["https://site.example/terms".into()],
+        directives: "nosnippet".into(),
+        tdm_reservation: Some("1".into()),
+        truncated: true,
+    };
     store
         .apply_resource(&done(
             post.id,
             6,
-            ResourceFound::Preview(Some(preview("https://site.example/p.jpg"))),
+            ResourceFound::Page {
+                preview: Some(preview("https://site.example/p.jpg")),
+                record: record.clone(),
+            },
         ))
         .await
         .unwrap();
@@ -121,6 +135,21 @@ pub async fn sr1_an_article_page_is_queued_once_and_its_preview_serves_every_ent
         Some("https://site.example/p.jpg")
     );
     assert_eq!(preview_of("a2"), None, "its page is not read yet");
+    let page_of = |key: &str| {
+        entries
+            .iter()
+            .find(|e| e.entry.id == key)
+            .unwrap()
+            .page
+            .clone()
+    };
+    assert_eq!(page_of("a1").as_ref(), Some(&record));
+    assert_eq!(
+        page_of("b1").as_ref(),
+        Some(&record),
+        "one page, both entries"
+    );
+    assert_eq!(page_of("a2"), None);
     let due = store.due_resources(t(100), 10).await.unwrap();
     assert_eq!(due.len(), 1, "a page read is never due again");
     let listed = store
@@ -135,6 +164,7 @@ pub async fn sr1_an_article_page_is_queued_once_and_its_preview_serves_every_ent
         read.preview.as_ref().map(|p| p.source.as_str()),
         Some("og:image")
     );
+    assert_eq!(read.page.as_ref(), Some(&record));
 }
 
 /// SR4, SR6: a failure is remembered on its row (held until a time, its retries counted)
