@@ -289,8 +289,9 @@ pub async fn entry(
             esc(link)
         ));
     }
-    if let Some(figure) = thumbnail(&state, &stored).await {
-        main.push_str(&figure);
+    match thumbnail(&state, &stored).await {
+        Some(figure) => main.push_str(&figure),
+        None => article_preview(&mut main, &stored),
     }
     let body = e.content.as_deref().or(e.summary.as_deref()).unwrap_or("");
     if state.profile.display.plain_text {
@@ -359,6 +360,75 @@ async fn thumbnail(state: &AppState, stored: &StoredEntry) -> Option<String> {
         "<figure class=\"thumb\"><img src=\"/images/entries/{}\" alt=\"\"{size}>{caption}</figure>\n",
         stored.id
     ))
+}
+
+/// SR1, FF6: the preview of the entry's article page, as read once: the page's title and
+/// description and a link to its `og:image`, which is not loaded (SereneReader's page lists
+/// no image requests, and reading here never contacts a publisher); the licence and terms the
+/// page declares. A page that asks for no snippet shows no description.
+fn article_preview(main: &mut String, stored: &StoredEntry) {
+    let page = stored.page.as_ref();
+    let image = stored
+        .preview
+        .as_ref()
+        .and_then(|p| web_link(&p.url).map(|href| (href, p)));
+    if page.is_none() && image.is_none() {
+        return;
+    }
+    let mut rows = Vec::new();
+    if let Some(title) = page.and_then(|p| p.title.as_deref()) {
+        rows.push(format!("<p class=\"preview-title\">{}</p>", esc(title)));
+    }
+    // FF14: `nosnippet` shows none of it, `max-snippet` at most that many characters.
+    let description = page.and_then(|p| {
+        let text = p.description.as_deref()?;
+        let most = tidings_rights::Directives::parse_list(&p.directives)
+            .excerpt_chars(text.chars().count())?;
+        Some(text.chars().take(most).collect::<String>())
+    });
+    if let Some(description) = description {
+        rows.push(format!("<p>{}</p>", esc(&description)));
+    }
+    if let Some((href, image)) = &image {
+        let size = match (image.width, image.height) {
+            (Some(w), Some(h)) => format!(" ({w}×{h})"),
+            _ => String::new(),
+        };
+        rows.push(format!(
+            "<p class=\"meta\">Preview image{size}: <a href=\"{}\" rel=\"noopener noreferrer \
+             nofollow\">{}</a>, not loaded here so that reading does not contact the \
+             publisher.</p>",
+            esc(href),
+            esc(host_of(href))
+        ));
+    }
+    let links = |label: &str, rel: &str, urls: &[String]| -> Option<String> {
+        let items: Vec<String> = urls
+            .iter()
+            .filter_map(|u| web_link(u))
+            .map(|u| {
+                format!(
+                    "<a href=\"{l}\" rel=\"{rel}noopener noreferrer nofollow\">{l}</a>",
+                    l = esc(&u)
+                )
+            })
+            .collect();
+        (!items.is_empty()).then(|| format!("<p class=\"meta\">{label}: {}</p>", items.join(", ")))
+    };
+    if let Some(page) = page {
+        rows.extend(links("Page licence", "license ", &page.licences));
+        rows.extend(links("Terms", "", &page.terms));
+    }
+    main.push_str(&format!(
+        "<aside class=\"preview\">\n<p class=\"meta\">From the article page</p>\n{}\n</aside>\n",
+        rows.join("\n")
+    ));
+}
+
+/// The host of an http(s) URL, for a link's text.
+fn host_of(href: &str) -> &str {
+    href.split_once("://")
+        .map_or(href, |(_, rest)| rest.split('/').next().unwrap_or(rest))
 }
 
 /// Podcast and other enclosures, as links with their type and size: the reader's browser

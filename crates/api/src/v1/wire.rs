@@ -237,6 +237,9 @@ pub struct Entry {
     /// without an image of its own under a profile that reads article pages (SR1); `null`
     /// until read, or when the page names none. tidings holds no copy of it.
     pub preview: Option<Image>,
+    /// What tidings recorded of the entry's article page when it read it (FF6): its
+    /// metadata, licence and terms links and directives; never its text. `null` until read.
+    pub page: Option<PageRecord>,
     pub published: Option<DateTime<Utc>>,
     pub updated: Option<DateTime<Utc>>,
     /// The listing order: `published`, else `updated`, else `first_seen_at`, never later
@@ -262,6 +265,41 @@ pub struct Author {
     pub name: Option<String>,
     pub email: Option<String>,
     pub uri: Option<String>,
+}
+
+/// What was recorded of an inspected page (FF6). Plain text and absolute URLs as the page
+/// declared them, bounded in length.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PageRecord {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub language: Option<String>,
+    /// `rel=license` links.
+    pub licences: Vec<String>,
+    /// Terms-of-use links.
+    pub terms: Vec<String>,
+    /// The page's directives for this bot (`noindex, nosnippet`), from its `<meta>` tags and
+    /// `X-Robots-Tag` headers, written as a feed's are; empty when none.
+    pub directives: String,
+    /// A TDMRep reservation the page declares (`1`: text and data mining rights reserved).
+    pub tdm_reservation: Option<String>,
+    /// The page filled the bytes read and may go on.
+    pub truncated: bool,
+}
+
+impl From<&tidings_model::PageRecord> for PageRecord {
+    fn from(r: &tidings_model::PageRecord) -> PageRecord {
+        PageRecord {
+            title: r.title.clone(),
+            description: r.description.clone(),
+            language: r.language.clone(),
+            licences: r.licences.clone(),
+            terms: r.terms.clone(),
+            directives: r.directives.clone(),
+            tdm_reservation: r.tdm_reservation.clone(),
+            truncated: r.truncated,
+        }
+    }
 }
 
 /// An entry's selected image (FF7) and the licence decision on it (FF8).
@@ -364,6 +402,7 @@ impl From<&StoredEntry> for Entry {
                 .collect(),
             image: e.selected_image.as_ref().map(Image::from),
             preview: s.preview.as_ref().map(Image::from),
+            page: s.page.as_ref().map(PageRecord::from),
             published: e.published,
             updated: e.updated,
             sort_at: s.sort_at,

@@ -5,8 +5,8 @@
 
 use crate::harness::Ui;
 use crate::support::{dated, ok, t};
-use tidings_model::{Enclosure, Entry, FeedId, Label, SelectedImage};
-use tidings_store::{EntryQuery, QueueState, ResourceApply, ResourceFound, ResourceRead};
+use tidings_model::{Enclosure, Entry, FeedId, Label, PageRecord, SelectedImage};
+use tidings_store::{EntryQuery, NewPage, QueueState, ResourceApply, ResourceFound, ResourceRead};
 
 /// A GIF's first bytes: ASCII, so the test client reads it as text.
 const GIF: &[u8] = b"GIF89a-a-tiny-picture";
@@ -270,4 +270,133 @@ async fn enclosures_show_as_links_with_their_type_and_size() {
         page.body
     );
     assert!(!page.body.contains("javascript:"), "{}", page.body);
+}
+
+/// A read article page (SR1, FF6): its preview image, and what was recorded of the page.
+fn page_read(description: &str, directives: &str) -> ResourceFound {
+    ResourceFound::Page {
+        preview: Some(SelectedImage {
+            url: "https://cdn.example.org/cover.jpg".into(),
+            source: "og:image".into(),
+            width: Some(1200),
+            height: Some(630),
+            shown: true,
+            why: "SR1: the og:image of the entry's article page".into(),
+            ..SelectedImage::default()
+        }),
+        record: PageRecord {
+            title: Some("The <long> read".into()),
+            description: Some(description.into()),
+            language: Some("en".into()),
+            licences: vec![
+                "https://creativecommons.org/licenses/by/4.0/".into(),
+                "javascript:alert(1)".into(),
+            ],
+            terms: vec!["https://example.org/terms".into()],
+            directives: directives.into(),
+            tdm_reservation: None,
+            truncated: false,
+        },
+    }
+}
+
+#[tokio::test]
+async fn sr1_ff6_an_article_pages_preview_shows_as_a_card_that_loads_nothing_from_the_publisher() {
+    let ui = Ui::with("serenereader", false).await;
+    let feed = feed_with(&ui, 3600, vec![dated("one", t(60))]).await;
+    let id = entry_id(&ui).await;
+    let page = ui.get(&format!("/entries/{id}"), "").await;
+    assert!(!page.body.contains("class=\"preview\""), "{}", page.body);
+
+    ui.store
+        .queue_pages(
+            feed,
+            &[NewPage {
+                entry_key: "one".into(),
+                url: "https://example.org/one".into(),
+            }],
+            t(3600),
+            "SR1",
+        )
+        .await
+        .unwrap();
+    read_due(&ui, || page_read("Ships <b>and</b> gulls, at length.", "")).await;
+
+    let page = ui.get(&format!("/entries/{id}"), "").await;
+    let body = &page.body;
+    assert!(body.contains("<aside class=\"preview\">"), "{body}");
+    assert!(
+        body.contains("The &lt;long&gt; read"),
+        "title escaped: {body}"
+    );
+    assert!(
+        body.contains("Ships &lt;b&gt;and&lt;/b&gt; gulls, at length."),
+        "description escaped: {body}"
+    );
+    assert!(
+        body.contains(
+            "Preview image (1200×630): <a href=\"https://cdn.example.org/cover.jpg\" \
+             rel=\"noopener noreferrer nofollow\">cdn.example.org</a>"
+        ),
+        "{body}"
+    );
+    assert!(
+        !body.contains("<img src=\"https://cdn.example.org"),
+        "the image is never loaded from the publisher"
+    );
+    assert!(
+        body.contains(
+            "Page licence: <a href=\"https://creativecommons.org/licenses/by/4.0/\" \
+             rel=\"license noopener noreferrer nofollow\">"
+        ),
+        "{body}"
+    );
+    assert!(!body.contains("javascript:"), "only web links: {body}");
+    assert!(
+        body.contains("Terms: <a href=\"https://example.org/terms\""),
+        "{body}"
+    );
+
+    // The API carries the record.
+    let listed = ui.get("/v1/entries", "").await;
+    let json: serde_json::Value = serde_json::from_str(&listed.body).unwrap();
+    let got = &json["entries"][0];
+    assert_eq!(got["preview"]["url"], "https://cdn.example.org/cover.jpg");
+    assert_eq!(got["page"]["title"], "The <long> read");
+    assert_eq!(got["page"]["terms"][0], "https://example.org/terms");
+    assert_eq!(got["page"]["directives"], "");
+}
+
+#[tokio::test]
+async fn ff14_a_page_that_limits_snippets_shows_as_little_of_its_description() {
+    for (directives, shown, hidden) in [
+        ("nosnippet", None, "Ships and gulls"),
+        ("max-snippet:5", Some("<p>Ships</p>"), "Ships and"),
+    ] {
+        let ui = Ui::with("serenereader", false).await;
+        let feed = feed_with(&ui, 3600, vec![dated("one", t(60))]).await;
+        let id = entry_id(&ui).await;
+        ui.store
+            .queue_pages(
+                feed,
+                &[NewPage {
+                    entry_key: "one".into(),
+                    url: "https://example.org/one".into(),
+                }],
+                t(3600),
+                "SR1",
+            )
+            .await
+            .unwrap();
+        read_due(&ui, || page_read("Ships and gulls", directives)).await;
+        let body = ui.get(&format!("/entries/{id}"), "").await.body;
+        assert!(
+            body.contains("<aside class=\"preview\">"),
+            "{directives}: {body}"
+        );
+        assert!(!body.contains(hidden), "{directives}: {body}");
+        if let Some(shown) = shown {
+            assert!(body.contains(shown), "{directives}: {body}");
+        }
+    }
 }
