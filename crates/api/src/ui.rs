@@ -55,6 +55,7 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/log", get(admin::log))
         .route("/admin/errors", get(admin::errors))
         .route("/admin/queue", get(admin::queue))
+        .route("/admin/feeds/{id}/directives", get(admin::directives))
         .route("/admin/rules", get(rules::list).post(rules::add))
         .route("/admin/rules/remove", post(rules::remove))
         .route("/icons/{feed}", get(media::icon))

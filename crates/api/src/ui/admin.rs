@@ -454,11 +454,32 @@ pub async fn queue(State(state): State<AppState>, Admin(caller): Admin) -> Respo
                 (None, Some(o)) => esc(o.as_str()),
                 _ => "not asked yet".to_owned(),
             };
-            let found = r
+            let mut found: Vec<String> = r
                 .preview
-                .as_ref()
+                .iter()
                 .map(|p| format!("preview <code>{}</code>", esc(&p.url)))
-                .unwrap_or_default();
+                .collect();
+            // FF6: what was recorded of the page.
+            if let Some(page) = &r.page {
+                found.extend(page.title.as_deref().map(|t| format!("“{}”", esc(t))));
+                found.extend(
+                    page.licences
+                        .iter()
+                        .map(|l| format!("licence <code>{}</code>", esc(l))),
+                );
+                found.extend(
+                    page.terms
+                        .iter()
+                        .map(|t| format!("terms <code>{}</code>", esc(t))),
+                );
+                if !page.directives.is_empty() {
+                    found.push(format!("directives: {}", esc(&page.directives)));
+                }
+                if page.truncated {
+                    found.push("read to the byte cap".to_owned());
+                }
+            }
+            let found = found.join("<br>");
             let next = r.due_at.map(time).unwrap_or_else(|| "never".to_owned());
             let retries = if r.retries > 0 {
                 format!(
@@ -485,6 +506,75 @@ pub async fn queue(State(state): State<AppState>, Admin(caller): Admin) -> Respo
         main.push_str("</tbody>\n</table></div>\n");
     }
     page::html(StatusCode::OK, render(&frame, "Page queue", None, &main))
+}
+
+/// `GET /admin/feeds/{id}/directives`: each change of a feed's directives (FF14), newest
+/// first, with what the response said and whether it was full or a 304.
+pub async fn directives(
+    State(state): State<AppState>,
+    Admin(caller): Admin,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let frame = frame(&state, Some(caller), "admin");
+    let Some(id) = id.ok().and_then(|Path(id)| params::feed_id("id", &id).ok()) else {
+        return bad_request(
+            &frame,
+            "Give a feed's number, like /admin/feeds/3/directives.",
+        );
+    };
+    let limit = crate::v1::feeds::DIRECTIVE_CHANGES;
+    let (feed, changes) = match tokio::try_join!(
+        state.store.feed(id),
+        state.store.directive_history(id, limit)
+    ) {
+        Ok(found) => found,
+        Err(e) => return page::failed(&frame, &e),
+    };
+    let Some(feed) = feed else {
+        return page::message(
+            &frame,
+            StatusCode::NOT_FOUND,
+            "No such feed",
+            &format!("There is no feed {id}."),
+        );
+    };
+    let mut main = format!(
+        "<h1>Directives of <a href=\"/feeds/{}\">{}</a></h1>\n",
+        feed.id,
+        esc(&feed_name(&feed))
+    );
+    admin_nav(&mut main);
+    main.push_str(&format!(
+        "<p>In force now: {}. A full response says what holds and replaces them; a 304 may add \
+         restrictions and never clears one (FF14). <code>noindex</code> keeps the feed's entries \
+         out of search, <code>nosnippet</code> keeps excerpts out, <code>noarchive</code> keeps \
+         no retained text.</p>\n",
+        esc(&feed.directives.to_string())
+    ));
+    if changes.is_empty() {
+        main.push_str("<p>No response has changed them.</p>\n");
+    } else {
+        main.push_str(&format!(
+            "<p>The newest {} change{} (at most {limit}).</p>\n<div class=\"table\"><table>\n\
+             <thead><tr><th>When</th><th>Response</th><th>It said</th><th>In force after</th>\
+             </tr></thead>\n<tbody>\n",
+            changes.len(),
+            if changes.len() == 1 { "" } else { "s" }
+        ));
+        for c in &changes {
+            html_row(
+                &mut main,
+                &[
+                    time(c.at),
+                    if c.full { "full" } else { "304" }.to_owned(),
+                    esc(&c.seen.to_string()),
+                    esc(&c.current.to_string()),
+                ],
+            );
+        }
+        main.push_str("</tbody>\n</table></div>\n");
+    }
+    page::html(StatusCode::OK, render(&frame, "Directives", None, &main))
 }
 
 fn html_row(html: &mut String, cells: &[String]) {

@@ -193,11 +193,15 @@ fn facts(main: &mut String, feed: &FeedRecord, admin: bool) {
     }
     if !feed.directives.is_empty() {
         // FF14: what the publisher's X-Robots-Tag asks of this feed.
+        let history = if admin {
+            format!("/admin/feeds/{}/directives", feed.id)
+        } else {
+            format!("/v1/feeds/{}/directives", feed.id)
+        };
         main.push_str(&format!(
             "<dt>Directives</dt><dd>{} (the feed's <code>X-Robots-Tag</code>; \
-             <a href=\"/v1/feeds/{}/directives\">history</a>)</dd>\n",
+             <a href=\"{history}\">history</a>)</dd>\n",
             esc(&feed.directives.to_words()),
-            feed.id
         ));
     }
     if admin {

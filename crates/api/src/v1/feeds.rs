@@ -92,6 +92,9 @@ pub async fn get(
 /// The changes of a feed's directives, newest first (FF14): what each response's
 /// `X-Robots-Tag` said and what held after it (a full response replaces them, a 304 may only
 /// add). At most the last 100; 404 when there is no feed with that id.
+/// The most changes of a feed's directives shown, newest first (the API's and the admin page's).
+pub const DIRECTIVE_CHANGES: u32 = 100;
+
 #[utoipa::path(
     get,
     path = "/v1/feeds/{id}/directives",
@@ -118,7 +121,7 @@ pub async fn directives(
     if state.store.feed(id).await?.is_none() {
         return Err(Problem::not_found(format!("no feed with id {id}")));
     }
-    let changes = state.store.directive_history(id, 100).await?;
+    let changes = state.store.directive_history(id, DIRECTIVE_CHANGES).await?;
     Ok(Json(DirectiveHistory {
         changes: changes.iter().map(DirectiveChange::from).collect(),
     }))

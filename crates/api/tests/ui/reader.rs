@@ -372,6 +372,50 @@ async fn ff14_a_feeds_directives_show_on_its_page() {
         page.body
     );
     assert!(page.body.contains(&format!("/v1/feeds/{feed}/directives")));
+
+    // A 304 adds nosnippet's sibling; an admin sees each change on its own page.
+    let mut read = ok(feed, t(10_800), Vec::new());
+    read.update.directives = Some(Change {
+        seen: Directives::parse_list("noarchive"),
+        current: Directives::parse_list("noindex, nosnippet, noarchive"),
+        full: false,
+    });
+    ui.store.apply_fetch(read).await.expect("apply fetch");
+    let shown = ui.admin_page(&format!("/feeds/{feed}")).await;
+    assert!(
+        shown.contains(&format!(
+            "<a href=\"/admin/feeds/{feed}/directives\">history</a>"
+        )),
+        "{shown}"
+    );
+    let history = ui
+        .admin_page(&format!("/admin/feeds/{feed}/directives"))
+        .await;
+    assert!(history.contains("The newest 2 changes"), "{history}");
+    let rows: Vec<&str> = history.split("<tr><td>").skip(1).collect();
+    assert_eq!(rows.len(), 2, "{history}");
+    assert!(
+        rows[0].contains("<td>304</td><td>noarchive</td><td>noindex, nosnippet, noarchive</td>"),
+        "newest first: {}",
+        rows[0]
+    );
+    assert!(
+        rows[1].contains("<td>full</td><td>noindex, nosnippet</td><td>noindex, nosnippet</td>"),
+        "{}",
+        rows[1]
+    );
+    // Readers do not see the operator's page; an unknown feed is a 404.
+    let as_reader = ui
+        .get(
+            &format!("/admin/feeds/{feed}/directives"),
+            &Ui::cookie(&ui.reader),
+        )
+        .await;
+    assert_eq!(as_reader.status, 403, "{}", as_reader.body);
+    let missing = ui
+        .get("/admin/feeds/999/directives", &Ui::cookie(&ui.admin))
+        .await;
+    assert_eq!(missing.status, 404);
 }
 
 #[tokio::test]
