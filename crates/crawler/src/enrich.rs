@@ -254,7 +254,11 @@ impl Crawler {
         let found = match (out.found, &job.site) {
             (Some(Found::Page(page)), _) => ResourceFound::Page {
                 preview: tidings_rights::thumbnail::preview(&page),
-                record: tidings_rights::record::of(&page, headers, &self.profile.robots.token),
+                record: Box::new(tidings_rights::record::of(
+                    &page,
+                    headers,
+                    &self.profile.robots.token,
+                )),
             },
             (Some(Found::Image { bytes, media_type }), Some(site))
                 if matches!(purpose, Purpose::Icon { .. }) =>

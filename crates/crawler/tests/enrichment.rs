@@ -99,7 +99,7 @@ fn set_feed(sim: &Sim, host: &str, site: &str, items: &[(&str, bool)]) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sr1_sr7_each_article_page_without_an_image_is_read_once_for_its_og_image() {
+async fn sr1_sr7_ff6_each_article_page_without_an_image_is_read_once_for_its_og_image() {
     let mut long_page = String::from(
         "<!doctype html><html><head><meta property=\"og:image\" content=\"/img/long.jpg\">",
     );

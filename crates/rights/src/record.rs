@@ -78,7 +78,7 @@ mod tests {
         </body></html>"#;
 
     #[test]
-    fn a_page_is_recorded_by_its_metadata_links_and_directives_never_its_text() {
+    fn ff6_a_page_is_recorded_by_its_metadata_links_and_directives_never_its_text() {
         let cases: [(&str, Option<RightsHeaders>, &str, Option<&str>); 4] = [
             ("tags only", None, "nosnippet, noarchive", Some("1")),
             (
@@ -129,7 +129,7 @@ mod tests {
     }
 
     #[test]
-    fn a_page_cut_at_its_byte_budget_says_so_and_records_only_its_start() {
+    fn ff6_a_page_cut_at_its_byte_budget_says_so_and_records_only_its_start() {
         let page = read(PAGE, 120);
         let record = of(&page, None, "FFBot");
         assert!(record.truncated);

@@ -635,7 +635,8 @@ pub enum ResourceFound {
     /// of it (FF6).
     Page {
         preview: Option<tidings_model::SelectedImage>,
-        record: tidings_model::PageRecord,
+        /// Boxed: the largest variant by far.
+        record: Box<tidings_model::PageRecord>,
     },
     /// A site's icon, kept and served from the store.
     Icon {

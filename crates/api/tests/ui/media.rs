@@ -284,7 +284,7 @@ fn page_read(description: &str, directives: &str) -> ResourceFound {
             why: "SR1: the og:image of the entry's article page".into(),
             ..SelectedImage::default()
         }),
-        record: PageRecord {
+        record: Box::new(PageRecord {
             title: Some("The <long> read".into()),
             description: Some(description.into()),
             language: Some("en".into()),
@@ -296,7 +296,7 @@ fn page_read(description: &str, directives: &str) -> ResourceFound {
             directives: directives.into(),
             tdm_reservation: None,
             truncated: false,
-        },
+        }),
     }
 }
 

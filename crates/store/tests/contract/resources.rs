@@ -111,7 +111,7 @@ pub async fn sr1_an_article_page_is_queued_once_and_its_preview_serves_every_ent
             6,
             ResourceFound::Page {
                 preview: Some(preview("https://site.example/p.jpg")),
-                record: record.clone(),
+                record: Box::new(record.clone()),
             },
         ))
         .await
