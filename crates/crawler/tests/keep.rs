@@ -88,6 +88,12 @@ async fn dfb2_only_title_link_date_and_a_bounded_excerpt_are_stored() {
         "never images: {e:?}"
     );
     assert!(e.authors.is_empty() && e.categories.is_empty(), "{e:?}");
+    let decided = e.excerpt_decision.as_ref().expect("the excerpt's decision");
+    assert!(decided.allowed, "{decided:?}");
+    assert!(
+        decided.why.starts_with("supplied by the feed"),
+        "{decided:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -96,6 +102,16 @@ async fn dfb2_an_ai_crawler_group_in_robots_txt_keeps_the_excerpt_out() {
     let stored = stored_after_one_read("dailyfootballbot", robots, &[]).await;
     assert_eq!(stored.entry.summary, None);
     assert_eq!(stored.entry.title.as_deref(), Some("Cup final tonight"));
+    // The decision is stored with its reason, which names the objection.
+    let decided = stored
+        .entry
+        .excerpt_decision
+        .expect("the excerpt's decision");
+    assert!(!decided.allowed);
+    assert!(
+        decided.why.starts_with("the publisher objects") && decided.why.contains("GPTBot"),
+        "{decided:?}"
+    );
     // A group that keeps AI crawlers from another part of the site is no objection here.
     let elsewhere = "User-agent: GPTBot\nDisallow: /private/\n";
     let stored = stored_after_one_read("dailyfootballbot", elsewhere, &[]).await;

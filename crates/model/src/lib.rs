@@ -15,8 +15,8 @@ pub mod purpose;
 
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
-    Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, PageRecord, ParsedFeed,
-    SelectedImage, Source, Thumbnail, Warning, WarningKind,
+    Author, Cloud, Decided, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, PageRecord,
+    ParsedFeed, SelectedImage, Source, Thumbnail, Warning, WarningKind,
 };
 pub use fetch::{
     AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, RightsHeaders, TransportError,

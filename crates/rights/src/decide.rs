@@ -155,6 +155,15 @@ pub fn follow_links(directives: &Directives) -> Ruling {
     }
 }
 
+/// FF14: whether an entry's full text may be kept (`noarchive` keeps no retained copy).
+pub fn retain_entry_text(directives: &Directives) -> Ruling {
+    if directives.noarchive {
+        Ruling::no("noarchive")
+    } else {
+        Ruling::yes("no noarchive directive")
+    }
+}
+
 /// FF6, FF14: whether the text of an inspected page may be kept. It needs the operator's
 /// explicit permission (off by default) and no `noarchive`.
 pub fn retain_page_text(directives: &Directives, permitted_by_operator: bool) -> Ruling {

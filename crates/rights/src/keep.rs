@@ -102,7 +102,7 @@ fn keep_entry(
         entry.explicit = None;
     }
     // FF14: no retained copy of the text under noarchive.
-    if directives.noarchive {
+    if !decide::retain_entry_text(directives).allowed {
         entry.content = None;
     }
     let most = match keep.summary {
@@ -125,6 +125,10 @@ fn keep_entry(
         .map(|s| tidings_page::text(s, most.saturating_add(most / 5 + 1)));
     let (excerpt, ruling) = decide::excerpt(text.as_deref(), objections, directives, most);
     entry.summary = excerpt;
+    entry.excerpt_decision = Some(tidings_model::Decided {
+        allowed: ruling.allowed,
+        why: ruling.reason.clone(),
+    });
     Some(ruling)
 }
 

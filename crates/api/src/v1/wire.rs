@@ -55,6 +55,8 @@ pub struct Feed {
     /// this bot under a profile that obeys them (FF14), such as `noindex, nosnippet`; empty
     /// when none are. Their history: `GET /v1/feeds/{id}/directives`.
     pub directives: String,
+    /// What those directives permit, each with its reason.
+    pub decisions: FeedDecisions,
     /// The one thumbnail selected for the feed under the profile, with whether its licence
     /// lets it be shown and why (FF7, FF8); `null` when none was selected.
     pub image: Option<Image>,
@@ -188,6 +190,10 @@ impl From<&FeedRecord> for Feed {
             },
             egress_refusals: f.egress_refusals.clone(),
             directives: f.directives.to_words(),
+            decisions: FeedDecisions {
+                index: tidings_rights::decide::index_text(&f.directives).into(),
+                archive: tidings_rights::decide::retain_entry_text(&f.directives).into(),
+            },
             image: f.thumbnail.as_ref().map(Image::from),
             icon: None,
         }
@@ -237,6 +243,11 @@ pub struct Entry {
     /// without an image of its own under a profile that reads article pages (SR1); `null`
     /// until read, or when the page names none. tidings holds no copy of it.
     pub preview: Option<Image>,
+    /// Whether an excerpt of the summary was kept and why, under a profile that keeps
+    /// excerpts or a feed whose directives limit snippets (DFB2, FF14): the publisher's AI or
+    /// text-and-data-mining objection, `nosnippet`, or the excerpt's length. `null` when the
+    /// summary is kept as supplied.
+    pub excerpt: Option<Decision>,
     /// What tidings recorded of the entry's article page when it read it (FF6): its
     /// metadata, licence and terms links and directives; never its text. `null` until read.
     pub page: Option<PageRecord>,
@@ -265,6 +276,31 @@ pub struct Author {
     pub name: Option<String>,
     pub email: Option<String>,
     pub uri: Option<String>,
+}
+
+/// A permission decision and its reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Decision {
+    pub allowed: bool,
+    pub why: String,
+}
+
+impl From<tidings_rights::Ruling> for Decision {
+    fn from(r: tidings_rights::Ruling) -> Decision {
+        Decision {
+            allowed: r.allowed,
+            why: r.reason,
+        }
+    }
+}
+
+/// What the feed's directives in force permit of its entries (FF14).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FeedDecisions {
+    /// Whether its entries are in search (`noindex` keeps them out).
+    pub index: Decision,
+    /// Whether its entries' full text is kept (`noarchive` keeps none).
+    pub archive: Decision,
 }
 
 /// What was recorded of an inspected page (FF6). Plain text and absolute URLs as the page
@@ -403,6 +439,10 @@ impl From<&StoredEntry> for Entry {
             image: e.selected_image.as_ref().map(Image::from),
             preview: s.preview.as_ref().map(Image::from),
             page: s.page.as_ref().map(PageRecord::from),
+            excerpt: e.excerpt_decision.as_ref().map(|d| Decision {
+                allowed: d.allowed,
+                why: d.why.clone(),
+            }),
             published: e.published,
             updated: e.updated,
             sort_at: s.sort_at,

@@ -252,4 +252,29 @@ async fn ff10_publisher_metadata_is_served_with_each_entry() {
         got["licence"],
         "https://creativecommons.org/licenses/by/4.0/"
     );
+    assert_eq!(got["excerpt"], serde_json::Value::Null, "kept as supplied");
+}
+
+#[tokio::test]
+async fn dfb2_an_entrys_excerpt_decision_is_served_with_its_reason() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let mut e = dated("cut", t(10));
+    e.summary = None;
+    e.excerpt_decision = Some(tidings_model::Decided {
+        allowed: false,
+        why: "the publisher objects: robots.txt group for GPTBot".into(),
+    });
+    server.read(feed, t(1000), vec![e]).await;
+    let got = &server.get("/v1/entries").await.json["entries"][0];
+    assert_eq!(
+        got["excerpt"],
+        serde_json::json!({
+            "allowed": false,
+            "why": "the publisher objects: robots.txt group for GPTBot",
+        })
+    );
+    assert_eq!(got["summary"], serde_json::Value::Null);
 }

@@ -113,6 +113,13 @@ async fn ff14_a_feeds_directives_and_their_history_are_served() {
 
     let one = server.get(&format!("/v1/feeds/{}", feed.0)).await;
     assert_eq!(one.json["directives"], "noindex, nosnippet");
+    assert_eq!(
+        one.json["decisions"],
+        serde_json::json!({
+            "index": {"allowed": false, "why": "noindex"},
+            "archive": {"allowed": true, "why": "no noarchive directive"},
+        })
+    );
     let history = server
         .get(&format!("/v1/feeds/{}/directives", feed.0))
         .await;
@@ -129,10 +136,9 @@ async fn ff14_a_feeds_directives_and_their_history_are_served() {
     let other = server
         .subscribe("https://two.example/feed.xml", "alice")
         .await;
-    assert_eq!(
-        server.get(&format!("/v1/feeds/{}", other.0)).await.json["directives"],
-        ""
-    );
+    let plain = server.get(&format!("/v1/feeds/{}", other.0)).await;
+    assert_eq!(plain.json["directives"], "");
+    assert_eq!(plain.json["decisions"]["index"]["allowed"], true);
     let empty = server
         .get(&format!("/v1/feeds/{}/directives", other.0))
         .await;
