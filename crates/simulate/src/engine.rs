@@ -310,9 +310,11 @@ impl<'w> Shard<'w> {
                                 self.counts.second_attempts += 1;
                             }
                             let timeout = crate::web::TIMEOUT_MS * i64::from(request.patience);
+                            let held = self.feeds[fi].validators;
                             let answer = self.web.answer(
                                 &model,
                                 request.validators,
+                                (held < ODD_VALIDATORS).then_some(held),
                                 start,
                                 attempt,
                                 timeout,

@@ -347,11 +347,14 @@ impl Web {
     }
 
     /// The answer to a feed request sent at `t` with validators `sent`; `attempt` is 1 or 2,
-    /// `timeout_ms` how long the crawler waits for it.
+    /// `timeout_ms` how long the crawler waits for it. `held`: the body version `sent` was
+    /// answered with, when the crawler holds exactly what this web sent for it (then the
+    /// comparison needs no strings).
     pub fn answer(
         &self,
         feed: &FeedModel,
         sent: &Validators,
+        held: Option<u64>,
         t: i64,
         attempt: u64,
         timeout_ms: i64,
@@ -363,7 +366,7 @@ impl Web {
             let hit = script.hits[i].fetch_add(1, Ordering::Relaxed) as usize;
             let step = Script::step(&script.feeds[i].1, hit);
             return match (step, step.outcome()) {
-                (Step::Version(version), _) => self.content(feed, sent, version, key, t),
+                (Step::Version(version), _) => self.content(feed, sent, held, version, key, t),
                 (step, Some(outcome)) => FeedAnswer {
                     duration_ms: if step == Step::NoAnswer {
                         timeout_ms
@@ -425,7 +428,7 @@ impl Web {
             FeedKind::Gone => return answered(FetchOutcome::Gone),
             FeedKind::Healthy | FeedKind::NotAFeed => {}
         }
-        self.content(feed, sent, feed.version_at(t), key, t)
+        self.content(feed, sent, held, feed.version_at(t), key, t)
     }
 
     /// The feed's body version `version` as answered at `t` to a request with validators
@@ -434,19 +437,44 @@ impl Web {
         &self,
         feed: &FeedModel,
         sent: &Validators,
+        held: Option<u64>,
         version: u64,
         key: u64,
         t: i64,
     ) -> FeedAnswer {
         let host = feed.host;
-        let mut validators = Validators::default();
-        self.validators_into(feed, version, &mut validators);
         // RFC 9110 13.2.2: If-None-Match decides when present; else If-Modified-Since.
-        let not_modified = match (&sent.etag, &sent.last_modified) {
-            (Some(e), _) => validators.etag.as_ref().is_some_and(|v| v == e),
-            (None, Some(l)) => validators.last_modified.as_ref().is_some_and(|v| v == l),
-            _ => false,
+        let not_modified = match held.filter(|_| !sent.is_empty()) {
+            // The ETag names the version; the Last-Modified date is the version's start.
+            Some(held) => match feed.validators {
+                ValidatorKind::ETag | ValidatorKind::Both => held == version,
+                ValidatorKind::LastModified => feed.changed_at(held) == feed.changed_at(version),
+                ValidatorKind::None => false,
+            },
+            None => {
+                let mut validators = Validators::default();
+                self.validators_into(feed, version, &mut validators);
+                match (&sent.etag, &sent.last_modified) {
+                    (Some(e), _) => validators.etag.as_ref().is_some_and(|v| v == e),
+                    (None, Some(l)) => validators.last_modified.as_ref().is_some_and(|v| v == l),
+                    _ => false,
+                }
+            }
         };
+        // A 304 carries what was sent; a 200 the version's own.
+        let validators = if not_modified {
+            sent.clone()
+        } else {
+            let mut validators = Validators::default();
+            self.validators_into(feed, version, &mut validators);
+            validators
+        };
+        #[cfg(debug_assertions)]
+        {
+            let mut own = Validators::default();
+            self.validators_into(feed, version, &mut own);
+            debug_assert_eq!(validators, own, "the version's validators");
+        }
         let outcome = if not_modified {
             FetchOutcome::NotModified {
                 validators,
