@@ -175,15 +175,14 @@ async fn sr1_sr7_ff6_each_article_page_without_an_image_is_read_once_for_its_og_
 
     // The previews, each with its source, and the icon, kept in the store.
     let entries = sim.store.entries(&EntryQuery::default()).await.unwrap();
-    let preview = |link: &str| {
+    let linking = |link: &str| {
         let url = sim.web.url("pub.test", link).unwrap();
         entries
             .iter()
             .find(|e| e.entry.link.as_deref() == Some(url.as_str()))
             .unwrap()
-            .preview
-            .clone()
     };
+    let preview = |link: &str| linking(link).preview.clone();
     let first = preview("/post/1").expect("a preview");
     assert_eq!(first.url, sim.web.url("pub.test", "/img/1.jpg").unwrap());
     assert_eq!(first.source, "og:image");
@@ -194,15 +193,7 @@ async fn sr1_sr7_ff6_each_article_page_without_an_image_is_read_once_for_its_og_
     assert_eq!(preview("/post/2"), None);
     // FF6: what was recorded of each page read: its metadata, licence and terms links and
     // its directives (the tag's and the header's for the bot), never its text.
-    let record = |link: &str| {
-        let url = sim.web.url("pub.test", link).unwrap();
-        entries
-            .iter()
-            .find(|e| e.entry.link.as_deref() == Some(url.as_str()))
-            .unwrap()
-            .page
-            .clone()
-    };
+    let record = |link: &str| linking(link).page.clone();
     let first = record("/post/1").expect("the page's record");
     assert_eq!(first.title.as_deref(), Some("t"));
     assert_eq!(first.description.as_deref(), Some("The first post."));

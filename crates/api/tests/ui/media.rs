@@ -272,6 +272,18 @@ async fn enclosures_show_as_links_with_their_type_and_size() {
     assert!(!page.body.contains("javascript:"), "{}", page.body);
 }
 
+/// Queue entry `one`'s article page (SR1).
+async fn queue_page(ui: &Ui, feed: FeedId) {
+    let page = NewPage {
+        entry_key: "one".into(),
+        url: "https://example.org/one".into(),
+    };
+    ui.store
+        .queue_pages(feed, &[page], t(3600), "SR1")
+        .await
+        .unwrap();
+}
+
 /// A read article page (SR1, FF6): its preview image, and what was recorded of the page.
 fn page_read(description: &str, directives: &str) -> ResourceFound {
     ResourceFound::Page {
@@ -308,18 +320,7 @@ async fn sr1_ff6_an_article_pages_preview_shows_as_a_card_that_loads_nothing_fro
     let page = ui.get(&format!("/entries/{id}"), "").await;
     assert!(!page.body.contains("class=\"preview\""), "{}", page.body);
 
-    ui.store
-        .queue_pages(
-            feed,
-            &[NewPage {
-                entry_key: "one".into(),
-                url: "https://example.org/one".into(),
-            }],
-            t(3600),
-            "SR1",
-        )
-        .await
-        .unwrap();
+    queue_page(&ui, feed).await;
     read_due(&ui, || page_read("Ships <b>and</b> gulls, at length.", "")).await;
 
     let page = ui.get(&format!("/entries/{id}"), "").await;
@@ -376,18 +377,7 @@ async fn ff14_a_page_that_limits_snippets_shows_as_little_of_its_description() {
         let ui = Ui::with("serenereader", false).await;
         let feed = feed_with(&ui, 3600, vec![dated("one", t(60))]).await;
         let id = entry_id(&ui).await;
-        ui.store
-            .queue_pages(
-                feed,
-                &[NewPage {
-                    entry_key: "one".into(),
-                    url: "https://example.org/one".into(),
-                }],
-                t(3600),
-                "SR1",
-            )
-            .await
-            .unwrap();
+        queue_page(&ui, feed).await;
         read_due(&ui, || page_read("Ships and gulls", directives)).await;
         let body = ui.get(&format!("/entries/{id}"), "").await.body;
         assert!(
