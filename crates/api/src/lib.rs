@@ -8,6 +8,7 @@
 //! with the limits a public listener needs (header and body timeouts, connections in all and
 //! per address); `throttle` limits failed key checks per client address.
 
+pub mod accounts;
 pub mod auth;
 pub mod bot;
 mod escape;

@@ -254,6 +254,23 @@ pub fn decode_page(json: Option<&str>) -> Result<Option<tidings_model::PageRecor
     .transpose()
 }
 
+/// The key an account's name is unique by: the name lower-cased, every letter (SQLite's
+/// `lower()` folds ASCII only, so tidings folds).
+pub fn account_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+/// Read back an account's `role` column.
+pub fn decode_account_role(column: &str) -> Result<crate::AccountRole> {
+    match column {
+        "reader" => Ok(crate::AccountRole::Reader),
+        "admin" => Ok(crate::AccountRole::Admin),
+        other => Err(StoreError::Corrupt(format!(
+            "unknown account role {other:?}"
+        ))),
+    }
+}
+
 /// Read back a directives column.
 pub fn decode_directives(words: Option<&str>) -> tidings_rights::Directives {
     tidings_rights::Directives::parse_list(words.unwrap_or_default())

@@ -245,6 +245,31 @@ pub trait Store: Send + Sync {
     /// process within [`freshness::FRESH_FOR`].
     async fn blocks_version(&self) -> Result<i64>;
 
+    /// Create an account; `None` when an account of that name exists (names are compared
+    /// ignoring case).
+    async fn add_account(&self, account: &NewAccount) -> Result<Option<Account>>;
+
+    /// Every account, by name (case ignored).
+    async fn accounts(&self) -> Result<Vec<Account>>;
+
+    /// The account named `name` (case ignored) with its password hashes, for a login.
+    async fn account_secrets(&self, name: &str) -> Result<Option<AccountSecrets>>;
+
+    /// Replace the login password's hash of account `name`; false when there is none.
+    async fn set_password(&self, name: &str, hash: &str, at: DateTime<Utc>) -> Result<bool>;
+
+    /// Set (or with `None` remove) the API password's hash of account `name`; false when
+    /// there is none.
+    async fn set_api_password(
+        &self,
+        name: &str,
+        hash: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
+
+    /// Remove account `name`; false when there is none.
+    async fn remove_account(&self, name: &str) -> Result<bool>;
+
     /// Store a new API key.
     async fn create_key(&self, key: &NewKey) -> Result<ApiKey>;
 

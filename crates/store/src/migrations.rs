@@ -102,6 +102,11 @@ const SQLITE: &[Source] = &[
         "page_records",
         include_str!("../migrations/sqlite/0018_page_records.sql"),
     ),
+    (
+        19,
+        "accounts",
+        include_str!("../migrations/sqlite/0019_accounts.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -194,6 +199,11 @@ const POSTGRES: &[Source] = &[
         18,
         "page_records",
         include_str!("../migrations/postgres/0018_page_records.sql"),
+    ),
+    (
+        19,
+        "accounts",
+        include_str!("../migrations/postgres/0019_accounts.sql"),
     ),
 ];
 

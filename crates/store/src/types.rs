@@ -690,3 +690,52 @@ pub struct StoredIcon {
     pub body: Vec<u8>,
     pub fetched_at: DateTime<Utc>,
 }
+
+/// What an account may do: read, or read and administer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccountRole {
+    Reader,
+    Admin,
+}
+
+impl AccountRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountRole::Reader => "reader",
+            AccountRole::Admin => "admin",
+        }
+    }
+}
+
+/// An account to create: its password already hashed (argon2id, a PHC string).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAccount {
+    pub name: String,
+    pub role: AccountRole,
+    pub password_hash: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// An account as listed: never its secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub id: i64,
+    /// As written when it was made; unique ignoring case.
+    pub name: String,
+    pub role: AccountRole,
+    /// Whether it has an API password for sync clients.
+    pub api_password: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An account with the hashes a login is checked against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountSecrets {
+    pub account: Account,
+    /// The login password's argon2id hash (PHC string).
+    pub password_hash: String,
+    /// The API password's argon2id hash, when one is set.
+    pub api_password_hash: Option<String>,
+}

@@ -8,6 +8,8 @@
 #[path = "contract/support.rs"]
 mod support;
 
+#[path = "contract/accounts.rs"]
+mod accounts;
 #[path = "contract/blocks.rs"]
 mod blocks;
 #[path = "contract/feeds.rs"]
@@ -88,6 +90,7 @@ contract! {
     fetch::huge_identities_and_texts_are_stored,
     fetch::missing_metadata_keeps_what_was_known,
     fetch::c6_host_floor_only_moves_later,
+    accounts::accounts_are_unique_by_name_ignoring_case_and_keep_only_hashes,
     keys::keys_are_found_by_hash_listed_and_revoked,
     keys::sr11_bot_keys_round_trip_and_are_listed_by_start,
     listing::search_finds_title_and_summary_words,

@@ -141,6 +141,40 @@ impl Store for Broken {
     async fn blocks_version(&self) -> tidings_store::Result<i64> {
         fail()
     }
+    async fn add_account(
+        &self,
+        _: &tidings_store::NewAccount,
+    ) -> tidings_store::Result<Option<tidings_store::Account>> {
+        fail()
+    }
+    async fn accounts(&self) -> tidings_store::Result<Vec<tidings_store::Account>> {
+        fail()
+    }
+    async fn account_secrets(
+        &self,
+        _: &str,
+    ) -> tidings_store::Result<Option<tidings_store::AccountSecrets>> {
+        fail()
+    }
+    async fn set_password(
+        &self,
+        _: &str,
+        _: &str,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn set_api_password(
+        &self,
+        _: &str,
+        _: Option<&str>,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn remove_account(&self, _: &str) -> tidings_store::Result<bool> {
+        fail()
+    }
     async fn create_key(&self, _: &NewKey) -> tidings_store::Result<ApiKey> {
         fail()
     }

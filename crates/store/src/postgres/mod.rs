@@ -6,6 +6,7 @@
 //! reads any input as plain words. `apply_fetch` locks the feed row (`FOR UPDATE`) so two
 //! processes can never interleave the fetch results of one feed.
 
+mod accounts;
 mod apply;
 mod images;
 mod keys;
@@ -747,6 +748,35 @@ impl Store for PgStore {
 
     async fn remove_bot_key(&self, keyid: &str) -> Result<bool> {
         keys::remove_bot_key(self, keyid).await
+    }
+
+    async fn add_account(&self, account: &crate::NewAccount) -> Result<Option<crate::Account>> {
+        accounts::add(self, account).await
+    }
+
+    async fn accounts(&self) -> Result<Vec<crate::Account>> {
+        accounts::list(self).await
+    }
+
+    async fn account_secrets(&self, name: &str) -> Result<Option<crate::AccountSecrets>> {
+        accounts::secrets(self, name).await
+    }
+
+    async fn set_password(&self, name: &str, hash: &str, at: DateTime<Utc>) -> Result<bool> {
+        accounts::set_password(self, name, hash, at).await
+    }
+
+    async fn set_api_password(
+        &self,
+        name: &str,
+        hash: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        accounts::set_api_password(self, name, hash, at).await
+    }
+
+    async fn remove_account(&self, name: &str) -> Result<bool> {
+        accounts::remove(self, name).await
     }
 
     async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {

@@ -1,0 +1,139 @@
+//! Accounts on PostgreSQL: names unique ignoring case, argon2id hashes, never a password.
+
+use super::PgStore;
+use crate::codec::{self, without_nul};
+use crate::{Account, AccountSecrets, NewAccount, Result};
+use chrono::{DateTime, Utc};
+
+macro_rules! columns {
+    () => {
+        "id, name, role, api_password_hash IS NOT NULL, created_at, updated_at, \
+         password_hash, api_password_hash"
+    };
+}
+
+type AccountTuple = (
+    i64,
+    String,
+    String,
+    bool,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    String,
+    Option<String>,
+);
+
+fn from_row(
+    (id, name, role, api_password, created_at, updated_at, password_hash, api_password_hash): AccountTuple,
+) -> Result<AccountSecrets> {
+    Ok(AccountSecrets {
+        account: Account {
+            id,
+            name,
+            role: codec::decode_account_role(&role)?,
+            api_password,
+            created_at,
+            updated_at,
+        },
+        password_hash,
+        api_password_hash,
+    })
+}
+
+pub async fn add(store: &PgStore, account: &NewAccount) -> Result<Option<Account>> {
+    let row: Option<AccountTuple> = sqlx::query_as(concat!(
+        "INSERT INTO accounts (name, name_key, role, password_hash, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (name_key) DO NOTHING RETURNING ",
+        columns!()
+    ))
+    .bind(without_nul(&account.name).as_ref())
+    .bind(without_nul(&codec::account_key(&account.name)).as_ref())
+    .bind(account.role.as_str())
+    .bind(without_nul(&account.password_hash).as_ref())
+    .bind(account.created_at)
+    .fetch_optional(&store.pool)
+    .await?;
+    row.map(|r| from_row(r).map(|s| s.account)).transpose()
+}
+
+pub async fn list(store: &PgStore) -> Result<Vec<Account>> {
+    let rows: Vec<AccountTuple> = sqlx::query_as(concat!(
+        "SELECT ",
+        columns!(),
+        " FROM accounts ORDER BY name_key"
+    ))
+    .fetch_all(&store.pool)
+    .await?;
+    rows.into_iter()
+        .map(|r| from_row(r).map(|s| s.account))
+        .collect()
+}
+
+pub async fn secrets(store: &PgStore, name: &str) -> Result<Option<AccountSecrets>> {
+    let row: Option<AccountTuple> = sqlx::query_as(concat!(
+        "SELECT ",
+        columns!(),
+        " FROM accounts WHERE name_key = $1"
+    ))
+    .bind(without_nul(&codec::account_key(name)).as_ref())
+    .fetch_optional(&store.pool)
+    .await?;
+    row.map(from_row).transpose()
+}
+
+/// Set `column` (one of the two hash columns, named by the caller) of account `name`.
+async fn set(
+    store: &PgStore,
+    sql: &'static str,
+    name: &str,
+    hash: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<bool> {
+    let done = sqlx::query(sql)
+        .bind(hash.map(without_nul).as_deref())
+        .bind(at)
+        .bind(without_nul(&codec::account_key(name)).as_ref())
+        .execute(&store.pool)
+        .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+pub async fn set_password(
+    store: &PgStore,
+    name: &str,
+    hash: &str,
+    at: DateTime<Utc>,
+) -> Result<bool> {
+    set(
+        store,
+        "UPDATE accounts SET password_hash = $1, updated_at = $2 WHERE name_key = $3",
+        name,
+        Some(hash),
+        at,
+    )
+    .await
+}
+
+pub async fn set_api_password(
+    store: &PgStore,
+    name: &str,
+    hash: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<bool> {
+    set(
+        store,
+        "UPDATE accounts SET api_password_hash = $1, updated_at = $2 WHERE name_key = $3",
+        name,
+        hash,
+        at,
+    )
+    .await
+}
+
+pub async fn remove(store: &PgStore, name: &str) -> Result<bool> {
+    let done = sqlx::query("DELETE FROM accounts WHERE name_key = $1")
+        .bind(without_nul(&codec::account_key(name)).as_ref())
+        .execute(&store.pool)
+        .await?;
+    Ok(done.rows_affected() > 0)
+}
