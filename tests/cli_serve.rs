@@ -107,9 +107,19 @@ async fn serve_no_crawl_answers_and_stops_on_sigterm() {
     let (ok, rest, err) = stop(serving).await;
     assert!(ok, "clean exit after SIGTERM: {rest} {err}");
     assert!(rest.contains("\nnot crawling"), "{rest}");
+    // Each hint names this server's database, so the key or account lands where it serves.
+    let on = format!("--db {}", db.display());
     assert!(
-        rest.contains("no admin key yet: `tidings keys create --role admin`"),
+        rest.contains(&format!(
+            "no admin key yet: `tidings keys create --role admin {on}`"
+        )),
         "the first start says how to get an admin key: {rest}"
+    );
+    assert!(
+        rest.contains(&format!(
+            "no accounts yet: `tidings users add NAME --role admin {on}`"
+        )),
+        "the first start says how to make the first admin: {rest}"
     );
     assert!(rest.contains("stopped"), "{rest}");
 }

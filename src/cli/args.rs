@@ -101,6 +101,9 @@ pub enum Command {
     Serve(super::serve::ServeArgs),
     /// Manage the API keys of `serve`: create (prints the token once), list, revoke
     Keys(super::keys::KeysArgs),
+    /// Manage the accounts people log in with: add, list, passwd (--api: the sync clients'
+    /// password), remove
+    Users(super::users::UsersArgs),
     /// Run the real scheduling policy in virtual time against a modelled web (no database, no
     /// network) and report requests, 304s, the busiest host and politeness violations; exits
     /// non-zero when there is any violation

@@ -14,6 +14,7 @@ mod settings;
 mod simulate;
 pub mod terminal;
 mod time;
+mod users;
 
 use anyhow::{Context, Result};
 use args::{Cli, Command};
@@ -59,6 +60,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Crawl(a) => crawl::run(&ctx, a).await,
         Command::Serve(a) => serve::run(&ctx, a).await,
         Command::Keys(a) => keys::run(&ctx, a).await,
+        Command::Users(a) => users::run(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::Log(a) => commands::log(&ctx, a).await,

@@ -96,10 +96,22 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
         .iter()
         .filter(|k| k.role == "admin" && k.revoked_at.is_none())
         .count();
+    // The commands below act on this server's database: name it unless it is the default.
+    let db = if ctx.settings.db == super::settings::DEFAULT_DB {
+        String::new()
+    } else {
+        format!(" --db {}", super::settings::redacted(&ctx.settings.db))
+    };
     if admins == 0 {
         println!(
-            "  no admin key yet: `tidings keys create --role admin` prints one; subscribing, \
+            "  no admin key yet: `tidings keys create --role admin{db}` prints one; subscribing, \
              the admin pages and every write need it"
+        );
+    }
+    if ctx.store.accounts().await?.is_empty() {
+        println!(
+            "  no accounts yet: `tidings users add NAME --role admin{db}` makes the first (it \
+             asks for the password)"
         );
     }
     // SR11: where verifiers look for the keys, and where this server publishes them.

@@ -1,0 +1,162 @@
+//! `tidings users add/list/passwd/remove`: accounts are made with a password read from
+//! standard input, listed without any secret, their passwords replaced (the login's and the
+//! sync clients' apart), and removed; bad names and short passwords are refused with a reason.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+use support::{command, stderr, stdout, tidings};
+use tokio::io::AsyncWriteExt;
+
+/// Run `tidings ARGS` with `input` on standard input.
+async fn with_stdin(db: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = command(db)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tidings");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).await.expect("write");
+    drop(stdin);
+    child.wait_with_output().await.expect("wait")
+}
+
+/// The stored hashes of `name`, read from the database itself.
+async fn hashes(db: &Path, name: &str) -> (String, Option<String>) {
+    let store = tidings_store::open(db.to_str().unwrap()).await.unwrap();
+    let secrets = store.account_secrets(name).await.unwrap().expect("account");
+    (secrets.password_hash, secrets.api_password_hash)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_are_made_listed_without_secrets_given_passwords_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+
+    let out = tidings(&db, &["users", "list"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("no accounts"), "{}", stdout(&out));
+
+    let out = with_stdin(
+        &db,
+        &["users", "add", "Ana", "--role", "admin"],
+        "hunter2hunter2\n",
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("account Ana made (admin)"),
+        "{}",
+        stdout(&out)
+    );
+    let (login, api) = hashes(&db, "ana").await;
+    assert!(login.starts_with("$argon2id$"), "{login}");
+    assert!(tidings_api::accounts::verify_password(
+        &login,
+        "hunter2hunter2"
+    ));
+    assert_eq!(api, None);
+
+    // Refused, each with its reason, and nothing made.
+    for (args, input, why) in [
+        (
+            &["users", "add", "ANA"][..],
+            "another-password\n",
+            "exists already",
+        ),
+        (
+            &["users", "add", "bo:b"][..],
+            "another-password\n",
+            "cannot hold `:`",
+        ),
+        (
+            &["users", "add", "bob"][..],
+            "short\n",
+            "at least 8 characters",
+        ),
+        (
+            &["users", "add", "bob", "--role", "owner"][..],
+            "another-password\n",
+            "owner",
+        ),
+    ] {
+        let out = with_stdin(&db, args, input).await;
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
+    }
+
+    let out = with_stdin(&db, &["users", "add", "bob"], "bob's password\r\n").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (bob, _) = hashes(&db, "bob").await;
+    assert!(
+        tidings_api::accounts::verify_password(&bob, "bob's password"),
+        "the line ending is not part of the password"
+    );
+
+    // The API password is apart from the login's.
+    let out = with_stdin(
+        &db,
+        &["users", "passwd", "bob", "--api"],
+        "sync-client-pw\n",
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (login, api) = hashes(&db, "bob").await;
+    assert_eq!(login, bob, "the login password is unchanged");
+    let api = api.expect("an API password");
+    assert!(tidings_api::accounts::verify_password(
+        &api,
+        "sync-client-pw"
+    ));
+    assert!(!tidings_api::accounts::verify_password(
+        &api,
+        "bob's password"
+    ));
+    let out = with_stdin(&db, &["users", "passwd", "BOB"], "a new login pw\n").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (login, _) = hashes(&db, "bob").await;
+    assert!(tidings_api::accounts::verify_password(
+        &login,
+        "a new login pw"
+    ));
+
+    let out = tidings(&db, &["users", "list"]).await;
+    let table = stdout(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 3, "{table}");
+    assert!(
+        lines[1].starts_with("admin   no ") && lines[1].ends_with("Ana"),
+        "{table}"
+    );
+    assert!(
+        lines[2].starts_with("reader  yes") && lines[2].ends_with("bob"),
+        "{table}"
+    );
+    let out = tidings(&db, &["users", "list", "--json"]).await;
+    let text = stdout(&out);
+    assert!(!text.contains("argon2"), "no hash is printed: {text}");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[1]["name"], "bob");
+    assert_eq!(rows[1]["role"], "reader");
+    assert_eq!(rows[1]["api_password"], true);
+
+    let out = tidings(&db, &["users", "passwd", "bob", "--api", "--clear"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(hashes(&db, "bob").await.1, None);
+    let out = tidings(&db, &["users", "passwd", "nobody", "--api", "--clear"]).await;
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no account named nobody"));
+
+    let out = tidings(&db, &["users", "remove", "ana"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = tidings(&db, &["users", "remove", "ana"]).await;
+    assert!(!out.status.success(), "removed once");
+    let out = tidings(&db, &["users", "list"]).await;
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+}
