@@ -36,7 +36,8 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             // Errors echo URLs, titles and file contents: shown, never obeyed.
-            eprintln!("error: {}", cli::terminal::lines(&format!("{e:#}")));
+            let chain = cli::terminal::error_chain(e.chain().map(ToString::to_string));
+            eprintln!("error: {}", cli::terminal::lines(&chain));
             ExitCode::FAILURE
         }
     }

@@ -144,7 +144,7 @@ async fn ff13_a_blocked_host_is_not_fetched_and_rules_are_listed_and_removed() {
     );
     let out = run(&db, &common, &["fetch"]).await;
     assert!(
-        stdout(&out).contains("1 feeds: fetched 1"),
+        stdout(&out).contains("1 feed: fetched 1"),
         "{}",
         stdout(&out)
     );

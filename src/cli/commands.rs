@@ -5,7 +5,7 @@ use super::args::{
 };
 use super::progress::Bar;
 use super::settings::{CLI_SUBSCRIBER, Settings};
-use super::terminal::{json, one_line, visible};
+use super::terminal::{count, json, one_line, visible};
 use super::time::parse_since;
 use anyhow::{Context as _, Result};
 use chrono::{DateTime, Utc};
@@ -70,6 +70,15 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
         if to_read.iter().any(|f: &FeedRecord| f.id == feed.id) {
             continue;
         }
+        if sub.new_feed && args.no_fetch {
+            println!(
+                "feed {}: {} added, not read now (--no-fetch): the next fetch or a running \
+                 crawl reads it",
+                feed.id,
+                visible(feed.url.as_str())
+            );
+            continue;
+        }
         if feed.last_fetch_at.is_some() || args.no_fetch {
             println!(
                 "feed {}: {} (already known: {})",
@@ -95,10 +104,10 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
                     r.next_fetch_at.format("%Y-%m-%d %H:%M:%S UTC")
                 ),
                 None => println!(
-                    "feed {}: {} added, {} entries",
+                    "feed {}: {} added, {}",
                     r.feed_id,
                     visible(&r.url),
-                    r.new_entries
+                    count(r.new_entries, "entry", "entries")
                 ),
                 Some(e) => {
                     println!(
@@ -127,8 +136,8 @@ pub async fn fetch(ctx: &Context) -> Result<ExitCode> {
     let summary = crawler.refresh_due(crawler.now(), bar.clone()).await?;
     bar.finish();
     println!(
-        "{} feeds: fetched {}, not modified {}, failed {}, new entries {}, updated entries {} ({:.1}s)",
-        summary.feeds,
+        "{}: fetched {}, not modified {}, failed {}, new entries {}, updated entries {} ({:.1}s)",
+        count(summary.feeds, "feed", "feeds"),
         summary.fetched,
         summary.not_modified,
         summary.failed,

@@ -86,9 +86,62 @@ pub fn lines(text: &str) -> String {
         .join("\n")
 }
 
+/// `n` things, in the singular for one: `1 entry`, `3 entries`, `0 feeds`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// An error and its causes on one line, `: ` between them, each cause said once: a cause
+/// whose text an earlier message already holds (a library that quotes its source in its own
+/// message) is left out.
+pub fn error_chain(messages: impl IntoIterator<Item = String>) -> String {
+    let mut out = String::new();
+    for message in messages {
+        if out.contains(message.as_str()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&message);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{json, lines, one_line, visible};
+    use super::{count, error_chain, json, lines, one_line, visible};
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(0, "feed", "feeds"), "0 feeds");
+        assert_eq!(count(1, "entry", "entries"), "1 entry");
+        assert_eq!(count(2, "entry", "entries"), "2 entries");
+    }
+
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        let cases: [(&[&str], &str); 3] = [
+            (
+                &[
+                    "cannot open the database t.db",
+                    "database error: error returned from database: (code: 26) file is not a database",
+                    "error returned from database: (code: 26) file is not a database",
+                    "(code: 26) file is not a database",
+                ],
+                "cannot open the database t.db: database error: error returned from database: \
+                 (code: 26) file is not a database",
+            ),
+            (
+                &["cannot read x.toml", "permission denied"],
+                "cannot read x.toml: permission denied",
+            ),
+            (&["one"], "one"),
+        ];
+        for (chain, want) in cases {
+            assert_eq!(error_chain(chain.iter().map(|s| (*s).to_owned())), want);
+        }
+    }
 
     fn check(input: &str, shown: &str) {
         assert_eq!(visible(input), shown, "{input:?}");

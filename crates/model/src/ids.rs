@@ -20,12 +20,24 @@ impl fmt::Display for FeedId {
 pub enum FeedUrlError {
     #[error("not a URL: {0}")]
     Invalid(String),
+    /// A host and path without `http://` or `https://` (what people paste from an address bar).
+    #[error("no scheme (http:// or https://): did you mean https://{0}?")]
+    NoScheme(String),
     #[error("only http and https feeds can be fetched, not {0}")]
     Scheme(String),
     #[error("the URL has no host")]
     NoHost,
     #[error("URLs with a user name or password are not accepted")]
     Credentials,
+}
+
+/// `example.org/feed.xml`: a dotted host name, then perhaps a path, and nothing that would
+/// not be a URL once `https://` is put before it.
+fn looks_like_a_host(input: &str) -> bool {
+    let host = input.split(['/', '?', '#']).next().unwrap_or_default();
+    !input.contains(char::is_whitespace)
+        && host.contains('.')
+        && Url::parse(&format!("https://{input}")).is_ok_and(|u| u.host().is_some())
 }
 
 /// An absolute `http` or `https` URL with a host and no credentials, without its fragment.
@@ -38,8 +50,13 @@ pub struct FeedUrl(Url);
 
 impl FeedUrl {
     pub fn parse(input: &str) -> Result<FeedUrl, FeedUrlError> {
-        let mut url =
-            Url::parse(input.trim()).map_err(|e| FeedUrlError::Invalid(format!("{input}: {e}")))?;
+        let input = input.trim();
+        let mut url = Url::parse(input).map_err(|e| match e {
+            url::ParseError::RelativeUrlWithoutBase if looks_like_a_host(input) => {
+                FeedUrlError::NoScheme(input.to_owned())
+            }
+            e => FeedUrlError::Invalid(format!("{input}: {e}")),
+        })?;
         match url.scheme() {
             "http" | "https" => {}
             other => return Err(FeedUrlError::Scheme(other.to_string())),
@@ -133,6 +150,25 @@ mod tests {
         }
         assert!(matches!(
             FeedUrl::parse("not a url"),
+            Err(FeedUrlError::Invalid(_))
+        ));
+        // What people paste from an address bar: the error says what to add.
+        assert_eq!(
+            FeedUrl::parse(" example.org/feed.xml ").unwrap_err(),
+            FeedUrlError::NoScheme("example.org/feed.xml".into())
+        );
+        assert_eq!(
+            FeedUrl::parse("example.org/feed.xml")
+                .unwrap_err()
+                .to_string(),
+            "no scheme (http:// or https://): did you mean https://example.org/feed.xml?"
+        );
+        assert!(
+            matches!(FeedUrl::parse("feed.xml"), Err(FeedUrlError::NoScheme(_))),
+            "a dotted name may be a host"
+        );
+        assert!(matches!(
+            FeedUrl::parse("/feed"),
             Err(FeedUrlError::Invalid(_))
         ));
     }
