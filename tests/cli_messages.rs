@@ -51,3 +51,66 @@ async fn a_file_that_is_not_a_database_is_said_once() {
     );
     assert_eq!(said.matches("file is not a database").count(), 1, "{said}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_boolean_variable_takes_the_usual_spellings() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (value, allowed)) in [
+        ("1", true),
+        ("yes", true),
+        ("on", true),
+        ("true", true),
+        ("0", false),
+        ("no", false),
+        ("off", false),
+        ("false", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let db = dir.path().join(format!("t{i}.db"));
+        let out = support::command(&db)
+            .env("TIDINGS_ALLOW_PRIVATE_NETWORKS", value)
+            .args(["add", "--no-fetch", "http://127.0.0.1:9/feed.xml"])
+            .output()
+            .await
+            .unwrap();
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert_eq!(
+            said.contains(" added, not read now"),
+            allowed,
+            "{value}: {said}"
+        );
+        assert_eq!(said.contains("is loopback"), !allowed, "{value}: {said}");
+    }
+    let db = dir.path().join("t.db");
+    let out = support::command(&db)
+        .env("TIDINGS_ALLOW_PRIVATE_NETWORKS", "maybe")
+        .args(["feeds"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("not a boolean"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_that_is_not_a_terminal_has_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let out = tidings(
+        &db,
+        &[
+            "--log",
+            "debug",
+            "add",
+            "--no-fetch",
+            "https://feeds.example/x.xml",
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = stderr(&out);
+    assert!(log.contains("DEBUG"), "something was logged: {log}");
+    assert!(!log.contains('\u{1b}'), "no escape codes: {log}");
+}

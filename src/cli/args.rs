@@ -31,8 +31,15 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "TIDINGS_CONFIG", value_name = "PATH")]
     pub config: Option<PathBuf>,
 
-    /// Allow fetching from loopback, private and link-local addresses
-    #[arg(long, global = true, env = "TIDINGS_ALLOW_PRIVATE_NETWORKS")]
+    /// Allow fetching from loopback, private and link-local addresses (the variable takes
+    /// 1/0, yes/no, true/false, on/off)
+    #[arg(
+        long,
+        global = true,
+        env = "TIDINGS_ALLOW_PRIVATE_NETWORKS",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub allow_private_networks: bool,
 
     /// Resolve HOST:PORT to ADDR instead of asking DNS (curl syntax; repeatable)

@@ -79,11 +79,47 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
 }
 
 fn init_tracing(filter: &str) -> Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_new(quiet_libraries(filter))
         .with_context(|| format!("invalid log filter {filter:?}"))?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, not in a file or a journal.
+        .with_ansi(std::io::stderr().is_terminal())
         .try_init();
     Ok(())
+}
+
+/// Libraries whose warnings are about a publisher's markup (every HTML page has some), not
+/// about tidings: errors only, unless the filter names them.
+const QUIET_LIBRARIES: [&str; 2] = ["html5ever", "markup5ever"];
+
+/// `filter` with [`QUIET_LIBRARIES`] at `error` where it does not name them itself.
+fn quiet_libraries(filter: &str) -> String {
+    let mut out = filter.to_owned();
+    for library in QUIET_LIBRARIES {
+        if !filter.contains(library) {
+            out.push_str(&format!(",{library}=error"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quiet_libraries;
+
+    #[test]
+    fn markup_warnings_stay_out_of_the_log_unless_asked_for() {
+        assert_eq!(
+            quiet_libraries("warn"),
+            "warn,html5ever=error,markup5ever=error"
+        );
+        assert_eq!(
+            quiet_libraries("info,html5ever=debug"),
+            "info,html5ever=debug,markup5ever=error"
+        );
+        assert!(tracing_subscriber::EnvFilter::try_new(quiet_libraries("warn")).is_ok());
+    }
 }
