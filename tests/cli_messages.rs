@@ -114,3 +114,27 @@ async fn a_log_that_is_not_a_terminal_has_no_colour_codes() {
     assert!(log.contains("DEBUG"), "something was logged: {log}");
     assert!(!log.contains('\u{1b}'), "no escape codes: {log}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_postgresql_is_said_with_its_cause() {
+    // A port nothing listens on: taken, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://tidings:secret@127.0.0.1:{port}/none");
+    let out = support::command(std::path::Path::new(&url))
+        .args(["feeds"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let said = stderr(&out);
+    assert!(said.contains("Connection refused"), "{said}");
+    assert!(!said.contains("pool timed out"), "{said}");
+    assert!(
+        !said.contains("secret"),
+        "the password is never shown: {said}"
+    );
+}

@@ -38,6 +38,8 @@ use tidings_model::{FeedId, FeedUrl};
 const MAX_CONNECTIONS: u32 = 8;
 /// How long to wait for a free connection.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long opening the store waits for PostgreSQL's first answer.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The store in a PostgreSQL database.
 #[derive(Debug, Clone)]
@@ -52,6 +54,24 @@ impl PgStore {
     pub async fn open(location: &str) -> Result<PgStore> {
         let options = PgConnectOptions::from_str(location)
             .map_err(|e| StoreError::Location(redact(location), e.to_string()))?;
+        // One connection first, so an unreachable server is said at once and why (refused,
+        // unknown host, wrong password), not as a pool that timed out.
+        let first = <sqlx::PgConnection as sqlx::Connection>::connect_with(&options);
+        match tokio::time::timeout(CONNECT_TIMEOUT, first).await {
+            Ok(Ok(first)) => {
+                let _ = sqlx::Connection::close(first).await;
+            }
+            Ok(Err(e)) => return Err(e.into()),
+            Err(_) => {
+                return Err(StoreError::Location(
+                    redact(location),
+                    format!(
+                        "PostgreSQL did not answer within {}s",
+                        CONNECT_TIMEOUT.as_secs()
+                    ),
+                ));
+            }
+        }
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(ACQUIRE_TIMEOUT)
