@@ -138,3 +138,37 @@ async fn an_unreachable_postgresql_is_said_with_its_cause() {
         "the password is never shown: {said}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsubscribing_stops_the_reads_and_the_feed_can_be_added_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let url = "https://feeds.example/feed.xml";
+    let out = tidings(&db, &["add", "--no-fetch", url]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = tidings(&db, &["unsubscribe", url]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("no subscriber is left, so it is no longer read"),
+        "{}",
+        stdout(&out)
+    );
+    // Nothing is due: a fetch reads nothing.
+    let out = tidings(&db, &["fetch"]).await;
+    assert!(
+        stdout(&out).contains("0 feeds: fetched 0"),
+        "{}",
+        stdout(&out)
+    );
+    // Not subscribed any more: said, and a failing exit.
+    let out = tidings(&db, &["unsubscribe", "1"]).await;
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("was not subscribed from the command line"));
+    // Unlike a removal, the URL may be added again.
+    let out = tidings(&db, &["add", "--no-fetch", url]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = tidings(&db, &["feeds", "--json"]).await;
+    let feed: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(feed["subscribers"], 1, "{feed}");
+}

@@ -102,6 +102,9 @@ pub enum Command {
     Unblock(super::blocks::UnblockArgs),
     /// List the do-not-crawl rules
     Blocks(super::blocks::BlocksArgs),
+    /// Unsubscribe the command line from a feed: it is no longer read unless another
+    /// subscriber remains, and it can be added again (unlike `remove`)
+    Unsubscribe(super::blocks::UnsubscribeArgs),
     /// Remove a feed at once, on request (WFM10); --block keeps its URL from being added again
     Remove(super::blocks::RemoveArgs),
     /// Serve the JSON API (and crawl, unless --no-crawl) until stopped (Ctrl-C, SIGTERM)

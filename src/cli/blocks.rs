@@ -6,6 +6,7 @@
 //! or `crawl` included.
 
 use super::commands::{Context, describe};
+use super::settings::CLI_SUBSCRIBER;
 use super::terminal::{json, one_line, visible};
 use anyhow::{Context as _, Result, bail};
 use chrono::Utc;
@@ -55,6 +56,44 @@ pub struct RemoveArgs {
     /// Why (kept with the rule made by --block)
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UnsubscribeArgs {
+    /// The feed: its id or its URL
+    pub feed: String,
+}
+
+/// `tidings unsubscribe FEED`: the command line's subscription ends; the feed and its
+/// entries stay, and it is read on only for the subscribers it has left.
+pub async fn unsubscribe(ctx: &Context, args: UnsubscribeArgs) -> Result<ExitCode> {
+    let feed = find(ctx, &args.feed).await?;
+    let url = visible(feed.url.as_str());
+    if !ctx.store.unsubscribe(feed.id, CLI_SUBSCRIBER).await? {
+        eprintln!(
+            "feed {}: {url} was not subscribed from the command line ({} other subscriber{}); \
+             `tidings remove` ends every subscription, on request",
+            feed.id,
+            feed.subscribers,
+            if feed.subscribers == 1 { "" } else { "s" }
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let left = feed.subscribers.saturating_sub(1);
+    if left == 0 {
+        println!(
+            "feed {}: {url} unsubscribed; no subscriber is left, so it is no longer read (its \
+             entries stay; `tidings add` subscribes again)",
+            feed.id
+        );
+    } else {
+        println!(
+            "feed {}: {url} unsubscribed; it is still read for {left} other subscriber{}",
+            feed.id,
+            if left == 1 { "" } else { "s" }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `tidings block KIND VALUE [--reason TEXT]`.

@@ -72,6 +72,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Unblock(a) => blocks::unblock(&ctx, a).await,
         Command::Blocks(a) => blocks::blocks(&ctx, a).await,
         Command::Remove(a) => blocks::remove(&ctx, a).await,
+        Command::Unsubscribe(a) => blocks::unsubscribe(&ctx, a).await,
         Command::Parse(_) | Command::Robots(_) | Command::Simulate(_) => {
             unreachable!("handled before the runtime starts")
         }

@@ -42,6 +42,7 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/", get(reader::home))
         .route("/feeds/{id}", get(reader::feed))
+        .route("/feeds/{id}/unsubscribe", post(reader::unsubscribe))
         .route("/entries/{id}", get(reader::entry))
         .route("/search", get(reader::search))
         .route(

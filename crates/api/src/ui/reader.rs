@@ -35,6 +35,7 @@ pub struct ListQuery {
     before: Option<String>,
     q: Option<String>,
     added: Option<String>,
+    unsubscribed: Option<String>,
 }
 
 /// `GET /`.
@@ -128,7 +129,22 @@ pub async fn feed(
              reads it shortly, and its entries appear below once it has (reload the page).</p>\n",
         );
     }
+    if query.unsubscribed.is_some() {
+        main.push_str(
+            "<p class=\"notice\" role=\"status\">Unsubscribed. The feed is read on only for \
+             the subscribers it has left; its entries stay, and you can subscribe again.</p>\n",
+        );
+    }
     facts(&mut main, feed, frame.is_admin());
+    if frame.is_admin() && feed.subscribers > 0 {
+        // A form, so it works without script; the same-origin check guards it.
+        main.push_str(&format!(
+            "<form method=\"post\" action=\"/feeds/{}/unsubscribe\"><button type=\"submit\">\
+             Unsubscribe</button> <span class=\"meta\">(this key's subscription; removal on \
+             request is on the admin pages)</span></form>\n",
+            feed.id
+        ));
+    }
     main.push_str("<h2>Entries</h2>\n");
     if entries.is_empty() && after.is_none() {
         main.push_str("<p>No entries from this feed yet.</p>\n");
@@ -634,6 +650,38 @@ pub async fn subscribe(
             &form.url,
             Some(&problem.detail),
         ),
+    }
+}
+
+/// `POST /feeds/{id}/unsubscribe`: end this key's subscription, as `DELETE /v1/feeds/{id}`
+/// does. The feed and its entries stay; with no subscriber left it is no longer read.
+pub async fn unsubscribe(
+    State(state): State<AppState>,
+    _: SameOrigin,
+    Admin(caller): Admin,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    let frame = frame(&state, Some(caller), "reader");
+    let Some(id) = id.ok().and_then(|Path(id)| params::feed_id("id", &id).ok()) else {
+        return page::message(
+            &frame,
+            StatusCode::BAD_REQUEST,
+            "No such feed",
+            "A feed is named by its number.",
+        );
+    };
+    match state.store.unsubscribe(id, &caller.subscriber()).await {
+        Ok(true) => {
+            tracing::info!(feed_id = %id, key_id = caller.key_id, "unsubscribed in the web ui");
+            see_other(&format!("/feeds/{id}?unsubscribed=1"))
+        }
+        Ok(false) => page::message(
+            &frame,
+            StatusCode::NOT_FOUND,
+            "Not subscribed",
+            &format!("This key has no subscription to feed {id}."),
+        ),
+        Err(e) => page::failed(&frame, &e),
     }
 }
 

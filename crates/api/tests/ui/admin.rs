@@ -207,3 +207,82 @@ async fn a_rule_added_through_the_form_pauses_a_covered_feed() {
         .await;
     assert_eq!(page.status, 404, "no such rule any more");
 }
+
+#[tokio::test]
+async fn the_unsubscribe_button_ends_this_keys_subscription_and_the_url_may_return() {
+    let ui = Ui::start().await;
+    let url = "https://feeds.example/news.xml";
+    let page = ui
+        .admin_post("/subscribe", &format!("url={}", form_value(url)))
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    let feed = ui
+        .store
+        .feed_by_url(&FeedUrl::parse(url).unwrap())
+        .await
+        .unwrap()
+        .expect("the feed");
+    let shown = ui.admin_page(&format!("/feeds/{}", feed.id)).await;
+    assert!(
+        shown.contains(&format!(
+            "<form method=\"post\" action=\"/feeds/{}/unsubscribe\">",
+            feed.id
+        )),
+        "{shown}"
+    );
+    let path = format!("/feeds/{}/unsubscribe", feed.id);
+
+    // Another site cannot, nor can a reader key.
+    let cross = ui
+        .post(
+            &path,
+            "",
+            &format!("{}Origin: https://evil.example\r\n", Ui::cookie(&ui.admin)),
+        )
+        .await;
+    assert_eq!(cross.status, 403, "{}", cross.body);
+    let reader = ui
+        .post(
+            &path,
+            "",
+            &format!("{}Origin: http://{}\r\n", Ui::cookie(&ui.reader), ui.addr),
+        )
+        .await;
+    assert_eq!(reader.status, 403, "{}", reader.body);
+    assert_eq!(
+        ui.store.feed(feed.id).await.unwrap().unwrap().subscribers,
+        1
+    );
+
+    let done = ui.admin_post(&path, "").await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    assert_eq!(
+        done.location(),
+        format!("/feeds/{}?unsubscribed=1", feed.id)
+    );
+    let after = ui.store.feed(feed.id).await.unwrap().unwrap();
+    assert_eq!(after.subscribers, 0);
+    assert_eq!(
+        after.state,
+        FeedState::Active,
+        "not removed, only unsubscribed"
+    );
+    let shown = ui.admin_page(&done.location()).await;
+    assert!(shown.contains("Unsubscribed."), "{shown}");
+    assert!(
+        !shown.contains("action=\"/feeds/"),
+        "no subscriber, no button: {shown}"
+    );
+    let again = ui.admin_post(&path, "").await;
+    assert_eq!(again.status, 404, "{}", again.body);
+
+    // Unlike a removal, the URL may be subscribed to again.
+    let page = ui
+        .admin_post("/subscribe", &format!("url={}", form_value(url)))
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    assert_eq!(
+        ui.store.feed(feed.id).await.unwrap().unwrap().subscribers,
+        1
+    );
+}
