@@ -274,6 +274,44 @@ pub fn feed_name(feed: &FeedRecord) -> String {
     }
 }
 
+/// One run of a name as [`natural_key`] compares it: digits by their value, text ignoring
+/// case. Numbers sort before words, as in a file manager.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NamePart {
+    /// The digits without leading zeros: shorter is smaller, then digit by digit.
+    Number(usize, String),
+    Text(String),
+}
+
+/// The key that sorts names as people do: `Feed 2` before `Feed 10`, `b` after `A`, `É`
+/// with `e`.
+pub fn natural_key(name: &str) -> Vec<NamePart> {
+    let mut parts = Vec::new();
+    let mut rest = name;
+    while let Some(first) = rest.chars().next() {
+        let digits = first.is_ascii_digit();
+        let end = rest
+            .find(|c: char| c.is_ascii_digit() != digits)
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(end);
+        parts.push(if digits {
+            let value = run.trim_start_matches('0');
+            NamePart::Number(value.len(), value.to_owned())
+        } else {
+            // Accents and case do not decide: `Álbum` files with `album`.
+            use unicode_normalization::{UnicodeNormalization, char::is_combining_mark};
+            NamePart::Text(
+                run.nfd()
+                    .filter(|c| !is_combining_mark(*c))
+                    .flat_map(char::to_lowercase)
+                    .collect(),
+            )
+        });
+        rest = tail;
+    }
+    parts
+}
+
 /// A time as `<time>`, in UTC to the minute.
 pub fn time(at: DateTime<Utc>) -> String {
     format!(
@@ -286,6 +324,22 @@ pub fn time(at: DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_sort_as_people_read_them() {
+        let mut names = vec![
+            "Feed 10", "feed 2", "Feed 1", "Álbum", "album", "Zeta", "feed 02", "2 Cats",
+            "10 Cats", "Feed 1b", "",
+        ];
+        names.sort_by_cached_key(|n| natural_key(n));
+        assert_eq!(
+            names,
+            [
+                "", "2 Cats", "10 Cats", "Álbum", "album", "Feed 1", "Feed 1b", "feed 2",
+                "feed 02", "Feed 10", "Zeta"
+            ]
+        );
+    }
 
     #[test]
     fn the_frame_escapes_the_title_and_links_the_versioned_stylesheet() {

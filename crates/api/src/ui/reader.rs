@@ -9,7 +9,7 @@ use super::access::{Admin, SameOrigin, Viewer, frame, query_escape, see_other};
 use super::content::{plain_text, sanitise};
 use super::media;
 use super::media::Icons;
-use super::page::{self, Frame, feed_name, icon, render, time};
+use super::page::{self, Frame, feed_name, icon, natural_key, render, time};
 use crate::AppState;
 use crate::escape::text as esc;
 use crate::problem::Problem;
@@ -790,7 +790,7 @@ fn side(frame: &Frame<'_>, feeds: &Feeds) -> String {
         .values()
         .filter(|f| f.subscribers > 0 && f.state != FeedState::Removed)
         .collect();
-    shown.sort_by_cached_key(|f| (feed_name(f).to_lowercase(), f.id));
+    shown.sort_by_cached_key(|f| (natural_key(&feed_name(f)), f.id));
     html.push_str("<h2>Subscriptions</h2>\n");
     if shown.is_empty() {
         html.push_str("<p>None yet.</p>\n");

@@ -454,3 +454,31 @@ async fn ff10_an_entrys_publisher_metadata_shows_on_its_page() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_sidebar_sorts_feed_titles_as_people_read_them() {
+    let ui = Ui::start().await;
+    for (n, title) in ["Feed 10", "feed 2", "Feed 1", "Álbum", "Zeta"]
+        .into_iter()
+        .enumerate()
+    {
+        let feed = ui
+            .subscribe(&format!("https://example.org/{n}.xml"), "alice")
+            .await;
+        let mut read = ok(feed, t(3600), Vec::new());
+        if let Some(meta) = read.update.meta.as_mut() {
+            meta.title = Some(title.to_owned());
+        }
+        ui.store.apply_fetch(read).await.expect("apply fetch");
+    }
+    let home = ui.get("/", "").await.body;
+    let side = home
+        .split("<ul class=\"feeds\">")
+        .nth(1)
+        .expect("the sidebar");
+    let order: Vec<usize> = ["Álbum", "Feed 1<", "feed 2", "Feed 10", "Zeta"]
+        .iter()
+        .map(|t| side.find(t).unwrap_or_else(|| panic!("{t} in {side}")))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{side}");
+}
