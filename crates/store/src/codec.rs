@@ -122,6 +122,33 @@ pub struct EncodedEntry {
     /// (no NUL, which PostgreSQL's text cannot hold): a summary is stored once, not twice.
     pub data: String,
     pub content_hash: String,
+    /// What search reads of the entry besides its title: see [`search_text`].
+    pub search_text: Option<String>,
+}
+
+/// The most characters of an entry's text search reads.
+pub const SEARCH_TEXT_CHARS: usize = 100_000;
+
+/// The text of an entry's summary and content as a reader sees it, never their markup (a
+/// search for `strong` finds the word, not every `<strong>`), at most [`SEARCH_TEXT_CHARS`]
+/// characters; `None` when it has neither. Without NUL, which PostgreSQL's text cannot hold.
+pub fn search_text(entry: &Entry) -> Option<String> {
+    let mut out = String::new();
+    for html in [&entry.summary, &entry.content].into_iter().flatten() {
+        let room = SEARCH_TEXT_CHARS.saturating_sub(out.chars().count());
+        if room == 0 {
+            break;
+        }
+        let text = tidings_page::text(html, room);
+        if text.is_empty() || out.contains(text.as_str()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&text.replace('\0', ""));
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Serialise `entry` and hash the serialisation: a change in any field changes the hash. The
@@ -152,7 +179,11 @@ pub fn encode_entry(entry: &mut Entry) -> Result<EncodedEntry> {
     let data = String::from_utf8(data)
         .map_err(|e| StoreError::Corrupt(format!("entry {id:?} serialised to bad UTF-8: {e}")))?;
     let content_hash = hex::encode(hash.hash.finalize());
-    Ok(EncodedEntry { data, content_hash })
+    Ok(EncodedEntry {
+        data,
+        content_hash,
+        search_text: search_text(entry),
+    })
 }
 
 /// A writer that hashes and counts what is written to it.

@@ -107,6 +107,11 @@ const SQLITE: &[Source] = &[
         "accounts",
         include_str!("../migrations/sqlite/0019_accounts.sql"),
     ),
+    (
+        20,
+        "search_text",
+        include_str!("../migrations/sqlite/0020_search_text.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -204,6 +209,11 @@ const POSTGRES: &[Source] = &[
         19,
         "accounts",
         include_str!("../migrations/postgres/0019_accounts.sql"),
+    ),
+    (
+        20,
+        "search_text",
+        include_str!("../migrations/postgres/0020_search_text.sql"),
     ),
 ];
 

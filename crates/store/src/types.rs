@@ -325,7 +325,8 @@ pub struct EntryQuery {
     pub since: Option<DateTime<Utc>>,
     /// Only entries sorted before this time.
     pub until: Option<DateTime<Utc>>,
-    /// Full-text query over title and summary.
+    /// Full-text query over the title and the text of the summary and content (never their
+    /// markup, see `codec::search_text`).
     pub search: Option<String>,
     /// Only entries filed under this category (compared trimmed and case-folded).
     pub category: Option<String>,

@@ -94,6 +94,7 @@ contract! {
     keys::keys_are_found_by_hash_listed_and_revoked,
     keys::sr11_bot_keys_round_trip_and_are_listed_by_start,
     listing::search_finds_title_and_summary_words,
+    listing::search_reads_summary_and_content_text_never_markup,
     listing::hostile_search_input_is_just_words,
     listing::since_until_and_feed_filters,
     listing::keyset_pages_return_each_entry_once_despite_inserts,

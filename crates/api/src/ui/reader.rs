@@ -548,7 +548,7 @@ fn publisher_metadata(main: &mut String, e: &tidings_model::Entry) {
     }
 }
 
-/// `GET /search?q=`: entries whose title or summary holds every word.
+/// `GET /search?q=`: entries whose title, summary or content text holds every word.
 pub async fn search(
     State(state): State<AppState>,
     Viewer(who): Viewer,
@@ -562,7 +562,7 @@ pub async fn search(
     let q = query.q.as_deref().map(str::trim).unwrap_or_default();
     let mut main = format!(
         "<h1>Search</h1>\n<form class=\"inline\" method=\"get\" action=\"/search\" \
-         role=\"search\">\n<label>Words in the title or summary\
+         role=\"search\">\n<label>Words in the title, summary or text\
          <input name=\"q\" type=\"search\" value=\"{}\"></label>\n\
          <button type=\"submit\">Search</button>\n</form>\n",
         esc(q)

@@ -280,8 +280,8 @@ async fn upsert_entry(
             let id: i64 = sqlx::query_scalar(
                 "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
                  updated, expires, sort_at, first_seen_at, updated_at, content_hash, data, \
-                 categories) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14) \
+                 categories, search_text) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15) \
                  RETURNING id",
             )
             .bind(fetch.feed_id.0)
@@ -298,6 +298,7 @@ async fn upsert_entry(
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
             .bind(codec::category_column(&entry.categories))
+            .bind(encoded.search_text.as_deref())
             .fetch_one(&mut **tx)
             .await?;
             let stored = Known {
@@ -312,7 +313,7 @@ async fn upsert_entry(
             sqlx::query(
                 "UPDATE entries SET guid = $2, title = $3, link = $4, summary = $5, published = $6, \
                  updated = $7, expires = $8, sort_at = $9, updated_at = $10, content_hash = $11, \
-                 data = $12, categories = $13 WHERE id = $1",
+                 data = $12, categories = $13, search_text = $14 WHERE id = $1",
             )
             .bind(stored.id)
             .bind(without_nul_opt(entry.guid.as_deref()))
@@ -327,6 +328,7 @@ async fn upsert_entry(
             .bind(&encoded.content_hash)
             .bind(&encoded.data)
             .bind(codec::category_column(&entry.categories))
+            .bind(encoded.search_text.as_deref())
             .execute(&mut **tx)
             .await?;
             stored.content_hash = encoded.content_hash;

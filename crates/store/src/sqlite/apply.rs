@@ -47,6 +47,8 @@ struct EntryRow {
     content_hash: String,
     /// See `summary`.
     data: Arc<str>,
+    /// See [`codec::search_text`].
+    search_text: Option<String>,
 }
 
 impl EntryRow {
@@ -81,6 +83,7 @@ impl Prepared {
                     summary: entry.summary.map(Arc::from),
                     content_hash: encoded.content_hash,
                     data,
+                    search_text: encoded.search_text,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -558,8 +561,8 @@ impl<'a> EntryWrites<'a> {
 
 const ENTRY_INSERT: &str = "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, \
                             published, updated, expires, sort_at, first_seen_at, updated_at, \
-                            content_hash, data, categories) VALUES ";
-const ENTRY_PARAMS: usize = 15;
+                            content_hash, data, categories, search_text) VALUES ";
+const ENTRY_PARAMS: usize = 16;
 
 /// Insert new entries, in order (their row ids follow the batch order). The rows are bound
 /// by reference, not copied (C8: a large entry is held as few times as it can be).
@@ -590,7 +593,8 @@ async fn insert_entries(
                 .bind(new.updated_at)
                 .bind(e.content_hash.as_str())
                 .bind(Arc::clone(&e.data))
-                .bind(e.categories.as_deref());
+                .bind(e.categories.as_deref())
+                .bind(e.search_text.as_deref());
         }
         query.execute(&mut **tx).await?;
     }
@@ -606,7 +610,7 @@ async fn update_entry(
     sqlx::query(
         "UPDATE entries SET guid = ?2, title = ?3, link = ?4, summary = ?5, published = ?6, \
          updated = ?7, expires = ?8, sort_at = ?9, updated_at = ?10, content_hash = ?11, \
-         data = ?12, categories = ?13 WHERE id = ?1",
+         data = ?12, categories = ?13, search_text = ?14 WHERE id = ?1",
     )
     .bind(id)
     .bind(e.guid.as_deref())
@@ -621,6 +625,7 @@ async fn update_entry(
     .bind(e.content_hash.as_str())
     .bind(Arc::clone(&e.data))
     .bind(e.categories.as_deref())
+    .bind(e.search_text.as_deref())
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -628,7 +633,8 @@ async fn update_entry(
 
 /// Rows per multi-row `INSERT`, largest first. Every batch is cut into chunks of these sizes,
 /// so only this many distinct statements exist per table and all stay in the connection's
-/// prepared-statement cache. 256 rows × 15 parameters stays far below SQLite's limit (32,766).
+/// prepared-statement cache. 256 rows × 36 parameters (a feed's, the most) stays far below
+/// SQLite's limit (32,766).
 /// `items` in rounds where each key appears at most once: the first of each key in the first
 /// round, the second in the second, and so on, each round in the order of `items`. (One
 /// statement may not update one row twice; rounds applied in order do.)

@@ -78,6 +78,52 @@ pub async fn search_finds_title_and_summary_words(store: Arc<dyn Store>) {
     );
 }
 
+/// Search reads the text of the summary and the content, never their markup; a change to
+/// either is found at once.
+pub async fn search_reads_summary_and_content_text_never_markup(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed").await;
+    let mut marked = entry(
+        "marked",
+        "Harbour notes",
+        "<p>The <strong>ferry</strong> &amp; the <em>gulls</em></p>",
+    );
+    marked.content = Some(
+        "<div class=\"longread\"><p>Lighthouse keepers<script>var hidden = 1;</script></p></div>"
+            .into(),
+    );
+    let plain = entry("plain", "Weather", "Rain at noon");
+    store
+        .apply_fetch(ok(id, t(60), vec![marked.clone(), plain]))
+        .await
+        .unwrap();
+    for (words, found) in [
+        ("ferry", &["marked"][..]),
+        ("gulls", &["marked"]),
+        ("lighthouse keepers", &["marked"]),
+        ("strong", &[]),
+        ("longread", &[]),
+        ("div", &[]),
+        ("amp", &[]),
+        ("hidden", &[]),
+        ("rain", &["plain"]),
+    ] {
+        assert_eq!(ids(&store, search(words)).await, found, "{words:?}");
+    }
+    // The content changes: the old words go, the new are found.
+    marked.content = Some("<p>Tide tables</p>".into());
+    store
+        .apply_fetch(ok(id, t(120), vec![marked]))
+        .await
+        .unwrap();
+    assert_eq!(ids(&store, search("tide")).await, ["marked"]);
+    assert!(ids(&store, search("lighthouse")).await.is_empty());
+    assert_eq!(
+        ids(&store, search("ferry")).await,
+        ["marked"],
+        "the summary stays"
+    );
+}
+
 /// User input is only ever words: no SQL or full-text syntax error, no injection.
 pub async fn hostile_search_input_is_just_words(store: Arc<dyn Store>) {
     let id = feed(&store, "https://example.org/feed").await;
