@@ -29,7 +29,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use tidings_model::FeedId;
+use tidings_model::{FeedId, web_url};
 use tidings_store::{EntryQuery, FeedRecord, StoredEntry};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -130,7 +130,7 @@ fn feed_listing(feed: &FeedRecord, entries: Vec<StoredEntry>) -> Listing {
             .filter(|t| !t.trim().is_empty())
             .unwrap_or_else(|| feed.url.as_str().to_owned()),
         id: format!("urn:tidings:feed:{}", feed.id.0),
-        site_link: feed.site_link.clone(),
+        site_link: feed.site_link.as_deref().and_then(web_url),
         source_url: Some(feed.url.as_str().to_owned()),
         entries,
         fallback_updated: feed.last_fetch_at.unwrap_or(feed.created_at),
@@ -403,18 +403,22 @@ fn atom_entry(out: &mut String, s: &StoredEntry, source: Option<&FeedRecord>) {
     if let Some(published) = e.published {
         element(out, "    ", "published", &rfc3339(published));
     }
-    if let Some(link) = &e.link {
+    if let Some(link) = e.link.as_deref().and_then(web_url) {
         let _ = writeln!(
             out,
             "    <link rel=\"alternate\" href=\"{}\"/>",
-            xml_text(link)
+            xml_text(&link)
         );
     }
-    for x in &e.enclosures {
+    for (x, url) in e
+        .enclosures
+        .iter()
+        .filter_map(|x| web_url(&x.url).map(|url| (x, url)))
+    {
         let _ = write!(
             out,
             "    <link rel=\"enclosure\" href=\"{}\"",
-            xml_text(&x.url)
+            xml_text(&url)
         );
         if let Some(media_type) = &x.media_type {
             let _ = write!(out, " type=\"{}\"", xml_text(media_type));
@@ -432,8 +436,8 @@ fn atom_entry(out: &mut String, s: &StoredEntry, source: Option<&FeedRecord>) {
         if let Some(email) = &a.email {
             let _ = write!(out, "<email>{}</email>", xml_text(email));
         }
-        if let Some(uri) = &a.uri {
-            let _ = write!(out, "<uri>{}</uri>", xml_text(uri));
+        if let Some(uri) = a.uri.as_deref().and_then(web_url) {
+            let _ = write!(out, "<uri>{}</uri>", xml_text(&uri));
         }
         out.push_str("</author>\n");
     }
@@ -563,7 +567,7 @@ fn json_item(s: &StoredEntry) -> JsonItem {
         .map(|h| sanitise_outbound(h, base));
     JsonItem {
         id: entry_id(s),
-        url: e.link.clone(),
+        url: e.link.as_deref().and_then(web_url),
         title: e.title.clone(),
         content_text: content_html.is_none().then(String::new),
         content_html,
@@ -578,18 +582,19 @@ fn json_item(s: &StoredEntry) -> JsonItem {
         authors: e
             .authors
             .iter()
-            .filter(|a| a.name.is_some() || a.uri.is_some())
             .map(|a| JsonAuthor {
                 name: a.name.clone(),
-                url: a.uri.clone(),
+                url: a.uri.as_deref().and_then(web_url),
             })
+            .filter(|a| a.name.is_some() || a.url.is_some())
             .collect(),
         tags: e.categories.clone(),
         attachments: e
             .enclosures
             .iter()
-            .map(|x| JsonAttachment {
-                url: x.url.clone(),
+            .filter_map(|x| web_url(&x.url).map(|url| (x, url)))
+            .map(|(x, url)| JsonAttachment {
+                url,
                 mime_type: x
                     .media_type
                     .clone()

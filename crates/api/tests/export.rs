@@ -137,9 +137,10 @@ async fn hostile_text_stays_text() {
     let got = &parsed.entries[0];
     assert_eq!(got.title.as_deref(), Some(title));
     sanitised(got.content.as_deref());
+    // The link is normalised on the way out: its quotes are percent-encoded.
     assert_eq!(
         got.link.as_deref(),
-        Some("https://example.org/?a=1&b=\"2\"")
+        Some("https://example.org/?a=1&b=%222%22")
     );
 
     let (_, parsed) = fetch(
@@ -204,6 +205,71 @@ async fn exported_html_is_sanitised_and_json_summaries_are_text() {
     .await;
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["items"][0]["summary"], "Short summary");
+}
+
+#[tokio::test]
+async fn only_web_links_leave_in_the_api_and_the_exports() {
+    let mut e = dated("links", t(5));
+    e.link = Some("javascript:alert(1)".to_owned());
+    e.enclosures = vec![
+        tidings_model::Enclosure {
+            url: "data:audio/mpeg;base64,AAAA".to_owned(),
+            media_type: Some("audio/mpeg".to_owned()),
+            length: Some(4),
+        },
+        tidings_model::Enclosure {
+            url: "https://cdn.example.org/show.mp3".to_owned(),
+            media_type: Some("audio/mpeg".to_owned()),
+            length: Some(100),
+        },
+    ];
+    e.authors = vec![tidings_model::Author {
+        name: Some("Ana".to_owned()),
+        email: None,
+        uri: Some("javascript:steal()".to_owned()),
+    }];
+    e.source = Some(tidings_model::Source {
+        title: Some("Elsewhere".to_owned()),
+        link: Some("vbscript:x".to_owned()),
+        url: Some("https://elsewhere.example/feed".to_owned()),
+    });
+    e.selected_image = Some(tidings_model::SelectedImage {
+        url: "javascript:alert(2)".to_owned(),
+        source: "img".to_owned(),
+        shown: true,
+        ..Default::default()
+    });
+    let (server, feed) = one_feed_with(vec![e]).await;
+
+    let (status, _, body) = http(server.addr, "GET", "/v1/entries").await;
+    assert_eq!(status, 200);
+    let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let got = &json["entries"][0];
+    assert_eq!(got["link"], serde_json::Value::Null);
+    assert_eq!(got["enclosures"].as_array().unwrap().len(), 1, "{got}");
+    assert_eq!(
+        got["enclosures"][0]["url"],
+        "https://cdn.example.org/show.mp3"
+    );
+    assert_eq!(got["authors"][0]["name"], "Ana");
+    assert_eq!(got["authors"][0]["uri"], serde_json::Value::Null);
+    assert_eq!(got["source"]["link"], serde_json::Value::Null);
+    assert_eq!(got["source"]["url"], "https://elsewhere.example/feed");
+    assert_eq!(got["image"], serde_json::Value::Null);
+    let text = String::from_utf8(body).unwrap();
+    for scheme in ["javascript:", "vbscript:", "data:"] {
+        assert!(!text.contains(scheme), "{scheme} in {text}");
+    }
+    for (path, accept) in [
+        (format!("/v1/feeds/{}/atom", feed.0), ATOM),
+        (format!("/v1/feeds/{}/feed.json", feed.0), JSON_FEED),
+    ] {
+        let (text, parsed) = fetch(&server, &path, accept).await;
+        for scheme in ["javascript:", "vbscript:", "data:"] {
+            assert!(!text.contains(scheme), "{path}: {scheme} in {text}");
+        }
+        assert_eq!(parsed.entries[0].enclosures.len(), 1, "{path}");
+    }
 }
 
 /// XML 1.0 as a conforming parser reads it (roxmltree checks the `Char` production, which

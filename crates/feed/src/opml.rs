@@ -75,8 +75,9 @@ pub fn write(title: &str, feeds: &[Outline]) -> String {
             escape(text),
             escape(&feed.xml_url)
         ));
-        if let Some(html) = &feed.html_url {
-            out.push_str(&format!(" htmlUrl=\"{}\"", escape(html)));
+        // Only a web link leaves (a `javascript:` site link from a feed never does).
+        if let Some(html) = feed.html_url.as_deref().and_then(tidings_model::web_url) {
+            out.push_str(&format!(" htmlUrl=\"{}\"", escape(&html)));
         }
         out.push_str("/>\n");
     }

@@ -94,7 +94,12 @@ proptest! {
             prop_assert_eq!(node.attribute("xmlUrl"), Some(url.as_str()));
             prop_assert_eq!(node.attribute("title"), Some(label.as_str()));
             prop_assert_eq!(node.attribute("text"), Some(label.as_str()));
-            let html = given.html_url.as_deref().map(sanitised);
+            // Only a web link is written, normalised.
+            let html = given
+                .html_url
+                .as_deref()
+                .and_then(tidings_model::web_url)
+                .map(|u| sanitised(&u));
             prop_assert_eq!(node.attribute("htmlUrl"), html.as_deref());
         }
     }
@@ -120,4 +125,23 @@ fn a_terminal_escape_in_a_title_leaves_the_opml_well_formed() {
         outline.attribute("xmlUrl"),
         Some("https://a.test/feed?x=1&y=2")
     );
+}
+
+#[test]
+fn opml_writes_only_web_site_links() {
+    let outlines = [
+        Outline {
+            xml_url: "https://a.example/feed".into(),
+            title: Some("A".into()),
+            html_url: Some("javascript:alert(1)".into()),
+        },
+        Outline {
+            xml_url: "https://b.example/feed".into(),
+            title: Some("B".into()),
+            html_url: Some("https://b.example/".into()),
+        },
+    ];
+    let doc = opml::write("subscriptions", &outlines);
+    assert!(!doc.contains("javascript:"), "{doc}");
+    assert!(doc.contains("htmlUrl=\"https://b.example/\""), "{doc}");
 }

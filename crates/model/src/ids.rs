@@ -31,6 +31,14 @@ pub enum FeedUrlError {
     Credentials,
 }
 
+/// `text` as an absolute `http` or `https` URL with a host, normalised; `None` for anything
+/// else (`javascript:`, `data:`, a relative path). Every link that leaves tidings (the API,
+/// the exports, OPML, the pages) passes through it.
+pub fn web_url(text: &str) -> Option<String> {
+    let url = Url::parse(text.trim()).ok()?;
+    (matches!(url.scheme(), "http" | "https") && url.host().is_some()).then(|| url.to_string())
+}
+
 /// `example.org/feed.xml`: a dotted host name, then perhaps a path, and nothing that would
 /// not be a URL once `https://` is put before it.
 fn looks_like_a_host(input: &str) -> bool {
@@ -136,6 +144,26 @@ mod tests {
         let u = FeedUrl::parse(" https://Example.org/feed.xml?a=1#top ").unwrap();
         assert_eq!(u.as_str(), "https://example.org/feed.xml?a=1");
         assert_eq!(u.host_key().as_str(), "https://example.org:443");
+    }
+
+    #[test]
+    fn only_web_urls_leave() {
+        let cases = [
+            (
+                "https://example.org/a?b=1#c",
+                Some("https://example.org/a?b=1#c"),
+            ),
+            (" http://EXAMPLE.org ", Some("http://example.org/")),
+            ("javascript:alert(1)", None),
+            ("JavaScript:alert(1)", None),
+            ("data:text/html,<script>", None),
+            ("/relative/path", None),
+            ("mailto:a@example.org", None),
+            ("", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(web_url(input).as_deref(), want, "{input:?}");
+        }
     }
 
     #[test]

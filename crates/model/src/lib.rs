@@ -22,6 +22,6 @@ pub use fetch::{
     AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, RightsHeaders, TransportError,
     Validators,
 };
-pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey};
+pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey, web_url};
 pub use label::{Label, UnknownLabel};
 pub use purpose::RequestPurpose;

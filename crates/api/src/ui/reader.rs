@@ -865,10 +865,5 @@ fn entry_title(stored: &StoredEntry) -> String {
 
 /// `link` when it is an absolute http(s) URL, the only links the reader follows out.
 fn web_link(link: &str) -> Option<String> {
-    let url = url_of(link)?;
-    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
-}
-
-fn url_of(text: &str) -> Option<ammonia::Url> {
-    ammonia::Url::parse(text.trim()).ok()
+    tidings_model::web_url(link)
 }

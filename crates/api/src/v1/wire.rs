@@ -4,6 +4,7 @@
 use crate::ui::content::sanitise_outbound;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use tidings_model::web_url;
 use tidings_store::{FeedRecord, RequestLogRow, RobotsCache, StoredBlock, StoredEntry};
 use utoipa::ToSchema;
 
@@ -161,7 +162,7 @@ impl From<&FeedRecord> for Feed {
             url: f.url.as_str().to_owned(),
             original_url: f.original_url.clone(),
             title: f.title.clone(),
-            site_link: f.site_link.clone(),
+            site_link: f.site_link.as_deref().and_then(web_url),
             state: f.state.as_str().to_owned(),
             state_reason: f.state_reason.clone(),
             next_fetch_at: f.next_fetch_at,
@@ -194,7 +195,7 @@ impl From<&FeedRecord> for Feed {
                 index: tidings_rights::decide::index_text(&f.directives).into(),
                 archive: tidings_rights::decide::retain_entry_text(&f.directives).into(),
             },
-            image: f.thumbnail.as_ref().map(Image::from),
+            image: f.thumbnail.as_ref().and_then(Image::web),
             icon: None,
         }
     }
@@ -362,6 +363,16 @@ pub struct Image {
     pub cached: Option<String>,
 }
 
+impl Image {
+    /// The image when its URL is an http(s) one (a `data:` or `javascript:` URL never leaves).
+    fn web(image: &tidings_model::SelectedImage) -> Option<Image> {
+        web_url(&image.url).map(|url| Image {
+            url,
+            ..Image::from(image)
+        })
+    }
+}
+
 impl From<&tidings_model::SelectedImage> for Image {
     fn from(i: &tidings_model::SelectedImage) -> Image {
         Image {
@@ -393,7 +404,7 @@ impl From<&tidings_model::Author> for Author {
         Author {
             name: a.name.clone(),
             email: a.email.clone(),
-            uri: a.uri.clone(),
+            uri: a.uri.as_deref().and_then(web_url),
         }
     }
 }
@@ -407,7 +418,7 @@ impl From<&StoredEntry> for Entry {
             key: e.id.clone(),
             guid: e.guid.clone(),
             title: e.title.clone(),
-            link: e.link.clone(),
+            link: e.link.as_deref().and_then(web_url),
             summary: e
                 .summary
                 .as_deref()
@@ -422,22 +433,24 @@ impl From<&StoredEntry> for Entry {
             keywords: e.keywords.clone(),
             source: e.source.as_ref().map(|s| Source {
                 title: s.title.clone(),
-                link: s.link.clone(),
-                url: s.url.clone(),
+                link: s.link.as_deref().and_then(web_url),
+                url: s.url.as_deref().and_then(web_url),
             }),
             rights: e.rights.clone(),
             licence: e.license.clone(),
             enclosures: e
                 .enclosures
                 .iter()
-                .map(|x| Enclosure {
-                    url: x.url.clone(),
-                    media_type: x.media_type.clone(),
-                    length: x.length,
+                .filter_map(|x| {
+                    Some(Enclosure {
+                        url: web_url(&x.url)?,
+                        media_type: x.media_type.clone(),
+                        length: x.length,
+                    })
                 })
                 .collect(),
-            image: e.selected_image.as_ref().map(Image::from),
-            preview: s.preview.as_ref().map(Image::from),
+            image: e.selected_image.as_ref().and_then(Image::web),
+            preview: s.preview.as_ref().and_then(Image::web),
             page: s.page.as_ref().map(PageRecord::from),
             excerpt: e.excerpt_decision.as_ref().map(|d| Decision {
                 allowed: d.allowed,

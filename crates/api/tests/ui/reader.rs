@@ -228,7 +228,10 @@ async fn search_finds_an_entry_by_a_word_in_its_title() {
     assert!(none.body.contains("No entry matches"));
     let form = ui.get("/search", "").await;
     assert_eq!(form.status, 200);
-    assert!(form.body.contains("<label>Words in the title, summary or text"));
+    assert!(
+        form.body
+            .contains("<label>Words in the title, summary or text")
+    );
     let hostile = ui.get("/search?q=%3Cscript%3Ex", "").await;
     assert_eq!(hostile.status, 200);
     assert!(!hostile.body.contains("<script"), "{}", hostile.body);
