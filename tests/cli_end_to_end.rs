@@ -334,3 +334,33 @@ async fn c6_add_says_when_a_host_floor_postponed_the_first_read() {
         "nothing is sent to a host that asked to wait"
     );
 }
+
+/// A first read that fails keeps the feed, says when it is read again and how to drop it;
+/// adding it again says its last read failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_first_read_says_what_failed_and_how_to_drop_the_feed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let profile = fast_profile(dir.path());
+    let publisher = Publisher::start().await;
+    let url = publisher.url("/missing.xml");
+    let common = ["--profile", profile.as_str(), "--allow-private-networks"];
+    let out = tidings(&db, &[&common[..], &["add", &url]].concat()).await;
+    assert!(
+        !out.status.success(),
+        "a failed first read fails the command"
+    );
+    let said = stdout(&out);
+    assert!(
+        said.contains("added, but the first read failed: "),
+        "{said}"
+    );
+    assert!(said.contains("404"), "{said}");
+    assert!(said.contains("It is kept and read again at "), "{said}");
+    assert!(said.contains("`tidings unsubscribe 1` drops it"), "{said}");
+    let out = tidings(&db, &[&common[..], &["add", &url]].concat()).await;
+    let said = stdout(&out);
+    assert!(said.contains("already known"), "{said}");
+    assert!(said.contains("its last read failed: "), "{said}");
+    assert!(said.contains("read again "), "{said}");
+}

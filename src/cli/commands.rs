@@ -80,8 +80,17 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             continue;
         }
         if feed.last_fetch_at.is_some() || args.no_fetch {
+            // A known feed whose last read failed says so, and when it is read again.
+            let failed = match &feed.last_error {
+                Some(e) if feed.last_fetch_at.is_some() => format!(
+                    "; its last read failed: {}; read again {}",
+                    visible(e),
+                    feed.next_fetch_at.format("%Y-%m-%d %H:%M:%S UTC")
+                ),
+                _ => String::new(),
+            };
             println!(
-                "feed {}: {} (already known: {})",
+                "feed {}: {} (already known: {}{failed})",
                 feed.id,
                 visible(feed.url.as_str()),
                 describe(&feed)
@@ -110,11 +119,16 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
                     count(r.new_entries, "entry", "entries")
                 ),
                 Some(e) => {
+                    // Kept, so a passing failure mends itself; the way out is said.
                     println!(
-                        "feed {}: {} added, but the first read failed: {}",
+                        "feed {}: {} added, but the first read failed: {}. It is kept and read \
+                         again at {} ({}); `tidings unsubscribe {}` drops it",
                         r.feed_id,
                         visible(&r.url),
-                        visible(e)
+                        visible(e),
+                        r.next_fetch_at.format("%Y-%m-%d %H:%M:%S UTC"),
+                        visible(&r.next_fetch_reason),
+                        r.feed_id
                     );
                     failed = true;
                 }
