@@ -67,11 +67,15 @@ pub fn render(frame: &Frame<'_>, title: &str, side: Option<&str>, main: &str) ->
     };
     html.push_str(&format!("<div class=\"{layout}\">\n"));
     if let Some(side) = side {
-        html.push_str("<aside aria-label=\"Subscriptions\">\n");
+        html.push_str("<aside id=\"subscriptions\" aria-label=\"Subscriptions\">\n");
         html.push_str(side);
         html.push_str("</aside>\n");
     }
     html.push_str("<main id=\"main\">\n");
+    if side.is_some() {
+        // On a phone the list of feeds follows the entries: one tap reaches it from the top.
+        html.push_str("<p class=\"to-feeds\"><a href=\"#subscriptions\">Subscriptions</a></p>\n");
+    }
     html.push_str(main);
     html.push_str("</main>\n</div>\n");
     html.push_str(&format!(
@@ -324,6 +328,25 @@ pub fn time(at: DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_with_subscriptions_links_to_them_from_the_top() {
+        let frame = Frame {
+            who: None,
+            version: "1",
+            current: "reader",
+        };
+        let html = render(&frame, "t", Some("<p>feeds</p>"), "<p>main</p>");
+        let link = html.find("<a href=\"#subscriptions\">").expect("the link");
+        assert!(
+            link > html.find("<main id=\"main\">").unwrap(),
+            "at the top of main"
+        );
+        assert!(link < html.find("<p>main</p>").unwrap());
+        assert!(html.contains("<aside id=\"subscriptions\""));
+        let single = render(&frame, "t", None, "<p>main</p>");
+        assert!(!single.contains("#subscriptions"), "no list, no link");
+    }
 
     #[test]
     fn names_sort_as_people_read_them() {
