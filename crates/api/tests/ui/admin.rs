@@ -212,16 +212,7 @@ async fn a_rule_added_through_the_form_pauses_a_covered_feed() {
 async fn the_unsubscribe_button_ends_this_keys_subscription_and_the_url_may_return() {
     let ui = Ui::start().await;
     let url = "https://feeds.example/news.xml";
-    let page = ui
-        .admin_post("/subscribe", &format!("url={}", form_value(url)))
-        .await;
-    assert_eq!(page.status, 303, "{}", page.body);
-    let feed = ui
-        .store
-        .feed_by_url(&FeedUrl::parse(url).unwrap())
-        .await
-        .unwrap()
-        .expect("the feed");
+    let feed = subscribe_by_form(&ui, url).await;
     let shown = ui.admin_page(&format!("/feeds/{}", feed.id)).await;
     assert!(
         shown.contains(&format!(
@@ -277,12 +268,18 @@ async fn the_unsubscribe_button_ends_this_keys_subscription_and_the_url_may_retu
     assert_eq!(again.status, 404, "{}", again.body);
 
     // Unlike a removal, the URL may be subscribed to again.
+    assert_eq!(subscribe_by_form(&ui, url).await.subscribers, 1);
+}
+
+/// Subscribe the admin to `url` through the form; the feed as stored.
+async fn subscribe_by_form(ui: &Ui, url: &str) -> tidings_store::FeedRecord {
     let page = ui
         .admin_post("/subscribe", &format!("url={}", form_value(url)))
         .await;
     assert_eq!(page.status, 303, "{}", page.body);
-    assert_eq!(
-        ui.store.feed(feed.id).await.unwrap().unwrap().subscribers,
-        1
-    );
+    ui.store
+        .feed_by_url(&FeedUrl::parse(url).unwrap())
+        .await
+        .unwrap()
+        .expect("the feed")
 }
