@@ -91,7 +91,7 @@ async fn dfb2_only_title_link_date_and_a_bounded_excerpt_are_stored() {
     let decided = e.excerpt_decision.as_ref().expect("the excerpt's decision");
     assert!(decided.allowed, "{decided:?}");
     assert!(
-        decided.why.starts_with("supplied by the feed"),
+        decided.reason.starts_with("supplied by the feed"),
         "{decided:?}"
     );
 }
@@ -109,7 +109,7 @@ async fn dfb2_an_ai_crawler_group_in_robots_txt_keeps_the_excerpt_out() {
         .expect("the excerpt's decision");
     assert!(!decided.allowed);
     assert!(
-        decided.why.starts_with("the publisher objects") && decided.why.contains("GPTBot"),
+        decided.reason.starts_with("the publisher objects") && decided.reason.contains("GPTBot"),
         "{decided:?}"
     );
     // A group that keeps AI crawlers from another part of the site is no objection here.

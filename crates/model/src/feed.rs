@@ -114,15 +114,6 @@ pub struct Feed {
     pub selected_image: Option<SelectedImage>,
 }
 
-/// A permission decision tidings made and stored, with its reason (`tidings_rights` makes
-/// them).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Decided {
-    pub allowed: bool,
-    pub why: String,
-}
-
 /// One item or entry.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -168,7 +159,7 @@ pub struct Entry {
     /// Whether an excerpt of the summary was kept, and why (DFB2, FF14): derived by tidings
     /// under a profile that cuts what it keeps of a summary, never by the parser.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub excerpt_decision: Option<Decided>,
+    pub excerpt_decision: Option<crate::Ruling>,
 }
 
 /// The one image tidings selected for a feed or an entry (FF7) with what the publisher

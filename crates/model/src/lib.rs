@@ -12,11 +12,12 @@ pub mod fetch;
 pub mod ids;
 pub mod label;
 pub mod purpose;
+pub mod ruling;
 
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
-    Author, Cloud, Decided, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, PageRecord,
-    ParsedFeed, SelectedImage, Source, Thumbnail, Warning, WarningKind,
+    Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, PageRecord, ParsedFeed,
+    SelectedImage, Source, Thumbnail, Warning, WarningKind,
 };
 pub use fetch::{
     AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, RightsHeaders, TransportError,
@@ -25,3 +26,4 @@ pub use fetch::{
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey, web_url};
 pub use label::{Label, UnknownLabel};
 pub use purpose::RequestPurpose;
+pub use ruling::Ruling;

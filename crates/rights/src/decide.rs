@@ -4,37 +4,8 @@
 use crate::directive::Directives;
 use crate::licence::Licence;
 use crate::objection::Objection;
-use std::fmt;
 
-/// A permission decided, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ruling {
-    pub allowed: bool,
-    pub reason: String,
-}
-
-impl Ruling {
-    fn yes(reason: impl Into<String>) -> Ruling {
-        Ruling {
-            allowed: true,
-            reason: reason.into(),
-        }
-    }
-
-    fn no(reason: impl Into<String>) -> Ruling {
-        Ruling {
-            allowed: false,
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for Ruling {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let word = if self.allowed { "allowed" } else { "refused" };
-        write!(f, "{word}: {}", self.reason)
-    }
-}
+pub use tidings_model::Ruling;
 
 /// DFB2: the excerpt that may be stored of an entry, from the summary the feed supplies (as
 /// plain text): at most `max_chars` characters (an ellipsis marks a cut), none when the

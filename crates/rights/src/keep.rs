@@ -125,10 +125,7 @@ fn keep_entry(
         .map(|s| tidings_page::text(s, most.saturating_add(most / 5 + 1)));
     let (excerpt, ruling) = decide::excerpt(text.as_deref(), objections, directives, most);
     entry.summary = excerpt;
-    entry.excerpt_decision = Some(tidings_model::Decided {
-        allowed: ruling.allowed,
-        why: ruling.reason.clone(),
-    });
+    entry.excerpt_decision = Some(ruling.clone());
     Some(ruling)
 }
 

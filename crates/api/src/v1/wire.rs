@@ -452,10 +452,7 @@ impl From<&StoredEntry> for Entry {
             image: e.selected_image.as_ref().and_then(Image::web),
             preview: s.preview.as_ref().and_then(Image::web),
             page: s.page.as_ref().map(PageRecord::from),
-            excerpt: e.excerpt_decision.as_ref().map(|d| Decision {
-                allowed: d.allowed,
-                why: d.why.clone(),
-            }),
+            excerpt: e.excerpt_decision.clone().map(Decision::from),
             published: e.published,
             updated: e.updated,
             sort_at: s.sort_at,

@@ -263,10 +263,9 @@ async fn dfb2_an_entrys_excerpt_decision_is_served_with_its_reason() {
         .await;
     let mut e = dated("cut", t(10));
     e.summary = None;
-    e.excerpt_decision = Some(tidings_model::Decided {
-        allowed: false,
-        why: "the publisher objects: robots.txt group for GPTBot".into(),
-    });
+    e.excerpt_decision = Some(tidings_model::Ruling::no(
+        "the publisher objects: robots.txt group for GPTBot",
+    ));
     server.read(feed, t(1000), vec![e]).await;
     let got = &server.get("/v1/entries").await.json["entries"][0];
     assert_eq!(
