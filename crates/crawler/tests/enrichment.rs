@@ -203,7 +203,7 @@ async fn sr1_sr7_ff6_each_article_page_without_an_image_is_read_once_for_its_og_
     );
     assert_eq!(first.terms, [sim.web.url("pub.test", "/terms").unwrap()]);
     assert_eq!(
-        tidings_rights::Directives::parse_list(&first.directives),
+        first.directives,
         tidings_rights::Directives::parse_list("nosnippet, noarchive"),
         "{}",
         first.directives

@@ -183,31 +183,6 @@ pub struct SelectedImage {
     pub why: String,
 }
 
-/// What tidings records of an HTML page it inspected (FF6): bounded metadata, the licence and
-/// terms links the page declares and the directives it carries for the bot. Never the page's
-/// text: tidings keeps none.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct PageRecord {
-    pub title: Option<String>,
-    pub description: Option<String>,
-    /// The page's declared language (`<html lang>`, `og:locale`, `content-language`).
-    pub language: Option<String>,
-    /// `rel=license` links, absolute, in page order.
-    pub licences: Vec<String>,
-    /// Terms-of-use links, absolute, in page order.
-    pub terms: Vec<String>,
-    /// The directives for the bot from the page's `<meta>` tags and its `X-Robots-Tag`
-    /// headers, as words (`noindex, nosnippet`); empty when none.
-    pub directives: String,
-    /// A TDMRep reservation the page declares (`1`: rights reserved), from its meta tag or
-    /// its header.
-    pub tdm_reservation: Option<String>,
-    /// The page filled the bytes read (SR1's cap) and may go on: what is recorded comes from
-    /// its start.
-    pub truncated: bool,
-}
-
 /// A typed link (`atom:link`, JSON Feed urls).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

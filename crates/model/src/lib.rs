@@ -16,7 +16,7 @@ pub mod ruling;
 
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
-    Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, PageRecord, ParsedFeed,
+    Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, ParsedFeed,
     SelectedImage, Source, Thumbnail, Warning, WarningKind,
 };
 pub use fetch::{

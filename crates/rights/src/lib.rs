@@ -40,6 +40,7 @@ pub use decide::{Declarations, Ruling};
 pub use directive::Directives;
 pub use licence::{CcKind, Licence, Permits, Sampling};
 pub use objection::{Objection, Signal, TdmRep};
+pub use record::PageRecord;
 
 #[cfg(test)]
 mod tests;

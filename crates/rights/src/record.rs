@@ -1,9 +1,34 @@
 //! FF6: what is recorded of an inspected page. Its bounded metadata, the licence and terms
 //! links it declares and the directives it carries for the bot; never its text.
 
-use crate::directive;
-use tidings_model::{PageRecord, RightsHeaders};
+use crate::directive::{self, Directives};
+use tidings_model::RightsHeaders;
 use tidings_page::Page;
+
+/// What tidings records of an HTML page it inspected (FF6): bounded metadata, the licence and
+/// terms links the page declares and the directives it carries for the bot. Never the page's
+/// text: tidings keeps none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct PageRecord {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// The page's declared language (`<html lang>`, `og:locale`, `content-language`).
+    pub language: Option<String>,
+    /// `rel=license` links, absolute, in page order.
+    pub licences: Vec<String>,
+    /// Terms-of-use links, absolute, in page order.
+    pub terms: Vec<String>,
+    /// The directives for the bot from the page's `<meta>` tags and its `X-Robots-Tag`
+    /// headers.
+    pub directives: Directives,
+    /// A TDMRep reservation the page declares (`1`: rights reserved), from its meta tag or
+    /// its header.
+    pub tdm_reservation: Option<String>,
+    /// The page filled the bytes read (SR1's cap) and may go on: what is recorded comes from
+    /// its start.
+    pub truncated: bool,
+}
 
 /// The record of `page` as read by `bot`, with the `X-Robots-Tag` and TDMRep headers of the
 /// answer that carried it (`None`: it sent none). The page crate has already bounded every
@@ -15,7 +40,7 @@ pub fn of(page: &Page, headers: Option<&RightsHeaders>, bot: &str) -> PageRecord
             .map(|d| (d.name.as_str(), d.content.as_str())),
         bot,
     );
-    let sent = headers.map_or(directive::Directives::NONE, |h| {
+    let sent = headers.map_or(Directives::NONE, |h| {
         directive::from_headers(h.x_robots_tag.iter().map(String::as_str), bot)
     });
     // The header speaks for the answer, the tag for the page: both apply (FF14).
@@ -29,7 +54,7 @@ pub fn of(page: &Page, headers: Option<&RightsHeaders>, bot: &str) -> PageRecord
         language: page.language.clone(),
         licences: page.licences.iter().map(ToString::to_string).collect(),
         terms: page.terms.iter().map(ToString::to_string).collect(),
-        directives: directives.to_words(),
+        directives,
         tdm_reservation,
         truncated: page.truncated,
     }
@@ -113,8 +138,8 @@ mod tests {
             assert_eq!(record.licences, ["https://news.example/licenca"], "{name}");
             assert_eq!(record.terms, ["https://news.example/termos"], "{name}");
             assert_eq!(
-                crate::Directives::parse_list(&record.directives),
-                crate::Directives::parse_list(words),
+                record.directives,
+                Directives::parse_list(words),
                 "{name}: {}",
                 record.directives
             );

@@ -271,13 +271,13 @@ pub fn decode_thumbnail(json: Option<&str>) -> Result<Option<tidings_model::Sele
 }
 
 /// The `page` column (FF6): what was recorded of an inspected page, as JSON.
-pub fn encode_page(record: &tidings_model::PageRecord) -> Result<String> {
+pub fn encode_page(record: &tidings_rights::PageRecord) -> Result<String> {
     serde_json::to_string(record)
         .map_err(|e| StoreError::Corrupt(format!("a page record cannot be serialised: {e}")))
 }
 
 /// Read back the `page` column.
-pub fn decode_page(json: Option<&str>) -> Result<Option<tidings_model::PageRecord>> {
+pub fn decode_page(json: Option<&str>) -> Result<Option<tidings_rights::PageRecord>> {
     json.map(|j| {
         serde_json::from_str(j)
             .map_err(|e| StoreError::Corrupt(format!("stored page record unreadable: {e}")))

@@ -365,7 +365,7 @@ pub struct StoredEntry {
     /// The preview image its article page named (SR1), once read.
     pub preview: Option<tidings_model::SelectedImage>,
     /// What was recorded of its article page (FF6), once read.
-    pub page: Option<tidings_model::PageRecord>,
+    pub page: Option<tidings_rights::PageRecord>,
 }
 
 impl StoredEntry {
@@ -588,7 +588,7 @@ pub struct ResourceRecord {
     /// An article page's preview image, once found (SR1).
     pub preview: Option<tidings_model::SelectedImage>,
     /// What was recorded of an article page, once read (FF6).
-    pub page: Option<tidings_model::PageRecord>,
+    pub page: Option<tidings_rights::PageRecord>,
 }
 
 /// An entry's article page to read for its preview (SR1).
@@ -637,7 +637,7 @@ pub enum ResourceFound {
     Page {
         preview: Option<tidings_model::SelectedImage>,
         /// Boxed: the largest variant by far.
-        record: Box<tidings_model::PageRecord>,
+        record: Box<tidings_rights::PageRecord>,
     },
     /// A site's icon, kept and served from the store.
     Icon {

@@ -473,7 +473,7 @@ pub async fn queue(State(state): State<AppState>, Admin(caller): Admin) -> Respo
                         .map(|t| format!("terms <code>{}</code>", esc(t))),
                 );
                 if !page.directives.is_empty() {
-                    found.push(format!("directives: {}", esc(&page.directives)));
+                    found.push(format!("directives: {}", esc(&page.directives.to_string())));
                 }
                 if page.truncated {
                     found.push("read to the byte cap".to_owned());

@@ -402,8 +402,7 @@ fn article_preview(main: &mut String, stored: &StoredEntry) {
     // FF14: `nosnippet` shows none of it, `max-snippet` at most that many characters.
     let description = page.and_then(|p| {
         let text = p.description.as_deref()?;
-        let most = tidings_rights::Directives::parse_list(&p.directives)
-            .excerpt_chars(text.chars().count())?;
+        let most = p.directives.excerpt_chars(text.chars().count())?;
         Some(text.chars().take(most).collect::<String>())
     });
     if let Some(description) = description {

@@ -324,15 +324,15 @@ pub struct PageRecord {
     pub truncated: bool,
 }
 
-impl From<&tidings_model::PageRecord> for PageRecord {
-    fn from(r: &tidings_model::PageRecord) -> PageRecord {
+impl From<&tidings_rights::PageRecord> for PageRecord {
+    fn from(r: &tidings_rights::PageRecord) -> PageRecord {
         PageRecord {
             title: r.title.clone(),
             description: r.description.clone(),
             language: r.language.clone(),
             licences: r.licences.clone(),
             terms: r.terms.clone(),
-            directives: r.directives.clone(),
+            directives: r.directives.to_words(),
             tdm_reservation: r.tdm_reservation.clone(),
             truncated: r.truncated,
         }

@@ -5,7 +5,8 @@
 
 use crate::harness::Ui;
 use crate::support::{dated, ok, t};
-use tidings_model::{Enclosure, Entry, FeedId, Label, PageRecord, SelectedImage};
+use tidings_model::{Enclosure, Entry, FeedId, Label, SelectedImage};
+use tidings_rights::{Directives, PageRecord};
 use tidings_store::{EntryQuery, NewPage, QueueState, ResourceApply, ResourceFound, ResourceRead};
 
 /// A GIF's first bytes: ASCII, so the test client reads it as text.
@@ -305,7 +306,7 @@ fn page_read(description: &str, directives: &str) -> ResourceFound {
                 "javascript:alert(1)".into(),
             ],
             terms: vec!["https://example.org/terms".into()],
-            directives: directives.into(),
+            directives: Directives::parse_list(directives),
             tdm_reservation: None,
             truncated: false,
         }),

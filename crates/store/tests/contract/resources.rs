@@ -95,13 +95,13 @@ pub async fn sr1_an_article_page_is_queued_once_and_its_preview_serves_every_ent
         .find(|r| r.url == "https://site.example/post")
         .unwrap();
     // FF6: what is recorded of the page travels with it; never its text.
-    let record = tidings_model::PageRecord {
+    let record = tidings_rights::PageRecord {
         title: Some("A post".into()),
         description: Some("What the post says, in short.".into()),
         language: Some("en".into()),
         licences: vec!["https://creativecommons.org/licenses/by/4.0/".into()],
         terms: vec!["https://site.example/terms".into()],
-        directives: "nosnippet".into(),
+        directives: tidings_rights::Directives::parse_list("nosnippet"),
         tdm_reservation: Some("1".into()),
         truncated: true,
     };
