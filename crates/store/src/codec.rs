@@ -134,19 +134,19 @@ pub const SEARCH_TEXT_CHARS: usize = 100_000;
 /// characters; `None` when it has neither. Without NUL, which PostgreSQL's text cannot hold.
 pub fn search_text(entry: &Entry) -> Option<String> {
     let mut out = String::new();
+    let mut room = SEARCH_TEXT_CHARS;
     for html in [&entry.summary, &entry.content].into_iter().flatten() {
-        let room = SEARCH_TEXT_CHARS.saturating_sub(out.chars().count());
+        let text = tidings_page::text(html, room);
+        room = room.saturating_sub(text.chars().count());
+        if !text.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&text.replace('\0', ""));
+        }
         if room == 0 {
             break;
         }
-        let text = tidings_page::text(html, room);
-        if text.is_empty() || out.contains(text.as_str()) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&text.replace('\0', ""));
     }
     (!out.is_empty()).then_some(out)
 }
@@ -578,6 +578,27 @@ mod tests {
         assert_eq!(limit(0, 50, 1000), 50);
         assert_eq!(limit(7, 50, 1000), 7);
         assert_eq!(limit(5000, 50, 1000), 1000);
+    }
+
+    #[test]
+    fn search_text_is_the_words_of_summary_and_content_within_its_bound() {
+        let entry = Entry {
+            summary: Some("<p>Short <b>summary</b></p>".into()),
+            content: Some(format!("<div>{}</div>", "word ".repeat(SEARCH_TEXT_CHARS))),
+            ..Entry::default()
+        };
+        let text = search_text(&entry).unwrap();
+        assert!(
+            text.starts_with("Short summary\nword word"),
+            "{}",
+            &text[..40]
+        );
+        assert!(
+            text.chars().count() <= SEARCH_TEXT_CHARS + 1,
+            "the bound, and one line break"
+        );
+        assert!(!text.contains('<'));
+        assert_eq!(search_text(&Entry::default()), None);
     }
 
     #[test]

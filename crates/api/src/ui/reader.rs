@@ -418,7 +418,10 @@ fn article_preview(main: &mut String, stored: &StoredEntry) {
              nofollow\">{}</a>, not loaded here so that reading does not contact the \
              publisher.</p>",
             esc(href),
-            esc(host_of(href))
+            esc(&ammonia::Url::parse(href)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_else(|| href.clone()))
         ));
     }
     let links = |label: &str, rel: &str, urls: &[String]| -> Option<String> {
@@ -442,12 +445,6 @@ fn article_preview(main: &mut String, stored: &StoredEntry) {
         "<aside class=\"preview\">\n<p class=\"meta\">From the article page</p>\n{}\n</aside>\n",
         rows.join("\n")
     ));
-}
-
-/// The host of an http(s) URL, for a link's text.
-fn host_of(href: &str) -> &str {
-    href.split_once("://")
-        .map_or(href, |(_, rest)| rest.split('/').next().unwrap_or(rest))
 }
 
 /// Podcast and other enclosures, as links with their type and size: the reader's browser

@@ -81,7 +81,7 @@ pub async fn secrets(store: &PgStore, name: &str) -> Result<Option<AccountSecret
     row.map(from_row).transpose()
 }
 
-/// Set `column` (one of the two hash columns, named by the caller) of account `name`.
+/// Run `sql`, an update of one of account `name`'s hash columns, with `hash` and `at`.
 async fn set(
     store: &PgStore,
     sql: &'static str,

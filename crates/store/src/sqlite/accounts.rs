@@ -74,7 +74,7 @@ pub async fn secrets(store: &SqliteStore, name: &str) -> Result<Option<AccountSe
     row.map(from_row).transpose()
 }
 
-/// Set `column` (one of the two hash columns, named by the caller) of account `name`.
+/// Run `sql`, an update of one of account `name`'s hash columns, with `hash` and `at`.
 async fn set(
     store: &SqliteStore,
     sql: &'static str,
