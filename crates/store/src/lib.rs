@@ -27,9 +27,14 @@ mod codec;
 pub mod freshness;
 mod migrations;
 mod postgres;
+pub mod reading;
 mod sqlite;
 
 pub use postgres::PgStore;
+pub use reading::{
+    EntryState, NEW_SUBSCRIPTION_UNREAD, Placement, ReadEntry, ReadScope, ReadStatus, ReadingOrder,
+    ReadingQuery, StateChange, Subscription, SubscriptionEdit, UnreadCounts,
+};
 pub use sqlite::SqliteStore;
 pub use types::*;
 
@@ -269,6 +274,72 @@ pub trait Store: Send + Sync {
 
     /// Remove account `name`; false when there is none.
     async fn remove_account(&self, name: &str) -> Result<bool>;
+
+    /// Subscribe account `account` to the feed at `url`, as [`Store::subscribe`] does for any
+    /// subscriber (one feed per URL, C2), filed as `placement` says. A new subscription starts
+    /// with the feed's newest [`reading::NEW_SUBSCRIPTION_UNREAD`] entries unread and the
+    /// older ones read; entries that arrive later are unread. Subscribing again keeps the
+    /// reading state and changes only what `placement` names.
+    async fn subscribe_account(
+        &self,
+        url: &FeedUrl,
+        account: i64,
+        placement: &Placement,
+        now: DateTime<Utc>,
+        new: &NewFeed,
+    ) -> Result<Subscribed>;
+
+    /// End account `account`'s subscription to `feed` and forget its state of the feed's
+    /// entries; false when there was none. The feed stays (for its other subscribers).
+    async fn unsubscribe_account(&self, account: i64, feed: FeedId) -> Result<bool>;
+
+    /// Account `account`'s subscriptions, with their unread counts, by feed id.
+    async fn subscriptions(&self, account: i64) -> Result<Vec<Subscription>>;
+
+    /// Change the title or folder of account `account`'s subscription to `feed`; false when
+    /// there is none.
+    async fn edit_subscription(
+        &self,
+        account: i64,
+        feed: FeedId,
+        edit: &SubscriptionEdit,
+    ) -> Result<bool>;
+
+    /// Rename folder `from` of account `account` to `to` (`None`: file its feeds under no
+    /// folder); returns how many subscriptions moved.
+    async fn rename_folder(&self, account: i64, from: &str, to: Option<&str>) -> Result<u64>;
+
+    /// Set the state of entries `ids` for account `account` at `now`; entries of feeds it does
+    /// not subscribe to are left alone. Returns how many entries changed.
+    async fn set_entry_states(
+        &self,
+        account: i64,
+        ids: &[i64],
+        change: StateChange,
+        now: DateTime<Utc>,
+    ) -> Result<u64>;
+
+    /// Mark read every entry of `scope` for account `account` first seen at or before `up_to`
+    /// (never after `now`): nothing that arrived later is marked. Returns how many entries
+    /// were unread before and are read now.
+    async fn mark_all_read(
+        &self,
+        account: i64,
+        scope: &ReadScope,
+        up_to: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<u64>;
+
+    /// Account `account`'s entries that `query` selects, with their state.
+    async fn reading(&self, query: &ReadingQuery) -> Result<Vec<ReadEntry>>;
+
+    /// How many entries `query` selects, ignoring its offset and limit.
+    async fn count_reading(&self, query: &ReadingQuery) -> Result<u64>;
+
+    /// The unread entries of each of account `account`'s subscriptions counted one by one,
+    /// by feed id: what the kept counts must equal (for checks and tests; it reads every
+    /// unread entry).
+    async fn recount_unread(&self, account: i64) -> Result<Vec<(FeedId, u64)>>;
 
     /// Store a new API key.
     async fn create_key(&self, key: &NewKey) -> Result<ApiKey>;

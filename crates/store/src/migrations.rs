@@ -112,6 +112,11 @@ const SQLITE: &[Source] = &[
         "search_text",
         include_str!("../migrations/sqlite/0020_search_text.sql"),
     ),
+    (
+        21,
+        "reading",
+        include_str!("../migrations/sqlite/0021_reading.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -214,6 +219,11 @@ const POSTGRES: &[Source] = &[
         20,
         "search_text",
         include_str!("../migrations/postgres/0020_search_text.sql"),
+    ),
+    (
+        21,
+        "reading",
+        include_str!("../migrations/postgres/0021_reading.sql"),
     ),
 ];
 

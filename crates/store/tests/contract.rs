@@ -24,6 +24,8 @@ mod leases;
 mod listing;
 #[path = "contract/log.rs"]
 mod log;
+#[path = "contract/reading.rs"]
+mod reading;
 #[path = "contract/resources.rs"]
 mod resources;
 
@@ -49,6 +51,11 @@ macro_rules! contract {
 }
 
 contract! {
+    reading::reading_a_new_subscription_starts_with_its_newest_entries_unread,
+    reading::reading_marks_and_stars_are_per_account_and_move_the_counts,
+    reading::reading_mark_all_read_stops_at_its_time_and_keeps_stars,
+    reading::reading_folders_and_titles_are_the_accounts_own,
+    reading::reading_counts_stay_exact_under_any_sequence,
     leases::c3_a_host_has_one_holder_until_it_is_released_or_expires,
     leases::c3_racing_claimers_get_one_lease,
     leases::c3_hosts_are_claimed_and_given_back_in_one_go,

@@ -147,6 +147,10 @@ pub(super) async fn apply(
     for mut entry in fetch_entries {
         upsert_entry(tx, fetch, &mut entry, &mut known, &mut report).await?;
     }
+    if report.new_entries > 0 {
+        super::reading::count_new(tx, fetch.feed_id.0, report.new_entries, fetch.fetched_at)
+            .await?;
+    }
 
     for log in &fetch.log {
         insert_log(tx, log).await?;

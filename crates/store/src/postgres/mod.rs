@@ -10,6 +10,7 @@ mod accounts;
 mod apply;
 mod images;
 mod keys;
+mod reading;
 mod resources;
 mod rows;
 
@@ -98,6 +99,51 @@ fn redact(location: &str) -> String {
     }
 }
 
+/// The feed at `url` (by its URL or the URL it was first subscribed at), made as `new` says
+/// when there is none; and whether it was made. A feed removed on request is
+/// [`StoreError::FeedRemoved`] (WFM10).
+pub(super) async fn feed_for(
+    tx: &mut sqlx::Transaction<'static, Postgres>,
+    url: &FeedUrl,
+    now: DateTime<Utc>,
+    new: &NewFeed,
+) -> Result<(i64, bool)> {
+    apply::ensure_host(tx, url, now).await?;
+    // Insert first, so two processes subscribing at once meet on the unique URL.
+    let inserted: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
+             interval_secs, created_at) \
+             SELECT $1, $1, $2, $6, $4, $5, $3 \
+             WHERE NOT EXISTS (SELECT 1 FROM feeds WHERE original_url = $1) \
+             ON CONFLICT (url) DO NOTHING RETURNING id",
+    )
+    .bind(url.as_str())
+    .bind(url.host_key().as_str())
+    .bind(now)
+    .bind(&new.next_fetch_reason)
+    .bind(new.interval_secs)
+    .bind(new.next_fetch_at)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let (feed_id, new_feed) = match inserted {
+        Some(id) => (id, true),
+        None => {
+            let (id, state): (i64, String) = sqlx::query_as(
+                "SELECT id, state FROM feeds WHERE url = $1 OR original_url = $1 \
+                     ORDER BY url = $1 DESC, id LIMIT 1",
+            )
+            .bind(url.as_str())
+            .fetch_one(&mut **tx)
+            .await?;
+            if state == FeedState::Removed.as_str() {
+                return Err(StoreError::FeedRemoved(url.to_string()));
+            }
+            (id, false)
+        }
+    };
+    Ok((feed_id, new_feed))
+}
+
 #[async_trait]
 impl Store for PgStore {
     async fn subscribe(
@@ -108,39 +154,7 @@ impl Store for PgStore {
         new: &NewFeed,
     ) -> Result<Subscribed> {
         let mut tx = self.pool.begin().await?;
-        apply::ensure_host(&mut tx, url, now).await?;
-        // Insert first, so two processes subscribing at once meet on the unique URL.
-        let inserted: Option<i64> = sqlx::query_scalar(
-            "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
-             interval_secs, created_at) \
-             SELECT $1, $1, $2, $6, $4, $5, $3 \
-             WHERE NOT EXISTS (SELECT 1 FROM feeds WHERE original_url = $1) \
-             ON CONFLICT (url) DO NOTHING RETURNING id",
-        )
-        .bind(url.as_str())
-        .bind(url.host_key().as_str())
-        .bind(now)
-        .bind(&new.next_fetch_reason)
-        .bind(new.interval_secs)
-        .bind(new.next_fetch_at)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (feed_id, new_feed) = match inserted {
-            Some(id) => (id, true),
-            None => {
-                let (id, state): (i64, String) = sqlx::query_as(
-                    "SELECT id, state FROM feeds WHERE url = $1 OR original_url = $1 \
-                     ORDER BY url = $1 DESC, id LIMIT 1",
-                )
-                .bind(url.as_str())
-                .fetch_one(&mut *tx)
-                .await?;
-                if state == FeedState::Removed.as_str() {
-                    return Err(StoreError::FeedRemoved(url.to_string()));
-                }
-                (id, false)
-            }
-        };
+        let (feed_id, new_feed) = feed_for(&mut tx, url, now, new).await?;
         let new_subscription = sqlx::query(
             "INSERT INTO subscriptions (feed_id, subscriber, created_at) VALUES ($1, $2, $3) \
              ON CONFLICT (feed_id, subscriber) DO NOTHING",
@@ -797,6 +811,70 @@ impl Store for PgStore {
 
     async fn remove_account(&self, name: &str) -> Result<bool> {
         accounts::remove(self, name).await
+    }
+
+    async fn subscribe_account(
+        &self,
+        url: &FeedUrl,
+        account: i64,
+        placement: &crate::Placement,
+        now: DateTime<Utc>,
+        new: &NewFeed,
+    ) -> Result<Subscribed> {
+        reading::subscribe(self, url, account, placement, now, new).await
+    }
+
+    async fn unsubscribe_account(&self, account: i64, feed: FeedId) -> Result<bool> {
+        reading::unsubscribe(self, account, feed).await
+    }
+
+    async fn subscriptions(&self, account: i64) -> Result<Vec<crate::Subscription>> {
+        reading::subscriptions(self, account).await
+    }
+
+    async fn edit_subscription(
+        &self,
+        account: i64,
+        feed: FeedId,
+        edit: &crate::SubscriptionEdit,
+    ) -> Result<bool> {
+        reading::edit(self, account, feed, edit).await
+    }
+
+    async fn rename_folder(&self, account: i64, from: &str, to: Option<&str>) -> Result<u64> {
+        reading::rename_folder(self, account, from, to).await
+    }
+
+    async fn set_entry_states(
+        &self,
+        account: i64,
+        ids: &[i64],
+        change: crate::StateChange,
+        now: DateTime<Utc>,
+    ) -> Result<u64> {
+        reading::set_states(self, account, ids, change, now).await
+    }
+
+    async fn mark_all_read(
+        &self,
+        account: i64,
+        scope: &crate::ReadScope,
+        up_to: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<u64> {
+        reading::mark_all_read(self, account, scope, up_to, now).await
+    }
+
+    async fn reading(&self, query: &crate::ReadingQuery) -> Result<Vec<crate::ReadEntry>> {
+        reading::reading(self, query).await
+    }
+
+    async fn count_reading(&self, query: &crate::ReadingQuery) -> Result<u64> {
+        reading::count(self, query).await
+    }
+
+    async fn recount_unread(&self, account: i64) -> Result<Vec<(FeedId, u64)>> {
+        reading::recount_unread(self, account).await
     }
 
     async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {

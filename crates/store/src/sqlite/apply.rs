@@ -131,6 +131,12 @@ pub(super) async fn apply_batch(
         reports.insert(i, report);
     }
     insert_entries(tx, writes.inserts).await?;
+    for (i, fetch) in live.iter().enumerate() {
+        let new = reports.get(&i).map_or(0, |r| r.new_entries);
+        if new > 0 {
+            super::reading::count_new(tx, fetch.feed_id.0, new, fetch.fetched_at).await?;
+        }
+    }
     for (id, row) in writes.updates {
         update_entry(tx, id, row).await?;
     }

@@ -21,6 +21,7 @@ mod group;
 mod images;
 mod keys;
 mod leases;
+mod reading;
 mod resources;
 mod rows;
 
@@ -205,6 +206,47 @@ fn is_memory(path: &Path) -> bool {
     p == ":memory:" || p.starts_with("file:")
 }
 
+/// The feed at `url` (by its URL or the URL it was first subscribed at), made as `new` says
+/// when there is none; and whether it was made. A feed removed on request is
+/// [`StoreError::FeedRemoved`] (WFM10).
+pub(super) async fn feed_for(
+    tx: &mut Transaction<'static, Sqlite>,
+    url: &FeedUrl,
+    now: DateTime<Utc>,
+    new: &NewFeed,
+) -> Result<(i64, bool)> {
+    let existing: Option<(i64, String)> = sqlx::query_as(
+        "SELECT id, state FROM feeds WHERE url = ?1 OR original_url = ?1 \
+             ORDER BY url = ?1 DESC, id LIMIT 1",
+    )
+    .bind(url.as_str())
+    .fetch_optional(&mut **tx)
+    .await?;
+    let (feed_id, new_feed) = match existing {
+        Some((_, state)) if state == FeedState::Removed.as_str() => {
+            return Err(StoreError::FeedRemoved(url.to_string()));
+        }
+        Some((id, _)) => (id, false),
+        None => {
+            apply::ensure_host_at(tx, url, now).await?;
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
+                     interval_secs, created_at) VALUES (?1, ?1, ?2, ?6, ?4, ?5, ?3) RETURNING id",
+            )
+            .bind(url.as_str())
+            .bind(url.host_key().as_str())
+            .bind(micros(now))
+            .bind(&new.next_fetch_reason)
+            .bind(new.interval_secs)
+            .bind(micros(new.next_fetch_at))
+            .fetch_one(&mut **tx)
+            .await?;
+            (id, true)
+        }
+    };
+    Ok((feed_id, new_feed))
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn subscribe(
@@ -215,35 +257,7 @@ impl Store for SqliteStore {
         new: &NewFeed,
     ) -> Result<Subscribed> {
         let (_turn, mut tx) = self.write().await?;
-        let existing: Option<(i64, String)> = sqlx::query_as(
-            "SELECT id, state FROM feeds WHERE url = ?1 OR original_url = ?1 \
-             ORDER BY url = ?1 DESC, id LIMIT 1",
-        )
-        .bind(url.as_str())
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (feed_id, new_feed) = match existing {
-            Some((_, state)) if state == FeedState::Removed.as_str() => {
-                return Err(StoreError::FeedRemoved(url.to_string()));
-            }
-            Some((id, _)) => (id, false),
-            None => {
-                apply::ensure_host_at(&mut tx, url, now).await?;
-                let id: i64 = sqlx::query_scalar(
-                    "INSERT INTO feeds (url, original_url, host, next_fetch_at, next_fetch_reason, \
-                     interval_secs, created_at) VALUES (?1, ?1, ?2, ?6, ?4, ?5, ?3) RETURNING id",
-                )
-                .bind(url.as_str())
-                .bind(url.host_key().as_str())
-                .bind(micros(now))
-                .bind(&new.next_fetch_reason)
-                .bind(new.interval_secs)
-                .bind(micros(new.next_fetch_at))
-                .fetch_one(&mut *tx)
-                .await?;
-                (id, true)
-            }
-        };
+        let (feed_id, new_feed) = feed_for(&mut tx, url, now, new).await?;
         let new_subscription = sqlx::query(
             "INSERT INTO subscriptions (feed_id, subscriber, created_at) VALUES (?1, ?2, ?3) \
              ON CONFLICT (feed_id, subscriber) DO NOTHING",
@@ -819,6 +833,70 @@ impl Store for SqliteStore {
 
     async fn remove_account(&self, name: &str) -> Result<bool> {
         accounts::remove(self, name).await
+    }
+
+    async fn subscribe_account(
+        &self,
+        url: &FeedUrl,
+        account: i64,
+        placement: &crate::Placement,
+        now: DateTime<Utc>,
+        new: &NewFeed,
+    ) -> Result<Subscribed> {
+        reading::subscribe(self, url, account, placement, now, new).await
+    }
+
+    async fn unsubscribe_account(&self, account: i64, feed: FeedId) -> Result<bool> {
+        reading::unsubscribe(self, account, feed).await
+    }
+
+    async fn subscriptions(&self, account: i64) -> Result<Vec<crate::Subscription>> {
+        reading::subscriptions(self, account).await
+    }
+
+    async fn edit_subscription(
+        &self,
+        account: i64,
+        feed: FeedId,
+        edit: &crate::SubscriptionEdit,
+    ) -> Result<bool> {
+        reading::edit(self, account, feed, edit).await
+    }
+
+    async fn rename_folder(&self, account: i64, from: &str, to: Option<&str>) -> Result<u64> {
+        reading::rename_folder(self, account, from, to).await
+    }
+
+    async fn set_entry_states(
+        &self,
+        account: i64,
+        ids: &[i64],
+        change: crate::StateChange,
+        now: DateTime<Utc>,
+    ) -> Result<u64> {
+        reading::set_states(self, account, ids, change, now).await
+    }
+
+    async fn mark_all_read(
+        &self,
+        account: i64,
+        scope: &crate::ReadScope,
+        up_to: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<u64> {
+        reading::mark_all_read(self, account, scope, up_to, now).await
+    }
+
+    async fn reading(&self, query: &crate::ReadingQuery) -> Result<Vec<crate::ReadEntry>> {
+        reading::reading(self, query).await
+    }
+
+    async fn count_reading(&self, query: &crate::ReadingQuery) -> Result<u64> {
+        reading::count(self, query).await
+    }
+
+    async fn recount_unread(&self, account: i64) -> Result<Vec<(FeedId, u64)>> {
+        reading::recount_unread(self, account).await
     }
 
     async fn create_key(&self, key: &crate::NewKey) -> Result<crate::ApiKey> {
