@@ -40,7 +40,7 @@ async fn main() -> ExitCode {
     }
 }
 
-fn start() -> DateTime<Utc> {
+pub fn start() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
         .single()
         .unwrap_or_default()
@@ -98,7 +98,7 @@ async fn seed(db: &str, feeds: usize, per_feed: usize) -> Result<(), Box<dyn std
 }
 
 /// Read number `read` of feed `f`, bringing entries `range` of it.
-fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> FetchRecord {
+pub fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) -> FetchRecord {
     let at = start() + Duration::days(i64::try_from(read).unwrap_or(0));
     let entries = range
         .map(|n| {
