@@ -161,6 +161,8 @@ pub struct Auth {
     config: AuthConfig,
     buckets: Mutex<HashMap<i64, Bucket>>,
     failures: Mutex<Throttle>,
+    /// Sync-client logins checked recently (see [`crate::compat::login`]).
+    pub(crate) logins: crate::compat::Logins,
 }
 
 impl Default for Auth {
@@ -175,6 +177,7 @@ impl Auth {
             config,
             buckets: Mutex::default(),
             failures: Mutex::new(Throttle::new(config.failures, throttle::MAX_TRACKED)),
+            logins: crate::compat::Logins::default(),
         }
     }
 

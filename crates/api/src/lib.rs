@@ -11,6 +11,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod bot;
+pub mod compat;
 mod escape;
 pub mod export;
 pub mod keydir;
@@ -113,6 +114,7 @@ pub fn router(state: AppState) -> Router {
         .merge(publishers::routes())
         .merge(keydir::routes())
         .merge(ui::routes())
+        .merge(compat::routes())
         .with_state(state)
 }
 

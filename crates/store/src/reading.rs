@@ -109,6 +109,8 @@ pub struct ReadingQuery {
     pub account: i64,
     pub feed: Option<FeedId>,
     pub folder: Option<String>,
+    /// Only entries of feeds filed under no folder.
+    pub unfiled: bool,
     pub status: Option<ReadStatus>,
     /// `Some(true)`: only starred entries; `Some(false)`: only the others.
     pub starred: Option<bool>,

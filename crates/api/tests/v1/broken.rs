@@ -175,6 +175,66 @@ impl Store for Broken {
     async fn remove_account(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }
+    async fn subscribe_account(
+        &self,
+        _: &FeedUrl,
+        _: i64,
+        _: &tidings_store::Placement,
+        _: DateTime<Utc>,
+        _: &NewFeed,
+    ) -> tidings_store::Result<Subscribed> {
+        fail()
+    }
+    async fn unsubscribe_account(&self, _: i64, _: FeedId) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn subscriptions(
+        &self,
+        _: i64,
+    ) -> tidings_store::Result<Vec<tidings_store::Subscription>> {
+        fail()
+    }
+    async fn edit_subscription(
+        &self,
+        _: i64,
+        _: FeedId,
+        _: &tidings_store::SubscriptionEdit,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn rename_folder(&self, _: i64, _: &str, _: Option<&str>) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn set_entry_states(
+        &self,
+        _: i64,
+        _: &[i64],
+        _: tidings_store::StateChange,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn mark_all_read(
+        &self,
+        _: i64,
+        _: &tidings_store::ReadScope,
+        _: DateTime<Utc>,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn reading(
+        &self,
+        _: &tidings_store::ReadingQuery,
+    ) -> tidings_store::Result<Vec<tidings_store::ReadEntry>> {
+        fail()
+    }
+    async fn count_reading(&self, _: &tidings_store::ReadingQuery) -> tidings_store::Result<u64> {
+        fail()
+    }
+    async fn recount_unread(&self, _: i64) -> tidings_store::Result<Vec<(FeedId, u64)>> {
+        fail()
+    }
     async fn create_key(&self, _: &NewKey) -> tidings_store::Result<ApiKey> {
         fail()
     }

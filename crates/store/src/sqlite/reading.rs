@@ -366,6 +366,9 @@ fn push_selection(sql: &mut QueryBuilder<Sqlite>, query: &ReadingQuery) -> Resul
     if let Some(folder) = &query.folder {
         sql.push(" AND s.folder = ").push_bind(folder.clone());
     }
+    if query.unfiled {
+        sql.push(" AND s.folder IS NULL");
+    }
     match query.status {
         Some(ReadStatus::Unread) => {
             sql.push(" AND COALESCE(st.read, e.first_seen_at <= s.read_floor) = 0");
