@@ -22,8 +22,6 @@ use std::time::{Duration, Instant};
 use tidings_model::FeedUrl;
 use tidings_store::{AccountRole, NewAccount, NewFeed, Placement, ReadScope, Store, UnreadCounts};
 
-const PER_READ: usize = 50;
-const IN_FLIGHT: usize = 64;
 const FOLDER_SIZE: usize = 100;
 
 #[tokio::main]
@@ -77,30 +75,7 @@ async fn run(db: &str, feeds: usize, per_feed: usize) -> Result<(), Box<dyn std:
                 .feed_id,
         );
     }
-    let mut jobs = tokio::task::JoinSet::new();
-    let mut stored = 0usize;
-    for read in 0..per_feed.div_ceil(PER_READ) {
-        for (f, id) in ids.iter().enumerate() {
-            let from = read * PER_READ;
-            let to = (from + PER_READ).min(per_feed);
-            let record = seed::record(*id, f, read, from..to);
-            let store = store.clone();
-            jobs.spawn(async move { store.apply_fetch(record).await.map(|_| to - from) });
-            while jobs.len() >= IN_FLIGHT {
-                if let Some(done) = jobs.join_next().await {
-                    stored += done??;
-                }
-            }
-        }
-        eprintln!(
-            "{stored}/{} entries after {:.1}s",
-            feeds * per_feed,
-            began.elapsed().as_secs_f64()
-        );
-    }
-    while let Some(done) = jobs.join_next().await {
-        stored += done??;
-    }
+    let stored = seed::store_entries(&store, &ids, per_feed, began).await?;
     eprintln!("{stored} entries in {:.1}s", began.elapsed().as_secs_f64());
 
     let mut times = Vec::new();

@@ -61,10 +61,28 @@ async fn seed(db: &str, feeds: usize, per_feed: usize) -> Result<(), Box<dyn std
         ids.push(store.subscribe(&url, "bench", start(), &new).await?.feed_id);
     }
     eprintln!("{feeds} feeds in {:.1}s", began.elapsed().as_secs_f64());
+    let stored = store_entries(&store, &ids, per_feed, began).await?;
+    eprintln!(
+        "{stored} entries in {:.1}s; now: {} in the store",
+        began.elapsed().as_secs_f64(),
+        store.count_entries(None).await?
+    );
+    Ok(())
+}
+
+/// Store `per_feed` entries for each feed of `ids` the way a crawl stores them: a read of
+/// [`PER_READ`] entries per feed per day, [`IN_FLIGHT`] reads at once. Returns how many were
+/// stored; progress goes to standard error.
+pub async fn store_entries(
+    store: &Arc<dyn Store>,
+    ids: &[FeedId],
+    per_feed: usize,
+    began: Instant,
+) -> Result<usize, Box<dyn std::error::Error>> {
     let reads_per_feed = per_feed.div_ceil(PER_READ);
     let mut jobs = tokio::task::JoinSet::new();
     let mut stored = 0usize;
-    let total = feeds * per_feed;
+    let total = ids.len() * per_feed;
     for read in 0..reads_per_feed {
         for (f, id) in ids.iter().enumerate() {
             let from = read * PER_READ;
@@ -73,7 +91,7 @@ async fn seed(db: &str, feeds: usize, per_feed: usize) -> Result<(), Box<dyn std
                 continue;
             }
             let record = record(*id, f, read, from..to);
-            let store = store.clone();
+            let store = Arc::clone(store);
             jobs.spawn(async move { store.apply_fetch(record).await.map(|_| to - from) });
             while jobs.len() >= IN_FLIGHT {
                 if let Some(done) = jobs.join_next().await {
@@ -89,12 +107,7 @@ async fn seed(db: &str, feeds: usize, per_feed: usize) -> Result<(), Box<dyn std
     while let Some(done) = jobs.join_next().await {
         stored += done??;
     }
-    eprintln!(
-        "{stored} entries in {:.1}s; now: {} in the store",
-        began.elapsed().as_secs_f64(),
-        store.count_entries(None).await?
-    );
-    Ok(())
+    Ok(stored)
 }
 
 /// Read number `read` of feed `f`, bringing entries `range` of it.

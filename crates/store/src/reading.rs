@@ -57,6 +57,17 @@ pub enum ReadScope {
     All,
 }
 
+impl ReadScope {
+    /// The feed id or folder name it is narrowed to (neither: everything).
+    pub(crate) fn parts(&self) -> (Option<i64>, Option<&str>) {
+        match self {
+            ReadScope::Feed(feed) => (Some(feed.0), None),
+            ReadScope::Folder(name) => (None, Some(name.as_str())),
+            ReadScope::All => (None, None),
+        }
+    }
+}
+
 /// A change of an entry's state: each field `Some` is set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StateChange {
@@ -138,14 +149,6 @@ pub struct ReadingQuery {
 pub const DEFAULT_READING_LIMIT: u32 = 100;
 /// The most entries one query lists (sync clients ask for up to 10,000 ids at once).
 pub const MAX_READING_LIMIT: u32 = 10_000;
-
-/// The limit a query asks for, as applied.
-pub fn limit(asked: u32) -> u32 {
-    match asked {
-        0 => DEFAULT_READING_LIMIT,
-        n => n.min(MAX_READING_LIMIT),
-    }
-}
 
 /// Unread counts per feed, per folder and in all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -51,7 +51,8 @@ macro_rules! contract {
 }
 
 contract! {
-    reading::reading_a_new_subscription_starts_with_its_newest_entries_unread,
+    reading::c2_one_read_serves_every_account_and_a_new_subscription_starts_with_its_newest_unread,
+    reading::ff16_an_accounts_reading_leaves_out_expired_entries,
     reading::reading_marks_and_stars_are_per_account_and_move_the_counts,
     reading::reading_mark_all_read_stops_at_its_time_and_keeps_stars,
     reading::reading_folders_and_titles_are_the_accounts_own,

@@ -35,8 +35,6 @@ use tidings_store::{
 pub const PREFIX: &str = "/compat/miniflux";
 /// The most entry ids one `PUT /v1/entries` may change.
 pub const MAX_IDS: usize = 10_000;
-/// Entries listed when a request names no limit (as Miniflux).
-pub const DEFAULT_LIMIT: u32 = 100;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -152,17 +150,21 @@ async fn me(User(account): User) -> Result<axum::Json<Value>, Failure> {
         "language": "en_US",
         "timezone": "UTC",
         "entry_sorting_direction": "desc",
-        "entries_per_page": DEFAULT_LIMIT,
+        "entries_per_page": tidings_store::reading::DEFAULT_READING_LIMIT,
     })))
 }
 
-/// The account's subscriptions with their feeds, by feed id.
-async fn subscribed(
+/// The feeds of `subs` (only those in `only`, when given), each with its subscription.
+async fn with_feeds<'s>(
     state: &AppState,
-    account: &SyncAccount,
-) -> Result<Vec<(Subscription, FeedRecord)>, Failure> {
+    subs: &'s [Subscription],
+    only: Option<&BTreeSet<FeedId>>,
+) -> Result<Vec<(&'s Subscription, FeedRecord)>, Failure> {
     let mut out = Vec::new();
-    for sub in state.store.subscriptions(account.id).await? {
+    for sub in subs {
+        if only.is_some_and(|ids| !ids.contains(&sub.feed_id)) {
+            continue;
+        }
         if let Some(feed) = state.store.feed(sub.feed_id).await? {
             out.push((sub, feed));
         }
@@ -219,7 +221,8 @@ async fn feeds(
     State(state): State<AppState>,
     User(account): User,
 ) -> Result<axum::Json<Value>, Failure> {
-    let list = subscribed(&state, &account)
+    let subs = state.store.subscriptions(account.id).await?;
+    let list = with_feeds(&state, &subs, None)
         .await?
         .iter()
         .filter_map(|(sub, feed)| feed_json(&account, sub, feed))
@@ -310,10 +313,10 @@ fn unix(name: &str, value: Option<&String>) -> Result<Option<DateTime<Utc>>, Fai
         .transpose()
 }
 
-/// The store query for `listing` of `account`'s entries.
-async fn query_of(
-    state: &AppState,
+/// The store query for `listing` of `account`'s entries (`subs`: its subscriptions).
+fn query_of(
     account: &SyncAccount,
+    subs: &[Subscription],
     listing: &Listing,
 ) -> Result<ReadingQuery, Failure> {
     let status = match listing.statuses.as_slice() {
@@ -366,19 +369,19 @@ async fn query_of(
         current_at: Some(Utc::now()),
         order,
         offset: number("offset", listing.offset.as_ref())?.unwrap_or(0),
-        limit: number("limit", listing.limit.as_ref())?.unwrap_or(DEFAULT_LIMIT),
+        // 0: the store's default, 100 as in Miniflux.
+        limit: number("limit", listing.limit.as_ref())?.unwrap_or(0),
         ..ReadingQuery::default()
     };
     if let Some(category) = number::<i32>("category_id", listing.category_id.as_ref())? {
-        filter_category(state, account, category, &mut query).await?;
+        filter_category(subs, category, &mut query)?;
     }
     Ok(query)
 }
 
-/// Narrow `query` to the folder whose id is `category`.
-async fn filter_category(
-    state: &AppState,
-    account: &SyncAccount,
+/// Narrow `query` to the folder of `subs` whose id is `category`.
+fn filter_category(
+    subs: &[Subscription],
     category: i32,
     query: &mut ReadingQuery,
 ) -> Result<(), Failure> {
@@ -386,28 +389,28 @@ async fn filter_category(
         query.unfiled = true;
         return Ok(());
     }
-    let folder = state
-        .store
-        .subscriptions(account.id)
-        .await?
-        .into_iter()
-        .filter_map(|s| s.folder)
+    let folder = subs
+        .iter()
+        .filter_map(|s| s.folder.clone())
         .find(|f| folder_id(f) == category)
         .ok_or_else(|| Failure::not_found("category"))?;
     query.folder = Some(folder);
     Ok(())
 }
 
-/// Entries as Miniflux lists them, with the total the query selects.
+/// Entries as Miniflux lists them, with the total the query selects; each names its feed
+/// (only the feeds of the entries listed are read).
 async fn listed(
     state: &AppState,
     account: &SyncAccount,
+    subs: &[Subscription],
     query: &ReadingQuery,
 ) -> Result<axum::Json<Value>, Failure> {
     let found = state.store.reading(query).await?;
     let total = state.store.count_reading(query).await?;
-    let subs = subscribed(state, account).await?;
-    let feeds: BTreeMap<FeedId, Value> = subs
+    let shown: BTreeSet<FeedId> = found.iter().map(|r| r.entry.feed_id).collect();
+    let feeds: BTreeMap<FeedId, Value> = with_feeds(state, subs, Some(&shown))
+        .await?
         .iter()
         .filter_map(|(sub, feed)| Some((feed.id, feed_json(account, sub, feed)?)))
         .collect();
@@ -464,8 +467,9 @@ async fn entries(
     User(account): User,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> Result<axum::Json<Value>, Failure> {
-    let query = query_of(&state, &account, &Listing::of(pairs)).await?;
-    listed(&state, &account, &query).await
+    let subs = state.store.subscriptions(account.id).await?;
+    let query = query_of(&account, &subs, &Listing::of(pairs))?;
+    listed(&state, &account, &subs, &query).await
 }
 
 fn path_id(text: &str, what: &str) -> Result<i64, Failure> {
@@ -482,13 +486,13 @@ async fn feed_entries(
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> Result<axum::Json<Value>, Failure> {
     let feed = FeedId(path_id(&id, "feed")?);
-    let subscribed = state.store.subscriptions(account.id).await?;
-    if !subscribed.iter().any(|s| s.feed_id == feed) {
+    let subs = state.store.subscriptions(account.id).await?;
+    if !subs.iter().any(|s| s.feed_id == feed) {
         return Err(Failure::not_found("feed"));
     }
-    let mut query = query_of(&state, &account, &Listing::of(pairs)).await?;
+    let mut query = query_of(&account, &subs, &Listing::of(pairs))?;
     query.feed = Some(feed);
-    listed(&state, &account, &query).await
+    listed(&state, &account, &subs, &query).await
 }
 
 async fn category_entries(
@@ -499,9 +503,10 @@ async fn category_entries(
 ) -> Result<axum::Json<Value>, Failure> {
     let category =
         i32::try_from(path_id(&id, "category")?).map_err(|_| Failure::not_found("category"))?;
-    let mut query = query_of(&state, &account, &Listing::of(pairs)).await?;
-    filter_category(&state, &account, category, &mut query).await?;
-    listed(&state, &account, &query).await
+    let subs = state.store.subscriptions(account.id).await?;
+    let mut query = query_of(&account, &subs, &Listing::of(pairs))?;
+    filter_category(&subs, category, &mut query)?;
+    listed(&state, &account, &subs, &query).await
 }
 
 /// One entry of the account, by id.
@@ -532,10 +537,11 @@ async fn entry(
     Path(id): Path<String>,
 ) -> Result<axum::Json<Value>, Failure> {
     let read = one(&state, &account, &id).await?;
-    let subs = subscribed(&state, &account).await?;
-    let feed = subs
-        .iter()
-        .find(|(_, f)| f.id == read.entry.feed_id)
+    let subs = state.store.subscriptions(account.id).await?;
+    let only = BTreeSet::from([read.entry.feed_id]);
+    let feed = with_feeds(&state, &subs, Some(&only))
+        .await?
+        .first()
         .and_then(|(sub, f)| feed_json(&account, sub, f));
     entry_json(&account, &read, feed.as_ref())
         .map(axum::Json)

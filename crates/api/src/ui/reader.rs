@@ -23,7 +23,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 use std::collections::HashMap;
-use tidings_model::{FeedId, FeedUrl};
+use tidings_model::{FeedId, FeedUrl, web_url};
 use tidings_store::{EntryQuery, FeedRecord, FeedState, StoredEntry};
 
 /// The most subscriptions listed beside the entries.
@@ -167,7 +167,7 @@ fn facts(main: &mut String, feed: &FeedRecord, admin: bool) {
         "<dt>Feed</dt><dd><code>{}</code></dd>\n",
         esc(&url)
     ));
-    if let Some(site) = feed.site_link.as_deref().and_then(web_link) {
+    if let Some(site) = feed.site_link.as_deref().and_then(web_url) {
         main.push_str(&format!(
             "<dt>Site</dt><dd><a href=\"{href}\" rel=\"noopener noreferrer nofollow\">{href}</a>\
              </dd>\n",
@@ -302,7 +302,7 @@ pub async fn entry(
              to an admin key only.</p>\n",
         );
     }
-    let original = e.link.as_deref().and_then(web_link);
+    let original = e.link.as_deref().and_then(web_url);
     if let Some(link) = &original {
         main.push_str(&format!(
             "<p><a href=\"{}\" rel=\"noopener noreferrer nofollow\">Read the original</a></p>\n",
@@ -391,7 +391,7 @@ fn article_preview(main: &mut String, stored: &StoredEntry) {
     let image = stored
         .preview
         .as_ref()
-        .and_then(|p| web_link(&p.url).map(|href| (href, p)));
+        .and_then(|p| web_url(&p.url).map(|href| (href, p)));
     if page.is_none() && image.is_none() {
         return;
     }
@@ -427,7 +427,7 @@ fn article_preview(main: &mut String, stored: &StoredEntry) {
     let links = |label: &str, rel: &str, urls: &[String]| -> Option<String> {
         let items: Vec<String> = urls
             .iter()
-            .filter_map(|u| web_link(u))
+            .filter_map(|u| web_url(u))
             .map(|u| {
                 format!(
                     "<a href=\"{l}\" rel=\"{rel}noopener noreferrer nofollow\">{l}</a>",
@@ -454,7 +454,7 @@ fn media(main: &mut String, e: &tidings_model::Entry) {
         .enclosures
         .iter()
         .filter_map(|x| {
-            let href = web_link(&x.url)?;
+            let href = web_url(&x.url)?;
             let name = ammonia::Url::parse(&href)
                 .ok()
                 .and_then(|u| {
@@ -518,7 +518,7 @@ fn publisher_metadata(main: &mut String, e: &tidings_model::Entry) {
             .or(source.url.as_deref());
         if let Some(name) = name {
             let name = esc(name);
-            rows.push(match source.link.as_deref().and_then(web_link) {
+            rows.push(match source.link.as_deref().and_then(web_url) {
                 Some(link) => format!(
                     "From: <a href=\"{}\" rel=\"noopener noreferrer nofollow\">{name}</a>",
                     esc(&link)
@@ -531,7 +531,7 @@ fn publisher_metadata(main: &mut String, e: &tidings_model::Entry) {
         rows.push(format!("Rights: {}", esc(rights)));
     }
     if let Some(licence) = &e.license {
-        rows.push(match web_link(licence) {
+        rows.push(match web_url(licence) {
             Some(link) => format!(
                 "Licence: <a href=\"{l}\" rel=\"license noopener noreferrer nofollow\">{l}</a>",
                 l = esc(&link)
@@ -857,9 +857,4 @@ fn entry_title(stored: &StoredEntry) -> String {
         Some(title) if !title.is_empty() => title.to_owned(),
         _ => "Untitled entry".to_owned(),
     }
-}
-
-/// `link` when it is an absolute http(s) URL, the only links the reader follows out.
-fn web_link(link: &str) -> Option<String> {
-    tidings_model::web_url(link)
 }

@@ -72,7 +72,7 @@ pub async fn subscribe(
         .bind(i64::from(NEW_SUBSCRIPTION_UNREAD))
         .execute(&mut *tx)
         .await?;
-        recount(&mut tx, account, Some(feed_id), None).await?;
+        recount(&mut tx, account, (Some(feed_id), None)).await?;
     } else {
         let edit = SubscriptionEdit {
             title: title.map(Some),
@@ -92,15 +92,13 @@ pub async fn subscribe(
 async fn recount(
     tx: &mut Transaction<'static, Postgres>,
     account: i64,
-    feed: Option<i64>,
-    folder: Option<&str>,
+    scope: (Option<i64>, Option<&str>),
 ) -> Result<()> {
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "UPDATE subscriptions AS s SET unread = {UNREAD_OF_S} WHERE {IN_SCOPE}"
-    )))
-    .bind(account)
-    .bind(feed)
-    .bind(folder)
+    in_scope(
+        &format!("UPDATE subscriptions AS s SET unread = {UNREAD_OF_S} WHERE {IN_SCOPE}"),
+        account,
+        scope,
+    )
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -303,69 +301,88 @@ pub async fn mark_all_read(
     up_to: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<u64> {
-    let (feed, folder) = match scope {
-        ReadScope::Feed(feed) => (Some(feed.0), None),
-        ReadScope::Folder(name) => (None, Some(name.as_str())),
-        ReadScope::All => (None, None),
-    };
+    let scope = scope.parts();
     let up_to = up_to.min(now);
     let mut tx = store.pool.begin().await?;
     // The scope's subscriptions are locked first: a new entry's count or a mark waits.
-    let before: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT COALESCE(sum(unread), 0)::BIGINT FROM (SELECT unread FROM subscriptions \
-         WHERE {IN_SCOPE} FOR UPDATE) AS locked"
-    )))
-    .bind(account)
-    .bind(feed)
-    .bind(folder)
-    .fetch_one(&mut *tx)
+    in_scope(
+        &format!("SELECT 1 FROM subscriptions WHERE {IN_SCOPE} FOR UPDATE"),
+        account,
+        scope,
+    )
+    .execute(&mut *tx)
     .await?;
+    let before = unread_sum(&mut tx, account, scope).await?;
     let feeds_in_scope = format!("SELECT feed_id FROM subscriptions WHERE {IN_SCOPE}");
     // Overrides under the new floor say nothing the floor does not: kept-unread entries
     // become read (changed now), read ones stay read; rows left with no star go.
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "UPDATE entry_states SET changed_at = CASE WHEN read = FALSE THEN $5 ELSE changed_at \
-         END, read = NULL WHERE account_id = $1 AND read IS NOT NULL AND first_seen_at <= $4 \
-         AND feed_id IN ({feeds_in_scope})"
-    )))
-    .bind(account)
-    .bind(feed)
-    .bind(folder)
+    in_scope(
+        &format!(
+            "UPDATE entry_states SET changed_at = CASE WHEN read = FALSE THEN $5 ELSE changed_at \
+             END, read = NULL WHERE account_id = $1 AND read IS NOT NULL \
+             AND first_seen_at <= $4 AND feed_id IN ({feeds_in_scope})"
+        ),
+        account,
+        scope,
+    )
     .bind(up_to)
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DELETE FROM entry_states WHERE account_id = $1 AND read IS NULL AND NOT starred \
-         AND feed_id IN ({feeds_in_scope})"
-    )))
-    .bind(account)
-    .bind(feed)
-    .bind(folder)
+    in_scope(
+        &format!(
+            "DELETE FROM entry_states WHERE account_id = $1 AND read IS NULL AND NOT starred \
+             AND feed_id IN ({feeds_in_scope})"
+        ),
+        account,
+        scope,
+    )
     .execute(&mut *tx)
     .await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "UPDATE subscriptions SET floor_moved_at = $5, read_floor = $4 \
-         WHERE {IN_SCOPE} AND read_floor < $4"
-    )))
-    .bind(account)
-    .bind(feed)
-    .bind(folder)
+    in_scope(
+        &format!(
+            "UPDATE subscriptions SET floor_moved_at = $5, read_floor = $4 \
+             WHERE {IN_SCOPE} AND read_floor < $4"
+        ),
+        account,
+        scope,
+    )
     .bind(up_to)
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    recount(&mut tx, account, feed, folder).await?;
-    let after: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+    recount(&mut tx, account, scope).await?;
+    let after = unread_sum(&mut tx, account, scope).await?;
+    tx.commit().await?;
+    Ok(u64::try_from(before - after).unwrap_or(0))
+}
+
+/// `sql`, written over [`IN_SCOPE`]'s parameters, with the account and scope bound.
+fn in_scope<'q>(
+    sql: &'q str,
+    account: i64,
+    (feed, folder): (Option<i64>, Option<&'q str>),
+) -> sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments> {
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(account)
+        .bind(feed)
+        .bind(folder)
+}
+
+/// The kept unread count of `account`'s subscriptions in a scope, summed.
+async fn unread_sum(
+    tx: &mut Transaction<'static, Postgres>,
+    account: i64,
+    (feed, folder): (Option<i64>, Option<&str>),
+) -> Result<i64> {
+    Ok(sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT COALESCE(sum(unread), 0)::BIGINT FROM subscriptions WHERE {IN_SCOPE}"
     )))
     .bind(account)
     .bind(feed)
     .bind(folder)
-    .fetch_one(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(u64::try_from(before - after).unwrap_or(0))
+    .fetch_one(&mut **tx)
+    .await?)
 }
 
 /// An entry's change time: its override's, or when its floor moved over it, or its arrival.
@@ -448,7 +465,11 @@ pub async fn reading(store: &PgStore, query: &ReadingQuery) -> Result<Vec<ReadEn
         ReadingOrder::IdDescending => " ORDER BY e.id DESC",
     });
     sql.push(" LIMIT ")
-        .push_bind(i64::from(reading::limit(query.limit)))
+        .push_bind(codec::limit(
+            query.limit,
+            reading::DEFAULT_READING_LIMIT,
+            reading::MAX_READING_LIMIT,
+        ))
         .push(" OFFSET ")
         .push_bind(i64::from(query.offset));
     sql.build()

@@ -125,7 +125,7 @@ fn star(yes: bool) -> StateChange {
     }
 }
 
-pub async fn reading_a_new_subscription_starts_with_its_newest_entries_unread(
+pub async fn c2_one_read_serves_every_account_and_a_new_subscription_starts_with_its_newest_unread(
     store: Arc<dyn Store>,
 ) {
     let ana = account(&store, "ana").await;
@@ -561,4 +561,30 @@ pub async fn reading_counts_stay_exact_under_any_sequence(store: Arc<dyn Store>)
     }
     let total: u64 = counts(&store, ana).await.values().sum();
     assert_eq!(store.count_reading(&unread(ana)).await.unwrap(), total);
+}
+
+pub async fn ff16_an_accounts_reading_leaves_out_expired_entries(store: Arc<dyn Store>) {
+    let ana = account(&store, "ana").await;
+    let feed = subscribe(&store, ana, "https://one.example/feed", None, t(0)).await;
+    let mut gone = dated("gone", t(10));
+    gone.expires = Some(t(500));
+    store
+        .apply_fetch(ok(feed, t(60), vec![dated("kept", t(20)), gone]))
+        .await
+        .unwrap();
+    let current = ReadingQuery {
+        current_at: Some(t(1000)),
+        ..query(ana)
+    };
+    let keys: Vec<String> = listed(&store, &current)
+        .await
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(keys, vec!["kept"], "expired at t(500), asked at t(1000)");
+    let before = ReadingQuery {
+        current_at: Some(t(400)),
+        ..query(ana)
+    };
+    assert_eq!(store.count_reading(&before).await.unwrap(), 2);
 }
