@@ -117,6 +117,11 @@ const SQLITE: &[Source] = &[
         "reading",
         include_str!("../migrations/sqlite/0021_reading.sql"),
     ),
+    (
+        22,
+        "reading from the first entries",
+        include_str!("../migrations/sqlite/0022_reading_first_entries.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -224,6 +229,11 @@ const POSTGRES: &[Source] = &[
         21,
         "reading",
         include_str!("../migrations/postgres/0021_reading.sql"),
+    ),
+    (
+        22,
+        "reading from the first entries",
+        include_str!("../migrations/postgres/0022_reading_first_entries.sql"),
     ),
 ];
 

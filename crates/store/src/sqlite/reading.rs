@@ -15,12 +15,12 @@ use std::collections::BTreeMap;
 use tidings_model::FeedUrl;
 
 /// The unread entries of a subscription `s` counted one by one: those above its floor
-/// without a read override, and those at or under it kept unread. `?1` is the account.
+/// without a read override, and those at or under it kept unread.
 const UNREAD_OF_S: &str = "(SELECT count(*) FROM entries e \
-     LEFT JOIN entry_states st ON st.account_id = ?1 AND st.entry_id = e.id \
+     LEFT JOIN entry_states st ON st.account_id = s.account_id AND st.entry_id = e.id \
      WHERE e.feed_id = s.feed_id AND e.first_seen_at > s.read_floor \
      AND (st.read IS NULL OR st.read = 0)) \
-     + (SELECT count(*) FROM entry_states st WHERE st.account_id = ?1 \
+     + (SELECT count(*) FROM entry_states st WHERE st.account_id = s.account_id \
      AND st.feed_id = s.feed_id AND st.read = 0 AND st.first_seen_at <= s.read_floor)";
 
 /// The subscriptions of `?1` a scope covers: `?2` a feed id or NULL, `?3` a folder or NULL.
@@ -44,7 +44,8 @@ pub async fn subscribe(
     let floor = micros(now) - 1;
     let new_subscription = sqlx::query(
         "INSERT INTO subscriptions (feed_id, subscriber, created_at, account_id, title, folder, \
-         read_floor, floor_moved_at, unread) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?3, 0) \
+         read_floor, floor_moved_at, unread, awaiting_entries) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?3, 0, 1) \
          ON CONFLICT (feed_id, subscriber) DO NOTHING",
     )
     .bind(feed_id)
@@ -59,19 +60,7 @@ pub async fn subscribe(
     .rows_affected()
         > 0;
     if new_subscription {
-        sqlx::query(
-            "INSERT INTO entry_states (account_id, entry_id, feed_id, first_seen_at, read, \
-             starred, changed_at) SELECT ?1, id, feed_id, first_seen_at, 0, 0, ?3 FROM entries \
-             WHERE feed_id = ?2 AND first_seen_at <= ?4 ORDER BY sort_at DESC, id DESC LIMIT ?5",
-        )
-        .bind(account)
-        .bind(feed_id)
-        .bind(micros(now))
-        .bind(floor)
-        .bind(i64::from(NEW_SUBSCRIPTION_UNREAD))
-        .execute(&mut *tx)
-        .await?;
-        recount(&mut tx, account, (Some(feed_id), None)).await?;
+        start_reading(&mut tx, feed_id, Some(account), floor, micros(now)).await?;
     } else {
         let edit = SubscriptionEdit {
             title: title.map(Some),
@@ -85,6 +74,79 @@ pub async fn subscribe(
         new_feed,
         new_subscription,
     })
+}
+
+/// The subscriptions of feed `?1` whose reading state starts now: account `?2`'s, or when
+/// it is NULL every one waiting for the feed's first entries.
+const STARTING: &str = "s.feed_id = ?1 AND s.account_id IS NOT NULL \
+     AND (s.account_id = ?2 OR (?2 IS NULL AND s.awaiting_entries = 1))";
+
+/// Start the reading state of `feed`'s subscriptions (`account`'s; `None`: those waiting for
+/// the feed's first entries) at `floor`: its entries first seen at or before the floor are
+/// read but the newest [`NEW_SUBSCRIPTION_UNREAD`], which start unread. With no such entry
+/// yet, the subscription waits for the first ones.
+async fn start_reading(
+    tx: &mut Transaction<'static, Sqlite>,
+    feed: i64,
+    account: Option<i64>,
+    floor: i64,
+    now: i64,
+) -> Result<()> {
+    if account.is_none() {
+        // The common case on every stored batch: nobody waits for this feed.
+        let waiting: bool = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT EXISTS (SELECT 1 FROM subscriptions s WHERE {STARTING})"
+        )))
+        .bind(feed)
+        .bind(account)
+        .fetch_one(&mut **tx)
+        .await?;
+        if !waiting {
+            return Ok(());
+        }
+    }
+    let has_entries: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1 AND first_seen_at <= ?2)",
+    )
+    .bind(feed)
+    .bind(floor)
+    .fetch_one(&mut **tx)
+    .await?;
+    if !has_entries {
+        return Ok(());
+    }
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO entry_states (account_id, entry_id, feed_id, first_seen_at, read, \
+         starred, changed_at) SELECT s.account_id, e.id, e.feed_id, e.first_seen_at, 0, \
+         0, ?4 FROM subscriptions s, (SELECT id, feed_id, first_seen_at FROM entries \
+         WHERE feed_id = ?1 AND first_seen_at <= ?3 ORDER BY sort_at DESC, id DESC \
+         LIMIT ?5) AS e WHERE {STARTING} ON CONFLICT (account_id, entry_id) DO NOTHING"
+    )))
+    .bind(feed)
+    .bind(account)
+    .bind(floor)
+    .bind(now)
+    .bind(i64::from(NEW_SUBSCRIPTION_UNREAD))
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE subscriptions AS s SET read_floor = ?3, floor_moved_at = ?4 WHERE {STARTING}"
+    )))
+    .bind(feed)
+    .bind(account)
+    .bind(floor)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE subscriptions AS s SET unread = {UNREAD_OF_S}, awaiting_entries = 0 \
+         WHERE {STARTING}"
+    )))
+    .bind(feed)
+    .bind(account)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 /// Set the kept unread count of `account`'s subscriptions in a scope to what they hold.
@@ -490,7 +552,8 @@ pub async fn recount_unread(store: &SqliteStore, account: i64) -> Result<Vec<(Fe
 }
 
 /// New entries of a feed were stored at `at`: each account subscribed with its floor before
-/// then has `n` more unread.
+/// then has `n` more unread, and a subscription waiting for the feed's first entries starts
+/// its reading state with them.
 pub(super) async fn count_new(
     tx: &mut Transaction<'static, Sqlite>,
     feed: i64,
@@ -499,12 +562,15 @@ pub(super) async fn count_new(
 ) -> Result<()> {
     sqlx::query(
         "UPDATE subscriptions SET unread = unread + ?2 \
-         WHERE feed_id = ?1 AND account_id IS NOT NULL AND read_floor < ?3",
+         WHERE feed_id = ?1 AND account_id IS NOT NULL AND read_floor < ?3 \
+         AND awaiting_entries = 0",
     )
     .bind(feed)
     .bind(i64::try_from(n).unwrap_or(i64::MAX))
     .bind(at)
     .execute(&mut **tx)
     .await?;
+    // Subscriptions made before the feed had entries start with these.
+    start_reading(tx, feed, None, at, at).await?;
     Ok(())
 }
