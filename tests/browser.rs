@@ -13,12 +13,11 @@ mod support;
 
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{command, fast_profile, stderr, tidings};
+use support::{command, fast_profile, listening_address, on_path, stderr, tidings};
 use tidings_sim::{FeedSpec, HostSpec, Resource, Web};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// How long the crawler may take to read a new feed: it looks for new work at least every
 /// 30 s, so this is generous. Waiting polls; nothing is asserted about the time taken.
@@ -162,42 +161,12 @@ async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
     let _ = child.wait().await;
 }
 
-/// A program on PATH.
-fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|path| path.is_file())
-}
-
 /// A port nobody listens on now (the OS picks it; chromedriver takes it right after).
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port()
-}
-
-/// Read `serve`'s stdout until it says where it listens; keep reading it afterwards so the
-/// pipe never fills.
-async fn listening_address(child: &mut tokio::process::Child) -> SocketAddr {
-    let out = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(out).lines();
-    let addr = loop {
-        let line = lines
-            .next_line()
-            .await
-            .expect("read stdout")
-            .expect("serve printed where it listens");
-        if let Some(rest) = line.strip_prefix("listening on http://") {
-            break rest.parse::<SocketAddr>().expect("a socket address");
-        }
-    };
-    let mut rest = lines.into_inner();
-    tokio::spawn(async move {
-        let mut sink = Vec::new();
-        let _ = rest.read_to_end(&mut sink).await;
-    });
-    addr
 }
 
 /// A WebDriver session.

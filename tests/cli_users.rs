@@ -6,7 +6,7 @@ mod support;
 
 use std::path::Path;
 use std::process::{Output, Stdio};
-use support::{command, stderr, stdout, tidings};
+use support::{Publisher, Resource, command, fast_profile, rss, stderr, stdout, tidings};
 use tokio::io::AsyncWriteExt;
 
 /// Run `tidings ARGS` with `input` on standard input.
@@ -159,4 +159,106 @@ async fn accounts_are_made_listed_without_secrets_given_passwords_and_removed() 
     assert!(!out.status.success(), "removed once");
     let out = tidings(&db, &["users", "list"]).await;
     assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accounts_subscriptions_come_from_opml_with_folders_and_go_back_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let profile = fast_profile(dir.path());
+    let common = ["--profile", profile.as_str(), "--allow-private-networks"];
+    let publisher = Publisher::start().await;
+    publisher.set("/alpha.xml", Resource::feed(rss("alpha", 1, 3), "\"a1\""));
+    publisher.set("/beta.xml", Resource::feed(rss("beta", 1, 2), "\"b1\""));
+    let out = with_stdin(&db, &["users", "add", "ana"], "hunter2hunter2\n").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // An unknown account is named, and nothing is subscribed.
+    let out = tidings(
+        &db,
+        &[
+            &common[..],
+            &["add", "--user", "nobody", &publisher.url("/alpha.xml")],
+        ]
+        .concat(),
+    )
+    .await;
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("no account named nobody"),
+        "{}",
+        stderr(&out)
+    );
+
+    let opml = dir.path().join("in.opml");
+    std::fs::write(
+        &opml,
+        format!(
+            "<opml version=\"2.0\"><body><outline text=\"News &amp; more\">\
+             <outline type=\"rss\" text=\"Alpha\" xmlUrl=\"{}\"/></outline>\
+             <outline type=\"rss\" text=\"Beta\" xmlUrl=\"{}\"/></body></opml>",
+            publisher.url("/alpha.xml"),
+            publisher.url("/beta.xml")
+        ),
+    )
+    .unwrap();
+    let out = tidings(
+        &db,
+        &[
+            &common[..],
+            &["import-opml", opml.to_str().unwrap(), "--user", "ana"],
+        ]
+        .concat(),
+    )
+    .await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let store = tidings_store::open(db.to_str().unwrap()).await.unwrap();
+    let ana = store
+        .account_secrets("ana")
+        .await
+        .unwrap()
+        .unwrap()
+        .account
+        .id;
+    let subs = store.subscriptions(ana).await.unwrap();
+    let folders: Vec<Option<&str>> = subs.iter().map(|s| s.folder.as_deref()).collect();
+    assert_eq!(
+        folders,
+        [Some("News & more"), None],
+        "the OPML folder is kept"
+    );
+
+    let out = tidings(&db, &["export-opml", "--user", "ana"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = stdout(&out);
+    let back = tidings_feed::opml::read(&doc).unwrap();
+    let filed: Vec<(bool, Option<&str>)> = back
+        .iter()
+        .map(|o| (o.xml_url.ends_with("/alpha.xml"), o.folder.as_deref()))
+        .collect();
+    assert_eq!(filed, [(false, None), (true, Some("News & more"))], "{doc}");
+
+    let out = tidings(
+        &db,
+        &["unsubscribe", &publisher.url("/beta.xml"), "--user", "ana"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("unsubscribed for ana"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(store.subscriptions(ana).await.unwrap().len(), 1);
+    let out = tidings(
+        &db,
+        &["unsubscribe", &publisher.url("/beta.xml"), "--user", "ana"],
+    )
+    .await;
+    assert!(!out.status.success(), "not subscribed any more");
+    assert!(
+        stderr(&out).contains("is not among the subscriptions of ana"),
+        "{}",
+        stderr(&out)
+    );
 }

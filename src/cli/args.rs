@@ -164,6 +164,20 @@ pub struct AddArgs {
     /// Subscribe without reading the feeds now
     #[arg(long)]
     pub no_fetch: bool,
+    #[command(flatten)]
+    pub account: AccountArgs,
+    /// With --user: the folder to file the feeds under
+    #[arg(long, value_name = "NAME", requires = "user")]
+    pub folder: Option<String>,
+}
+
+/// Whose subscriptions a command works on.
+#[derive(Debug, Args)]
+pub struct AccountArgs {
+    /// The account whose subscriptions these are (with its reading state); without it, the
+    /// command line's own subscriptions, which keep feeds read and have no reading state
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -236,6 +250,9 @@ pub struct LogArgs {
 pub struct ImportOpmlArgs {
     /// The OPML file
     pub file: PathBuf,
+    /// With --user, each feed is filed under its OPML folder
+    #[command(flatten)]
+    pub account: AccountArgs,
 }
 
 #[derive(Debug, Args)]
@@ -243,6 +260,9 @@ pub struct ExportOpmlArgs {
     /// Write to this file instead of standard output
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// With --user, only the account's subscriptions, with its folders and titles
+    #[command(flatten)]
+    pub account: AccountArgs,
 }
 
 #[derive(Debug, Args)]

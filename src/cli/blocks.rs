@@ -62,6 +62,8 @@ pub struct RemoveArgs {
 pub struct UnsubscribeArgs {
     /// The feed: its id or its URL
     pub feed: String,
+    #[command(flatten)]
+    pub account: super::args::AccountArgs,
 }
 
 /// `tidings unsubscribe FEED`: the command line's subscription ends; the feed and its
@@ -69,6 +71,24 @@ pub struct UnsubscribeArgs {
 pub async fn unsubscribe(ctx: &Context, args: UnsubscribeArgs) -> Result<ExitCode> {
     let feed = find(ctx, &args.feed).await?;
     let url = visible(feed.url.as_str());
+    if let Some(name) = &args.account.user {
+        let id = super::users::account_id(ctx, name).await?;
+        if !ctx.store.unsubscribe_account(id, feed.id).await? {
+            eprintln!(
+                "feed {}: {url} is not among the subscriptions of {}",
+                feed.id,
+                visible(name)
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+        println!(
+            "feed {}: {url} unsubscribed for {} (their read and starred marks of it are \
+             forgotten; the feed stays for its other subscribers)",
+            feed.id,
+            visible(name)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     if !ctx.store.unsubscribe(feed.id, CLI_SUBSCRIBER).await? {
         eprintln!(
             "feed {}: {url} was not subscribed from the command line ({} other subscriber{}); \

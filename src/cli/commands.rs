@@ -17,7 +17,7 @@ use tidings_crawler::{Crawler, NoProgress};
 use tidings_feed::opml::{self, Outline};
 use tidings_fetch::Fetcher;
 use tidings_model::{FeedId, FeedUrl};
-use tidings_store::{EntryQuery, FeedRecord, FeedState, LogQuery, Store};
+use tidings_store::{EntryQuery, FeedRecord, FeedState, LogQuery, Placement, Store, Subscriber};
 
 /// What every command gets.
 pub struct Context {
@@ -40,6 +40,21 @@ impl Context {
 /// `tidings add URL...`: subscribe, then read each new feed once.
 pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
     let crawler = ctx.crawler()?;
+    let account = match &args.account.user {
+        Some(name) => Some(super::users::account_id(ctx, name).await?),
+        None => None,
+    };
+    let placement = Placement {
+        title: None,
+        folder: args.folder.clone(),
+    };
+    let who = match account {
+        Some(id) => Subscriber::Account {
+            id,
+            placement: &placement,
+        },
+        None => Subscriber::Named(CLI_SUBSCRIBER),
+    };
     let mut failed = false;
     let mut to_read = Vec::new();
     for raw in &args.urls {
@@ -53,7 +68,7 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             }
         };
         // A refused URL (a do-not-crawl rule, a private address) does not stop the others.
-        let sub = match crawler.subscribe(&url, CLI_SUBSCRIBER).await {
+        let sub = match crawler.subscribe(&url, who).await {
             Ok(sub) => sub,
             Err(e) if is_refusal(&e) => {
                 eprintln!("{}", visible(&e.to_string()));
@@ -288,10 +303,25 @@ pub async fn import_opml(ctx: &Context, args: ImportOpmlArgs) -> Result<ExitCode
     let text = String::from_utf8_lossy(&bytes);
     let outlines = opml::read(&text).with_context(|| format!("{}", args.file.display()))?;
     let crawler = ctx.crawler()?;
+    let account = match &args.account.user {
+        Some(name) => Some(super::users::account_id(ctx, name).await?),
+        None => None,
+    };
     let (mut new, mut known, mut invalid, mut refused) = (0, 0, 0, 0);
     for outline in outlines {
+        let placement = Placement {
+            title: None,
+            folder: outline.folder.clone(),
+        };
+        let who = match account {
+            Some(id) => Subscriber::Account {
+                id,
+                placement: &placement,
+            },
+            None => Subscriber::Named(CLI_SUBSCRIBER),
+        };
         match FeedUrl::parse(&outline.xml_url) {
-            Ok(url) => match crawler.subscribe(&url, CLI_SUBSCRIBER).await {
+            Ok(url) => match crawler.subscribe(&url, who).await {
                 Ok(sub) if sub.new_feed => new += 1,
                 Ok(_) => known += 1,
                 Err(e) if is_refusal(&e) => {
@@ -318,21 +348,43 @@ pub async fn import_opml(ctx: &Context, args: ImportOpmlArgs) -> Result<ExitCode
     })
 }
 
-/// `tidings export-opml`: every subscribed feed.
+/// `tidings export-opml`: every subscribed feed, or with `--user` one account's
+/// subscriptions with its folders and titles.
 pub async fn export_opml(ctx: &Context, args: ExportOpmlArgs) -> Result<ExitCode> {
-    let outlines: Vec<Outline> = ctx
-        .store
-        .feeds()
-        .await?
-        .into_iter()
-        .filter(|f| f.subscribers > 0)
-        .map(|f| Outline {
-            xml_url: f.url.to_string(),
-            title: f.title,
-            html_url: f.site_link,
-        })
-        .collect();
-    let doc = opml::write("tidings subscriptions", &outlines);
+    let (title, outlines) = match &args.account.user {
+        Some(name) => {
+            let id = super::users::account_id(ctx, name).await?;
+            let mut outlines = Vec::new();
+            for sub in ctx.store.subscriptions(id).await? {
+                if let Some(f) = ctx.store.feed(sub.feed_id).await? {
+                    outlines.push(Outline {
+                        xml_url: f.url.to_string(),
+                        title: sub.title.or(f.title),
+                        html_url: f.site_link,
+                        folder: sub.folder,
+                    });
+                }
+            }
+            (format!("tidings: the subscriptions of {name}"), outlines)
+        }
+        None => {
+            let outlines = ctx
+                .store
+                .feeds()
+                .await?
+                .into_iter()
+                .filter(|f| f.subscribers > 0)
+                .map(|f| Outline {
+                    xml_url: f.url.to_string(),
+                    title: f.title,
+                    html_url: f.site_link,
+                    folder: None,
+                })
+                .collect();
+            ("tidings subscriptions".to_owned(), outlines)
+        }
+    };
+    let doc = opml::write(&title, &outlines);
     match args.output {
         Some(path) => std::fs::write(&path, doc)
             .with_context(|| format!("cannot write {}", path.display()))?,

@@ -181,6 +181,17 @@ async fn list(ctx: &Context, args: ListArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The id of the account named `name` (`--user NAME`), or an error that says how to find one.
+pub async fn account_id(ctx: &Context, name: &str) -> Result<i64> {
+    match ctx.store.account_secrets(name).await? {
+        Some(secrets) => Ok(secrets.account.id),
+        None => anyhow::bail!(
+            "no account named {}: `tidings users list` shows them, `tidings users add NAME` makes one",
+            visible(name)
+        ),
+    }
+}
+
 async fn passwd(ctx: &Context, args: PasswdArgs) -> Result<ExitCode> {
     let now = chrono::Utc::now();
     let name = visible(&args.name);

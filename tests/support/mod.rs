@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// One served resource.
@@ -249,4 +249,36 @@ pub fn stdout(o: &Output) -> String {
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A program on PATH.
+pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// Read `serve`'s stdout until it says where it listens; keep reading it afterwards so the
+/// pipe never fills.
+pub async fn listening_address(child: &mut tokio::process::Child) -> std::net::SocketAddr {
+    let out = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::BufReader::new(out).lines();
+    let addr = loop {
+        let line = lines
+            .next_line()
+            .await
+            .expect("read stdout")
+            .expect("serve printed where it listens");
+        if let Some(rest) = line.strip_prefix("listening on http://") {
+            break rest
+                .parse::<std::net::SocketAddr>()
+                .expect("a socket address");
+        }
+    };
+    let mut rest = lines.into_inner();
+    tokio::spawn(async move {
+        let mut sink = Vec::new();
+        let _ = rest.read_to_end(&mut sink).await;
+    });
+    addr
 }

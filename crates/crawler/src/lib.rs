@@ -141,37 +141,36 @@ impl Crawler {
         }
     }
 
-    /// Subscribe `subscriber` to `url`; a new feed gets the schedule the policy gives a first
+    /// Subscribe `who` to `url`; a new feed gets the schedule the policy gives a first
     /// read (C2: an existing feed is shared, not added again). A URL a do-not-crawl rule
     /// forbids is refused (FF13), and so is a feed removed on request (WFM10, by the store),
     /// and one the address guard would refuse at every read (`tidings_fetch::reachable`).
-    pub async fn subscribe(
+    pub async fn subscribe<'a>(
         &self,
         url: &tidings_model::FeedUrl,
-        subscriber: &str,
+        who: impl Into<tidings_store::Subscriber<'a>>,
     ) -> Result<tidings_store::Subscribed, CrawlError> {
+        let who = who.into();
         let allow_private = self.fetcher.config().allow_private_networks;
         let now = self.config.clock.now();
-        let subscribed = operator::subscribe(
-            &*self.store,
-            &self.profile,
-            url,
-            subscriber,
-            allow_private,
-            now,
-        )
-        .await
-        .map_err(|e| match e {
-            operator::SubscribeError::Store(e) => CrawlError::Store(e),
-            operator::SubscribeError::Refused(refusal) => {
-                let reason = refusal.to_string();
-                match refusal {
-                    operator::Refusal::Blocked { url, .. } => CrawlError::Blocked { url, reason },
-                    operator::Refusal::Unreachable { url, .. }
-                    | operator::Refusal::NoHost { url } => CrawlError::Unreachable { url, reason },
-                }
-            }
-        })?;
+        let subscribed =
+            operator::subscribe(&*self.store, &self.profile, url, who, allow_private, now)
+                .await
+                .map_err(|e| match e {
+                    operator::SubscribeError::Store(e) => CrawlError::Store(e),
+                    operator::SubscribeError::Refused(refusal) => {
+                        let reason = refusal.to_string();
+                        match refusal {
+                            operator::Refusal::Blocked { url, .. } => {
+                                CrawlError::Blocked { url, reason }
+                            }
+                            operator::Refusal::Unreachable { url, .. }
+                            | operator::Refusal::NoHost { url } => {
+                                CrawlError::Unreachable { url, reason }
+                            }
+                        }
+                    }
+                })?;
         // A crawl of this crawler reads the new feed now, not at its next look.
         self.live.wake();
         Ok(subscribed)

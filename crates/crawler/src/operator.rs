@@ -15,7 +15,7 @@ use tidings_policy::Profile;
 use tidings_policy::{BlockKind, BlockList, RuleError, block_hold_reason, parse_rule};
 use tidings_store::{
     BlockAdded, FeedPatch, FeedRecord, FeedState, NewBlock, NewFeed, Store, StoreError,
-    StoredBlock, Subscribed,
+    StoredBlock, Subscribed, Subscriber,
 };
 
 /// Why an operator action was refused.
@@ -75,15 +75,15 @@ pub enum SubscribeError {
     Store(#[from] StoreError),
 }
 
-/// Subscribe `subscriber` to `url`: one feed per URL whoever subscribes (C2), a new one
-/// scheduled for its first read. Refused first when the host is no name or address, when the
+/// Subscribe `who` to `url`: one feed per URL whoever subscribes (C2), a new one scheduled
+/// for its first read; an account's subscription also starts its reading state. Refused first when the host is no name or address, when the
 /// address guard would refuse every read (`allow_private`: private networks may be read), or
 /// when a rule forbids it; the store refuses a feed removed on request.
 pub async fn subscribe(
     store: &dyn Store,
     profile: &Profile,
     url: &FeedUrl,
-    subscriber: &str,
+    who: Subscriber<'_>,
     allow_private: bool,
     now: DateTime<Utc>,
 ) -> Result<Subscribed, SubscribeError> {
@@ -112,7 +112,14 @@ pub async fn subscribe(
         next_fetch_reason: first.reason,
         interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
     };
-    Ok(store.subscribe(url, subscriber, now, &new).await?)
+    Ok(match who {
+        Subscriber::Named(name) => store.subscribe(url, name, now, &new).await?,
+        Subscriber::Account { id, placement } => {
+            store
+                .subscribe_account(url, id, placement, now, &new)
+                .await?
+        }
+    })
 }
 
 /// The rule that forbids `url` (or the feed stored at it), described, if one does.

@@ -73,7 +73,7 @@ proptest! {
     ) {
         let outlines: Vec<Outline> = feeds
             .into_iter()
-            .map(|(xml_url, title, html_url)| Outline { xml_url, title, html_url })
+            .map(|(xml_url, title, html_url)| Outline { xml_url, title, html_url, folder: None })
             .collect();
         let doc = opml::write(&list_title, &outlines);
         let parsed = parse(&doc);
@@ -113,6 +113,7 @@ fn a_terminal_escape_in_a_title_leaves_the_opml_well_formed() {
         xml_url: "https://a.test/feed?x=1&y=2".into(),
         title: Some("\u{1b}]0;PWNED\u{7}\u{1b}[2J".into()),
         html_url: None,
+        folder: None,
     }];
     let doc = opml::write("subscriptions", &outlines);
     let parsed = parse(&doc);
@@ -134,11 +135,13 @@ fn opml_writes_only_web_site_links() {
             xml_url: "https://a.example/feed".into(),
             title: Some("A".into()),
             html_url: Some("javascript:alert(1)".into()),
+            folder: None,
         },
         Outline {
             xml_url: "https://b.example/feed".into(),
             title: Some("B".into()),
             html_url: Some("https://b.example/".into()),
+            folder: None,
         },
     ];
     let doc = opml::write("subscriptions", &outlines);

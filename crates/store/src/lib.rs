@@ -33,7 +33,7 @@ mod sqlite;
 pub use postgres::PgStore;
 pub use reading::{
     EntryState, NEW_SUBSCRIPTION_UNREAD, Placement, ReadEntry, ReadScope, ReadStatus, ReadingOrder,
-    ReadingQuery, StateChange, Subscription, SubscriptionEdit, UnreadCounts,
+    ReadingQuery, StateChange, Subscriber, Subscription, SubscriptionEdit, UnreadCounts,
 };
 pub use sqlite::SqliteStore;
 pub use types::*;

@@ -35,6 +35,22 @@ pub struct Subscription {
     pub subscribed_at: DateTime<Utc>,
 }
 
+/// Who subscribes to a feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subscriber<'a> {
+    /// An operator or an API key by name (`cli`, `key:7`): it keeps the feed read, with no
+    /// reading state.
+    Named(&'a str),
+    /// An account, with its reading state, filed as `placement` says.
+    Account { id: i64, placement: &'a Placement },
+}
+
+impl<'a> From<&'a str> for Subscriber<'a> {
+    fn from(name: &'a str) -> Subscriber<'a> {
+        Subscriber::Named(name)
+    }
+}
+
 /// Where a new subscription is filed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Placement {

@@ -15,7 +15,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tidings_crawler::operator::{self, Refusal, SubscribeError};
 use tidings_model::FeedUrl;
-use tidings_store::{FeedOverrides, FeedPatch, FeedRecord, FeedState, StoreError, Subscribed};
+use tidings_store::{
+    FeedOverrides, FeedPatch, FeedRecord, FeedState, StoreError, Subscribed, Subscriber,
+};
 
 /// Every feed, by id.
 #[utoipa::path(
@@ -224,7 +226,7 @@ pub(crate) async fn subscribe(
         &*state.store,
         &state.profile,
         url,
-        &caller.subscriber(),
+        Subscriber::Named(&caller.subscriber()),
         state.allow_private_networks,
         chrono::Utc::now(),
     )

@@ -281,6 +281,7 @@ pub async fn export_opml(
             xml_url: f.url.to_string(),
             title: f.title,
             html_url: f.site_link,
+            folder: None,
         })
         .collect();
     let title = match caller.filter(|_| scope.subscriber.is_some()) {
