@@ -260,11 +260,12 @@ pub trait Store: Send + Sync {
     /// The account named `name` (case ignored) with its password hashes, for a login.
     async fn account_secrets(&self, name: &str) -> Result<Option<AccountSecrets>>;
 
-    /// Replace the login password's hash of account `name`; false when there is none.
+    /// Replace the login password's hash of account `name`, ending its web sessions; false
+    /// when there is none.
     async fn set_password(&self, name: &str, hash: &str, at: DateTime<Utc>) -> Result<bool>;
 
-    /// Set (or with `None` remove) the API password's hash of account `name`; false when
-    /// there is none.
+    /// Set (or with `None` remove) the API password's hash of account `name`, ending its sync
+    /// sessions; false when there is none.
     async fn set_api_password(
         &self,
         name: &str,
@@ -274,6 +275,21 @@ pub trait Store: Send + Sync {
 
     /// Remove account `name`; false when there is none.
     async fn remove_account(&self, name: &str) -> Result<bool>;
+
+    /// Store a session of an account.
+    async fn create_session(&self, session: &NewSession) -> Result<()>;
+
+    /// The account of the session of `kind` whose token hashes to `token_hash`, if it has not
+    /// expired at `now`.
+    async fn session_account(
+        &self,
+        token_hash: &str,
+        kind: SessionKind,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Account>>;
+
+    /// End the session whose token hashes to `token_hash`; false when there was none.
+    async fn end_session(&self, token_hash: &str) -> Result<bool>;
 
     /// Subscribe account `account` to the feed at `url`, as [`Store::subscribe`] does for any
     /// subscriber (one feed per URL, C2), filed as `placement` says. A new subscription starts

@@ -122,6 +122,11 @@ const SQLITE: &[Source] = &[
         "reading from the first entries",
         include_str!("../migrations/sqlite/0022_reading_first_entries.sql"),
     ),
+    (
+        23,
+        "sessions",
+        include_str!("../migrations/sqlite/0023_sessions.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -234,6 +239,11 @@ const POSTGRES: &[Source] = &[
         22,
         "reading from the first entries",
         include_str!("../migrations/postgres/0022_reading_first_entries.sql"),
+    ),
+    (
+        23,
+        "sessions",
+        include_str!("../migrations/postgres/0023_sessions.sql"),
     ),
 ];
 

@@ -692,6 +692,34 @@ pub struct StoredIcon {
     pub fetched_at: DateTime<Utc>,
 }
 
+/// What a session of an account is for: a sync client's token, or the web UI's login.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionKind {
+    /// Opened with the API password (the Google Reader API's ClientLogin).
+    Sync,
+    /// Opened with the login password (the web UI).
+    Web,
+}
+
+impl SessionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionKind::Sync => "sync",
+            SessionKind::Web => "web",
+        }
+    }
+}
+
+/// A session to store: the SHA-256 of its token, never the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSession {
+    pub token_hash: String,
+    pub account_id: i64,
+    pub kind: SessionKind,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
 /// What an account may do: read, or read and administer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

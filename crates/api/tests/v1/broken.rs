@@ -175,6 +175,20 @@ impl Store for Broken {
     async fn remove_account(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }
+    async fn create_session(&self, _: &tidings_store::NewSession) -> tidings_store::Result<()> {
+        fail()
+    }
+    async fn session_account(
+        &self,
+        _: &str,
+        _: tidings_store::SessionKind,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<Option<tidings_store::Account>> {
+        fail()
+    }
+    async fn end_session(&self, _: &str) -> tidings_store::Result<bool> {
+        fail()
+    }
     async fn subscribe_account(
         &self,
         _: &FeedUrl,

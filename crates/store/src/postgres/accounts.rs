@@ -2,7 +2,7 @@
 
 use super::PgStore;
 use crate::codec::{self, without_nul};
-use crate::{Account, AccountSecrets, NewAccount, Result};
+use crate::{Account, AccountSecrets, NewAccount, NewSession, Result, SessionKind};
 use chrono::{DateTime, Utc};
 
 macro_rules! columns {
@@ -82,19 +82,32 @@ pub async fn secrets(store: &PgStore, name: &str) -> Result<Option<AccountSecret
 }
 
 /// Run `sql`, an update of one of account `name`'s hash columns, with `hash` and `at`.
+/// Run `sql` (a password update) for account `name`, and end its sessions of `ended`.
 async fn set(
     store: &PgStore,
     sql: &'static str,
     name: &str,
     hash: Option<&str>,
     at: DateTime<Utc>,
+    ended: SessionKind,
 ) -> Result<bool> {
+    let mut tx = store.pool.begin().await?;
+    let key = without_nul(&codec::account_key(name)).into_owned();
     let done = sqlx::query(sql)
         .bind(hash.map(without_nul).as_deref())
         .bind(at)
-        .bind(without_nul(&codec::account_key(name)).as_ref())
-        .execute(&store.pool)
+        .bind(&key)
+        .execute(&mut *tx)
         .await?;
+    sqlx::query(
+        "DELETE FROM sessions WHERE kind = $1 \
+         AND account_id IN (SELECT id FROM accounts WHERE name_key = $2)",
+    )
+    .bind(ended.as_str())
+    .bind(&key)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
 
@@ -110,6 +123,7 @@ pub async fn set_password(
         name,
         Some(hash),
         at,
+        SessionKind::Web,
     )
     .await
 }
@@ -126,6 +140,7 @@ pub async fn set_api_password(
         name,
         hash,
         at,
+        SessionKind::Sync,
     )
     .await
 }
@@ -135,5 +150,58 @@ pub async fn remove(store: &PgStore, name: &str) -> Result<bool> {
         .bind(without_nul(&codec::account_key(name)).as_ref())
         .execute(&store.pool)
         .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+pub async fn create_session(store: &PgStore, session: &NewSession) -> Result<()> {
+    let mut tx = store.pool.begin().await?;
+    // Expired sessions go as new ones come: the table holds the live ones and a few more.
+    sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
+        .bind(session.account_id)
+        .bind(session.created_at)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO sessions (token_hash, account_id, kind, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&session.token_hash)
+    .bind(session.account_id)
+    .bind(session.kind.as_str())
+    .bind(session.created_at)
+    .bind(session.expires_at)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+pub async fn session_account(
+    store: &PgStore,
+    token_hash: &str,
+    kind: SessionKind,
+    now: DateTime<Utc>,
+) -> Result<Option<Account>> {
+    let row: Option<AccountTuple> = sqlx::query_as(concat!(
+        "SELECT ",
+        columns!(),
+        " FROM accounts WHERE id = (SELECT account_id FROM sessions \
+         WHERE token_hash = $1 AND kind = $2 AND expires_at > $3)"
+    ))
+    .bind(without_nul(token_hash).as_ref())
+    .bind(kind.as_str())
+    .bind(now)
+    .fetch_optional(&store.pool)
+    .await?;
+    row.map(|r| from_row(r).map(|s| s.account)).transpose()
+}
+
+pub async fn end_session(store: &PgStore, token_hash: &str) -> Result<bool> {
+    let mut tx = store.pool.begin().await?;
+    let done = sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+        .bind(without_nul(token_hash).as_ref())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }

@@ -2,7 +2,7 @@
 
 use super::SqliteStore;
 use crate::codec::{self, micros};
-use crate::{Account, AccountSecrets, NewAccount, Result};
+use crate::{Account, AccountSecrets, NewAccount, NewSession, Result, SessionKind};
 use chrono::{DateTime, Utc};
 
 macro_rules! columns {
@@ -75,12 +75,14 @@ pub async fn secrets(store: &SqliteStore, name: &str) -> Result<Option<AccountSe
 }
 
 /// Run `sql`, an update of one of account `name`'s hash columns, with `hash` and `at`.
+/// Run `sql` (a password update) for account `name`, and end its sessions of `ended`.
 async fn set(
     store: &SqliteStore,
     sql: &'static str,
     name: &str,
     hash: Option<&str>,
     at: DateTime<Utc>,
+    ended: SessionKind,
 ) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
     let done = sqlx::query(sql)
@@ -89,6 +91,14 @@ async fn set(
         .bind(codec::account_key(name))
         .execute(&mut *tx)
         .await?;
+    sqlx::query(
+        "DELETE FROM sessions WHERE kind = ?1 \
+         AND account_id IN (SELECT id FROM accounts WHERE name_key = ?2)",
+    )
+    .bind(ended.as_str())
+    .bind(codec::account_key(name))
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
@@ -105,6 +115,7 @@ pub async fn set_password(
         name,
         Some(hash),
         at,
+        SessionKind::Web,
     )
     .await
 }
@@ -121,6 +132,7 @@ pub async fn set_api_password(
         name,
         hash,
         at,
+        SessionKind::Sync,
     )
     .await
 }
@@ -129,6 +141,59 @@ pub async fn remove(store: &SqliteStore, name: &str) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
     let done = sqlx::query("DELETE FROM accounts WHERE name_key = ?1")
         .bind(codec::account_key(name))
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(done.rows_affected() > 0)
+}
+
+pub async fn create_session(store: &SqliteStore, session: &NewSession) -> Result<()> {
+    let (_turn, mut tx) = store.write().await?;
+    // Expired sessions go as new ones come: the table holds the live ones and a few more.
+    sqlx::query("DELETE FROM sessions WHERE account_id = ?1 AND expires_at <= ?2")
+        .bind(session.account_id)
+        .bind(micros(session.created_at))
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO sessions (token_hash, account_id, kind, created_at, expires_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .bind(&session.token_hash)
+    .bind(session.account_id)
+    .bind(session.kind.as_str())
+    .bind(micros(session.created_at))
+    .bind(micros(session.expires_at))
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+pub async fn session_account(
+    store: &SqliteStore,
+    token_hash: &str,
+    kind: SessionKind,
+    now: DateTime<Utc>,
+) -> Result<Option<Account>> {
+    let row: Option<AccountTuple> = sqlx::query_as(concat!(
+        "SELECT ",
+        columns!(),
+        " FROM accounts WHERE id = (SELECT account_id FROM sessions \
+         WHERE token_hash = ?1 AND kind = ?2 AND expires_at > ?3)"
+    ))
+    .bind(token_hash)
+    .bind(kind.as_str())
+    .bind(micros(now))
+    .fetch_optional(&store.pool)
+    .await?;
+    row.map(|r| from_row(r).map(|s| s.account)).transpose()
+}
+
+pub async fn end_session(store: &SqliteStore, token_hash: &str) -> Result<bool> {
+    let (_turn, mut tx) = store.write().await?;
+    let done = sqlx::query("DELETE FROM sessions WHERE token_hash = ?1")
+        .bind(token_hash)
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;

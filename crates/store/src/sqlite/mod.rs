@@ -835,6 +835,23 @@ impl Store for SqliteStore {
         accounts::remove(self, name).await
     }
 
+    async fn create_session(&self, session: &crate::NewSession) -> Result<()> {
+        accounts::create_session(self, session).await
+    }
+
+    async fn session_account(
+        &self,
+        token_hash: &str,
+        kind: crate::SessionKind,
+        now: DateTime<Utc>,
+    ) -> Result<Option<crate::Account>> {
+        accounts::session_account(self, token_hash, kind, now).await
+    }
+
+    async fn end_session(&self, token_hash: &str) -> Result<bool> {
+        accounts::end_session(self, token_hash).await
+    }
+
     async fn subscribe_account(
         &self,
         url: &FeedUrl,

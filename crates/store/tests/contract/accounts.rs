@@ -109,3 +109,90 @@ pub async fn accounts_are_unique_by_name_ignoring_case_and_keep_only_hashes(stor
             .is_some()
     );
 }
+
+pub async fn sessions_live_until_they_expire_or_their_password_changes(store: Arc<dyn Store>) {
+    use tidings_store::{NewSession, SessionKind};
+    let ana = store
+        .add_account(&new("Ana", AccountRole::Reader))
+        .await
+        .unwrap()
+        .expect("made");
+    let session = |hash: &str, kind, expires| NewSession {
+        token_hash: hash.into(),
+        account_id: ana.id,
+        kind,
+        created_at: t(100),
+        expires_at: t(expires),
+    };
+    store
+        .create_session(&session("sync-1", SessionKind::Sync, 1000))
+        .await
+        .unwrap();
+    store
+        .create_session(&session("web-1", SessionKind::Web, 1000))
+        .await
+        .unwrap();
+    store
+        .create_session(&session("old", SessionKind::Sync, 200))
+        .await
+        .unwrap();
+    let found = |hash: &'static str, kind, at| {
+        let store = store.clone();
+        async move {
+            store
+                .session_account(hash, kind, t(at))
+                .await
+                .unwrap()
+                .map(|a| a.name)
+        }
+    };
+    assert_eq!(
+        found("sync-1", SessionKind::Sync, 500).await.as_deref(),
+        Some("Ana")
+    );
+    assert_eq!(
+        found("sync-1", SessionKind::Web, 500).await,
+        None,
+        "a token is of one kind"
+    );
+    assert_eq!(found("old", SessionKind::Sync, 500).await, None, "expired");
+    assert_eq!(found("nothing", SessionKind::Sync, 500).await, None);
+
+    // A new API password ends the sync sessions, not the web ones; a new login password the
+    // web ones.
+    assert!(
+        store
+            .set_api_password("ana", Some("$argon2id$x"), t(600))
+            .await
+            .unwrap()
+    );
+    assert_eq!(found("sync-1", SessionKind::Sync, 700).await, None);
+    assert_eq!(
+        found("web-1", SessionKind::Web, 700).await.as_deref(),
+        Some("Ana")
+    );
+    assert!(
+        store
+            .set_password("ana", "$argon2id$y", t(800))
+            .await
+            .unwrap()
+    );
+    assert_eq!(found("web-1", SessionKind::Web, 900).await, None);
+
+    store
+        .create_session(&session("sync-2", SessionKind::Sync, 1000))
+        .await
+        .unwrap();
+    assert!(store.end_session("sync-2").await.unwrap());
+    assert!(!store.end_session("sync-2").await.unwrap());
+    store
+        .create_session(&session("sync-3", SessionKind::Sync, 1000))
+        .await
+        .unwrap();
+    assert!(store.remove_account("ana").await.unwrap());
+    assert_eq!(
+        found("sync-3", SessionKind::Sync, 500).await,
+        None,
+        "gone with its account"
+    );
+}
