@@ -266,3 +266,391 @@ async fn miniflux_refuses_bad_logins_and_bad_input_clearly() {
     assert_eq!(get(&server, "/v1/entries/5000000001", &auth).await.0, 404);
     assert_eq!(unread(&server, ana).await, 5, "nothing changed");
 }
+
+const GREADER: &str = "/compat/greader";
+
+/// A form POST (or GET with the form as query) to the Google Reader API.
+async fn greader(
+    server: &Server,
+    method: &str,
+    path: &str,
+    token: &str,
+    form: &str,
+) -> (u16, String, Vec<u8>) {
+    let auth = if token.is_empty() {
+        String::new()
+    } else {
+        format!("Authorization: GoogleLogin auth={token}\r\n")
+    };
+    if method == "GET" {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let path = if form.is_empty() {
+            format!("{GREADER}{path}")
+        } else {
+            format!("{GREADER}{path}{sep}{form}")
+        };
+        send(server.addr, "GET", &path, &auth, None).await
+    } else {
+        send_typed(
+            server.addr,
+            "POST",
+            &format!("{GREADER}{path}"),
+            &auth,
+            "application/x-www-form-urlencoded",
+            Some(form),
+        )
+        .await
+    }
+}
+
+async fn greader_json(server: &Server, path: &str, token: &str, form: &str) -> Value {
+    let (status, _, body) = greader(server, "GET", path, token, form).await;
+    assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+    serde_json::from_slice(&body).unwrap()
+}
+
+async fn greader_ok(server: &Server, path: &str, token: &str, form: &str) {
+    let (status, _, body) = greader(server, "POST", path, token, form).await;
+    assert_eq!(
+        (status, String::from_utf8_lossy(&body).into_owned()),
+        (200, "OK".to_owned()),
+        "{path} {form}"
+    );
+}
+
+#[tokio::test]
+async fn greader_client_sequence_logs_in_lists_reads_and_marks() {
+    let (server, ana) = setup().await;
+
+    // ClientLogin: the API password, not the login one; lines of key=value, no `=` in the token.
+    let (status, _, body) = greader(
+        &server,
+        "POST",
+        "/accounts/ClientLogin",
+        "",
+        "Email=ana&Passwd=login-secret-1&service=reader&accountType=HOSTED_OR_GOOGLE",
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert!(String::from_utf8_lossy(&body).contains("BadAuthentication"));
+    let (status, _, body) = greader(
+        &server,
+        "POST",
+        "/accounts/ClientLogin",
+        "",
+        "Email=ana&Passwd=sync-secret-1&service=reader&source=test",
+    )
+    .await;
+    assert_eq!(status, 200);
+    let text = String::from_utf8(body).unwrap();
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| {
+            let parts: Vec<&str> = l.split('=').collect();
+            assert_eq!(parts.len(), 2, "NetNewsWire splits on '=': {l}");
+            (parts[0], parts[1])
+        })
+        .collect();
+    assert_eq!(
+        lines.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+        ["SID", "LSID", "Auth"]
+    );
+    let token = lines[2].1.to_owned();
+    let (_, _, body) = greader(
+        &server,
+        "POST",
+        "/accounts/ClientLogin",
+        "",
+        "Email=ana&Passwd=sync-secret-1&output=json",
+    )
+    .await;
+    let json: Value = serde_json::from_slice(&body).unwrap();
+    assert!(json["Auth"].as_str().is_some_and(|t| !t.contains('=')));
+
+    // A bad token: 401 with the header clients look for.
+    let (status, head, _) = greader(&server, "GET", "/reader/api/0/user-info", "nope", "").await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        support::header(&head, "x-reader-google-bad-token").as_deref(),
+        Some("true")
+    );
+
+    let (status, _, edit) = greader(&server, "GET", "/reader/api/0/token", &token, "").await;
+    assert_eq!(
+        (status, String::from_utf8(edit).unwrap()),
+        (200, token.clone())
+    );
+    let info = greader_json(&server, "/reader/api/0/user-info", &token, "").await;
+    assert_eq!(info["userName"], "Ana");
+
+    let tags = greader_json(&server, "/reader/api/0/tag/list", &token, "output=json").await;
+    let tag_ids: Vec<&str> = tags["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tag_ids,
+        ["user/-/state/com.google/starred", "user/-/label/News"]
+    );
+
+    let subs = greader_json(
+        &server,
+        "/reader/api/0/subscription/list",
+        &token,
+        "output=json",
+    )
+    .await;
+    let subs = subs["subscriptions"].as_array().unwrap().clone();
+    assert_eq!(subs.len(), 2);
+    let news = subs
+        .iter()
+        .find(|s| s["categories"][0]["label"] == "News")
+        .expect("the feed in News");
+    let news_id = news["id"].as_str().unwrap().to_owned();
+    assert!(news_id.starts_with("feed/"));
+
+    let counts = greader_json(&server, "/reader/api/0/unread-count", &token, "output=json").await;
+    let count_of = |id: &str| {
+        counts["unreadcounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| c["count"].as_u64().unwrap())
+    };
+    assert_eq!(count_of("user/-/state/com.google/reading-list"), Some(5));
+    assert_eq!(count_of("user/-/label/News"), Some(3));
+    assert_eq!(count_of(&news_id), Some(3));
+
+    // Unread ids of the reading list, decimal strings, paged with a continuation.
+    let page = greader_json(
+        &server,
+        "/reader/api/0/stream/items/ids",
+        &token,
+        "s=user/-/state/com.google/reading-list&xt=user/-/state/com.google/read&n=3&output=json",
+    )
+    .await;
+    let first: Vec<String> = page["itemRefs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(first.len(), 3);
+    assert!(
+        first.iter().all(|id| id.parse::<i64>().is_ok()),
+        "{first:?}"
+    );
+    let c = page["continuation"]
+        .as_str()
+        .expect("more to come")
+        .to_owned();
+    let rest = greader_json(
+        &server,
+        "/reader/api/0/stream/items/ids",
+        &token,
+        &format!("xt=user/-/state/com.google/read&n=3&c={c}"),
+    )
+    .await;
+    assert_eq!(rest["itemRefs"].as_array().unwrap().len(), 2);
+    assert!(rest.get("continuation").is_none());
+
+    // Contents by id, each id in another of the forms clients send.
+    let ids: Vec<i64> = first.iter().map(|i| i.parse().unwrap()).collect();
+    let form = format!(
+        "i=tag:google.com,2005:reader/item/{:016x}&i=tag:google.com,2005:reader/item/{:x}&i={:016x}&output=json",
+        ids[0], ids[1], ids[2]
+    );
+    let (status, _, body) = greader(
+        &server,
+        "POST",
+        "/reader/api/0/stream/items/contents",
+        &token,
+        &form,
+    )
+    .await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let contents: Value = serde_json::from_slice(&body).unwrap();
+    let items = contents["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    for item in items {
+        let id = item["id"].as_str().unwrap();
+        assert!(
+            id.starts_with("tag:google.com,2005:reader/item/") && id.len() == 48,
+            "{id}"
+        );
+        let html = item["summary"]["content"].as_str().unwrap();
+        assert!(
+            !html.contains("<script") && !html.contains("javascript:"),
+            "{html}"
+        );
+        assert!(
+            item["origin"]["streamId"]
+                .as_str()
+                .unwrap()
+                .starts_with("feed/")
+        );
+        assert!(
+            item["categories"]
+                .as_array()
+                .unwrap()
+                .contains(&json_str("user/-/state/com.google/reading-list"))
+        );
+    }
+
+    // edit-tag: read (long id) and starred (decimal id); then kept-unread again.
+    greader_ok(
+        &server,
+        "/reader/api/0/edit-tag",
+        &token,
+        &format!(
+            "i=tag:google.com,2005:reader/item/{:016x}&a=user/-/state/com.google/read&ac=edit&T={token}",
+            ids[0]
+        ),
+    )
+    .await;
+    assert_eq!(unread(&server, ana).await, 4);
+    greader_ok(
+        &server,
+        "/reader/api/0/edit-tag",
+        &token,
+        &format!("i={}&a=user/-/state/com.google/starred", ids[1]),
+    )
+    .await;
+    let starred = greader_json(
+        &server,
+        "/reader/api/0/stream/items/ids",
+        &token,
+        "s=user/-/state/com.google/starred",
+    )
+    .await;
+    assert_eq!(starred["itemRefs"][0]["id"], ids[1].to_string());
+    greader_ok(
+        &server,
+        "/reader/api/0/edit-tag",
+        &token,
+        &format!("i={}&r=user/-/state/com.google/read", ids[0]),
+    )
+    .await;
+    assert_eq!(unread(&server, ana).await, 5);
+
+    // A stream by path, then mark-all-as-read of the folder up to a time in microseconds.
+    let stream = greader_json(
+        &server,
+        "/reader/api/0/stream/contents/user%2F-%2Flabel%2FNews",
+        &token,
+        "n=50",
+    )
+    .await;
+    assert_eq!(stream["items"].as_array().unwrap().len(), 3);
+    let ts = (chrono::Utc::now().timestamp_micros()).to_string();
+    greader_ok(
+        &server,
+        "/reader/api/0/mark-all-as-read",
+        &token,
+        &format!("s=user/-/label/News&ts={ts}"),
+    )
+    .await;
+    assert_eq!(unread(&server, ana).await, 2);
+
+    // Folders: move a feed, rename and remove a folder; quickadd and unsubscribe.
+    greader_ok(
+        &server,
+        "/reader/api/0/subscription/edit",
+        &token,
+        &format!("ac=edit&s={news_id}&t=Renamed&a=user/-/label/Daily"),
+    )
+    .await;
+    greader_ok(
+        &server,
+        "/reader/api/0/rename-tag",
+        &token,
+        "s=user/-/label/Daily&dest=user/-/label/Morning",
+    )
+    .await;
+    let subs = greader_json(&server, "/reader/api/0/subscription/list", &token, "").await;
+    let moved = subs["subscriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == news_id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(moved["title"], "Renamed");
+    assert_eq!(moved["categories"][0]["label"], "Morning");
+    greader_ok(
+        &server,
+        "/reader/api/0/disable-tag",
+        &token,
+        "s=user/-/label/Morning",
+    )
+    .await;
+
+    let (status, _, body) = greader(
+        &server,
+        "POST",
+        "/reader/api/0/subscription/quickadd",
+        &token,
+        "quickadd=https://three.example/feed.xml",
+    )
+    .await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let added: Value = serde_json::from_slice(&body).unwrap();
+    let added_id = added["streamId"].as_str().unwrap().to_owned();
+    assert_eq!(server.store.subscriptions(ana).await.unwrap().len(), 3);
+    greader_ok(
+        &server,
+        "/reader/api/0/subscription/edit",
+        &token,
+        &format!("ac=unsubscribe&s={added_id}"),
+    )
+    .await;
+    assert_eq!(server.store.subscriptions(ana).await.unwrap().len(), 2);
+    // The do-not-crawl path applies: a private address is refused, nothing subscribed.
+    let (status, _, _) = greader(
+        &server,
+        "POST",
+        "/reader/api/0/subscription/quickadd",
+        &token,
+        "quickadd=http://127.0.0.1/feed.xml",
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(server.store.subscriptions(ana).await.unwrap().len(), 2);
+
+    // Bad input: a clear 400, nothing changed.
+    let (status, _, _) = greader(
+        &server,
+        "POST",
+        "/reader/api/0/edit-tag",
+        &token,
+        "i=zz&a=user/-/state/com.google/read",
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, _, _) = greader(
+        &server,
+        "GET",
+        "/reader/api/0/stream/items/ids",
+        &token,
+        "s=user/-/state/com.google/broadcast",
+    )
+    .await;
+    assert_eq!(status, 400);
+
+    // A new API password ends the session.
+    let api = tidings_api::accounts::hash_password("sync-secret-2").unwrap();
+    server
+        .store
+        .set_api_password("ana", Some(&api), t(0))
+        .await
+        .unwrap();
+    let (status, _, _) = greader(&server, "GET", "/reader/api/0/user-info", &token, "").await;
+    assert_eq!(status, 401);
+}
+
+fn json_str(s: &str) -> Value {
+    Value::String(s.to_owned())
+}

@@ -631,7 +631,10 @@ pub async fn subscribe(
         );
     };
     let subscribed = match FeedUrl::parse(form.url.trim()) {
-        Ok(url) => subscribe_feed(&state, &caller, &url).await,
+        Ok(url) => {
+            let key = caller.subscriber();
+            subscribe_feed(&state, tidings_store::Subscriber::Named(&key), &url).await
+        }
         Err(e) => Err(Problem::invalid("url", format!("not a feed URL: {e}"))),
     };
     match subscribed {

@@ -5,7 +5,7 @@
 use super::params;
 use super::wire::{DirectiveChange, DirectiveHistory, Feed, FeedChange, FeedList, Subscribe};
 use crate::AppState;
-use crate::auth::{Caller, ReadAccess, WriteAccess};
+use crate::auth::{ReadAccess, WriteAccess};
 use crate::openapi::{AdminErrors, ReadErrors};
 use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
@@ -164,7 +164,8 @@ pub async fn create(
     let body: Subscribe = params::json_object(body, r#"{"url": "https://example.org/feed.xml"}"#)?;
     let url = FeedUrl::parse(&body.url)
         .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
-    let (subscribed, feed) = subscribe(&state, &caller, &url).await?;
+    let key = caller.subscriber();
+    let (subscribed, feed) = subscribe(&state, Subscriber::Named(&key), &url).await?;
     tracing::info!(
         feed_id = %feed.id,
         feed_url = %feed.url,
@@ -215,18 +216,20 @@ pub async fn delete(
     }
 }
 
-/// Subscribe `caller` to `url`: a 400 when its host is no host name or address; refused (422) when a do-not-crawl rule forbids it (FF13) or the
-/// feed was removed on request (WFM10). The new feed is due at once, for the running crawl.
+/// Subscribe `who` to `url` (an API key, the web UI's key, a sync client's account): a 400 when
+/// its host is no host name or address; refused (422) when a do-not-crawl rule forbids it
+/// (FF13) or the feed was removed on request (WFM10). The new feed is due at once, for the
+/// running crawl.
 pub(crate) async fn subscribe(
     state: &AppState,
-    caller: &Caller,
+    who: Subscriber<'_>,
     url: &FeedUrl,
 ) -> Result<(Subscribed, FeedRecord), Problem> {
     let subscribed = match operator::subscribe(
         &*state.store,
         &state.profile,
         url,
-        Subscriber::Named(&caller.subscriber()),
+        who,
         state.allow_private_networks,
         chrono::Utc::now(),
     )

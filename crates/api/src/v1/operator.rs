@@ -354,7 +354,8 @@ pub async fn import_opml(
                 continue;
             }
         };
-        match subscribe(&state, &caller, &url).await {
+        let key = caller.subscriber();
+        match subscribe(&state, tidings_store::Subscriber::Named(&key), &url).await {
             Ok((subscribed, feed)) if subscribed.new_subscription => {
                 report.subscribed.push(feed.id.0);
             }
