@@ -111,6 +111,14 @@ async fn accounts_are_made_listed_without_secrets_given_passwords_and_removed() 
         &api,
         "sync-client-pw"
     ));
+    // The Fever key (md5 of "name:API password", as a Fever client sends it) finds bob.
+    let store = tidings_store::open(db.to_str().unwrap()).await.unwrap();
+    let key = tidings_api::accounts::fever_key("bob", "sync-client-pw");
+    let by_key = store
+        .account_by_fever_key(&tidings_api::accounts::fever_key_hash(&key))
+        .await
+        .unwrap();
+    assert_eq!(by_key.map(|a| a.name).as_deref(), Some("bob"));
     assert!(!tidings_api::accounts::verify_password(
         &api,
         "bob's password"
@@ -149,6 +157,14 @@ async fn accounts_are_made_listed_without_secrets_given_passwords_and_removed() 
     let out = tidings(&db, &["users", "passwd", "bob", "--api", "--clear"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(hashes(&db, "bob").await.1, None);
+    assert_eq!(
+        store
+            .account_by_fever_key(&tidings_api::accounts::fever_key_hash(&key))
+            .await
+            .unwrap(),
+        None,
+        "no Fever key without an API password"
+    );
     let out = tidings(&db, &["users", "passwd", "nobody", "--api", "--clear"]).await;
     assert!(!out.status.success());
     assert!(stderr(&out).contains("no account named nobody"));

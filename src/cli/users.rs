@@ -195,10 +195,10 @@ pub async fn account_id(ctx: &Context, name: &str) -> Result<i64> {
 async fn passwd(ctx: &Context, args: PasswdArgs) -> Result<ExitCode> {
     let now = chrono::Utc::now();
     let name = visible(&args.name);
-    if ctx.store.account_secrets(&args.name).await?.is_none() {
+    let Some(secrets) = ctx.store.account_secrets(&args.name).await? else {
         eprintln!("no account named {name}");
         return Ok(ExitCode::FAILURE);
-    }
+    };
     if args.clear {
         ctx.store.set_api_password(&args.name, None, now).await?;
         println!("the API password of {name} is removed: no sync client can log in as it");
@@ -206,18 +206,27 @@ async fn passwd(ctx: &Context, args: PasswdArgs) -> Result<ExitCode> {
     }
     let what = if args.api { "API password" } else { "password" };
     let password = read_password(&format!("new {what} for {name}"))?;
-    let hash = match hash_password(&password) {
-        Ok(hash) => hash,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
-        }
-    };
     let set = if args.api {
+        // The Fever key is made from the name as the account was made (Fever clients send
+        // md5 of "name:password" as the person types it).
+        let api = match tidings_api::accounts::api_password(&secrets.account.name, &password) {
+            Ok(api) => api,
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        };
         ctx.store
-            .set_api_password(&args.name, Some(&hash), now)
+            .set_api_password(&args.name, Some(&api), now)
             .await?
     } else {
+        let hash = match hash_password(&password) {
+            Ok(hash) => hash,
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        };
         ctx.store.set_password(&args.name, &hash, now).await?
     };
     if set {

@@ -74,6 +74,33 @@ pub fn hash_password(password: &str) -> Result<String, AccountError> {
         .map_err(|e| AccountError::Hash(e.to_string()))
 }
 
+/// The Fever API's key of account `name` with API password `password`: md5 of `name:password`
+/// in lower-case hex, what Fever clients compute and send (a weak hash, the protocol's).
+pub fn fever_key(name: &str, password: &str) -> String {
+    use md5::Digest;
+    hex::encode(md5::Md5::digest(format!("{name}:{password}").as_bytes()))
+}
+
+/// What the store keeps of a Fever key: its SHA-256, in hex.
+pub fn fever_key_hash(key: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(
+        key.trim().to_ascii_lowercase().as_bytes(),
+    ))
+}
+
+/// A new API password for account `name` (as it was written when made): its argon2id hash
+/// and its Fever key's hash.
+pub fn api_password(
+    name: &str,
+    password: &str,
+) -> Result<tidings_store::ApiPassword, AccountError> {
+    Ok(tidings_store::ApiPassword {
+        hash: hash_password(password)?,
+        fever_key_hash: fever_key_hash(&fever_key(name, password)),
+    })
+}
+
 /// Whether `password` is the one `hash` was made from. A hash that cannot be read, or a
 /// password longer than any that could have been set, is no match.
 pub fn verify_password(hash: &str, password: &str) -> bool {
@@ -90,6 +117,21 @@ pub fn verify_password(hash: &str, password: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fever_key_is_md5_of_name_and_password_as_clients_compute_it() {
+        // md5("ana:secret") as any md5 tool prints it.
+        assert_eq!(
+            fever_key("ana", "secret"),
+            "8bb54329fa7e1fc4a1cf493f24623075"
+        );
+        assert_ne!(fever_key("Ana", "secret"), fever_key("ana", "secret"));
+        // The stored hash does not depend on the case the client wrote the hex in.
+        assert_eq!(
+            fever_key_hash("8BB54329FA7E1FC4A1CF493F24623075"),
+            fever_key_hash("8bb54329fa7e1fc4a1cf493f24623075")
+        );
+    }
 
     #[test]
     fn names_are_checked() {

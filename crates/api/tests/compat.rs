@@ -19,7 +19,7 @@ const PREFIX: &str = "/compat/miniflux";
 async fn setup() -> (Server, i64) {
     let server = Server::start().await;
     let hash = tidings_api::accounts::hash_password("login-secret-1").unwrap();
-    let api = tidings_api::accounts::hash_password("sync-secret-1").unwrap();
+    let api = tidings_api::accounts::api_password("Ana", "sync-secret-1").unwrap();
     let ana = server
         .store
         .add_account(&NewAccount {
@@ -641,7 +641,7 @@ async fn greader_client_sequence_logs_in_lists_reads_and_marks() {
     assert_eq!(status, 400);
 
     // A new API password ends the session.
-    let api = tidings_api::accounts::hash_password("sync-secret-2").unwrap();
+    let api = tidings_api::accounts::api_password("Ana", "sync-secret-2").unwrap();
     server
         .store
         .set_api_password("ana", Some(&api), t(0))

@@ -269,9 +269,12 @@ pub trait Store: Send + Sync {
     async fn set_api_password(
         &self,
         name: &str,
-        hash: Option<&str>,
+        password: Option<&ApiPassword>,
         at: DateTime<Utc>,
     ) -> Result<bool>;
+
+    /// The account whose Fever key hashes to `fever_key_hash` (see [`ApiPassword`]).
+    async fn account_by_fever_key(&self, fever_key_hash: &str) -> Result<Option<Account>>;
 
     /// Remove account `name`; false when there is none.
     async fn remove_account(&self, name: &str) -> Result<bool>;

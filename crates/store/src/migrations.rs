@@ -127,6 +127,11 @@ const SQLITE: &[Source] = &[
         "sessions",
         include_str!("../migrations/sqlite/0023_sessions.sql"),
     ),
+    (
+        24,
+        "fever key",
+        include_str!("../migrations/sqlite/0024_fever_key.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -244,6 +249,11 @@ const POSTGRES: &[Source] = &[
         23,
         "sessions",
         include_str!("../migrations/postgres/0023_sessions.sql"),
+    ),
+    (
+        24,
+        "fever key",
+        include_str!("../migrations/postgres/0024_fever_key.sql"),
     ),
 ];
 

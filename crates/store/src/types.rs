@@ -692,6 +692,14 @@ pub struct StoredIcon {
     pub fetched_at: DateTime<Utc>,
 }
 
+/// A new API password of an account: its argon2id hash, and the SHA-256 of the Fever key
+/// derived from it (md5 of "name:password", what Fever clients send).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiPassword {
+    pub hash: String,
+    pub fever_key_hash: String,
+}
+
 /// What a session of an account is for: a sync client's token, or the web UI's login.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionKind {

@@ -167,12 +167,18 @@ impl Store for Broken {
     async fn set_api_password(
         &self,
         _: &str,
-        _: Option<&str>,
+        _: Option<&tidings_store::ApiPassword>,
         _: DateTime<Utc>,
     ) -> tidings_store::Result<bool> {
         fail()
     }
     async fn remove_account(&self, _: &str) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn account_by_fever_key(
+        &self,
+        _: &str,
+    ) -> tidings_store::Result<Option<tidings_store::Account>> {
         fail()
     }
     async fn create_session(&self, _: &tidings_store::NewSession) -> tidings_store::Result<()> {

@@ -803,10 +803,14 @@ impl Store for PgStore {
     async fn set_api_password(
         &self,
         name: &str,
-        hash: Option<&str>,
+        password: Option<&crate::ApiPassword>,
         at: DateTime<Utc>,
     ) -> Result<bool> {
-        accounts::set_api_password(self, name, hash, at).await
+        accounts::set_api_password(self, name, password, at).await
+    }
+
+    async fn account_by_fever_key(&self, fever_key_hash: &str) -> Result<Option<crate::Account>> {
+        accounts::by_fever_key(self, fever_key_hash).await
     }
 
     async fn remove_account(&self, name: &str) -> Result<bool> {

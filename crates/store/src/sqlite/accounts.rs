@@ -2,7 +2,7 @@
 
 use super::SqliteStore;
 use crate::codec::{self, micros};
-use crate::{Account, AccountSecrets, NewAccount, NewSession, Result, SessionKind};
+use crate::{Account, AccountSecrets, ApiPassword, NewAccount, NewSession, Result, SessionKind};
 use chrono::{DateTime, Utc};
 
 macro_rules! columns {
@@ -75,28 +75,51 @@ pub async fn secrets(store: &SqliteStore, name: &str) -> Result<Option<AccountSe
 }
 
 /// Run `sql`, an update of one of account `name`'s hash columns, with `hash` and `at`.
-/// Run `sql` (a password update) for account `name`, and end its sessions of `ended`.
+/// A password change of an account: its login password, or its API password (with the Fever
+/// key derived from it; `None` removes both).
+enum Change<'a> {
+    Login(&'a str),
+    Api(Option<&'a ApiPassword>),
+}
+
+/// Apply `change` to account `name`, and end the sessions the old password opened.
 async fn set(
     store: &SqliteStore,
-    sql: &'static str,
     name: &str,
-    hash: Option<&str>,
+    change: Change<'_>,
     at: DateTime<Utc>,
-    ended: SessionKind,
 ) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
-    let done = sqlx::query(sql)
-        .bind(hash)
-        .bind(micros(at))
-        .bind(codec::account_key(name))
-        .execute(&mut *tx)
-        .await?;
+    let key = codec::account_key(name);
+    let (query, ended) = match change {
+        Change::Login(hash) => (
+            sqlx::query(
+                "UPDATE accounts SET password_hash = ?1, updated_at = ?2 WHERE name_key = ?3",
+            )
+            .bind(hash.to_owned()),
+            SessionKind::Web,
+        ),
+        Change::Api(password) => (
+            sqlx::query(
+                "UPDATE accounts SET api_password_hash = ?1, fever_key_hash = ?4, \
+                 updated_at = ?2 WHERE name_key = ?3",
+            )
+            .bind(password.map(|p| p.hash.clone())),
+            SessionKind::Sync,
+        ),
+    };
+    let query = query.bind(micros(at)).bind(key.clone());
+    let query = match change {
+        Change::Api(password) => query.bind(password.map(|p| p.fever_key_hash.clone())),
+        Change::Login(_) => query,
+    };
+    let done = query.execute(&mut *tx).await?;
     sqlx::query(
         "DELETE FROM sessions WHERE kind = ?1 \
          AND account_id IN (SELECT id FROM accounts WHERE name_key = ?2)",
     )
     .bind(ended.as_str())
-    .bind(codec::account_key(name))
+    .bind(&key)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -109,32 +132,28 @@ pub async fn set_password(
     hash: &str,
     at: DateTime<Utc>,
 ) -> Result<bool> {
-    set(
-        store,
-        "UPDATE accounts SET password_hash = ?1, updated_at = ?2 WHERE name_key = ?3",
-        name,
-        Some(hash),
-        at,
-        SessionKind::Web,
-    )
-    .await
+    set(store, name, Change::Login(hash), at).await
 }
 
 pub async fn set_api_password(
     store: &SqliteStore,
     name: &str,
-    hash: Option<&str>,
+    password: Option<&ApiPassword>,
     at: DateTime<Utc>,
 ) -> Result<bool> {
-    set(
-        store,
-        "UPDATE accounts SET api_password_hash = ?1, updated_at = ?2 WHERE name_key = ?3",
-        name,
-        hash,
-        at,
-        SessionKind::Sync,
-    )
-    .await
+    set(store, name, Change::Api(password), at).await
+}
+
+pub async fn by_fever_key(store: &SqliteStore, fever_key_hash: &str) -> Result<Option<Account>> {
+    let row: Option<AccountTuple> = sqlx::query_as(concat!(
+        "SELECT ",
+        columns!(),
+        " FROM accounts WHERE fever_key_hash = ?1"
+    ))
+    .bind(fever_key_hash)
+    .fetch_optional(&store.pool)
+    .await?;
+    row.map(|r| from_row(r).map(|s| s.account)).transpose()
 }
 
 pub async fn remove(store: &SqliteStore, name: &str) -> Result<bool> {

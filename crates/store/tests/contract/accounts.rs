@@ -5,6 +5,13 @@ use crate::support::t;
 use std::sync::Arc;
 use tidings_store::{AccountRole, NewAccount, Store};
 
+fn api_password(hash: &str) -> tidings_store::ApiPassword {
+    tidings_store::ApiPassword {
+        hash: hash.into(),
+        fever_key_hash: format!("fever-of-{hash}"),
+    }
+}
+
 fn new(name: &str, role: AccountRole) -> NewAccount {
     NewAccount {
         name: name.into(),
@@ -74,7 +81,7 @@ pub async fn accounts_are_unique_by_name_ignoring_case_and_keep_only_hashes(stor
     );
     assert!(
         store
-            .set_api_password("ana", Some("$argon2id$api"), t(30))
+            .set_api_password("ana", Some(&api_password("$argon2id$api")), t(30))
             .await
             .unwrap()
     );
@@ -84,7 +91,24 @@ pub async fn accounts_are_unique_by_name_ignoring_case_and_keep_only_hashes(stor
     assert!(secrets.account.api_password);
     assert_eq!(secrets.account.updated_at, t(30));
     assert_eq!(secrets.account.created_at, t(10));
+    let by_key = store
+        .account_by_fever_key("fever-of-$argon2id$api")
+        .await
+        .unwrap();
+    assert_eq!(
+        by_key.map(|a| a.name).as_deref(),
+        Some("Ana"),
+        "found by its Fever key"
+    );
     assert!(store.set_api_password("ana", None, t(40)).await.unwrap());
+    assert_eq!(
+        store
+            .account_by_fever_key("fever-of-$argon2id$api")
+            .await
+            .unwrap(),
+        None,
+        "the Fever key goes with the API password"
+    );
     assert!(
         !store
             .account_secrets("ana")
@@ -162,7 +186,7 @@ pub async fn sessions_live_until_they_expire_or_their_password_changes(store: Ar
     // web ones.
     assert!(
         store
-            .set_api_password("ana", Some("$argon2id$x"), t(600))
+            .set_api_password("ana", Some(&api_password("$argon2id$x")), t(600))
             .await
             .unwrap()
     );
