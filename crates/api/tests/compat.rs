@@ -654,3 +654,243 @@ async fn greader_client_sequence_logs_in_lists_reads_and_marks() {
 fn json_str(s: &str) -> Value {
     Value::String(s.to_owned())
 }
+
+/// A Fever request the way its clients send them: `how` is "form" (a urlencoded body), "get"
+/// (everything in the URL), "bare" (a POST with no body type and everything in the URL) or
+/// "multipart".
+async fn fever(server: &Server, path: &str, how: &str, key: &str, params: &str) -> (u16, Value) {
+    let all = format!("api_key={key}&{params}");
+    let (status, _, body) = match how {
+        "form" => {
+            send_typed(
+                server.addr,
+                "POST",
+                &format!("{path}?api"),
+                "",
+                "application/x-www-form-urlencoded",
+                Some(&all),
+            )
+            .await
+        }
+        "get" => send(server.addr, "GET", &format!("{path}?api&{all}"), "", None).await,
+        "bare" => {
+            send(
+                server.addr,
+                "POST",
+                &format!("{path}?api&{all}"),
+                "Content-Length: 0\r\n",
+                None,
+            )
+            .await
+        }
+        _ => {
+            let boundary = "tidingsboundary";
+            let mut body = String::new();
+            for pair in all.split('&') {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                body.push_str(&format!(
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n"
+                ));
+            }
+            body.push_str(&format!("--{boundary}--\r\n"));
+            send_typed(
+                server.addr,
+                "POST",
+                &format!("{path}?api"),
+                "",
+                &format!("multipart/form-data; boundary={boundary}"),
+                Some(&body),
+            )
+            .await
+        }
+    };
+    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+fn id_list(value: &Value) -> Vec<i64> {
+    value
+        .as_str()
+        .unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn fever_client_sequences_in_every_transport() {
+    let (server, ana) = setup().await;
+    let key = tidings_api::accounts::fever_key("Ana", "sync-secret-1");
+
+    // A wrong key: status 200 and auth 0, as the protocol has it.
+    let (status, body) = fever(
+        &server,
+        "/fever/",
+        "form",
+        "0123456789abcdef0123456789abcdef",
+        "groups",
+    )
+    .await;
+    assert_eq!(
+        (status, body["auth"].clone(), body["api_version"].clone()),
+        (200, json_i(0), json_i(3))
+    );
+    assert!(body.get("groups").is_none());
+    let login_key = tidings_api::accounts::fever_key("Ana", "login-secret-1");
+    assert_eq!(
+        fever(&server, "/fever/", "form", &login_key, "").await.1["auth"],
+        0
+    );
+
+    for (path, how) in [
+        ("/fever/", "form"),
+        ("/api/fever.php", "form"),
+        ("/fever", "get"),
+        ("/fever/", "bare"),
+        ("/api/fever.php", "multipart"),
+    ] {
+        let (status, body) = fever(&server, path, how, &key, "groups&feeds").await;
+        assert_eq!(status, 200, "{path} {how}: {body}");
+        assert_eq!(body["auth"], 1, "{path} {how}");
+        assert!(body["last_refreshed_on_time"].is_i64());
+        let groups = body["groups"].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "{path} {how}");
+        assert_eq!(groups[0]["title"], "News");
+        assert_eq!(body["feeds"].as_array().unwrap().len(), 2);
+        let in_group = body["feeds_groups"][0]["feed_ids"].as_str().unwrap();
+        assert_eq!(in_group.split(',').count(), 1);
+    }
+
+    // Items: pages by since_id, by max_id, and by with_ids.
+    let (_, body) = fever(&server, "/fever/", "form", &key, "items&since_id=0").await;
+    assert_eq!(body["total_items"], 5);
+    let items = body["items"].as_array().unwrap();
+    let ids: Vec<i64> = items.iter().map(|i| i["id"].as_i64().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    for item in items {
+        assert_eq!(item["is_read"], 0);
+        let html = item["html"].as_str().unwrap();
+        assert!(
+            !html.contains("<script") && !html.contains("javascript:"),
+            "{html}"
+        );
+    }
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "get",
+        &key,
+        &format!("items&since_id={}", ids[2]),
+    )
+    .await;
+    assert_eq!(body["items"].as_array().unwrap().len(), 2);
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "get",
+        &key,
+        &format!("items&max_id={}", ids[2]),
+    )
+    .await;
+    let below: Vec<i64> = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(below, vec![ids[1], ids[0]], "highest first below max_id");
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "form",
+        &key,
+        &format!("items&with_ids={},{}", ids[0], ids[4]),
+    )
+    .await;
+    assert_eq!(body["items"].as_array().unwrap().len(), 2);
+
+    // Marks answer with the list they change.
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "bare",
+        &key,
+        &format!("mark=item&as=read&id={}", ids[0]),
+    )
+    .await;
+    assert_eq!(body["auth"], 1);
+    let unread_ids = id_list(&body["unread_item_ids"]);
+    assert_eq!(unread_ids.len(), 4);
+    assert!(!unread_ids.contains(&ids[0]));
+    assert_eq!(unread(&server, ana).await, 4);
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "multipart",
+        &key,
+        &format!("mark=item&as=saved&id={}", ids[1]),
+    )
+    .await;
+    assert_eq!(id_list(&body["saved_item_ids"]), vec![ids[1]]);
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "form",
+        &key,
+        &format!("mark=item&as=unsaved&id={}", ids[1]),
+    )
+    .await;
+    assert_eq!(
+        id_list(&body["saved_item_ids"]),
+        Vec::<i64>::new(),
+        "unsaved is unsaved"
+    );
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "form",
+        &key,
+        "unread_item_ids&saved_item_ids",
+    )
+    .await;
+    assert_eq!(id_list(&body["unread_item_ids"]).len(), 4);
+
+    // A group up to now, then everything (group 0).
+    let group =
+        fever(&server, "/fever/", "form", &key, "groups").await.1["groups"][0]["id"].clone();
+    let before = chrono::Utc::now().timestamp() + 1;
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "form",
+        &key,
+        &format!("mark=group&as=read&id={group}&before={before}"),
+    )
+    .await;
+    assert_eq!(
+        id_list(&body["unread_item_ids"]).len(),
+        2,
+        "the group's three are read"
+    );
+    let (_, body) = fever(
+        &server,
+        "/fever/",
+        "form",
+        &key,
+        &format!("mark=group&as=read&id=0&before={before}"),
+    )
+    .await;
+    assert_eq!(id_list(&body["unread_item_ids"]), Vec::<i64>::new());
+    assert_eq!(unread(&server, ana).await, 0);
+
+    // Bad input: a 400 with the reason, nothing changed.
+    let (status, body) = fever(&server, "/fever/", "form", &key, "mark=item&as=burnt&id=1").await;
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("as is"), "{body}");
+    let (status, _) = fever(&server, "/fever/", "form", &key, "items&with_ids=1,x").await;
+    assert_eq!(status, 400);
+}
+
+fn json_i(n: i64) -> Value {
+    Value::from(n)
+}

@@ -1,7 +1,7 @@
 //! The APIs existing sync clients speak, over the accounts' reading state: a
 //! Miniflux-compatible subset under [`miniflux::PREFIX`] (newsboat's `miniflux` backend and
-//! scripts) and the Google Reader API under [`greader::PREFIX`] (NetNewsWire, Reeder, Read
-//! You and their kin).
+//! scripts), the Google Reader API under [`greader::PREFIX`] (NetNewsWire, Reeder, Read You
+//! and their kin) and the Fever API at `/fever/` and `/api/fever.php` (its older clients).
 //!
 //! Sync clients log in with an account's name and its **API password** (`tidings users passwd
 //! NAME --api`), never the login password: clients store it, so it is kept apart and can be
@@ -10,6 +10,7 @@
 //! [`LOGIN_KEPT_FOR`]: argon2id takes tens of milliseconds, and a client sends its password
 //! with every request. Failed logins count against the client's address like failed keys.
 
+pub mod fever;
 pub mod greader;
 pub mod miniflux;
 
@@ -28,7 +29,9 @@ const LOGINS_KEPT: usize = 4096;
 
 /// The routes of every sync API.
 pub fn routes() -> Router<AppState> {
-    miniflux::routes().merge(greader::routes())
+    miniflux::routes()
+        .merge(greader::routes())
+        .merge(fever::routes())
 }
 
 /// An account a sync client logged in as.
