@@ -77,12 +77,17 @@ pub struct BotKeyArgs {
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// reader (reads only) or admin (reads and writes)
+    /// reader (reads only) or admin (reads and writes); with --user, the account's role by
+    /// default (an account that reads only cannot have an admin key)
     #[arg(long, value_enum)]
-    pub role: RoleArg,
+    pub role: Option<RoleArg>,
     /// A label to tell the key apart
     #[arg(long, value_name = "TEXT")]
     pub name: Option<String>,
+    /// The account the key acts as (its subscriptions and reading state, for scripts and
+    /// apps: `/v1`, and `X-Auth-Token` on the Miniflux API)
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -250,11 +255,33 @@ fn day(seconds: i64) -> String {
 }
 
 async fn create(ctx: &Context, args: CreateArgs) -> Result<ExitCode> {
-    let role = match args.role {
-        RoleArg::Reader => Role::Reader,
-        RoleArg::Admin => Role::Admin,
+    let account = match &args.user {
+        Some(name) => match ctx.store.account_secrets(name).await? {
+            Some(secrets) => Some(secrets.account),
+            None => anyhow::bail!(
+                "no account named {}: `tidings users list` shows them",
+                visible(name)
+            ),
+        },
+        None => None,
     };
-    let (token, new) = issue(args.name, role, chrono::Utc::now())?;
+    let role = match (args.role, &account) {
+        (Some(RoleArg::Admin), Some(a)) if a.role == tidings_store::AccountRole::Reader => {
+            anyhow::bail!(
+                "{} is a reader account: its keys read only (leave out --role, or use --role reader)",
+                visible(&a.name)
+            )
+        }
+        (Some(RoleArg::Reader), _) => Role::Reader,
+        (Some(RoleArg::Admin), _) => Role::Admin,
+        (None, Some(a)) if a.role == tidings_store::AccountRole::Admin => Role::Admin,
+        (None, Some(_)) => Role::Reader,
+        (None, None) => {
+            anyhow::bail!("--role reader or --role admin is needed for a key without --user")
+        }
+    };
+    let (token, mut new) = issue(args.name, role, chrono::Utc::now())?;
+    new.account_id = account.as_ref().map(|a| a.id);
     let key = ctx.store.create_key(&new).await?;
     println!("{token}");
     let named = key
@@ -262,8 +289,11 @@ async fn create(ctx: &Context, args: CreateArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|n| format!(" named \"{}\"", visible(n)))
         .unwrap_or_default();
+    let of = account
+        .map(|a| format!(" for account {}", visible(&a.name)))
+        .unwrap_or_default();
     eprintln!(
-        "key {} ({}){named} created; the token above is shown only this once",
+        "key {} ({}){named}{of} created; the token above is shown only this once",
         key.id, key.role
     );
     Ok(ExitCode::SUCCESS)

@@ -90,7 +90,8 @@ pub enum AuthError {
     Random(getrandom::Error),
 }
 
-/// A fresh token and the key to store for it (its hash and prefix, never the token).
+/// A fresh token and the key to store for it (its hash and prefix, never the token); an
+/// operator's key until `account_id` is set on it.
 pub fn issue(
     name: Option<String>,
     role: Role,
@@ -105,6 +106,7 @@ pub fn issue(
         hash: hash_token(&token),
         prefix: token.chars().take(PREFIX_LEN).collect(),
         created_at: now,
+        account_id: None,
     };
     Ok((token, key))
 }
@@ -281,12 +283,44 @@ impl Bucket {
 pub struct Caller {
     pub key_id: i64,
     pub role: Role,
+    /// The account the key acts as (`None`: an operator's key).
+    pub account: Option<i64>,
 }
 
 impl Caller {
-    /// Who subscribes when this key subscribes: `key:ID`.
+    /// Whose subscriptions this key's are, by subscriber name: its account's, else its own
+    /// (`key:ID`).
     pub fn subscriber(&self) -> String {
-        format!("key:{}", self.key_id)
+        match self.account {
+            Some(id) => tidings_store::account_subscriber(id),
+            None => format!("key:{}", self.key_id),
+        }
+    }
+
+    /// Who subscribes when this key subscribes (`name` is [`Caller::subscriber`]'s): its
+    /// account, filed as `placement` says, else the key by name.
+    pub fn subscribing<'a>(
+        &self,
+        name: &'a str,
+        placement: &'a tidings_store::Placement,
+    ) -> tidings_store::Subscriber<'a> {
+        match self.account {
+            Some(id) => tidings_store::Subscriber::Account { id, placement },
+            None => tidings_store::Subscriber::Named(name),
+        }
+    }
+
+    /// End this key's subscription to `feed` (its account's, with its reading state of the
+    /// feed, when it has one); false when there was none.
+    pub async fn unsubscribe(
+        &self,
+        store: &dyn tidings_store::Store,
+        feed: tidings_model::FeedId,
+    ) -> Result<bool, tidings_store::StoreError> {
+        match self.account {
+            Some(id) => store.unsubscribe_account(id, feed).await,
+            None => store.unsubscribe(feed, &self.subscriber()).await,
+        }
     }
 }
 
@@ -305,6 +339,33 @@ impl FromRequestParts<AppState> for ReadAccess {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
         let required = state.auth.config.keyed_reads;
         check(parts, state, required).await.map(ReadAccess)
+    }
+}
+
+/// A request about an account's own reading (`/v1/subscriptions`, `/v1/reading`): needs a key
+/// that belongs to an account, reader or admin; it reads and writes that account's state only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountAccess {
+    pub caller: Caller,
+    pub account: i64,
+}
+
+impl FromRequestParts<AppState> for AccountAccess {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let Some(caller) = check(parts, state, true).await? else {
+            return Err(unauthorized(NO_KEY));
+        };
+        match caller.account {
+            Some(account) => Ok(AccountAccess { caller, account }),
+            None => Err(Problem::new(
+                ProblemKind::Forbidden,
+                "this key belongs to no account, so it has no reading state: make one with \
+                 `tidings keys create --user NAME`",
+            )
+            .into_response()),
+        }
     }
 }
 
@@ -502,6 +563,7 @@ async fn lookup(token: &str, state: &AppState) -> Result<Caller, Denied> {
     Ok(Caller {
         key_id: key.id,
         role,
+        account: key.account_id,
     })
 }
 

@@ -50,6 +50,8 @@ pub const BEARER: &str = "bearer";
     tags(
         (name = "feeds", description = "Subscriptions and what tidings knows of each feed"),
         (name = "entries", description = "Stored entries, newest first"),
+        (name = "reading", description = "An account's subscriptions, unread counts, read and \
+            starred entries (a key made with `tidings keys create --user NAME`)"),
         (name = "outputs", description = "Stored entries as Atom 1.0 and JSON Feed 1.1"),
         (name = "operator", description = "The request log and hosts (admin key)"),
         (name = "health", description = "Whether the server answers"),
@@ -147,6 +149,26 @@ impl IntoResponses for AdminErrors {
             (
                 "403".to_owned(),
                 problem_response("The key is a reader key: this needs an admin key."),
+            ),
+            ("429".to_owned(), too_many()),
+            ("500".to_owned(), internal()),
+        ])
+    }
+}
+
+/// The problems an operation on an account's own reading may answer with: 401, 403, 429, 500.
+pub struct AccountErrors;
+
+impl IntoResponses for AccountErrors {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        BTreeMap::from([
+            (
+                "401".to_owned(),
+                unauthorized("No key was sent, or it is unknown or revoked."),
+            ),
+            (
+                "403".to_owned(),
+                problem_response("The key belongs to no account."),
             ),
             ("429".to_owned(), too_many()),
             ("500".to_owned(), internal()),

@@ -894,3 +894,37 @@ async fn fever_client_sequences_in_every_transport() {
 fn json_i(n: i64) -> Value {
     Value::from(n)
 }
+
+#[tokio::test]
+async fn miniflux_takes_an_accounts_api_key_as_x_auth_token() {
+    let (server, ana) = setup().await;
+    let (token, mut new) =
+        tidings_api::auth::issue(None, tidings_api::auth::Role::Reader, t(0)).unwrap();
+    new.account_id = Some(ana);
+    server.store.create_key(&new).await.unwrap();
+    let (status, _, body) = send(
+        server.addr,
+        "GET",
+        &format!("{PREFIX}/v1/me"),
+        &format!("X-Auth-Token: {token}\r\n"),
+        None,
+    )
+    .await;
+    let me: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!((status, me["username"].as_str()), (200, Some("Ana")));
+    // An operator's key has no account; an unknown token is refused.
+    let (operator, key) =
+        tidings_api::auth::issue(None, tidings_api::auth::Role::Admin, t(0)).unwrap();
+    server.store.create_key(&key).await.unwrap();
+    for token in [operator.as_str(), "tdg_0000"] {
+        let (status, _, _) = send(
+            server.addr,
+            "GET",
+            &format!("{PREFIX}/v1/feeds"),
+            &format!("X-Auth-Token: {token}\r\n"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 401, "{token}");
+    }
+}

@@ -374,6 +374,114 @@ async fn real_answers_validate_against_their_schemas() {
     )
     .await;
     assert_eq!(status, 204);
+
+    // An account's reading, with a key of the account; an operator's key is refused.
+    let ana = server
+        .store
+        .add_account(&tidings_store::NewAccount {
+            name: "ana".into(),
+            role: tidings_store::AccountRole::Admin,
+            password_hash: "$argon2id$x".into(),
+            created_at: t(0),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let (ana_token, mut ana_key) =
+        tidings_api::auth::issue(None, tidings_api::auth::Role::Admin, t(0)).unwrap();
+    ana_key.account_id = Some(ana.id);
+    server.store.create_key(&ana_key).await.unwrap();
+    let ana_key = Some(ana_token.as_str());
+    let (status, subscribed) = call(&server, &doc, feeds, ana_key, Some(url)).await;
+    assert_eq!(status, 201);
+    let fed = subscribed["id"].as_i64().unwrap();
+    server
+        .read(
+            tidings_model::FeedId(fed),
+            t(300),
+            vec![dated("mine", t(250))],
+        )
+        .await;
+    let patch = format!("/v1/subscriptions/{fed}");
+    // (method, template, path, key, body, status)
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        u16,
+    );
+    let reading: [Case; 8] = [
+        (
+            "GET",
+            "/v1/subscriptions",
+            "/v1/subscriptions",
+            ana_key,
+            None,
+            200,
+        ),
+        (
+            "GET",
+            "/v1/subscriptions",
+            "/v1/subscriptions",
+            key,
+            None,
+            403,
+        ),
+        (
+            "GET",
+            "/v1/reading",
+            "/v1/reading?status=unread",
+            ana_key,
+            None,
+            200,
+        ),
+        (
+            "GET",
+            "/v1/reading",
+            "/v1/reading?limit=x",
+            ana_key,
+            None,
+            400,
+        ),
+        (
+            "PATCH",
+            "/v1/subscriptions/{id}",
+            &patch,
+            ana_key,
+            Some(r#"{"folder": "News"}"#),
+            200,
+        ),
+        (
+            "POST",
+            "/v1/reading/marks",
+            "/v1/reading/marks",
+            ana_key,
+            Some(r#"{"entry_ids": [1], "starred": true}"#),
+            200,
+        ),
+        (
+            "POST",
+            "/v1/reading/mark-all-read",
+            "/v1/reading/mark-all-read",
+            ana_key,
+            Some("{}"),
+            200,
+        ),
+        (
+            "POST",
+            "/v1/reading/mark-all-read",
+            "/v1/reading/mark-all-read",
+            None,
+            Some("{}"),
+            401,
+        ),
+    ];
+    for (method, template, path, who, body, want) in reading {
+        let (status, answer) = call(&server, &doc, (method, template, path), who, body).await;
+        assert_eq!(status, want, "{method} {path}: {answer}");
+    }
 }
 
 /// The schemas are not vacuous: answers that break them are refused.

@@ -23,5 +23,7 @@ mod operator;
 mod patch;
 #[path = "v1/private.rs"]
 mod private;
+#[path = "v1/reading.rs"]
+mod reading;
 #[path = "v1/scope.rs"]
 mod scope;

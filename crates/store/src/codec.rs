@@ -291,12 +291,6 @@ pub fn account_key(name: &str) -> String {
     name.to_lowercase()
 }
 
-/// The `subscriber` key of account `id`'s subscriptions (unique per feed with the others'
-/// keys; the `account_id` column says whose it is).
-pub fn account_subscriber(id: i64) -> String {
-    format!("account:{id}")
-}
-
 /// Read back an account's `role` column.
 pub fn decode_account_role(column: &str) -> Result<crate::AccountRole> {
     match column {

@@ -34,6 +34,7 @@ pub use postgres::PgStore;
 pub use reading::{
     EntryState, NEW_SUBSCRIPTION_UNREAD, Placement, ReadEntry, ReadScope, ReadStatus, ReadingOrder,
     ReadingQuery, StateChange, Subscriber, Subscription, SubscriptionEdit, UnreadCounts,
+    account_subscriber,
 };
 pub use sqlite::SqliteStore;
 pub use types::*;

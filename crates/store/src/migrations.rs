@@ -132,6 +132,11 @@ const SQLITE: &[Source] = &[
         "fever key",
         include_str!("../migrations/sqlite/0024_fever_key.sql"),
     ),
+    (
+        25,
+        "account keys",
+        include_str!("../migrations/sqlite/0025_account_keys.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -254,6 +259,11 @@ const POSTGRES: &[Source] = &[
         24,
         "fever key",
         include_str!("../migrations/postgres/0024_fever_key.sql"),
+    ),
+    (
+        25,
+        "account keys",
+        include_str!("../migrations/postgres/0025_account_keys.sql"),
     ),
 ];
 

@@ -35,6 +35,13 @@ pub struct Subscription {
     pub subscribed_at: DateTime<Utc>,
 }
 
+/// The `subscriber` name of account `id`'s subscriptions (unique per feed beside the others'
+/// names; the `account_id` column says whose it is). What [`crate::EntryQuery::subscriber`]
+/// and `Store::feeds_of` take to list an account's feeds.
+pub fn account_subscriber(id: i64) -> String {
+    format!("account:{id}")
+}
+
 /// Who subscribes to a feed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Subscriber<'a> {

@@ -512,6 +512,8 @@ pub struct ApiKey {
     pub created_at: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,
     pub last_used_at: Option<DateTime<Utc>>,
+    /// The account it acts as (`None`: an operator's key, with no reading state).
+    pub account_id: Option<i64>,
 }
 
 /// A key to store.
@@ -524,6 +526,8 @@ pub struct NewKey {
     pub hash: String,
     pub prefix: String,
     pub created_at: DateTime<Utc>,
+    /// The account it acts as.
+    pub account_id: Option<i64>,
 }
 
 /// Where a queued resource stands (the page queue, SR1, SR7, FF9).

@@ -51,6 +51,7 @@ macro_rules! contract {
 }
 
 contract! {
+    keys::an_accounts_key_names_it_and_goes_with_it,
     accounts::sessions_live_until_they_expire_or_their_password_changes,
     reading::c2_one_read_serves_every_account_and_a_new_subscription_starts_with_its_newest_unread,
     reading::ff16_an_accounts_reading_leaves_out_expired_entries,

@@ -49,28 +49,58 @@ const READING_LIST: &str = "user/-/state/com.google/reading-list";
 const KEPT_UNREAD: &str = "user/-/state/com.google/kept-unread";
 const ITEM_PREFIX: &str = "tag:google.com,2005:reader/item/";
 
+/// The routes, each under [`PREFIX`] (written out: every route's path is a literal).
 pub fn routes() -> Router<AppState> {
-    let api = |path: &str| format!("{PREFIX}/reader/api/0/{path}");
     Router::new()
         .route(
-            &format!("{PREFIX}/accounts/ClientLogin"),
+            "/compat/greader/accounts/ClientLogin",
             get(client_login).post(client_login),
         )
-        .route(&api("token"), get(token).post(token))
-        .route(&api("user-info"), get(user_info))
-        .route(&api("subscription/list"), get(subscription_list))
-        .route(&api("subscription/edit"), post(subscription_edit))
-        .route(&api("subscription/quickadd"), post(quickadd))
-        .route(&api("tag/list"), get(tag_list))
-        .route(&api("rename-tag"), post(rename_tag))
-        .route(&api("disable-tag"), post(disable_tag))
-        .route(&api("unread-count"), get(unread_count))
-        .route(&api("stream/items/ids"), get(item_ids))
-        .route(&api("stream/items/contents"), get(contents).post(contents))
-        .route(&api("stream/contents"), get(stream_contents))
-        .route(&api("stream/contents/{*stream}"), get(stream_contents_of))
-        .route(&api("edit-tag"), post(edit_tag))
-        .route(&api("mark-all-as-read"), post(mark_all_as_read))
+        .route("/compat/greader/reader/api/0/token", get(token).post(token))
+        .route("/compat/greader/reader/api/0/user-info", get(user_info))
+        .route(
+            "/compat/greader/reader/api/0/subscription/list",
+            get(subscription_list),
+        )
+        .route(
+            "/compat/greader/reader/api/0/subscription/edit",
+            post(subscription_edit),
+        )
+        .route(
+            "/compat/greader/reader/api/0/subscription/quickadd",
+            post(quickadd),
+        )
+        .route("/compat/greader/reader/api/0/tag/list", get(tag_list))
+        .route("/compat/greader/reader/api/0/rename-tag", post(rename_tag))
+        .route(
+            "/compat/greader/reader/api/0/disable-tag",
+            post(disable_tag),
+        )
+        .route(
+            "/compat/greader/reader/api/0/unread-count",
+            get(unread_count),
+        )
+        .route(
+            "/compat/greader/reader/api/0/stream/items/ids",
+            get(item_ids),
+        )
+        .route(
+            "/compat/greader/reader/api/0/stream/items/contents",
+            get(contents).post(contents),
+        )
+        .route(
+            "/compat/greader/reader/api/0/stream/contents",
+            get(stream_contents),
+        )
+        .route(
+            "/compat/greader/reader/api/0/stream/contents/{*stream}",
+            get(stream_contents_of),
+        )
+        .route("/compat/greader/reader/api/0/edit-tag", post(edit_tag))
+        .route(
+            "/compat/greader/reader/api/0/mark-all-as-read",
+            post(mark_all_as_read),
+        )
 }
 
 /// An item id as clients send it: `tag:google.com,2005:reader/item/` and hex (padded or not),

@@ -4,7 +4,7 @@
 //! bookmarks).
 //!
 //! Clients log in with HTTP Basic: an account's name and its API password (see
-//! [`super::login`]). Categories are the account's folders (id 1, "All", holds the feeds
+//! [`super::login`]); or send `X-Auth-Token` with an API key that belongs to the account. Categories are the account's folders (id 1, "All", holds the feeds
 //! filed under none); ids are tidings' row ids, sent only when below 2³¹ ([`super::small_id`]).
 //! Content leaves sanitised as on the reader's page. `PUT` bodies are JSON whatever their
 //! `Content-Type` (newsboat sends `application/x-www-form-urlencoded`) and a state change
@@ -97,6 +97,13 @@ impl FromRequestParts<AppState> for User {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<User, Failure> {
         let unauthorized = |why: &str| Failure(StatusCode::UNAUTHORIZED, why.to_owned());
+        if let Some(token) = parts
+            .headers
+            .get("x-auth-token")
+            .and_then(|v| v.to_str().ok())
+        {
+            return token_user(parts, state, token.trim()).await;
+        }
         let Some((name, password)) = basic(parts) else {
             return Err(unauthorized(
                 "log in with HTTP Basic: the account's name and its API password",
@@ -120,6 +127,46 @@ impl FromRequestParts<AppState> for User {
             )),
         }
     }
+}
+
+/// The account of an API key sent as `X-Auth-Token` (a key made with `tidings keys create
+/// --user NAME`), checked as every key is (rate, revocation, failures per address).
+async fn token_user(parts: &Parts, state: &AppState, token: &str) -> Result<User, Failure> {
+    use crate::auth::{Counted, Denied, verify};
+    let refused = |why: &str| Failure(StatusCode::UNAUTHORIZED, why.to_owned());
+    let caller = match verify(token, state, client_ip(parts), Counted::Yes).await {
+        Ok(caller) => caller,
+        Err(Denied::TooMany(wait) | Denied::Throttled(wait)) => {
+            return Err(Failure(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "too many requests; try again in {} s",
+                    wait.as_secs().max(1)
+                ),
+            ));
+        }
+        Err(Denied::Failed(e)) => return Err(e.into()),
+        Err(Denied::Unknown | Denied::Malformed) => {
+            return Err(refused("the API key is unknown or revoked"));
+        }
+    };
+    let Some(id) = caller.account else {
+        return Err(refused(
+            "this API key belongs to no account: make one with `tidings keys create --user NAME`",
+        ));
+    };
+    let account = state
+        .store
+        .accounts()
+        .await?
+        .into_iter()
+        .find(|a| a.id == id)
+        .ok_or_else(|| refused("the key's account is gone"))?;
+    Ok(User(SyncAccount {
+        id,
+        admin: account.role == tidings_store::AccountRole::Admin,
+        name: account.name,
+    }))
 }
 
 /// The name and password of an `Authorization: Basic` header.

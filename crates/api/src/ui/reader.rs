@@ -632,8 +632,8 @@ pub async fn subscribe(
     };
     let subscribed = match FeedUrl::parse(form.url.trim()) {
         Ok(url) => {
-            let key = caller.subscriber();
-            subscribe_feed(&state, tidings_store::Subscriber::Named(&key), &url).await
+            let (key, placement) = (caller.subscriber(), tidings_store::Placement::default());
+            subscribe_feed(&state, caller.subscribing(&key, &placement), &url).await
         }
         Err(e) => Err(Problem::invalid("url", format!("not a feed URL: {e}"))),
     };
@@ -669,7 +669,7 @@ pub async fn unsubscribe(
             "A feed is named by its number.",
         );
     };
-    match state.store.unsubscribe(id, &caller.subscriber()).await {
+    match caller.unsubscribe(&*state.store, id).await {
         Ok(true) => {
             tracing::info!(feed_id = %id, key_id = caller.key_id, "unsubscribed in the web ui");
             see_other(&format!("/feeds/{id}?unsubscribed=1"))

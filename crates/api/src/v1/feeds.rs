@@ -164,8 +164,8 @@ pub async fn create(
     let body: Subscribe = params::json_object(body, r#"{"url": "https://example.org/feed.xml"}"#)?;
     let url = FeedUrl::parse(&body.url)
         .map_err(|e| Problem::invalid("url", format!("not a feed URL: {e}")))?;
-    let key = caller.subscriber();
-    let (subscribed, feed) = subscribe(&state, Subscriber::Named(&key), &url).await?;
+    let (key, placement) = (caller.subscriber(), tidings_store::Placement::default());
+    let (subscribed, feed) = subscribe(&state, caller.subscribing(&key, &placement), &url).await?;
     tracing::info!(
         feed_id = %feed.id,
         feed_url = %feed.url,
@@ -206,7 +206,7 @@ pub async fn delete(
 ) -> Result<StatusCode, Problem> {
     let Path(id) = id?;
     let id = params::feed_id("id", &id)?;
-    if state.store.unsubscribe(id, &caller.subscriber()).await? {
+    if caller.unsubscribe(&*state.store, id).await? {
         tracing::info!(feed_id = %id, key_id = caller.key_id, "unsubscribed through the api");
         Ok(StatusCode::NO_CONTENT)
     } else {

@@ -4,8 +4,9 @@
 //! Modules: `wire` (the JSON shapes, which live only here and change only with a new version),
 //! `params` (reading query and path parameters, every failure a 400 problem naming the
 //! parameter), `cursor` (the opaque keyset cursor of entry pages), then one module per
-//! resource: `feeds`, `entries`, `hosts` (the request log and hosts, for an admin key) and
-//! `operator` (do-not-crawl rules, removal on request, OPML import and export).
+//! resource: `feeds`, `entries`, `hosts` (the request log and hosts, for an admin key),
+//! `operator` (do-not-crawl rules, removal on request, OPML import and export) and `reading`
+//! (an account's subscriptions and reading state, for a key that belongs to an account).
 
 pub(crate) mod cursor;
 mod entries;
@@ -13,6 +14,7 @@ pub(crate) mod feeds;
 pub(crate) mod hosts;
 pub(crate) mod operator;
 pub(crate) mod params;
+mod reading;
 pub mod wire;
 
 pub(crate) use entries::Scope;
@@ -44,6 +46,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(operator::remove_rule))
         .routes(routes!(operator::export_opml, operator::import_opml))
         .routes(routes!(entries::list))
+        .routes(routes!(reading::subscriptions))
+        .routes(routes!(reading::change_subscription))
+        .routes(routes!(reading::list))
+        .routes(routes!(reading::mark))
+        .routes(routes!(reading::mark_all_read))
         .routes(routes!(hosts::log))
         .routes(routes!(hosts::host))
         // Not operations: the problem for a path that names nothing, left out of the document.

@@ -354,8 +354,8 @@ pub async fn import_opml(
                 continue;
             }
         };
-        let key = caller.subscriber();
-        match subscribe(&state, tidings_store::Subscriber::Named(&key), &url).await {
+        let (key, placement) = (caller.subscriber(), tidings_store::Placement::default());
+        match subscribe(&state, caller.subscribing(&key, &placement), &url).await {
             Ok((subscribed, feed)) if subscribed.new_subscription => {
                 report.subscribed.push(feed.id.0);
             }

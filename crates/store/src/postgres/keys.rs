@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 macro_rules! columns {
     () => {
-        "id, name, role, prefix, created_at, revoked_at, last_used_at"
+        "id, name, role, prefix, created_at, revoked_at, last_used_at, account_id"
     };
 }
 
@@ -19,10 +19,11 @@ type KeyTuple = (
     DateTime<Utc>,
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
+    Option<i64>,
 );
 
 fn key_from_row(
-    (id, name, role, prefix, created_at, revoked_at, last_used_at): KeyTuple,
+    (id, name, role, prefix, created_at, revoked_at, last_used_at, account_id): KeyTuple,
 ) -> ApiKey {
     ApiKey {
         id,
@@ -32,13 +33,14 @@ fn key_from_row(
         created_at,
         revoked_at,
         last_used_at,
+        account_id,
     }
 }
 
 pub async fn create(store: &PgStore, key: &NewKey) -> Result<ApiKey> {
     let row: KeyTuple = sqlx::query_as(concat!(
-        "INSERT INTO api_keys (name, role, key_hash, prefix, created_at) \
-         VALUES ($1, $2, $3, $4, $5) RETURNING ",
+        "INSERT INTO api_keys (name, role, key_hash, prefix, created_at, account_id) \
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ",
         columns!(),
         ""
     ))
@@ -47,6 +49,7 @@ pub async fn create(store: &PgStore, key: &NewKey) -> Result<ApiKey> {
     .bind(without_nul(&key.hash).as_ref())
     .bind(without_nul(&key.prefix).as_ref())
     .bind(key.created_at)
+    .bind(key.account_id)
     .fetch_one(&store.pool)
     .await?;
     Ok(key_from_row(row))

@@ -49,7 +49,7 @@ pub async fn subscribe(
          ON CONFLICT (feed_id, subscriber) DO NOTHING",
     )
     .bind(feed_id)
-    .bind(codec::account_subscriber(account))
+    .bind(reading::account_subscriber(account))
     .bind(now)
     .bind(account)
     .bind(&title)

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 macro_rules! columns {
     () => {
-        "id, name, role, prefix, created_at, revoked_at, last_used_at"
+        "id, name, role, prefix, created_at, revoked_at, last_used_at, account_id"
     };
 }
 
@@ -19,10 +19,11 @@ type KeyTuple = (
     i64,
     Option<i64>,
     Option<i64>,
+    Option<i64>,
 );
 
 fn key_from_row(
-    (id, name, role, prefix, created_at, revoked_at, last_used_at): KeyTuple,
+    (id, name, role, prefix, created_at, revoked_at, last_used_at, account_id): KeyTuple,
 ) -> Result<ApiKey> {
     Ok(ApiKey {
         id,
@@ -32,14 +33,15 @@ fn key_from_row(
         created_at: codec::from_micros(created_at)?,
         revoked_at: codec::from_micros_opt(revoked_at)?,
         last_used_at: codec::from_micros_opt(last_used_at)?,
+        account_id,
     })
 }
 
 pub async fn create(store: &SqliteStore, key: &NewKey) -> Result<ApiKey> {
     let (_turn, mut tx) = store.write().await?;
     let row: KeyTuple = sqlx::query_as(concat!(
-        "INSERT INTO api_keys (name, role, key_hash, prefix, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5) RETURNING ",
+        "INSERT INTO api_keys (name, role, key_hash, prefix, created_at, account_id) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING ",
         columns!(),
         ""
     ))
@@ -48,6 +50,7 @@ pub async fn create(store: &SqliteStore, key: &NewKey) -> Result<ApiKey> {
     .bind(&key.hash)
     .bind(&key.prefix)
     .bind(micros(key.created_at))
+    .bind(key.account_id)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;

@@ -11,6 +11,7 @@ fn key(name: Option<&str>, role: &str, hash: &str) -> NewKey {
         hash: hash.into(),
         prefix: format!("tdg_{}", &hash[..4]),
         created_at: t(1),
+        account_id: None,
     }
 }
 
@@ -146,4 +147,36 @@ pub async fn sr11_bot_keys_round_trip_and_are_listed_by_start(store: Arc<dyn Sto
         text.contains("kid-a") && !text.contains("secret-kid-a"),
         "Debug leaves the secret out: {text}"
     );
+}
+
+/// A key made for an account acts as it and goes with it.
+pub async fn an_accounts_key_names_it_and_goes_with_it(store: Arc<dyn Store>) {
+    let ana = store
+        .add_account(&tidings_store::NewAccount {
+            name: "ana".into(),
+            role: tidings_store::AccountRole::Reader,
+            password_hash: "$argon2id$x".into(),
+            created_at: t(0),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let made = store
+        .create_key(&NewKey {
+            account_id: Some(ana.id),
+            ..key(None, "reader", "cccc3333")
+        })
+        .await
+        .unwrap();
+    assert_eq!(made.account_id, Some(ana.id));
+    let found = store.key_by_hash("cccc3333").await.unwrap().unwrap();
+    assert_eq!(found.account_id, Some(ana.id));
+    let operator = store
+        .create_key(&key(None, "admin", "dddd4444"))
+        .await
+        .unwrap();
+    assert_eq!(operator.account_id, None);
+    assert!(store.remove_account("ana").await.unwrap());
+    assert_eq!(store.key_by_hash("cccc3333").await.unwrap(), None);
+    assert!(store.key_by_hash("dddd4444").await.unwrap().is_some());
 }
