@@ -5,24 +5,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
-use support::{Publisher, Resource, command, fast_profile, rss, stderr, stdout, tidings};
-use tokio::io::AsyncWriteExt;
-
-/// Run `tidings ARGS` with `input` on standard input.
-async fn with_stdin(db: &Path, args: &[&str], input: &str) -> Output {
-    let mut child = command(db)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tidings");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(input.as_bytes()).await.expect("write");
-    drop(stdin);
-    child.wait_with_output().await.expect("wait")
-}
+use support::{Publisher, Resource, fast_profile, rss, stderr, stdout, tidings, with_stdin};
 
 /// The stored hashes of `name`, read from the database itself.
 async fn hashes(db: &Path, name: &str) -> (String, Option<String>) {

@@ -12,33 +12,17 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 use support::{
     Publisher, Resource, command, fast_profile, listening_address, on_path, rss, stderr, stdout,
-    tidings,
+    tidings, with_stdin,
 };
 use tidings_store::{ReadStatus, ReadingQuery, StateChange};
-use tokio::io::AsyncWriteExt;
 
 /// How long a mark sent by newsboat (from a detached thread) may take to arrive. Waiting
 /// polls; nothing is asserted about the time taken.
 const DEADLINE: Duration = Duration::from_secs(30);
-
-/// Run `tidings ARGS` with `input` on standard input.
-async fn with_stdin(db: &Path, args: &[&str], input: &str) -> Output {
-    let mut child = command(db)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tidings");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(input.as_bytes()).await.expect("write");
-    drop(stdin);
-    child.wait_with_output().await.expect("wait")
-}
 
 /// Ana's unread entries per feed id, as tidings keeps them.
 async fn unread(db: &Path) -> Vec<(i64, u64)> {

@@ -282,3 +282,18 @@ pub async fn listening_address(child: &mut tokio::process::Child) -> std::net::S
     });
     addr
 }
+
+/// Run `tidings ARGS` on `db` with `input` on standard input (a password, say).
+pub async fn with_stdin(db: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = command(db)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tidings");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).await.expect("write");
+    drop(stdin);
+    child.wait_with_output().await.expect("wait")
+}

@@ -47,11 +47,8 @@ struct Failure(StatusCode, String);
 
 impl From<StoreError> for Failure {
     fn from(e: StoreError) -> Failure {
-        tracing::warn!(error = %e, "fever api: the store failed");
-        Failure(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the store is unavailable".into(),
-        )
+        let (status, message) = super::store_failed("fever api", &e);
+        Failure(status, message)
     }
 }
 

@@ -134,11 +134,8 @@ impl Failure {
 
 impl From<StoreError> for Failure {
     fn from(e: StoreError) -> Failure {
-        tracing::warn!(error = %e, "google reader api: the store failed");
-        Failure(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the store is unavailable".into(),
-        )
+        let (status, message) = super::store_failed("google reader api", &e);
+        Failure(status, message)
     }
 }
 

@@ -68,11 +68,8 @@ impl Failure {
 
 impl From<StoreError> for Failure {
     fn from(e: StoreError) -> Failure {
-        tracing::warn!(error = %e, "miniflux api: the store failed");
-        Failure(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the store is unavailable".into(),
-        )
+        let (status, message) = super::store_failed("miniflux api", &e);
+        Failure(status, message)
     }
 }
 

@@ -131,6 +131,16 @@ pub async fn login(
     })
 }
 
+/// The status and message a sync API answers when the store failed (the cause goes to the
+/// log only).
+pub fn store_failed(api: &str, e: &tidings_store::StoreError) -> (axum::http::StatusCode, String) {
+    tracing::warn!(error = %e, "{api}: the store failed");
+    (
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        "the store is unavailable".into(),
+    )
+}
+
 /// An id as the sync APIs send it: below 2³¹ (newsboat reads ids as 32-bit integers and
 /// breaks on larger ones); `None` for a row id beyond that.
 pub fn small_id(id: i64) -> Option<i32> {
