@@ -3,7 +3,7 @@
 //! without a preflight. The API takes only a Bearer header, so every write it documents
 //! refuses such a request and changes nothing; the same write with the Bearer key works.
 
-use crate::auth::{is_problem, key};
+use crate::auth::is_problem;
 use crate::support::{Server, send_typed, t};
 use std::collections::BTreeSet;
 use tidings_api::auth::Role;
@@ -40,6 +40,27 @@ const WRITES: &[Write] = &[
         path: "/v1/feeds/{id}",
         content_type: "application/json",
         body: Some(r#"{"paused": true}"#),
+        ok: 200,
+    },
+    Write {
+        method: "PATCH",
+        path: "/v1/subscriptions/{id}",
+        content_type: "application/json",
+        body: Some(r#"{"folder": "Forged"}"#),
+        ok: 200,
+    },
+    Write {
+        method: "POST",
+        path: "/v1/reading/marks",
+        content_type: "application/json",
+        body: Some(r#"{"entry_ids": [1], "starred": true}"#),
+        ok: 200,
+    },
+    Write {
+        method: "POST",
+        path: "/v1/reading/mark-all-read",
+        content_type: "application/json",
+        body: Some("{}"),
         ok: 200,
     },
     Write {
@@ -107,28 +128,54 @@ fn every_documented_write_is_in_the_table() {
     );
 }
 
-/// What the writes could change: feeds (and their states), subscriptions, rules.
-async fn snapshot(server: &Server, subscriber: &str) -> String {
+/// What the writes could change: feeds (and their states), subscriptions (with their folders
+/// and unread counts), rules.
+async fn snapshot(server: &Server, account: i64) -> String {
     let feeds = server.store.feeds().await.expect("feeds");
-    let mine = server.store.feeds_of(subscriber).await.expect("feeds of");
+    let mine = server
+        .store
+        .feeds_of(&tidings_store::account_subscriber(account))
+        .await
+        .expect("feeds of");
+    let reading = server
+        .store
+        .subscriptions(account)
+        .await
+        .expect("subscriptions");
     let rules = server.store.blocks().await.expect("rules");
-    format!("{feeds:?}\n{mine:?}\n{rules:?}")
+    format!("{feeds:?}\n{mine:?}\n{reading:?}\n{rules:?}")
 }
 
 #[tokio::test]
 async fn a_cookie_from_another_site_writes_nothing_and_the_bearer_key_does() {
     let server = Server::start().await;
-    let (admin_id, admin) = key(&server, Role::Admin).await;
-    let subscriber = format!("key:{admin_id}");
+    // An admin key of an account: every write, the account's own reading included, works
+    // with it as a Bearer token.
+    let account = server
+        .store
+        .add_account(&tidings_store::NewAccount {
+            name: "ops".into(),
+            role: tidings_store::AccountRole::Admin,
+            password_hash: "$argon2id$x".into(),
+            created_at: t(0),
+        })
+        .await
+        .expect("account")
+        .expect("new account")
+        .id;
+    let (admin, mut new_key) = tidings_api::auth::issue(None, Role::Admin, t(0)).expect("key");
+    new_key.account_id = Some(account);
+    server.store.create_key(&new_key).await.expect("create key");
     let new = NewFeed {
         next_fetch_at: t(0),
         next_fetch_reason: "first add".to_owned(),
         interval_secs: 3600,
     };
     let url = FeedUrl::parse("https://example.org/feed.xml").expect("url");
+    let placement = tidings_store::Placement::default();
     let feed = server
         .store
-        .subscribe(&url, &subscriber, t(0), &new)
+        .subscribe_account(&url, account, &placement, t(0), &new)
         .await
         .expect("subscribe")
         .feed_id;
@@ -153,7 +200,7 @@ async fn a_cookie_from_another_site_writes_nothing_and_the_bearer_key_does() {
         write.path.replace("{id}", &id)
     };
 
-    let before = snapshot(&server, &subscriber).await;
+    let before = snapshot(&server, account).await;
     let forged = format!("Cookie: tidings_key={admin}\r\nOrigin: http://evil.example\r\n");
     for write in WRITES {
         let path = path_of(write);
@@ -170,7 +217,7 @@ async fn a_cookie_from_another_site_writes_nothing_and_the_bearer_key_does() {
         let answer = (status, head, json);
         is_problem(&answer, 401, "unauthorized");
         assert_eq!(
-            snapshot(&server, &subscriber).await,
+            snapshot(&server, account).await,
             before,
             "{} {path} changed the store",
             write.method
@@ -197,5 +244,5 @@ async fn a_cookie_from_another_site_writes_nothing_and_the_bearer_key_does() {
             String::from_utf8_lossy(&body)
         );
     }
-    assert_ne!(snapshot(&server, &subscriber).await, before);
+    assert_ne!(snapshot(&server, account).await, before);
 }
