@@ -367,6 +367,17 @@ async fn greader_client_sequence_logs_in_lists_reads_and_marks() {
     let json: Value = serde_json::from_slice(&body).unwrap();
     assert!(json["Auth"].as_str().is_some_and(|t| !t.contains('=')));
 
+    // Never as a GET: the password would be in the URL.
+    let (status, _, _) = greader(
+        &server,
+        "GET",
+        "/accounts/ClientLogin",
+        "",
+        "Email=ana&Passwd=sync-secret-1",
+    )
+    .await;
+    assert_eq!(status, 405);
+
     // A bad token: 401 with the header clients look for.
     let (status, head, _) = greader(&server, "GET", "/reader/api/0/user-info", "nope", "").await;
     assert_eq!(status, 401);

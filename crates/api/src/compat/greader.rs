@@ -52,10 +52,8 @@ const ITEM_PREFIX: &str = "tag:google.com,2005:reader/item/";
 /// The routes, each under [`PREFIX`] (written out: every route's path is a literal).
 pub fn routes() -> Router<AppState> {
     Router::new()
-        .route(
-            "/compat/greader/accounts/ClientLogin",
-            get(client_login).post(client_login),
-        )
+        // POST only: a password never travels in a URL a proxy may log.
+        .route("/compat/greader/accounts/ClientLogin", post(client_login))
         .route("/compat/greader/reader/api/0/token", get(token).post(token))
         .route("/compat/greader/reader/api/0/user-info", get(user_info))
         .route(
