@@ -569,6 +569,30 @@ pub fn host_floor(
     }
 }
 
+/// The reason stored with a next read a reader asked for ([`read_now`]).
+pub const READ_NOW_REASON: &str = "a reader asked to read it now";
+
+/// A reader's "read now" (issue 15): when the feed's next read may move to, or `None` when it
+/// may not move. Never sooner than the profile's minimum interval after the last read (a feed
+/// is never read more often than the profile allows, whoever asks), never while a failure is
+/// pending (its backoff and any Retry-After stand), and only to make the read earlier than
+/// `scheduled`. The host's own floors (its Retry-After, its crawl-delay, its turn) are kept by
+/// the read itself, which postpones it when one is in force.
+pub fn read_now(
+    profile: &Profile,
+    last_read: Option<DateTime<Utc>>,
+    failures: u32,
+    scheduled: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    if failures > 0 {
+        return None;
+    }
+    let floor = last_read.map_or(now, |at| at + secs(profile.schedule.min_interval));
+    let at = floor.max(now);
+    (at < scheduled).then_some(at)
+}
+
 /// A feed not read because its host asked everyone to wait (C6): it is read at the floor,
 /// and nothing else about it changes (this is not a failure of the feed).
 pub fn postpone(state: &FeedSchedule, until: DateTime<Utc>, now: DateTime<Utc>) -> Decision {
@@ -732,6 +756,35 @@ mod tests {
         DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z")
             .unwrap()
             .into()
+    }
+
+    #[test]
+    fn read_now_keeps_the_minimum_interval_and_pending_failures() {
+        let p = profile();
+        let min = secs(p.schedule.min_interval);
+        let hour = Duration::hours(1);
+        let later = now() + Duration::hours(6);
+        for (last_read, failures, scheduled, expected) in [
+            // Never read: at once.
+            (None, 0, later, Some(now())),
+            // Read long ago: at once.
+            (Some(now() - Duration::days(1)), 0, later, Some(now())),
+            // Read just now: not before the minimum interval has passed.
+            (Some(now()), 0, later, Some(now() + min)),
+            (Some(now() - min / 2), 0, later, Some(now() + min / 2)),
+            // Already due sooner than that: nothing moves.
+            (Some(now()), 0, now() + min, None),
+            (None, 0, now(), None),
+            (None, 0, now() - hour, None),
+            // A failure pending: its backoff stands.
+            (Some(now() - Duration::days(1)), 1, later, None),
+        ] {
+            assert_eq!(
+                read_now(&p, last_read, failures, scheduled, now()),
+                expected,
+                "{last_read:?} {failures} {scheduled}"
+            );
+        }
     }
 
     fn ok(etag: &str) -> FetchOutcome {

@@ -381,6 +381,9 @@ pub trait Store: Send + Sync {
     /// touches only a paused or off feed, and `reschedule` only an active one.
     async fn patch_feed(&self, id: FeedId, patch: &FeedPatch) -> Result<Option<FeedRecord>>;
 
+    /// A reader's "read now" on feed `id` (see [`Sooner`]): true when its next read moved.
+    async fn read_sooner(&self, id: FeedId, sooner: &Sooner) -> Result<bool>;
+
     /// The feeds `subscriber` is subscribed to, by id.
     async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>>;
 

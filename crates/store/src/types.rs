@@ -147,6 +147,18 @@ pub struct FeedPatch {
     pub at: DateTime<Utc>,
 }
 
+/// A reader's request to read a feed earlier, at `at` (from
+/// `tidings_policy::schedule::read_now`, which keeps the schedule's floors). It moves the next
+/// read only when that makes it earlier, the feed is active, no failure is pending (its
+/// backoff and any Retry-After stand), and its last read is still `after_read`: a read that
+/// happened meanwhile set its own next read, which stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sooner {
+    pub at: DateTime<Utc>,
+    pub reason: String,
+    pub after_read: Option<DateTime<Utc>>,
+}
+
 impl FeedPatch {
     /// A change made at `at` that changes nothing yet; set the parts that change.
     pub fn at(at: DateTime<Utc>) -> FeedPatch {

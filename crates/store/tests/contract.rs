@@ -76,6 +76,7 @@ contract! {
     feeds::pending_move_round_trips,
     feeds::paused_feeds_wait_for_an_operator,
     feeds::an_operators_patch_pauses_resumes_and_sets_overrides,
+    feeds::read_sooner_only_moves_a_quiet_feeds_next_read_earlier,
     feeds::wfm8_the_egress_refusal_record_is_stored_and_kept_when_not_given,
     feeds::pf5_the_failure_record_is_stored_as_decided_and_a_resume_clears_it,
     feeds::ff13_a_hold_names_its_rule_until_a_resume,

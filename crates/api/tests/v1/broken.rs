@@ -270,6 +270,13 @@ impl Store for Broken {
     async fn touch_key(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<()> {
         fail()
     }
+    async fn read_sooner(
+        &self,
+        _: FeedId,
+        _: &tidings_store::Sooner,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
     async fn patch_feed(
         &self,
         _: FeedId,

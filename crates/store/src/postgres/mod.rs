@@ -918,6 +918,22 @@ impl Store for PgStore {
         keys::touch(self, id, at).await
     }
 
+    async fn read_sooner(&self, id: FeedId, sooner: &crate::Sooner) -> Result<bool> {
+        let moved = sqlx::query(
+            "UPDATE feeds SET next_fetch_at = $2, next_fetch_reason = $3 \
+             WHERE id = $1 AND state = 'active' AND consecutive_failures = 0 \
+             AND next_fetch_at > $2 AND last_fetch_at IS NOT DISTINCT FROM $4",
+        )
+        .bind(id.0)
+        .bind(sooner.at)
+        .bind(without_nul(&sooner.reason).into_owned())
+        .bind(sooner.after_read)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(moved > 0)
+    }
+
     async fn patch_feed(&self, id: FeedId, patch: &FeedPatch) -> Result<Option<FeedRecord>> {
         let mut tx = self.pool.begin().await?;
         match patch.paused {

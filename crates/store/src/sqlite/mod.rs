@@ -940,6 +940,24 @@ impl Store for SqliteStore {
         keys::touch(self, id, at).await
     }
 
+    async fn read_sooner(&self, id: FeedId, sooner: &crate::Sooner) -> Result<bool> {
+        let (_turn, mut tx) = self.write().await?;
+        let moved = sqlx::query(
+            "UPDATE feeds SET next_fetch_at = ?2, next_fetch_reason = ?3 \
+             WHERE id = ?1 AND state = 'active' AND consecutive_failures = 0 \
+             AND next_fetch_at > ?2 AND last_fetch_at IS ?4",
+        )
+        .bind(id.0)
+        .bind(micros(sooner.at))
+        .bind(&sooner.reason)
+        .bind(sooner.after_read.map(micros))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok(moved > 0)
+    }
+
     async fn patch_feed(&self, id: FeedId, patch: &FeedPatch) -> Result<Option<FeedRecord>> {
         let (_turn, mut tx) = self.write().await?;
         match patch.paused {

@@ -683,3 +683,69 @@ pub async fn ff7_a_feeds_thumbnail_is_stored_and_decided_again_on_each_full_read
     store.apply_fetch(ok(id, t(30), Vec::new())).await.unwrap();
     assert_eq!(store.feed(id).await.unwrap().unwrap().thumbnail, None);
 }
+
+/// A reader's "read now" moves an active feed's next read earlier, and nothing else: not
+/// later, not while a failure is pending, not once another read has happened.
+pub async fn read_sooner_only_moves_a_quiet_feeds_next_read_earlier(store: Arc<dyn Store>) {
+    let id = feed(&store, "https://example.org/feed.xml").await;
+    store.apply_fetch(ok(id, t(10), Vec::new())).await.unwrap();
+    let next = |store: Arc<dyn Store>| async move {
+        let f = store.feed(id).await.unwrap().unwrap();
+        (f.next_fetch_at, f.next_fetch_reason)
+    };
+    let (scheduled, _) = next(store.clone()).await;
+    assert_eq!(scheduled, t(10) + Duration::hours(1));
+    let sooner = |at, after_read| tidings_store::Sooner {
+        at,
+        reason: "asked".to_owned(),
+        after_read,
+    };
+    // Another read happened since the request was decided: nothing moves.
+    assert!(
+        !store
+            .read_sooner(id, &sooner(t(20), Some(t(5))))
+            .await
+            .unwrap()
+    );
+    assert!(!store.read_sooner(id, &sooner(t(20), None)).await.unwrap());
+    // Not later than scheduled.
+    let later = scheduled + Duration::minutes(1);
+    assert!(
+        !store
+            .read_sooner(id, &sooner(later, Some(t(10))))
+            .await
+            .unwrap()
+    );
+    assert_eq!(next(store.clone()).await.0, scheduled);
+    // Earlier, after the same read: moved, with its reason.
+    assert!(
+        store
+            .read_sooner(id, &sooner(t(20), Some(t(10))))
+            .await
+            .unwrap()
+    );
+    assert_eq!(next(store.clone()).await, (t(20), "asked".to_owned()));
+    // A failure pending: its backoff stands.
+    let mut failed = outcome(id, t(30), "server_error", Some(500));
+    failed.update.consecutive_failures = 1;
+    failed.update.next_fetch_at = t(30) + Duration::hours(2);
+    store.apply_fetch(failed).await.unwrap();
+    assert!(
+        !store
+            .read_sooner(id, &sooner(t(40), Some(t(30))))
+            .await
+            .unwrap()
+    );
+    assert_eq!(next(store.clone()).await.0, t(30) + Duration::hours(2));
+    // A paused feed stays paused.
+    let other = feed(&store, "https://example.org/other.xml").await;
+    let mut pause = FeedPatch::at(t(1));
+    pause.paused = Some(true);
+    store.patch_feed(other, &pause).await.unwrap();
+    assert!(
+        !store
+            .read_sooner(other, &sooner(t(-10), None))
+            .await
+            .unwrap()
+    );
+}
