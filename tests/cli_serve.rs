@@ -88,7 +88,7 @@ async fn serve_no_crawl_answers_and_stops_on_sigterm() {
     .await;
     assert!(out.status.success(), "{}", stderr(&out));
 
-    let serving = serve(&db, &[], &["--no-crawl"]).await;
+    let serving = serve(&db, &[], &["--no-crawl", "--public-reads"]).await;
     assert_ne!(serving.addr.port(), 0, "the bound port is printed, not 0");
     let (status, body) = get(serving.addr, "/healthz").await;
     assert_eq!((status, body.as_str()), (200, "ok\n"));
@@ -142,7 +142,7 @@ async fn serve_crawls_in_the_same_process() {
     .await;
     assert!(out.status.success(), "{}", stderr(&out));
 
-    let serving = serve(&db, &["--allow-private-networks"], &[]).await;
+    let serving = serve(&db, &["--allow-private-networks"], &["--public-reads"]).await;
     // The feed is due at once: its entries show through the API once read.
     let mut entries = 0;
     for _ in 0..1500 {
@@ -206,7 +206,7 @@ async fn call(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn serve_keyed_reads_takes_keys_made_by_the_cli() {
+async fn serve_reads_need_keys_made_by_the_cli_by_default() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     let mut tokens = Vec::new();
@@ -217,7 +217,7 @@ async fn serve_keyed_reads_takes_keys_made_by_the_cli() {
     }
     let (reader, admin) = (tokens[0].as_str(), tokens[1].as_str());
 
-    let serving = serve(&db, &[], &["--no-crawl", "--keyed-reads"]).await;
+    let serving = serve(&db, &[], &["--no-crawl"]).await;
     let addr = serving.addr;
     assert_eq!(call(addr, "GET", "/v1/feeds", None, None).await.0, 401);
     assert_eq!(call(addr, "GET", "/healthz", None, None).await.0, 200);

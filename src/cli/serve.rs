@@ -1,4 +1,4 @@
-//! `tidings serve [--addr 127.0.0.1:8080] [--no-crawl] [--keyed-reads]`: the HTTP API and, unless told not
+//! `tidings serve [--addr 127.0.0.1:8080] [--no-crawl] [--public-reads]`: the HTTP API and, unless told not
 //! to, the continuous crawl, in one process over one store.
 //!
 //! The server is `tidings_api::server::serve`, with its limits against slow and many clients
@@ -33,9 +33,19 @@ pub struct ServeArgs {
     /// Only serve: do not crawl in this process
     #[arg(long)]
     pub no_crawl: bool,
-    /// Reads need an API key too (`tidings keys create --role reader`); by default they are
-    /// public and only writes need an (admin) key
-    #[arg(long)]
+    /// Let anyone read without logging in: the web reader's pages and `/v1`'s reads, over
+    /// every feed (env TIDINGS_PUBLIC_READS: 1/0, yes/no, true/false, on/off). By default
+    /// reading needs an account's login or an API key, and each account sees its own
+    /// subscriptions
+    #[arg(
+        long,
+        env = "TIDINGS_PUBLIC_READS",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub public_reads: bool,
+    /// Accepted for older scripts: reads need a key or a login by default now
+    #[arg(long, hide = true, conflicts_with = "public_reads")]
     pub keyed_reads: bool,
     #[command(flatten)]
     pub limits: ServeLimitArgs,
@@ -64,7 +74,7 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     .with_private_networks(ctx.settings.fetch.allow_private_networks)
     .with_auth(tidings_api::auth::Auth::new(
         tidings_api::auth::AuthConfig {
-            keyed_reads: args.keyed_reads,
+            public_reads: args.public_reads,
             failures: limits.failures,
             ..Default::default()
         },

@@ -14,7 +14,7 @@
 //! site. The UI's own forms are checked against cross-site requests instead (`ui::access`).
 //!
 //! Every `/v1` handler takes [`ReadAccess`] or [`WriteAccess`]: writes need an admin key;
-//! reads are public unless [`AuthConfig::keyed_reads`], and a key sent with a read is checked. A missing, unknown or
+//! reads need a key unless [`AuthConfig::public_reads`], and a key sent with a read is checked. A missing, unknown or
 //! revoked key is a 401 problem with `WWW-Authenticate: Bearer`, a reader key on a write a 403,
 //! and a key past its rate a 429 with `Retry-After`. The rate is a token bucket per key, in
 //! memory ([`RateLimit`]). Failed checks are also counted per client address
@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tidings_store::NewKey;
+use tidings_store::{AccountRole, NewKey, NewSession, SessionKind};
 
 /// What every token starts with, so a leaked one is easy to recognise.
 pub const TOKEN_PREFIX: &str = "tdg_";
@@ -45,8 +45,15 @@ pub const TOKEN_BYTES: usize = 32;
 /// Characters of the token kept in the store for display (`tdg_` and 8 hex digits: 32 bits
 /// of the 256, useless to a guesser).
 pub const PREFIX_LEN: usize = 12;
-/// The cookie the web UI's `/login` sets, holding the token.
+/// The cookie the web UI's `/login` sets for an API key, holding the token.
 pub const COOKIE: &str = "tidings_key";
+/// The cookie the web UI's `/login` sets for an account's password, holding the web
+/// session's token (the store keeps only its SHA-256).
+pub const SESSION_COOKIE: &str = "tidings_session";
+/// What every web session's token starts with.
+pub const SESSION_PREFIX: &str = "tds_";
+/// How long a web session lasts (a new password ends it sooner).
+pub const WEB_SESSION_DAYS: i64 = 30;
 /// Requests per second a key may make, on average.
 pub const RATE_PER_SECOND: u32 = 20;
 /// Requests a key may make at once before the rate applies.
@@ -137,8 +144,9 @@ impl Default for RateLimit {
 /// The API's access rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuthConfig {
-    /// Reads need a key too (`tidings serve --keyed-reads`); by default they are public.
-    pub keyed_reads: bool,
+    /// Anyone may read without a key or a login (`tidings serve --public-reads`); by default
+    /// reads need one.
+    pub public_reads: bool,
     /// Requests per key.
     pub rate: RateLimit,
     /// Failed key checks per client address (`crate::throttle`; `tidings serve
@@ -147,10 +155,11 @@ pub struct AuthConfig {
 }
 
 impl Default for AuthConfig {
-    /// Public reads, [`RateLimit::default`] per key, [`throttle::default_failures`] per address.
+    /// Reads need a key, [`RateLimit::default`] per key, [`throttle::default_failures`] per
+    /// address.
     fn default() -> AuthConfig {
         AuthConfig {
-            keyed_reads: false,
+            public_reads: false,
             rate: RateLimit::default(),
             failures: throttle::default_failures(),
         }
@@ -161,7 +170,7 @@ impl Default for AuthConfig {
 #[derive(Debug)]
 pub struct Auth {
     config: AuthConfig,
-    buckets: Mutex<HashMap<i64, Bucket>>,
+    buckets: Mutex<HashMap<Via, Bucket>>,
     failures: Mutex<Throttle>,
     /// Sync-client logins checked recently (see [`crate::compat::login`]).
     pub(crate) logins: crate::compat::Logins,
@@ -202,12 +211,13 @@ impl Auth {
         tracing::info!(client = %ip, "failed api key check");
     }
 
-    /// Take one request from key `id`'s bucket at `now`, or say how long to wait.
-    fn take(&self, id: i64, now: Instant) -> Result<(), Duration> {
+    /// Take one request from the bucket of `via` (a key or a session's account) at `now`, or
+    /// say how long to wait.
+    fn take(&self, via: Via, now: Instant) -> Result<(), Duration> {
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
         let rate = self.config.rate;
         buckets
-            .entry(id)
+            .entry(via)
             .or_insert_with(|| Bucket::full(rate, now))
             .take(rate, now)
     }
@@ -278,54 +288,84 @@ impl Bucket {
     }
 }
 
-/// The key a request was made with.
+/// What a request was made with: an API key, or a web session opened with an account's
+/// password (`/login`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Via {
+    /// An API key; `account`: the account it acts as (`None`: an operator's key).
+    Key { id: i64, account: Option<i64> },
+    /// A web session of this account.
+    Session { account: i64 },
+}
+
+/// Who made a request: the key or session, and what it may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caller {
-    pub key_id: i64,
+    pub via: Via,
     pub role: Role,
-    /// The account the key acts as (`None`: an operator's key).
-    pub account: Option<i64>,
+}
+
+impl std::fmt::Display for Caller {
+    /// `key 5` or `account 3`, for the log and the page's top bar (never a secret).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.via {
+            Via::Key { id, .. } => write!(f, "key {id}"),
+            Via::Session { account } => write!(f, "account {account}"),
+        }
+    }
 }
 
 impl Caller {
-    /// Whose subscriptions this key's are, by subscriber name: its account's, else its own
-    /// (`key:ID`).
-    pub fn subscriber(&self) -> String {
-        match self.account {
-            Some(id) => tidings_store::account_subscriber(id),
-            None => format!("key:{}", self.key_id),
+    /// The account this caller acts as (`None`: an operator's key).
+    pub fn account(&self) -> Option<i64> {
+        match self.via {
+            Via::Key { account, .. } => account,
+            Via::Session { account } => Some(account),
         }
     }
 
-    /// Who subscribes when this key subscribes (`name` is [`Caller::subscriber`]'s): its
+    /// Whose subscriptions this caller's are, by subscriber name: its account's, else its
+    /// key's own (`key:ID`).
+    pub fn subscriber(&self) -> String {
+        match self.via {
+            Via::Key { account: None, id } => format!("key:{id}"),
+            Via::Key {
+                account: Some(account),
+                ..
+            }
+            | Via::Session { account } => tidings_store::account_subscriber(account),
+        }
+    }
+
+    /// Who subscribes when this caller subscribes (`name` is [`Caller::subscriber`]'s): its
     /// account, filed as `placement` says, else the key by name.
     pub fn subscribing<'a>(
         &self,
         name: &'a str,
         placement: &'a tidings_store::Placement,
     ) -> tidings_store::Subscriber<'a> {
-        match self.account {
+        match self.account() {
             Some(id) => tidings_store::Subscriber::Account { id, placement },
             None => tidings_store::Subscriber::Named(name),
         }
     }
 
-    /// End this key's subscription to `feed` (its account's, with its reading state of the
+    /// End this caller's subscription to `feed` (its account's, with its reading state of the
     /// feed, when it has one); false when there was none.
     pub async fn unsubscribe(
         &self,
         store: &dyn tidings_store::Store,
         feed: tidings_model::FeedId,
     ) -> Result<bool, tidings_store::StoreError> {
-        match self.account {
+        match self.account() {
             Some(id) => store.unsubscribe_account(id, feed).await,
             None => store.unsubscribe(feed, &self.subscriber()).await,
         }
     }
 }
 
-/// A read of `/v1`: public (no key, `None`) unless [`AuthConfig::keyed_reads`]; a key that is
-/// sent is checked either way.
+/// A read of `/v1`: needs a key unless [`AuthConfig::public_reads`] (then without one it is
+/// `None`); a key that is sent is checked either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadAccess(pub Option<Caller>);
 
@@ -337,7 +377,7 @@ impl FromRequestParts<AppState> for ReadAccess {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        let required = state.auth.config.keyed_reads;
+        let required = !state.auth.config.public_reads;
         check(parts, state, required).await.map(ReadAccess)
     }
 }
@@ -357,7 +397,7 @@ impl FromRequestParts<AppState> for AccountAccess {
         let Some(caller) = check(parts, state, true).await? else {
             return Err(unauthorized(NO_KEY));
         };
-        match caller.account {
+        match caller.account() {
             Some(account) => Ok(AccountAccess { caller, account }),
             None => Err(Problem::new(
                 ProblemKind::Forbidden,
@@ -500,19 +540,85 @@ fn malformed(state: &AppState, client: Option<IpAddr>) -> Denied {
     Denied::Malformed
 }
 
-/// The caller of a UI page: the Bearer token, else the login cookie; `None` when neither was
-/// sent. Only the UI asks this; its forms pass `ui::access::SameOrigin` first.
+/// The caller of a UI page: the Bearer token, else the key cookie, else the web session
+/// cookie; `None` when none was sent. Only the UI asks this; its forms pass
+/// `ui::access::SameOrigin` first.
 pub(crate) async fn identify(parts: &Parts, state: &AppState) -> Result<Option<Caller>, Denied> {
     let client = client_ip(parts);
     let (token, counted) = match bearer(&parts.headers) {
         Ok(Some(token)) => (token, Counted::Yes),
-        Ok(None) => match cookie(&parts.headers) {
+        Ok(None) => match cookie(&parts.headers, COOKIE) {
             Some(token) => (token, Counted::No),
-            None => return Ok(None),
+            None => match cookie(&parts.headers, SESSION_COOKIE) {
+                Some(token) => return session(&token, state, client).await.map(Some),
+                None => return Ok(None),
+            },
         },
         Err(()) => return Err(malformed(state, client)),
     };
     verify(&token, state, client, counted).await.map(Some)
+}
+
+/// The account of a web session's token from `client`: its address not throttled, the
+/// session open and not expired, within the account's rate. An unknown session is not a
+/// failure of the address (like the key cookie, it comes with every page).
+async fn session(token: &str, state: &AppState, client: Option<IpAddr>) -> Result<Caller, Denied> {
+    if let Err(wait) = state.auth.may_try(client) {
+        return Err(Denied::Throttled(wait));
+    }
+    let account = state
+        .store
+        .session_account(&hash_token(token), SessionKind::Web, Utc::now())
+        .await
+        .map_err(Denied::Failed)?
+        .ok_or(Denied::Unknown)?;
+    let via = Via::Session {
+        account: account.id,
+    };
+    if let Err(wait) = state.auth.take(via, Instant::now()) {
+        return Err(Denied::TooMany(wait));
+    }
+    let role = match account.role {
+        AccountRole::Admin => Role::Admin,
+        AccountRole::Reader => Role::Reader,
+    };
+    Ok(Caller { via, role })
+}
+
+/// Why a web session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NoSession {
+    #[error("the system gave no random bytes: {0}")]
+    Random(getrandom::Error),
+    #[error(transparent)]
+    Store(#[from] tidings_store::StoreError),
+}
+
+/// Open a web session for `account`: its token (for the cookie only; the store keeps its
+/// hash), or why none could be opened.
+pub(crate) async fn open_session(state: &AppState, account: i64) -> Result<String, NoSession> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    getrandom::fill(&mut bytes).map_err(NoSession::Random)?;
+    let token = format!("{SESSION_PREFIX}{}", hex::encode(bytes));
+    let now = Utc::now();
+    state
+        .store
+        .create_session(&NewSession {
+            token_hash: hash_token(&token),
+            account_id: account,
+            kind: SessionKind::Web,
+            created_at: now,
+            expires_at: now + chrono::Duration::days(WEB_SESSION_DAYS),
+        })
+        .await?;
+    Ok(token)
+}
+
+/// End the web session of `token`, if it is open.
+pub(crate) async fn close_session(state: &AppState, token: &str) {
+    if let Err(e) = state.store.end_session(&hash_token(token)).await {
+        tracing::warn!(error = %e, "a web session could not be ended");
+    }
 }
 
 /// Check one token from `client`: its address not throttled, the key known, not revoked,
@@ -548,7 +654,11 @@ async fn lookup(token: &str, state: &AppState) -> Result<Caller, Denied> {
         tracing::warn!(key_id = key.id, "api key with an unknown role refused");
         return Err(Denied::Unknown);
     };
-    if let Err(wait) = state.auth.take(key.id, Instant::now()) {
+    let via = Via::Key {
+        id: key.id,
+        account: key.account_id,
+    };
+    if let Err(wait) = state.auth.take(via, Instant::now()) {
         return Err(Denied::TooMany(wait));
     }
     let now = Utc::now();
@@ -560,11 +670,7 @@ async fn lookup(token: &str, state: &AppState) -> Result<Caller, Denied> {
         // Only bookkeeping: the request goes on.
         tracing::warn!(key_id = key.id, error = %e, "cannot record the key's last use");
     }
-    Ok(Caller {
-        key_id: key.id,
-        role,
-        account: key.account_id,
-    })
+    Ok(Caller { via, role })
 }
 
 /// The token of `Authorization: Bearer TOKEN`: `Ok(None)` without the header, `Err` when it is
@@ -582,16 +688,16 @@ fn bearer(headers: &HeaderMap) -> Result<Option<String>, ()> {
     Ok(Some(token.to_owned()))
 }
 
-/// The token in the [`COOKIE`] cookie, if one was sent and is not empty (logging out leaves
-/// it empty).
-pub(crate) fn cookie(headers: &HeaderMap) -> Option<String> {
+/// The value of cookie `name` ([`COOKIE`], [`SESSION_COOKIE`]), if one was sent and is not
+/// empty (logging out leaves it empty).
+pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(found, _)| *found == name)
         .map(|(_, value)| value.trim().trim_matches('"').to_owned())
         .filter(|token| !token.is_empty())
 }
@@ -663,7 +769,7 @@ mod tests {
             for v in values {
                 headers.append(header::COOKIE, HeaderValue::from_str(v).unwrap());
             }
-            cookie(&headers)
+            cookie(&headers, COOKIE)
         };
         assert_eq!(check(&[]), None);
         assert_eq!(check(&["tidings_key=tdg_x"]), Some("tdg_x".into()));

@@ -166,8 +166,8 @@ async fn all_feeds(
         .collect();
     let (title, id) = match caller.filter(|_| mine) {
         Some(c) => (
-            format!("tidings: the subscriptions of key {}", c.key_id),
-            format!("urn:tidings:entries:key:{}", c.key_id),
+            format!("tidings: the subscriptions of {c}"),
+            format!("urn:tidings:entries:{}", c.subscriber()),
         ),
         None => (
             "tidings: every feed".to_owned(),

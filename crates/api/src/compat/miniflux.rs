@@ -147,7 +147,7 @@ async fn token_user(parts: &Parts, state: &AppState, token: &str) -> Result<User
             return Err(refused("the API key is unknown or revoked"));
         }
     };
-    let Some(id) = caller.account else {
+    let Some(id) = caller.account() else {
         return Err(refused(
             "this API key belongs to no account: make one with `tidings keys create --user NAME`",
         ));

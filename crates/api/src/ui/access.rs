@@ -1,23 +1,26 @@
-//! Who is asking, for the UI: the key behind the login cookie (or a Bearer header), checked by
-//! `crate::auth` exactly as the API checks it (same store lookup, same rate); `/login` and
-//! `/logout`; and the cross-site check of every state-changing form.
+//! Who is asking, for the UI: an account's web session (a password login), or an API key in
+//! the key cookie or a Bearer header, checked by `crate::auth` exactly as the API checks it
+//! (same store lookup, same rate); `/login` and `/logout`; and the cross-site check of every
+//! state-changing form.
 //!
-//! - [`Viewer`]: reader pages. Public unless reads are keyed (`--keyed-reads`), then a
-//!   visitor without a key is sent to `/login`.
-//! - [`Admin`]: admin pages and every form that changes something; without a key, to
-//!   `/login`; with a reader key, a 403 page.
+//! - [`Viewer`]: reader pages. A visitor who has not logged in is sent to `/login`, unless
+//!   reads are public (`serve --public-reads`).
+//! - [`Admin`]: admin pages and the operator's forms; without a login, to `/login`; as a
+//!   reader, a 403 page. An account's own reading (marks, stars, its subscriptions) needs
+//!   only its login.
 //! - [`SameOrigin`]: a POST whose `Origin` (else `Referer`) names another site, or whose
 //!   `Sec-Fetch-Site` says it came from one, is refused with a 403 page. The cookie is
 //!   `SameSite=Strict` too, so a browser does not send it along a cross-site request at all.
 //!
-//! The token never appears on a page, in a URL or in the log; it lives only in the
-//! `HttpOnly` cookie.
+//! A token (a key's or a session's) never appears on a page, in a URL or in the log; it
+//! lives only in an `HttpOnly` cookie, and the store keeps only its hash. Logging out ends
+//! the session in the store.
 
 use super::page::{self, Frame, render};
 use crate::AppState;
 use crate::auth::{
-    COOKIE, Caller, Counted, Denied, Role, TOO_MANY_FAILURES, TOO_MANY_FOR_KEY, client_ip,
-    identify, retry_after_secs, verify,
+    COOKIE, Caller, Counted, Denied, Role, SESSION_COOKIE, TOO_MANY_FAILURES, TOO_MANY_FOR_KEY,
+    client_ip, close_session, cookie, identify, open_session, retry_after_secs, verify,
 };
 use crate::escape::text as esc;
 use axum::extract::rejection::FormRejection;
@@ -51,7 +54,7 @@ impl FromRequestParts<AppState> for Viewer {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        let keyed = state.auth.config().keyed_reads;
+        let keyed = !state.auth.config().public_reads;
         match identify(parts, state).await {
             Ok(Some(caller)) => Ok(Viewer(Some(caller))),
             Ok(None) if keyed => Err(to_login(parts, None)),
@@ -77,9 +80,9 @@ impl FromRequestParts<AppState> for Admin {
             Ok(Some(caller)) => Err(page::message(
                 &frame(state, Some(caller), "admin"),
                 StatusCode::FORBIDDEN,
-                "Admin key needed",
-                "You are logged in with a reader key. This page needs an admin key: log out \
-                 and log in again with one.",
+                "Admin needed",
+                "You are logged in as a reader. This page needs an admin account or key: log \
+                 out and log in again as one.",
             )),
             Ok(None) => Err(to_login(parts, None)),
             Err(Denied::Unknown | Denied::Malformed) => Err(to_login(parts, Some("stale"))),
@@ -270,9 +273,14 @@ pub struct LoginQuery {
     why: Option<String>,
 }
 
-/// `/login`'s form.
+/// `/login`'s form: an account's name and password, or an API key's token.
 #[derive(Debug, Default, Deserialize)]
 pub struct LoginForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
     token: String,
     next: Option<String>,
 }
@@ -284,7 +292,7 @@ pub async fn login_form(
 ) -> Response {
     let query = query.map(|Query(q)| q).unwrap_or_default();
     let note = match query.why.as_deref() {
-        Some("stale") => Some("Your key is unknown or was revoked: log in again."),
+        Some("stale") => Some("Your key or session is unknown, revoked or expired: log in again."),
         _ => None,
     };
     login_page(&state, StatusCode::OK, query.next.as_deref(), note)
@@ -301,15 +309,27 @@ fn login_page(
         .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>\n", esc(e)))
         .unwrap_or_default();
     let main = format!(
-        "<h1>Log in</h1>\n{error}<p>Paste an API key. An operator makes one with \
-         <code>tidings keys create --role admin</code> (or <code>--role reader</code>). It is \
-         kept in a cookie for this site only, for 30 days or until you log out.</p>\n\
+        "<h1>Log in</h1>\n{error}\
+         <form class=\"stack\" method=\"post\" action=\"/login\">\n\
+         <label for=\"name\">Account</label>\n\
+         <input id=\"name\" name=\"name\" autocomplete=\"username\" required \
+         autocapitalize=\"none\" spellcheck=\"false\">\n\
+         <label for=\"password\">Password</label>\n\
+         <input id=\"password\" name=\"password\" type=\"password\" \
+         autocomplete=\"current-password\" required>\n\
+         <input type=\"hidden\" name=\"next\" value=\"{next}\">\n\
+         <button type=\"submit\">Log in</button>\n</form>\n\
+         <p class=\"meta\">An operator makes an account with <code>tidings users add NAME</code>. \
+         You stay logged in on this browser for 30 days or until you log out.</p>\n\
+         <details>\n<summary>Log in with an API key instead</summary>\n\
          <form class=\"stack\" method=\"post\" action=\"/login\">\n\
          <label for=\"token\">API key</label>\n\
-         <input id=\"token\" name=\"token\" type=\"password\" autocomplete=\"current-password\" \
+         <input id=\"token\" name=\"token\" type=\"password\" autocomplete=\"off\" \
          required spellcheck=\"false\" placeholder=\"tdg_…\">\n\
          <input type=\"hidden\" name=\"next\" value=\"{next}\">\n\
-         <button type=\"submit\">Log in</button>\n</form>\n"
+         <button type=\"submit\">Log in with the key</button>\n</form>\n\
+         <p class=\"meta\">An operator makes a key with <code>tidings keys create</code>; it is \
+         kept in a cookie for this site only.</p>\n</details>\n"
     );
     page::html(
         status,
@@ -348,15 +368,17 @@ pub async fn login(
             &state,
             StatusCode::BAD_REQUEST,
             None,
-            Some("The form was incomplete: paste an API key."),
+            Some("The form was incomplete: give your account's name and password."),
         );
     };
-    let token = form.token.trim();
     let next = form.next.as_deref();
+    if form.token.trim().is_empty() {
+        return password_login(&state, client, &form.name, &form.password, next).await;
+    }
+    let token = form.token.trim();
     // A token is `tdg_` and hex digits; anything else cannot be one (and must not reach a
     // Set-Cookie header).
-    let shaped = !token.is_empty()
-        && token.len() <= MAX_TOKEN_LEN
+    let shaped = token.len() <= MAX_TOKEN_LEN
         && token
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
@@ -371,15 +393,8 @@ pub async fn login(
     }
     match verify(token, &state, client, Counted::Yes).await {
         Ok(caller) => {
-            tracing::info!(key_id = caller.key_id, "logged in to the web ui");
-            let mut response = see_other(safe_next(next));
-            let cookie = format!(
-                "{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={COOKIE_MAX_AGE_SECS}"
-            );
-            if let Ok(value) = HeaderValue::from_str(&cookie) {
-                response.headers_mut().insert(header::SET_COOKIE, value);
-            }
-            response
+            tracing::info!(caller = %caller, "logged in to the web ui with a key");
+            logged_in(next, (COOKIE, token), SESSION_COOKIE)
         }
         Err(Denied::Unknown | Denied::Malformed) => login_page(
             &state,
@@ -389,6 +404,75 @@ pub async fn login(
         ),
         Err(denied) => refusal(&state, denied),
     }
+}
+
+/// A login with an account's name and password: a web session in its cookie. A wrong name
+/// and a wrong password get the same answer, and both count against the address.
+async fn password_login(
+    state: &AppState,
+    client: Option<std::net::IpAddr>,
+    name: &str,
+    password: &str,
+    next: Option<&str>,
+) -> Response {
+    let frame = frame(state, None, "login");
+    let name = name.trim();
+    if name.is_empty() || password.is_empty() {
+        return login_page(
+            state,
+            StatusCode::BAD_REQUEST,
+            next,
+            Some("Give your account's name and its password."),
+        );
+    }
+    let secrets = match state.store.account_secrets(name).await {
+        Ok(found) => found,
+        Err(e) => return page::failed(&frame, &e),
+    };
+    let verified = match secrets {
+        Some(secrets) => {
+            let (hash, password) = (secrets.password_hash.clone(), password.to_owned());
+            let ok = tokio::task::spawn_blocking(move || {
+                crate::accounts::verify_password(&hash, &password)
+            })
+            .await
+            .unwrap_or(false);
+            ok.then_some(secrets.account)
+        }
+        None => None,
+    };
+    let Some(account) = verified else {
+        state.auth.failed(client);
+        return login_page(
+            state,
+            StatusCode::UNAUTHORIZED,
+            next,
+            Some("That name and password do not match an account."),
+        );
+    };
+    match open_session(state, account.id).await {
+        Ok(token) => {
+            tracing::info!(account = %account.name, "logged in to the web ui");
+            logged_in(next, (SESSION_COOKIE, &token), COOKIE)
+        }
+        Err(e) => page::failed(&frame, &e),
+    }
+}
+
+/// `303` to `next` setting cookie `set` (name, value) and clearing cookie `clear`, so one
+/// login is in force.
+fn logged_in(next: Option<&str>, set: (&str, &str), clear: &str) -> Response {
+    let mut response = see_other(safe_next(next));
+    let (name, value) = set;
+    for cookie in [
+        format!("{name}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={COOKIE_MAX_AGE_SECS}"),
+        format!("{clear}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
 }
 
 /// `GET /logout`: a button, since logging out changes something.
@@ -401,12 +485,17 @@ pub async fn logout_form(State(state): State<AppState>, Viewer(who): Viewer) -> 
     )
 }
 
-/// `POST /logout`: forget the cookie.
-pub async fn logout(_: SameOrigin) -> Response {
-    let mut response = see_other("/");
-    let cookie = format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
+/// `POST /logout`: end the web session, if any, and forget both cookies.
+pub async fn logout(State(state): State<AppState>, _: SameOrigin, headers: HeaderMap) -> Response {
+    if let Some(token) = cookie(&headers, SESSION_COOKIE) {
+        close_session(&state, &token).await;
+    }
+    let mut response = see_other("/login");
+    for name in [COOKIE, SESSION_COOKIE] {
+        let cookie = format!("{name}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
     }
     response
 }

@@ -108,9 +108,8 @@ fn top_bar(html: &mut String, frame: &Frame<'_>) {
     match frame.who {
         Some(caller) => html.push_str(&format!(
             "<li><form class=\"logout\" method=\"post\" action=\"/logout\">\
-             <button class=\"quiet\" type=\"submit\">Log out (key {id}, {role})</button>\
+             <button class=\"quiet\" type=\"submit\">Log out ({caller}, {role})</button>\
              </form></li>\n",
-            id = caller.key_id,
             role = caller.role.as_str(),
         )),
         None => html.push_str("<li><a href=\"/login\">Log in</a></li>\n"),

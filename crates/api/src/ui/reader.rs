@@ -639,7 +639,7 @@ pub async fn subscribe(
     };
     match subscribed {
         Ok((_, feed)) => {
-            tracing::info!(feed_id = %feed.id, feed_url = %feed.url, key_id = caller.key_id, "subscribed in the web ui");
+            tracing::info!(feed_id = %feed.id, feed_url = %feed.url, caller = %caller, "subscribed in the web ui");
             see_other(&format!("/feeds/{}?added=1", feed.id))
         }
         // The problem's detail is written for the client (a failure's says only that).
@@ -671,7 +671,7 @@ pub async fn unsubscribe(
     };
     match caller.unsubscribe(&*state.store, id).await {
         Ok(true) => {
-            tracing::info!(feed_id = %id, key_id = caller.key_id, "unsubscribed in the web ui");
+            tracing::info!(feed_id = %id, caller = %caller, "unsubscribed in the web ui");
             see_other(&format!("/feeds/{id}?unsubscribed=1"))
         }
         Ok(false) => page::message(

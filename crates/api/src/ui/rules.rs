@@ -80,7 +80,7 @@ pub async fn add(
     };
     state.settle_requests().await;
     let rule = &done.added.block;
-    tracing::info!(block_id = rule.id, kind = %rule.kind, value = %rule.value, key_id = caller.key_id, "do-not-crawl rule added in the web ui");
+    tracing::info!(block_id = rule.id, kind = %rule.kind, value = %rule.value, caller = %caller, "do-not-crawl rule added in the web ui");
     let mut text = if done.added.new {
         format!("Added rule {}: {} {}.", rule.id, rule.kind, rule.value)
     } else {
@@ -113,7 +113,7 @@ pub async fn remove(
     match operator::remove_rule(&*state.store, kind, &form.value, chrono::Utc::now()).await {
         Ok(Some(removed)) => {
             let value = &removed.rule.value;
-            tracing::info!(kind = %kind, value = %value, key_id = caller.key_id, "do-not-crawl rule removed in the web ui");
+            tracing::info!(kind = %kind, value = %value, caller = %caller, "do-not-crawl rule removed in the web ui");
             if !removed.resumed.is_empty() {
                 state.wake_crawler();
             }

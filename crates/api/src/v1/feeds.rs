@@ -169,7 +169,7 @@ pub async fn create(
     tracing::info!(
         feed_id = %feed.id,
         feed_url = %feed.url,
-        key_id = caller.key_id,
+        caller = %caller,
         new_feed = subscribed.new_feed,
         "subscribed through the api"
     );
@@ -207,7 +207,7 @@ pub async fn delete(
     let Path(id) = id?;
     let id = params::feed_id("id", &id)?;
     if caller.unsubscribe(&*state.store, id).await? {
-        tracing::info!(feed_id = %id, key_id = caller.key_id, "unsubscribed through the api");
+        tracing::info!(feed_id = %id, caller = %caller, "unsubscribed through the api");
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(Problem::not_found(format!(
@@ -359,8 +359,8 @@ pub async fn patch(
     let patch = FeedPatch {
         paused: change.paused,
         reason: match change.paused {
-            Some(true) => format!("paused by an operator (key {})", caller.key_id),
-            _ => format!("resumed by an operator (key {})", caller.key_id),
+            Some(true) => format!("paused by an operator ({caller})"),
+            _ => format!("resumed by an operator ({caller})"),
         },
         held_by: None,
         egress,
@@ -372,7 +372,7 @@ pub async fn patch(
         return Err(Problem::not_found(format!("no feed with id {id}")));
     };
     state.wake_crawler();
-    tracing::info!(feed_id = %id, key_id = caller.key_id, ?change, "feed changed through the api");
+    tracing::info!(feed_id = %id, caller = %caller, ?change, "feed changed through the api");
     Ok(Json(Feed::from(&feed)))
 }
 

@@ -104,7 +104,7 @@ pub async fn add_rule(
         rule = added.block.id,
         kind = %added.block.kind,
         value = %added.block.value,
-        key_id = caller.key_id,
+        caller = %caller,
         paused = paused.len(),
         "do-not-crawl rule added through the api"
     );
@@ -167,7 +167,7 @@ pub async fn remove_rule(
     let resumed: Vec<FeedId> = removed.resumed.iter().map(|f| f.id).collect();
     tracing::info!(
         rule = rule.id,
-        key_id = caller.key_id,
+        caller = %caller,
         resumed = resumed.len(),
         "do-not-crawl rule removed through the api"
     );
@@ -227,7 +227,7 @@ pub async fn remove_feed(
     let rules: Vec<Rule> = removed.rules.iter().map(Rule::from).collect();
     tracing::info!(
         feed_id = %id,
-        key_id = caller.key_id,
+        caller = %caller,
         subscriptions_ended = before.subscribers,
         rules = rules.len(),
         "feed removed on request through the api"
@@ -285,7 +285,7 @@ pub async fn export_opml(
         })
         .collect();
     let title = match caller.filter(|_| scope.subscriber.is_some()) {
-        Some(c) => format!("tidings: the subscriptions of key {}", c.key_id),
+        Some(c) => format!("tidings: the subscriptions of {c}"),
         None => "tidings subscriptions".to_owned(),
     };
     Ok((
@@ -377,7 +377,7 @@ pub async fn import_opml(
         }
     }
     tracing::info!(
-        key_id = caller.key_id,
+        caller = %caller,
         subscribed = report.subscribed.len(),
         already = report.already.len(),
         refused = report.refused.len(),

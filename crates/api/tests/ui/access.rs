@@ -55,11 +55,17 @@ async fn a_bad_token_is_refused_and_sets_no_cookie() {
     let ui = Ui::start().await;
     let origin = format!("Origin: http://{}\r\n", ui.addr);
     let unknown = format!("tdg_{}", "0".repeat(64));
-    for token in [unknown.as_str(), "not a token", "tdg_x;Path=/evil", ""] {
+    for (token, status) in [
+        (unknown.as_str(), 401),
+        ("not a token", 401),
+        ("tdg_x;Path=/evil", 401),
+        // No key and no name: a password login missing both.
+        ("", 400),
+    ] {
         let page = ui
             .post("/login", &format!("token={}", form_value(token)), &origin)
             .await;
-        assert_eq!(page.status, 401, "{token:?}: {}", page.body);
+        assert_eq!(page.status, status, "{token:?}: {}", page.body);
         assert!(page.header("set-cookie").is_none(), "{token:?}");
         assert!(page.body.contains("role=\"alert\""), "{token:?}: says why");
     }
@@ -79,7 +85,7 @@ async fn a_reader_key_reads_but_may_not_administer() {
     let reader = Ui::cookie(&ui.reader);
     let page = ui.get("/admin/rules", &reader).await;
     assert_eq!(page.status, 403, "{}", page.body);
-    assert!(page.body.contains("needs an admin key"));
+    assert!(page.body.contains("needs an admin account or key"));
     let page = ui.get("/", &reader).await;
     assert_eq!(page.status, 200);
     assert!(
@@ -95,8 +101,8 @@ async fn a_reader_key_reads_but_may_not_administer() {
 }
 
 #[tokio::test]
-async fn keyed_reads_need_a_login_public_reads_do_not() {
-    let keyed = Ui::with("default", true).await;
+async fn reads_need_a_login_unless_public() {
+    let keyed = Ui::with("default", false).await;
     let page = keyed.get("/search?q=x", "").await;
     assert_eq!(page.status, 303);
     assert_eq!(page.location(), "/login?next=/search%3Fq%3Dx");
@@ -155,7 +161,7 @@ async fn logout_clears_the_cookie() {
     let ui = Ui::start().await;
     let page = ui.admin_post("/logout", "").await;
     assert_eq!(page.status, 303);
-    assert_eq!(page.location(), "/");
+    assert_eq!(page.location(), "/login");
     let cookie = page.header("set-cookie").expect("a cookie");
     assert!(cookie.starts_with("tidings_key=;"), "{cookie}");
     assert!(cookie.contains("Max-Age=0"), "{cookie}");

@@ -40,13 +40,13 @@ impl Page {
 }
 
 impl Ui {
-    /// Public reads, the default profile.
+    /// Public reads (`serve --public-reads`), the default profile.
     pub async fn start() -> Ui {
-        Ui::with("default", false).await
+        Ui::with("default", true).await
     }
 
-    /// The embedded profile `profile`; reads keyed when `keyed_reads`.
-    pub async fn with(profile: &str, keyed_reads: bool) -> Ui {
+    /// The embedded profile `profile`; reads public when `public_reads`.
+    pub async fn with(profile: &str, public_reads: bool) -> Ui {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("ui.db");
         let store = tidings_store::open(path.to_str().expect("utf-8 temp path"))
@@ -55,7 +55,7 @@ impl Ui {
         let profile = Arc::new(Profile::embedded(profile).expect("profile"));
         let state =
             AppState::new(store.clone(), profile, "test").with_auth(Auth::new(AuthConfig {
-                keyed_reads,
+                public_reads,
                 ..AuthConfig::default()
             }));
         let mut tokens = Vec::new();

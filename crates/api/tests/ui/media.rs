@@ -78,7 +78,7 @@ async fn entry_id(ui: &Ui) -> i64 {
 
 #[tokio::test]
 async fn sr1_a_kept_site_icon_replaces_the_monogram_and_is_served_from_the_store() {
-    let ui = Ui::with("serenereader", false).await;
+    let ui = Ui::with("serenereader", true).await;
     let feed = feed_with(&ui, 3600, vec![dated("one", t(60))]).await;
     // Before the icon is kept: the monogram, and no icon to serve.
     let home = ui.get("/", "").await;
@@ -134,7 +134,7 @@ async fn sr1_a_kept_site_icon_replaces_the_monogram_and_is_served_from_the_store
 
 #[tokio::test]
 async fn ff8_ff9_a_cached_thumbnail_is_shown_while_its_licence_permits_it() {
-    let ui = Ui::with("ffbot", false).await;
+    let ui = Ui::with("ffbot", true).await;
     let feed = feed_with(&ui, 3600, vec![pictured("one", true)]).await;
     let id = entry_id(&ui).await;
     let url = "https://img.example/one.gif".to_owned();
@@ -315,7 +315,7 @@ fn page_read(description: &str, directives: &str) -> ResourceFound {
 
 #[tokio::test]
 async fn sr1_ff6_an_article_pages_preview_shows_as_a_card_that_loads_nothing_from_the_publisher() {
-    let ui = Ui::with("serenereader", false).await;
+    let ui = Ui::with("serenereader", true).await;
     let feed = feed_with(&ui, 3600, vec![dated("one", t(60))]).await;
     let id = entry_id(&ui).await;
     let page = ui.get(&format!("/entries/{id}"), "").await;
@@ -375,7 +375,7 @@ async fn ff14_a_page_that_limits_snippets_shows_as_little_of_its_description() {
         ("nosnippet", None, "Ships and gulls"),
         ("max-snippet:5", Some("<p>Ships</p>"), "Ships and"),
     ] {
-        let ui = Ui::with("serenereader", false).await;
+        let ui = Ui::with("serenereader", true).await;
         let feed = feed_with(&ui, 3600, vec![dated("one", t(60))]).await;
         let id = entry_id(&ui).await;
         queue_page(&ui, feed).await;

@@ -165,7 +165,7 @@ async fn pf12_the_plainfeeder_profile_shows_content_as_plain_text() {
         ),
         ..dated("plain", t(60))
     };
-    let plain = Ui::with("plainfeeder", false).await;
+    let plain = Ui::with("plainfeeder", true).await;
     feed_with(&plain, vec![content.clone()]).await;
     let id = entries(&plain).await[0].id;
     let page = plain.get(&format!("/entries/{id}"), "").await;

@@ -187,12 +187,8 @@ async fn a_revoked_key_is_a_401() {
 }
 
 #[tokio::test]
-async fn keyed_reads_need_a_key() {
-    let server = Server::with_auth(AuthConfig {
-        keyed_reads: true,
-        ..AuthConfig::default()
-    })
-    .await;
+async fn reads_need_a_key_by_default() {
+    let server = Server::with_auth(AuthConfig::default()).await;
     for path in [
         "/v1/feeds",
         "/v1/feeds/1",
@@ -224,7 +220,7 @@ async fn keyed_reads_need_a_key() {
 async fn a_key_past_its_burst_is_a_429_with_retry_after() {
     // One request a minute after a burst of 3: the 4th, sent at once, cannot have been refilled.
     let server = Server::with_auth(AuthConfig {
-        keyed_reads: false,
+        public_reads: true,
         rate: RateLimit {
             burst: 3,
             refill_every: Duration::from_secs(60),

@@ -23,9 +23,18 @@ pub struct Answer {
     pub json: serde_json::Value,
 }
 
+/// The access rules of most tests: reads public, as `serve --public-reads`, so a test reads
+/// without a key unless it asks for one; the tests of keyed reads use the default.
+pub fn public() -> AuthConfig {
+    AuthConfig {
+        public_reads: true,
+        ..AuthConfig::default()
+    }
+}
+
 impl Server {
     pub async fn start() -> Server {
-        Server::with_auth(AuthConfig::default()).await
+        Server::with_auth(public()).await
     }
 
     /// A server whose fetcher may send from `egress`.
@@ -34,7 +43,7 @@ impl Server {
             .iter()
             .map(|e| e.parse().expect("test address"))
             .collect();
-        Server::configured(AuthConfig::default(), egress).await
+        Server::configured(public(), egress).await
     }
 
     /// A server whose access rules are `auth`.
@@ -49,7 +58,7 @@ impl Server {
 
     /// A server over `store`.
     pub async fn over(store: Arc<dyn Store>, dir: tempfile::TempDir) -> Server {
-        Server::over_with(store, dir, AuthConfig::default(), Vec::new()).await
+        Server::over_with(store, dir, public(), Vec::new()).await
     }
 
     /// A server whose fetcher reads private networks, as `serve --allow-private-networks`.
@@ -62,7 +71,7 @@ impl Server {
     /// A server that shows `live` as the crawler running in its process.
     pub async fn with_live(live: tidings_crawler::Live) -> Server {
         let (store, dir) = fresh_store().await;
-        Server::serve(store, dir, AuthConfig::default(), Vec::new(), Some(live)).await
+        Server::serve(store, dir, public(), Vec::new(), Some(live)).await
     }
 
     async fn over_with(
