@@ -1,15 +1,20 @@
-//! The web UI: server-rendered HTML pages for readers and the operator, without any script.
+//! The web UI: server-rendered HTML pages for readers and the operator. Every page works
+//! without script; `/ui.js` (our only script, allowed by the CSP from this origin only) adds
+//! keyboard shortcuts and local times.
 //!
 //! Reader: `/` (the newest entries across feeds, and the subscriptions), `/feeds/{id}`,
 //! `/entries/{id}` (the content sanitised by ammonia, or as plain text when the profile says
-//! so, PF12), `/search?q=`, `/subscribe` (an admin key's form). Admin (an admin key):
+//! so, PF12), `/search?q=`, `/subscribe`. Logged in as an account, `/` and `/feeds/{id}` are
+//! its own reading (`mine`: unread counts, folders, marks, stars, mark all read, read now,
+//! OPML import at `/import` and export at `/export.opml`). Admin (an admin login or key):
 //! `/admin` (feeds by state, with reasons), `/admin/hosts/{name}`, `/admin/log`,
 //! `/admin/rules` (do-not-crawl rules), `/admin/errors`, `/admin/queue` (the page queue and
-//! the image cache). `/login` and `/logout` keep an API
-//! token in a cookie, since a browser cannot send a Bearer header (`crate::auth`).
+//! the image cache). `/login` opens a web session with an
+//! account's password (or keeps an API token in a cookie, since a browser cannot send a Bearer
+//! header); `/logout` ends it (`crate::auth`).
 //!
 //! Every page carries a strict Content-Security-Policy ([`CSP`]): a page loads only the
-//! stylesheet at `/ui.css` and images from tidings itself. Nothing on a page contacts a
+//! stylesheet at `/ui.css`, the script at `/ui.js` and images from tidings itself. Nothing on a page contacts a
 //! publisher: a feed's icon is its site's icon from the store (else a monogram), an entry's
 //! thumbnail comes from the image cache where the profile and its licence allow (`media`), and
 //! images inside entry HTML are not shown (`content`). Every value from the store or
@@ -18,12 +23,14 @@
 //!
 //! Modules: `page` (the layout, the headers, error pages), `access` (who is asking: login,
 //! cookie, CSRF), `content` (entry HTML as shown), `media` (icons and cached images),
-//! `reader`, `admin`, `rules`.
+//! `reader` (the shared list, entry pages, search, subscribe), `mine` (an account's reading),
+//! `admin`, `rules`.
 
 mod access;
 mod admin;
 pub(crate) mod content;
 pub(crate) mod media;
+mod mine;
 mod page;
 mod reader;
 mod rules;
@@ -45,6 +52,12 @@ pub fn routes() -> Router<AppState> {
         .route("/feeds/{id}/unsubscribe", post(reader::unsubscribe))
         .route("/entries/{id}", get(reader::entry))
         .route("/search", get(reader::search))
+        .route("/reading/mark", post(mine::mark))
+        .route("/reading/mark-all-read", post(mine::mark_all))
+        .route("/feeds/{id}/subscription", post(mine::edit))
+        .route("/feeds/{id}/read-now", post(mine::read_now))
+        .route("/import", get(mine::import_form).post(mine::import))
+        .route("/export.opml", get(mine::export))
         .route(
             "/subscribe",
             get(reader::subscribe_form).post(reader::subscribe),
@@ -63,6 +76,7 @@ pub fn routes() -> Router<AppState> {
         .route("/images/entries/{id}", get(media::entry_image))
         .route("/images/feeds/{id}", get(media::feed_image))
         .route("/ui.css", get(page::stylesheet))
+        .route("/ui.js", get(page::script))
         .fallback(page::not_found)
         .layer(axum::middleware::map_response(page::strict_headers))
 }

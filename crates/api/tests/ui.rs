@@ -15,5 +15,7 @@ mod access;
 mod admin;
 #[path = "ui/media.rs"]
 mod media;
+#[path = "ui/mine.rs"]
+mod mine;
 #[path = "ui/reader.rs"]
 mod reader;

@@ -46,6 +46,19 @@ pub struct Viewer(pub Option<Caller>);
 #[derive(Debug, Clone, Copy)]
 pub struct Admin(pub Caller);
 
+/// A viewer logged in as an account (its web session, or a key of an account): what changes
+/// that account's own reading and subscriptions needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Member {
+    pub caller: Caller,
+    pub account: i64,
+}
+
+/// A viewer who may subscribe and unsubscribe: an account (its own subscriptions), or an
+/// operator's admin key.
+#[derive(Debug, Clone, Copy)]
+pub struct Acting(pub Caller);
+
 /// A POST that did not come from another site.
 #[derive(Debug, Clone, Copy)]
 pub struct SameOrigin;
@@ -88,6 +101,52 @@ impl FromRequestParts<AppState> for Admin {
             Err(Denied::Unknown | Denied::Malformed) => Err(to_login(parts, Some("stale"))),
             Err(denied) => Err(refusal(state, denied)),
         }
+    }
+}
+
+impl FromRequestParts<AppState> for Member {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let caller = who_is_logged_in(parts, state).await?;
+        match caller.account() {
+            Some(account) => Ok(Member { caller, account }),
+            None => Err(page::message(
+                &frame(state, Some(caller), ""),
+                StatusCode::FORBIDDEN,
+                "Account needed",
+                "Reading state belongs to an account, and this key belongs to none: log in \
+                 with an account's name and password (an operator makes one with `tidings \
+                 users add NAME`).",
+            )),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for Acting {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let caller = who_is_logged_in(parts, state).await?;
+        if caller.account().is_some() || caller.role == Role::Admin {
+            return Ok(Acting(caller));
+        }
+        Err(page::message(
+            &frame(state, Some(caller), ""),
+            StatusCode::FORBIDDEN,
+            "Account needed",
+            "This reader key may not subscribe: log in with an account, or with an admin key.",
+        ))
+    }
+}
+
+/// Whoever is logged in; else, to `/login`.
+async fn who_is_logged_in(parts: &Parts, state: &AppState) -> Result<Caller, Response> {
+    match identify(parts, state).await {
+        Ok(Some(caller)) => Ok(caller),
+        Ok(None) => Err(to_login(parts, None)),
+        Err(Denied::Unknown | Denied::Malformed) => Err(to_login(parts, Some("stale"))),
+        Err(denied) => Err(refusal(state, denied)),
     }
 }
 

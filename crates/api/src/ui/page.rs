@@ -12,14 +12,31 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, SecondsFormat, Utc};
 use tidings_store::FeedRecord;
 
-/// The pages' Content-Security-Policy: their own stylesheet, images only from the server
-/// itself (icons and the image cache) or `data:`, forms only to the server, no frames, no
-/// script at all.
-pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
-                       form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// The pages' Content-Security-Policy: their own stylesheet and script (`/ui.js`, no inline
+/// script, no other origin), images only from the server itself (icons and the image cache)
+/// or `data:`, forms only to the server, no frames.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+                       img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; \
+                       base-uri 'none'";
 
 /// The stylesheet, served at `/ui.css`.
 const CSS: &str = include_str!("ui.css");
+
+/// The script, served at `/ui.js`: keyboard shortcuts and local times, for pages that work
+/// without it.
+const JS: &str = include_str!("ui.js");
+
+/// The keyboard shortcuts `/ui.js` adds, as the footer lists them: (key, what it does).
+pub const SHORTCUTS: [(&str, &str); 8] = [
+    ("j / k", "next / previous entry"),
+    ("o or Enter", "open the selected entry"),
+    ("m", "mark read or unread"),
+    ("s", "star or unstar"),
+    ("A", "mark all read"),
+    ("r", "read this feed now"),
+    ("/", "search"),
+    ("?", "show or hide this list"),
+];
 
 /// How long a browser may keep the stylesheet: a year. The pages ask for
 /// `/ui.css?v=VERSION`, so a new version is fetched anew.
@@ -56,7 +73,8 @@ pub fn render(frame: &Frame<'_>, title: &str, side: Option<&str>, main: &str) ->
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n\
          <title>{title} · tidings</title>\n\
-         <link rel=\"stylesheet\" href=\"/ui.css?v={version}\">\n</head>\n<body>\n\
+         <link rel=\"stylesheet\" href=\"/ui.css?v={version}\">\n\
+         <script src=\"/ui.js?v={version}\" defer></script>\n</head>\n<body>\n\
          <a class=\"skip\" href=\"#main\">Skip to content</a>\n"
     ));
     top_bar(&mut html, frame);
@@ -80,8 +98,13 @@ pub fn render(frame: &Frame<'_>, title: &str, side: Option<&str>, main: &str) ->
     html.push_str("</main>\n</div>\n");
     html.push_str(&format!(
         "<footer><p>tidings {version} · <a href=\"/bot\">about this bot</a> · \
-         <a href=\"/publishers\">for publishers</a></p></footer>\n</body>\n</html>\n"
+         <a href=\"/publishers\">for publishers</a></p>\n\
+         <details id=\"shortcuts\"><summary>Keyboard shortcuts</summary><dl class=\"keys\">"
     ));
+    for (key, what) in SHORTCUTS {
+        html.push_str(&format!("<dt>{}</dt><dd>{what}</dd>", esc(key)));
+    }
+    html.push_str("</dl></details>\n</footer>\n</body>\n</html>\n");
     html
 }
 
@@ -179,6 +202,21 @@ pub async fn not_found() -> Response {
         "Not found",
         "There is no page at this address.",
     )
+}
+
+/// `GET /ui.js`.
+pub async fn script() -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/javascript; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static(CSS_MAX_AGE)),
+        ],
+        JS,
+    )
+        .into_response()
 }
 
 /// `GET /ui.css`.

@@ -5,10 +5,11 @@
 //! entry shown, so entries arriving meanwhile never shift a page.
 
 use super::PAGE_SIZE;
-use super::access::{Admin, SameOrigin, Viewer, frame, query_escape, see_other};
+use super::access::{Acting, SameOrigin, Viewer, frame, query_escape, see_other};
 use super::content::{plain_text, sanitise};
 use super::media;
 use super::media::Icons;
+use super::mine::{self, Show, View};
 use super::page::{self, Frame, feed_name, icon, natural_key, render, time};
 use crate::AppState;
 use crate::escape::text as esc;
@@ -36,6 +37,70 @@ pub struct ListQuery {
     q: Option<String>,
     added: Option<String>,
     unsubscribed: Option<String>,
+    /// An account's lists: `unread` (the default), `all` or `starred`.
+    show: Option<String>,
+    /// An account's list of one folder.
+    folder: Option<String>,
+    /// An account's lists: the page of entries stored before this one.
+    older: Option<String>,
+    /// What became of a "read now": `now`, `soon` or `kept`.
+    read: Option<String>,
+}
+
+impl ListQuery {
+    /// The account's view this query names (`feed`: the feed page's), or what is wrong.
+    fn view(&self, feed: Option<FeedId>) -> Result<View, &'static str> {
+        let show = Show::parse(self.show.as_deref())
+            .ok_or("A list shows unread, all or starred entries.")?;
+        let older = match self.older.as_deref() {
+            None | Some("") => None,
+            Some(text) => Some(
+                text.parse::<i64>()
+                    .ok()
+                    .filter(|id| *id > 0)
+                    .ok_or("This page's position is not one tidings gave out.")?,
+            ),
+        };
+        let folder = self
+            .folder
+            .as_deref()
+            .filter(|_| feed.is_none())
+            .and_then(tidings_store::reading::clean_label);
+        Ok(View {
+            show,
+            folder,
+            feed,
+            older,
+        })
+    }
+
+    /// What to say above a feed's page after a change made on it.
+    fn notice(&self) -> Option<&'static str> {
+        if self.added.is_some() {
+            return Some(
+                "Subscribed. The feed is due now: the crawler reads it shortly, and its entries \
+                 appear here once it has (reload the page).",
+            );
+        }
+        if self.unsubscribed.is_some() {
+            return Some(
+                "Unsubscribed. The feed is read on only for the subscribers it has left; its \
+                 entries stay, and you can subscribe again.",
+            );
+        }
+        match self.read.as_deref() {
+            Some("now") => Some("The feed is read now; reload the page in a moment."),
+            Some("soon") => Some(
+                "The feed was read a short while ago: it is read again as soon as the \
+                 profile's shortest interval has passed.",
+            ),
+            Some("kept") => Some(
+                "The feed keeps its next read: it is due already, or a failure's backoff or \
+                 the publisher's Retry-After is in force.",
+            ),
+            _ => None,
+        }
+    }
 }
 
 /// `GET /`.
@@ -45,10 +110,16 @@ pub async fn home(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Response {
     let frame = frame(&state, who, "reader");
-    let (_, after) = match position(query) {
+    let (query, after) = match position(query) {
         Ok(found) => found,
         Err(text) => return bad_request(&frame, text),
     };
+    if let Some(account) = who.and_then(|c| c.account()) {
+        return match query.view(None) {
+            Ok(view) => mine::list(&state, &frame, account, view, query.notice()).await,
+            Err(text) => bad_request(&frame, text),
+        };
+    }
     let listed = list(
         &state,
         EntryQuery {
@@ -96,6 +167,12 @@ pub async fn feed(
         Ok(found) => found,
         Err(text) => return bad_request(&frame, text),
     };
+    if let Some(account) = who.and_then(|c| c.account()) {
+        return match query.view(Some(id)) {
+            Ok(view) => mine::list(&state, &frame, account, view, query.notice()).await,
+            Err(text) => bad_request(&frame, text),
+        };
+    }
     let listed = list(
         &state,
         EntryQuery {
@@ -123,17 +200,11 @@ pub async fn feed(
         icon(feed, true, &feeds.icons),
         esc(&name)
     );
-    if query.added.is_some() {
-        main.push_str(
-            "<p class=\"notice\" role=\"status\">Subscribed. The feed is due now: the crawler \
-             reads it shortly, and its entries appear below once it has (reload the page).</p>\n",
-        );
-    }
-    if query.unsubscribed.is_some() {
-        main.push_str(
-            "<p class=\"notice\" role=\"status\">Unsubscribed. The feed is read on only for \
-             the subscribers it has left; its entries stay, and you can subscribe again.</p>\n",
-        );
+    if let Some(notice) = query.notice() {
+        main.push_str(&format!(
+            "<p class=\"notice\" role=\"status\">{}</p>\n",
+            esc(notice)
+        ));
     }
     facts(&mut main, feed, frame.is_admin());
     if frame.is_admin() && feed.subscribers > 0 {
@@ -156,7 +227,7 @@ pub async fn feed(
 }
 
 /// What the reader may know about a feed; the operator sees its full URL and subscribers.
-fn facts(main: &mut String, feed: &FeedRecord, admin: bool) {
+pub(super) fn facts(main: &mut String, feed: &FeedRecord, admin: bool) {
     let url = if admin {
         feed.url.to_string()
     } else {
@@ -275,8 +346,26 @@ pub async fn entry(
             "Its publisher set an end to this entry's validity, so it is no longer shown.",
         );
     }
+    // An account sees only the entries of the feeds it subscribes to; opening one marks it
+    // read. An admin may open any.
+    let bar = match who.and_then(|c| c.account()) {
+        Some(account) => match mine::entry_bar(&state, account, id, stored.feed_id).await {
+            Ok(Some(bar)) => bar,
+            Ok(None) if frame.is_admin() => String::new(),
+            Ok(None) => {
+                return page::message(
+                    &frame,
+                    StatusCode::NOT_FOUND,
+                    "No such entry",
+                    &format!("There is no entry {id} in the feeds you subscribe to."),
+                );
+            }
+            Err(e) => return page::failed(&frame, &e),
+        },
+        None => String::new(),
+    };
     let title = entry_title(&stored);
-    let mut main = format!("<article class=\"entry\">\n<h1>{}</h1>\n", esc(&title));
+    let mut main = format!("<article class=\"entry\">\n{bar}<h1>{}</h1>\n", esc(&title));
     let mut meta = Vec::new();
     if let Some(feed) = &feed {
         meta.push(format!(
@@ -570,6 +659,10 @@ pub async fn search(
         &state,
         EntryQuery {
             search: Some(q.to_owned()),
+            // An account searches the feeds it subscribes to.
+            subscriber: who
+                .filter(|c| c.account().is_some())
+                .map(|c| c.subscriber()),
             after,
             ..EntryQuery::default()
         },
@@ -601,24 +694,27 @@ pub async fn search(
     page::html(StatusCode::OK, render(&frame, &title, None, &main))
 }
 
-/// The subscribe form's fields.
+/// The subscribe form's fields; `folder` files an account's subscription.
 #[derive(Debug, Default, Deserialize)]
 pub struct SubscribeForm {
     url: String,
+    #[serde(default)]
+    folder: String,
 }
 
 /// `GET /subscribe`: the form.
-pub async fn subscribe_form(State(state): State<AppState>, Admin(caller): Admin) -> Response {
+pub async fn subscribe_form(State(state): State<AppState>, Acting(caller): Acting) -> Response {
     let frame = frame(&state, Some(caller), "subscribe");
     subscribe_page(&frame, StatusCode::OK, "", None)
 }
 
-/// `POST /subscribe`: subscribe this key to a URL, as `POST /v1/feeds` does. Nothing is
-/// fetched here: the feed is due at once and the running crawler reads it.
+/// `POST /subscribe`: subscribe this account (or admin key) to a URL, as `POST /v1/feeds`
+/// does; an account's subscription is filed under `folder`. Nothing is fetched here: the feed
+/// is due at once and the running crawler reads it.
 pub async fn subscribe(
     State(state): State<AppState>,
     _: SameOrigin,
-    Admin(caller): Admin,
+    Acting(caller): Acting,
     form: Result<Form<SubscribeForm>, FormRejection>,
 ) -> Response {
     let frame = frame(&state, Some(caller), "subscribe");
@@ -632,7 +728,11 @@ pub async fn subscribe(
     };
     let subscribed = match FeedUrl::parse(form.url.trim()) {
         Ok(url) => {
-            let (key, placement) = (caller.subscriber(), tidings_store::Placement::default());
+            let placement = tidings_store::Placement {
+                title: None,
+                folder: tidings_store::reading::clean_label(&form.folder),
+            };
+            let key = caller.subscriber();
             subscribe_feed(&state, caller.subscribing(&key, &placement), &url).await
         }
         Err(e) => Err(Problem::invalid("url", format!("not a feed URL: {e}"))),
@@ -657,7 +757,7 @@ pub async fn subscribe(
 pub async fn unsubscribe(
     State(state): State<AppState>,
     _: SameOrigin,
-    Admin(caller): Admin,
+    Acting(caller): Acting,
     id: Result<Path<String>, PathRejection>,
 ) -> Response {
     let frame = frame(&state, Some(caller), "reader");
@@ -678,7 +778,7 @@ pub async fn unsubscribe(
             &frame,
             StatusCode::NOT_FOUND,
             "Not subscribed",
-            &format!("This key has no subscription to feed {id}."),
+            &format!("You have no subscription to feed {id}."),
         ),
         Err(e) => page::failed(&frame, &e),
     }
@@ -693,11 +793,18 @@ fn subscribe_page(
     let error = error
         .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>\n", esc(e)))
         .unwrap_or_default();
+    // An account files its subscription; an operator's key has no folders.
+    let folder = if frame.who.is_some_and(|c| c.account().is_some()) {
+        "<label for=\"folder\">Folder (optional)</label>\n\
+         <input id=\"folder\" name=\"folder\">\n"
+    } else {
+        ""
+    };
     let main = format!(
         "<h1>Subscribe</h1>\n{error}<form class=\"stack\" method=\"post\" action=\"/subscribe\">\n\
          <label for=\"url\">Feed URL</label>\n\
          <input id=\"url\" name=\"url\" type=\"url\" required value=\"{}\" \
-         placeholder=\"https://example.org/feed.xml\">\n\
+         placeholder=\"https://example.org/feed.xml\">\n{folder}\
          <button type=\"submit\">Subscribe</button>\n</form>\n\
          <p>The feed is read shortly by the running crawler, as its robots.txt and the \
          do-not-crawl rules allow; nothing is fetched while you wait.</p>\n",
@@ -855,7 +962,7 @@ fn older_link(html: &mut String, entries: &[StoredEntry], more: bool, base: &str
     }
 }
 
-fn entry_title(stored: &StoredEntry) -> String {
+pub(super) fn entry_title(stored: &StoredEntry) -> String {
     match stored.entry.title.as_deref().map(str::trim) {
         Some(title) if !title.is_empty() => title.to_owned(),
         _ => "Untitled entry".to_owned(),

@@ -10,6 +10,14 @@ use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::Profile;
 use tidings_store::{NewFeed, Store};
 
+/// The one script tag every page carries (our own `/ui.js`).
+pub const OUR_SCRIPT: &str = "<script src=\"/ui.js?v=test\" defer></script>";
+
+/// A page without our own script tag: what is left must hold no script at all.
+pub fn without_our_script(body: &str) -> String {
+    body.replace(OUR_SCRIPT, "")
+}
+
 /// A running UI over its own store.
 pub struct Ui {
     pub store: Arc<dyn Store>,
@@ -114,15 +122,86 @@ impl Ui {
         self.post(path, form, &headers).await
     }
 
+    /// Make account `name` with login password `password`; its id.
+    pub async fn account(&self, name: &str, password: &str, admin: bool) -> i64 {
+        let role = if admin {
+            tidings_store::AccountRole::Admin
+        } else {
+            tidings_store::AccountRole::Reader
+        };
+        self.store
+            .add_account(&tidings_store::NewAccount {
+                name: name.to_owned(),
+                role,
+                password_hash: tidings_api::accounts::hash_password(password).expect("hash"),
+                created_at: t(0),
+            })
+            .await
+            .expect("add account")
+            .expect("a new name")
+            .id
+    }
+
+    /// Log in at `/login` with a name and password: the cookie header the browser then sends.
+    pub async fn login(&self, name: &str, password: &str) -> String {
+        let origin = format!("Origin: http://{}\r\n", self.addr);
+        let form = format!(
+            "name={}&password={}",
+            form_value(name),
+            form_value(password)
+        );
+        let page = self.post("/login", &form, &origin).await;
+        assert_eq!(page.status, 303, "login: {}", page.body);
+        let cookie = page
+            .head
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+            .map(|(_, v)| v.trim())
+            .find(|v| v.starts_with("tidings_session=tds_"))
+            .expect("a session cookie");
+        let pair = cookie.split(';').next().expect("name=value");
+        format!("Cookie: {pair}\r\n")
+    }
+
+    /// POST a form from this site with `cookie` (a header line from [`Ui::login`]).
+    pub async fn post_as(&self, cookie: &str, path: &str, form: &str) -> Page {
+        let headers = format!("{cookie}Origin: http://{}\r\n", self.addr);
+        self.post(path, form, &headers).await
+    }
+
+    /// POST a file in a multipart form field `field`, from this site, with `cookie`.
+    pub async fn upload(&self, cookie: &str, path: &str, field: &str, file: &str) -> Page {
+        let boundary = "tidingsboundary7x";
+        let body = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; \
+             filename=\"subs.opml\"\r\nContent-Type: text/x-opml\r\n\r\n{file}\r\n--{boundary}--\r\n"
+        );
+        let headers = format!("{cookie}Origin: http://{}\r\n", self.addr);
+        let kind = format!("multipart/form-data; boundary={boundary}");
+        self.send_body("POST", path, &headers, Some((&kind, &body)))
+            .await
+    }
+
     async fn send(&self, method: &str, path: &str, headers: &str, form: Option<&str>) -> Page {
+        let form = form.map(|body| ("application/x-www-form-urlencoded", body));
+        self.send_body(method, path, headers, form).await
+    }
+
+    async fn send_body(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &str,
+        body: Option<(&str, &str)>,
+    ) -> Page {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let mut stream = tokio::net::TcpStream::connect(self.addr)
             .await
             .expect("connect");
-        let content = match form {
-            Some(body) => format!(
-                "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n\
-                 {body}",
+        let content = match body {
+            Some((kind, body)) => format!(
+                "Content-Type: {kind}\r\nContent-Length: {}\r\n\r\n{body}",
                 body.len()
             ),
             None => "\r\n".to_owned(),
