@@ -1,9 +1,11 @@
 //! The web UI in a real browser: headless Chromium, driven through chromedriver's WebDriver
 //! HTTP API, against the real `tidings serve` crawling a simulated publisher on 127.0.0.x.
 //!
-//! Through the UI: log in with an admin key made by `tidings keys create`, subscribe to the
-//! simulated feed with the form, wait until the crawler has read it and its entries show on
-//! `/`, open one, search for a word, and read `/bot`.
+//! Through the UI, as a person would: log in with the password of an account made by `tidings
+//! users add`, subscribe to the simulated feed into a folder with the side column's form, wait
+//! until the crawler has read it and its entries show unread on `/` with their count, move
+//! through them with the keyboard (`j`, `o`), see the count fall once one is opened, star it
+//! (`s`), search for a word, mark all read (`A`), unsubscribe, and read `/bot`.
 //!
 //! Needs `chromedriver` and Chromium on PATH (Debian: `chromium chromium-driver`; `.ci/run`
 //! installs them). Without them the test is skipped with a message, unless `CI` is set, where
@@ -15,7 +17,7 @@ use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{command, fast_profile, listening_address, on_path, stderr, tidings};
+use support::{command, fast_profile, listening_address, on_path, stderr, with_stdin};
 use tidings_sim::{FeedSpec, HostSpec, Resource, Web};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -26,8 +28,11 @@ const DEADLINE: Duration = Duration::from_secs(180);
 /// WebDriver's key for an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
+/// The account's password.
+const PASSWORD: &str = "a long browser password";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
+async fn browser_logs_in_subscribes_reads_marks_and_unsubscribes() {
     let Some(chromedriver) = on_path("chromedriver") else {
         if std::env::var_os("CI").is_some() {
             panic!("chromedriver is not on PATH: install chromium chromium-driver");
@@ -46,13 +51,11 @@ async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
     .expect("start the simulated web");
     let feed_url = web.url("breeze.test", "/feed.xml").expect("feed url");
 
-    // tidings: a fresh store, an admin key, and `serve` crawling the simulated web.
+    // tidings: a fresh store, an account, and `serve` crawling the simulated web.
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("browser.db");
-    let out = tidings(&db, &["keys", "create", "--role", "admin"]).await;
+    let out = with_stdin(&db, &["users", "add", "ana"], &format!("{PASSWORD}\n")).await;
     assert!(out.status.success(), "{}", stderr(&out));
-    let token = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    assert!(token.starts_with("tdg_"), "a token: {token}");
     let profile = fast_profile(dir.path());
     let mut serve = command(&db);
     serve.args(["--allow-private-networks", "--profile", &profile]);
@@ -80,21 +83,27 @@ async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
     let driver = SocketAddr::from(([127, 0, 0, 1], port));
     let browser = Browser::start(driver).await;
 
-    // Log in.
-    browser.go(&format!("{base}/login")).await;
-    browser.type_into("#token", &token).await;
+    // Log in with the account's password.
+    browser.go(&format!("{base}/")).await;
+    browser
+        .wait_for("the login page", |source| {
+            source.contains("id=\"password\"")
+        })
+        .await;
+    browser.type_into("#name", "ana").await;
+    browser.type_into("#password", PASSWORD).await;
     browser.click("main form button[type=submit]").await;
     let page = browser
         .wait_for("the logged-in reader", |source| {
-            source.contains("Log out (key 1, admin)")
+            source.contains("Log out (account 1, reader)")
         })
         .await;
-    assert!(!page.contains(&token), "the token is never on a page");
+    assert!(!page.contains(PASSWORD), "the password is never on a page");
 
-    // Subscribe through the form.
-    browser.go(&format!("{base}/subscribe")).await;
-    browser.type_into("#url", &feed_url).await;
-    browser.click("main form button[type=submit]").await;
+    // Subscribe into a folder with the side column's form.
+    browser.type_into("#side-url", &feed_url).await;
+    browser.type_into("#side-folder", "Weather").await;
+    browser.click("aside form button[type=submit]").await;
     let page = browser
         .wait_for("the subscribed feed's page", |source| {
             source.contains("the crawler reads it shortly")
@@ -102,7 +111,7 @@ async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
         .await;
     assert!(page.contains("breeze.test"), "the feed's page");
 
-    // The crawler reads it; its entries show on the reader's front page.
+    // The crawler reads it; its ten entries show unread on the front page, counted.
     let start = Instant::now();
     loop {
         browser.go(&format!("{base}/")).await;
@@ -115,17 +124,42 @@ async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+    assert_eq!(
+        browser.text("h3.folder .count").await,
+        "10",
+        "unread in the folder"
+    );
 
-    // Open one entry.
-    browser.click("ol.entries a.title").await;
+    // The keyboard: j selects the first entry, j the second, o opens it.
+    browser.press("j").await;
+    browser.press("j").await;
+    let second = browser.text("li.selected a.title").await;
+    assert!(second.starts_with("breeze story"), "{second}");
+    browser.press("o").await;
     let page = browser
-        .wait_for("an entry's page", |source| {
+        .wait_for("the opened entry", |source| {
             source.contains("Read the original")
         })
         .await;
-    assert!(page.contains("<h1>breeze story 9</h1>"), "the newest entry");
-    assert!(page.contains("Story 9 of breeze."), "its text");
+    assert!(
+        page.contains(&format!("<h1>{second}</h1>")),
+        "the selected one"
+    );
     assert!(browser.url().await.contains("/entries/"));
+    // Opened: read. Starred with s.
+    browser.press("s").await;
+    browser
+        .wait_for("the starred entry", |source| source.contains("★ Starred"))
+        .await;
+    browser.go(&format!("{base}/")).await;
+    assert_eq!(
+        browser.text("h3.folder .count").await,
+        "9",
+        "one fewer unread"
+    );
+    browser.go(&format!("{base}/?show=starred")).await;
+    let page = browser.source().await;
+    assert!(page.contains(&second), "starred: {page}");
 
     // Search for a word only one entry holds.
     browser.type_into("#top-q", "7").await;
@@ -137,6 +171,33 @@ async fn browser_subscribes_reads_searches_and_opens_the_bot_page() {
         .await;
     assert!(page.contains("breeze story 7"), "the match");
     assert!(!page.contains("breeze story 6"), "only the match");
+
+    // A marks everything read.
+    browser.go(&format!("{base}/")).await;
+    browser.press("A").await;
+    browser
+        .wait_for("nothing unread", |source| {
+            source.contains("Nothing unread here.")
+        })
+        .await;
+
+    // Unsubscribe from the feed's page.
+    browser
+        .click("ol.entries a[href^='/feeds/'], aside ul.feeds a[href^='/feeds/']")
+        .await;
+    browser
+        .wait_for("the feed's page", |source| {
+            source.contains("Manage this subscription")
+        })
+        .await;
+    browser.click("details.manage summary").await;
+    browser.click("form[action$='/unsubscribe'] button").await;
+    let page = browser
+        .wait_for("the unsubscribed notice", |source| {
+            source.contains("Unsubscribed.")
+        })
+        .await;
+    assert!(!page.contains("Weather"), "no folder left: {page}");
 
     // The bot page shows the User-Agent of the running profile.
     browser.go(&format!("{base}/bot")).await;
@@ -257,6 +318,31 @@ impl Browser {
             Some(json!({ "text": text })),
         )
         .await;
+    }
+
+    /// The visible text of the first element `css` selects.
+    async fn text(&self, css: &str) -> String {
+        let id = self.element(css).await;
+        self.command("GET", &format!("/element/{id}/text"), None)
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Press and release one key on the page (WebDriver's key actions).
+    async fn press(&self, key: &str) {
+        let actions = json!({
+            "actions": [{
+                "type": "key",
+                "id": "keyboard",
+                "actions": [
+                    { "type": "keyDown", "value": key },
+                    { "type": "keyUp", "value": key }
+                ]
+            }]
+        });
+        self.command("POST", "/actions", Some(actions)).await;
     }
 
     async fn click(&self, css: &str) {

@@ -36,7 +36,7 @@ pub enum UsersCommand {
 pub struct AddArgs {
     /// The account's name (unique ignoring case; no `:`)
     pub name: String,
-    /// reader (reads its subscriptions) or admin (also subscribes, runs the admin pages)
+    /// reader (reads and manages its own subscriptions) or admin (also runs the admin pages)
     #[arg(long, value_enum, default_value_t = RoleArg::Reader)]
     pub role: RoleArg,
 }

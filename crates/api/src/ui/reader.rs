@@ -772,7 +772,12 @@ pub async fn unsubscribe(
     match caller.unsubscribe(&*state.store, id).await {
         Ok(true) => {
             tracing::info!(feed_id = %id, caller = %caller, "unsubscribed in the web ui");
-            see_other(&format!("/feeds/{id}?unsubscribed=1"))
+            // An account's list no longer holds the feed; an operator's still shows it.
+            if caller.account().is_some() {
+                see_other("/?unsubscribed=1")
+            } else {
+                see_other(&format!("/feeds/{id}?unsubscribed=1"))
+            }
         }
         Ok(false) => page::message(
             &frame,

@@ -269,9 +269,13 @@ async fn a_subscription_is_renamed_moved_read_sooner_and_left() {
     let page = ui
         .post_as(&bo, &format!("/feeds/{feed}/unsubscribe"), "")
         .await;
-    assert_eq!(page.status, 303, "{}", page.body);
-    let home = ui.get("/", &bo).await;
+    assert_eq!(
+        (page.status, page.location().as_str()),
+        (303, "/?unsubscribed=1")
+    );
+    let home = ui.get("/?unsubscribed=1", &bo).await;
     assert!(!home.body.contains("Morning paper"), "{}", home.body);
+    assert!(home.body.contains("Unsubscribed."), "{}", home.body);
     assert_eq!(ui.get(&format!("/feeds/{feed}"), &bo).await.status, 404);
 }
 
