@@ -67,7 +67,8 @@ pub struct AllParams {
     /// Entries in the document, newest first.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 500, default = 50)]
     limit: Option<String>,
-    /// Only the entries of the feeds the calling key subscribes to; needs a key.
+    /// Only the entries of the feeds the calling key subscribes to; needs a key. A reader
+    /// key of an account always lists only its account's feeds.
     #[param(value_type = Option<bool>)]
     mine: Option<String>,
 }

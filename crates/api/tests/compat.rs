@@ -939,3 +939,79 @@ async fn miniflux_takes_an_accounts_api_key_as_x_auth_token() {
         assert_eq!(status, 401, "{token}");
     }
 }
+
+/// Fever's favicons are the site icons tidings keeps (SR1's), by feed id, as `TYPE;base64`
+/// data; a feed whose site has none names favicon 0.
+#[tokio::test]
+async fn fever_favicons_are_the_kept_site_icons() {
+    use tidings_model::Label;
+    use tidings_store::{QueueState, ResourceApply, ResourceFound, ResourceRead};
+    let (server, _) = setup().await;
+    let key = tidings_api::accounts::fever_key("Ana", "sync-secret-1");
+    let (_, body) = fever(&server, "/fever/", "form", &key, "feeds&favicons").await;
+    assert_eq!(body["favicons"], serde_json::json!([]));
+    assert!(
+        body["feeds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["favicon_id"] == 0)
+    );
+
+    // Both feeds' site is example.org: keep its icon, as the crawler would.
+    let feeds = server.store.feeds().await.unwrap();
+    let site = "https://example.org".to_owned();
+    let png = b"\x89PNG\r\n\x1a\nnot really a picture".to_vec();
+    let keep = |media_type: &str| {
+        let (site, png, media_type) = (site.clone(), png.clone(), media_type.to_owned());
+        let store = server.store.clone();
+        let feed = feeds[0].id;
+        async move {
+            store
+                .queue_icons(feed, &site, &[format!("{site}/icon")], true, t(700), "icon")
+                .await
+                .unwrap();
+            for job in store.due_resources(t(5000), 10).await.unwrap() {
+                let apply = ResourceApply {
+                    id: job.id,
+                    at: t(800),
+                    state: QueueState::Done,
+                    due_at: None,
+                    reason: "read".into(),
+                    retries: 0,
+                    read: Some(ResourceRead {
+                        status: Some(200),
+                        outcome: Label::Ok,
+                        error: None,
+                    }),
+                    found: ResourceFound::Icon {
+                        site: site.clone(),
+                        media_type: media_type.clone(),
+                        body: png.clone(),
+                    },
+                    next_candidate_at: None,
+                    log: Vec::new(),
+                    host_floor: None,
+                };
+                store.apply_resource(&apply).await.unwrap();
+            }
+        }
+    };
+    keep("image/png").await;
+    // The icon was found for the first feed, which now names its site; the other does not.
+    let (_, body) = fever(&server, "/fever/", "form", &key, "feeds&favicons").await;
+    let favicons = body["favicons"].as_array().unwrap();
+    assert_eq!(favicons.len(), 1, "{body}");
+    let listed = body["feeds"].as_array().unwrap();
+    let with = listed.iter().find(|f| f["id"] == feeds[0].id.0).unwrap();
+    let without = listed.iter().find(|f| f["id"] != feeds[0].id.0).unwrap();
+    assert_eq!(with["favicon_id"], with["id"], "{body}");
+    assert_eq!(without["favicon_id"], 0, "{body}");
+    assert_eq!(favicons[0]["id"], with["id"]);
+    let data = favicons[0]["data"].as_str().unwrap();
+    let encoded = data.strip_prefix("image/png;base64,").expect(data);
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .unwrap();
+    assert_eq!(decoded, png);
+}

@@ -167,6 +167,33 @@ async fn fever(State(state): State<AppState>, request: Request) -> Response {
     }
 }
 
+/// A favicon as Fever sends it: `TYPE;base64,DATA`, for raster images only (an SVG may hold
+/// script, and a client would draw it outside tidings' pages).
+fn favicon_data(media_type: &str, body: &[u8]) -> Option<String> {
+    use base64::Engine;
+    let kind = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let raster = matches!(
+        kind.as_str(),
+        "image/png"
+            | "image/gif"
+            | "image/jpeg"
+            | "image/webp"
+            | "image/x-icon"
+            | "image/vnd.microsoft.icon"
+    );
+    (raster && !body.is_empty()).then(|| {
+        format!(
+            "{kind};base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(body)
+        )
+    })
+}
+
 fn failure(status: StatusCode, why: &str) -> Response {
     let mut body = envelope(true);
     body.insert("error".into(), json!(why));
@@ -211,6 +238,13 @@ async fn answer(
     if has(pairs, "groups") || has(pairs, "feeds") {
         out.insert("feeds_groups".into(), feeds_groups(&subs));
     }
+    // A feed's favicon is its site's icon kept by tidings (never fetched for a client), by
+    // the feed's id.
+    let icons = if has(pairs, "feeds") || has(pairs, "favicons") {
+        crate::ui::media::Icons::of(state.store.as_ref(), feeds.iter().map(|(_, f)| f)).await?
+    } else {
+        crate::ui::media::Icons::default()
+    };
     if has(pairs, "groups") {
         let groups: Vec<Value> = folders(&subs)
             .keys()
@@ -224,7 +258,7 @@ async fn answer(
             .filter_map(|(sub, f)| {
                 Some(json!({
                     "id": small_id(f.id.0)?,
-                    "favicon_id": 0,
+                    "favicon_id": if icons.has(f.id) { small_id(f.id.0)? } else { 0 },
                     "title": sub.title.clone().or(f.title.clone()).unwrap_or_else(|| f.url.to_string()),
                     "url": f.url.to_string(),
                     "site_url": f.site_link.as_deref().and_then(web_url).unwrap_or_default(),
@@ -236,8 +270,18 @@ async fn answer(
         out.insert("feeds".into(), json!(list));
     }
     if has(pairs, "favicons") {
-        // No favicon is served through Fever yet: feeds name favicon 0, which has none.
-        out.insert("favicons".into(), json!([]));
+        let mut list = Vec::new();
+        for (_, f) in feeds.iter().filter(|(_, f)| icons.has(f.id)) {
+            let (Some(id), Some(site)) = (small_id(f.id.0), f.site.as_deref()) else {
+                continue;
+            };
+            if let Some(icon) = state.store.icon(site).await?
+                && let Some(data) = favicon_data(&icon.media_type, &icon.body)
+            {
+                list.push(json!({ "id": id, "data": data }));
+            }
+        }
+        out.insert("favicons".into(), json!(list));
     }
     if has(pairs, "items") {
         let (items, total) = items(state, account, pairs).await?;
@@ -459,5 +503,30 @@ async fn mark(
             Ok(Answered::Unread)
         }
         other => Err(bad(format!("mark is item, feed or group, not {other:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::favicon_data;
+
+    #[test]
+    fn favicons_are_raster_images_only() {
+        assert_eq!(
+            favicon_data("image/png", b"ab").as_deref(),
+            Some("image/png;base64,YWI=")
+        );
+        assert_eq!(
+            favicon_data("Image/X-Icon; charset=binary", b"ab").as_deref(),
+            Some("image/x-icon;base64,YWI=")
+        );
+        for (kind, body) in [
+            ("image/svg+xml", &b"<svg/>"[..]),
+            ("text/html", b"<p>"),
+            ("image/png", b""),
+            ("", b"ab"),
+        ] {
+            assert_eq!(favicon_data(kind, body), None, "{kind}");
+        }
     }
 }

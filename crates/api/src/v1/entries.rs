@@ -45,7 +45,8 @@ pub struct EntriesParams {
     /// Only entries filed under this category (compared trimmed, case-folded, whole).
     #[param(min_length = 1, max_length = 200, pattern = r"\S")]
     category: Option<String>,
-    /// Only the entries of the feeds the calling key subscribes to; needs a key.
+    /// Only the entries of the feeds the calling key subscribes to; needs a key. A reader
+    /// key of an account always lists only its account's feeds.
     #[param(value_type = Option<bool>)]
     mine: Option<String>,
     /// Expired entries too (FF16: past their or their feed's `dcterms:valid` end); needs an
@@ -136,8 +137,9 @@ pub async fn list(
     }))
 }
 
-/// Whose entries and which: the caller's subscriptions only (`mine`), and whether expired
-/// entries are left out (FF16: always, unless an admin key asks for them).
+/// Whose entries and which: the caller's subscriptions only (`mine`, and always for a reader
+/// key of an account: a reader sees only the feeds its account subscribes to), and whether
+/// expired entries are left out (FF16: always, unless an admin key asks for them).
 pub(crate) struct Scope {
     pub subscriber: Option<String>,
     pub current_at: Option<DateTime<Utc>>,
@@ -150,7 +152,8 @@ impl Scope {
         include_expired: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Scope, Problem> {
-        let subscriber = if params::flag("mine", mine)? {
+        let own_only = caller.is_some_and(|c| c.account().is_some() && c.role == Role::Reader);
+        let subscriber = if params::flag("mine", mine)? || own_only {
             let Some(caller) = caller else {
                 return Err(Problem::new(
                     ProblemKind::Unauthorized,

@@ -210,3 +210,58 @@ async fn mine_lists_only_the_keys_subscriptions_in_entries_and_outputs() {
         "{atom}"
     );
 }
+
+/// A reader key of an account lists only its account's feeds, asked or not; an admin key of
+/// an account may list every feed (the operator's view).
+#[tokio::test]
+async fn an_accounts_reader_key_sees_only_its_feeds() {
+    let server = Server::start().await;
+    let account = server
+        .store
+        .add_account(&tidings_store::NewAccount {
+            name: "ana".into(),
+            role: tidings_store::AccountRole::Reader,
+            password_hash: tidings_api::accounts::hash_password("a long password").unwrap(),
+            created_at: t(0),
+        })
+        .await
+        .unwrap()
+        .unwrap()
+        .id;
+    let mut tokens = Vec::new();
+    for role in [Role::Reader, Role::Admin] {
+        let (token, mut new) = tidings_api::auth::issue(None, role, t(0)).unwrap();
+        new.account_id = Some(account);
+        server.store.create_key(&new).await.unwrap();
+        tokens.push(token);
+    }
+    let placement = tidings_store::Placement::default();
+    let mine = server
+        .store
+        .subscribe_account(
+            &tidings_model::FeedUrl::parse("https://one.example/feed.xml").unwrap(),
+            account,
+            &placement,
+            t(0),
+            &tidings_store::NewFeed {
+                next_fetch_at: t(0),
+                next_fetch_reason: "first add".into(),
+                interval_secs: 3600,
+            },
+        )
+        .await
+        .unwrap()
+        .feed_id;
+    let other = server
+        .subscribe("https://two.example/feed.xml", "someone")
+        .await;
+    server.read(mine, t(100), vec![dated("mine", t(10))]).await;
+    server
+        .read(other, t(100), vec![dated("other", t(20))])
+        .await;
+    let page = call(&server, "GET", "/v1/entries", Some(&tokens[0]), None).await;
+    assert_eq!(page.0, 200, "{}", page.2);
+    assert_eq!(keys(&page.2), ["mine"]);
+    let page = call(&server, "GET", "/v1/entries", Some(&tokens[1]), None).await;
+    assert_eq!(keys(&page.2), ["other", "mine"]);
+}
