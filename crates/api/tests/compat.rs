@@ -944,8 +944,7 @@ async fn miniflux_takes_an_accounts_api_key_as_x_auth_token() {
 /// data; a feed whose site has none names favicon 0.
 #[tokio::test]
 async fn fever_favicons_are_the_kept_site_icons() {
-    use tidings_model::Label;
-    use tidings_store::{QueueState, ResourceApply, ResourceFound, ResourceRead};
+    use tidings_store::ResourceFound;
     let (server, _) = setup().await;
     let key = tidings_api::accounts::fever_key("Ana", "sync-secret-1");
     let (_, body) = fever(&server, "/fever/", "form", &key, "feeds&favicons").await;
@@ -972,27 +971,12 @@ async fn fever_favicons_are_the_kept_site_icons() {
                 .await
                 .unwrap();
             for job in store.due_resources(t(5000), 10).await.unwrap() {
-                let apply = ResourceApply {
-                    id: job.id,
-                    at: t(800),
-                    state: QueueState::Done,
-                    due_at: None,
-                    reason: "read".into(),
-                    retries: 0,
-                    read: Some(ResourceRead {
-                        status: Some(200),
-                        outcome: Label::Ok,
-                        error: None,
-                    }),
-                    found: ResourceFound::Icon {
-                        site: site.clone(),
-                        media_type: media_type.clone(),
-                        body: png.clone(),
-                    },
-                    next_candidate_at: None,
-                    log: Vec::new(),
-                    host_floor: None,
+                let found = ResourceFound::Icon {
+                    site: site.clone(),
+                    media_type: media_type.clone(),
+                    body: png.clone(),
                 };
+                let apply = support::resource_done(job.id, found);
                 store.apply_resource(&apply).await.unwrap();
             }
         }

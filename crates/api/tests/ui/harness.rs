@@ -122,6 +122,17 @@ impl Ui {
         self.post(path, form, &headers).await
     }
 
+    /// Every stored entry (up to 500), newest first.
+    pub async fn stored_entries(&self) -> Vec<tidings_store::StoredEntry> {
+        self.store
+            .entries(&tidings_store::EntryQuery {
+                limit: 500,
+                ..tidings_store::EntryQuery::default()
+            })
+            .await
+            .expect("entries")
+    }
+
     /// Make account `name` with login password `password`; its id.
     pub async fn account(&self, name: &str, password: &str, admin: bool) -> i64 {
         let role = if admin {

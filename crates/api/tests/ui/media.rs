@@ -5,39 +5,19 @@
 
 use crate::harness::Ui;
 use crate::support::{dated, ok, t};
-use tidings_model::{Enclosure, Entry, FeedId, Label, SelectedImage};
+use tidings_model::{Enclosure, Entry, FeedId, SelectedImage};
 use tidings_rights::{Directives, PageRecord};
-use tidings_store::{EntryQuery, NewPage, QueueState, ResourceApply, ResourceFound, ResourceRead};
+use tidings_store::{EntryQuery, NewPage, ResourceFound};
 
 /// A GIF's first bytes: ASCII, so the test client reads it as text.
 const GIF: &[u8] = b"GIF89a-a-tiny-picture";
 const ICO: &[u8] = b"\x00\x00\x01\x00\x01\x00";
 
-fn done(id: i64, found: ResourceFound) -> ResourceApply {
-    ResourceApply {
-        id,
-        at: t(4000),
-        state: QueueState::Done,
-        due_at: None,
-        reason: "read".into(),
-        retries: 0,
-        read: Some(ResourceRead {
-            status: Some(200),
-            outcome: Label::Ok,
-            error: None,
-        }),
-        found,
-        next_candidate_at: None,
-        log: Vec::new(),
-        host_floor: None,
-    }
-}
-
 /// Read every due resource of the store with `found` as its body.
 async fn read_due(ui: &Ui, found: impl Fn() -> ResourceFound) {
     for job in ui.store.due_resources(t(5000), 100).await.unwrap() {
         ui.store
-            .apply_resource(&done(job.id, found()))
+            .apply_resource(&crate::support::resource_done(job.id, found()))
             .await
             .unwrap();
     }

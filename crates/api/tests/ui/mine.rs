@@ -7,19 +7,13 @@ use crate::harness::{OUR_SCRIPT, Ui, form_value};
 use crate::support::{dated, ok, t};
 use chrono::{Duration, Utc};
 use tidings_model::FeedId;
-use tidings_store::EntryQuery;
 
 const PASSWORD: &str = "correct horse battery";
 
 /// The id of the stored entry with key `key`.
 async fn entry_id(ui: &Ui, key: &str) -> i64 {
-    ui.store
-        .entries(&EntryQuery {
-            limit: 500,
-            ..EntryQuery::default()
-        })
+    ui.stored_entries()
         .await
-        .expect("entries")
         .into_iter()
         .find(|e| e.entry.id == key)
         .unwrap_or_else(|| panic!("no entry {key}"))

@@ -5,16 +5,10 @@ use crate::harness::{Page, Ui};
 use crate::support::{dated, ok, t};
 use tidings_api::ui::CSP;
 use tidings_model::{Entry, FeedId};
-use tidings_store::{EntryQuery, StoredEntry};
+use tidings_store::StoredEntry;
 
 async fn entries(ui: &Ui) -> Vec<StoredEntry> {
-    ui.store
-        .entries(&EntryQuery {
-            limit: 500,
-            ..EntryQuery::default()
-        })
-        .await
-        .expect("entries")
+    ui.stored_entries().await
 }
 
 /// One feed read once with `entries`.

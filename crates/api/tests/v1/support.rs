@@ -345,3 +345,26 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
         host_floor: None,
     }
 }
+
+/// A page-queue job `id` read with a 200 at `t(4000)`, finding `found` (for the UI and sync
+/// API tests, which share this file).
+#[allow(dead_code)]
+pub fn resource_done(id: i64, found: tidings_store::ResourceFound) -> tidings_store::ResourceApply {
+    tidings_store::ResourceApply {
+        id,
+        at: t(4000),
+        state: tidings_store::QueueState::Done,
+        due_at: None,
+        reason: "read".into(),
+        retries: 0,
+        read: Some(tidings_store::ResourceRead {
+            status: Some(200),
+            outcome: tidings_model::Label::Ok,
+            error: None,
+        }),
+        found,
+        next_candidate_at: None,
+        log: Vec::new(),
+        host_floor: None,
+    }
+}
