@@ -101,6 +101,27 @@ pub fn api_password(
     })
 }
 
+/// Whether `password` is the one `hash` was made from, when there is a hash; with none (no
+/// such account, or no API password), the same work is done against a hash no password
+/// matches, so the time a refusal takes does not tell whether the account exists.
+pub fn verify_login(hash: Option<&str>, password: &str) -> bool {
+    static NONE_MATCHES: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    match hash {
+        Some(hash) => verify_password(hash, password),
+        None => {
+            let decoy = NONE_MATCHES.get_or_init(|| {
+                let mut bytes = [0u8; 24];
+                getrandom::fill(&mut bytes).ok()?;
+                hash_password(&hex::encode(bytes)).ok()
+            });
+            if let Some(decoy) = decoy {
+                verify_password(decoy, password);
+            }
+            false
+        }
+    }
+}
+
 /// Whether `password` is the one `hash` was made from. A hash that cannot be read, or a
 /// password longer than any that could have been set, is no match.
 pub fn verify_password(hash: &str, password: &str) -> bool {
@@ -117,6 +138,16 @@ pub fn verify_password(hash: &str, password: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_login_without_a_hash_never_matches() {
+        let hash = hash_password("right password").unwrap();
+        assert!(verify_login(Some(&hash), "right password"));
+        assert!(!verify_login(Some(&hash), "wrong password"));
+        for password in ["right password", "", "anything at all"] {
+            assert!(!verify_login(None, password), "{password:?}");
+        }
+    }
 
     #[test]
     fn the_fever_key_is_md5_of_name_and_password_as_clients_compute_it() {

@@ -103,10 +103,12 @@ pub async fn login(
         state.auth.failed(client);
         Err(Refused::Unauthorized)
     };
-    let Some(secrets) = secrets else {
-        return refuse();
-    };
-    let Some(stored) = secrets.api_password_hash.clone() else {
+    let stored = secrets.as_ref().and_then(|s| s.api_password_hash.clone());
+    let (Some(secrets), Some(stored)) = (secrets, stored) else {
+        // As long as a check of a wrong password: a refusal does not tell what exists.
+        let password = password.to_owned();
+        let _ = tokio::task::spawn_blocking(move || crate::accounts::verify_login(None, &password))
+            .await;
         return refuse();
     };
     let key = Logins::key(&stored, password);

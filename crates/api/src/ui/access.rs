@@ -488,18 +488,16 @@ async fn password_login(
         Ok(found) => found,
         Err(e) => return page::failed(&frame, &e),
     };
-    let verified = match secrets {
-        Some(secrets) => {
-            let (hash, password) = (secrets.password_hash.clone(), password.to_owned());
-            let ok = tokio::task::spawn_blocking(move || {
-                crate::accounts::verify_password(&hash, &password)
-            })
-            .await
-            .unwrap_or(false);
-            ok.then_some(secrets.account)
-        }
-        None => None,
-    };
+    let (hash, password) = (
+        secrets.as_ref().map(|s| s.password_hash.clone()),
+        password.to_owned(),
+    );
+    let matched = tokio::task::spawn_blocking(move || {
+        crate::accounts::verify_login(hash.as_deref(), &password)
+    })
+    .await
+    .unwrap_or(false);
+    let verified = secrets.filter(|_| matched).map(|s| s.account);
     let Some(account) = verified else {
         state.auth.failed(client);
         return login_page(
