@@ -167,7 +167,16 @@ pub async fn feed(
         Ok(found) => found,
         Err(text) => return bad_request(&frame, text),
     };
-    if let Some(account) = who.and_then(|c| c.account()) {
+    // An account's own feed, in its reader; an admin also opens the others (from the admin
+    // pages) as the operator sees them.
+    let own = match who.and_then(|c| c.account()) {
+        Some(account) if frame.is_admin() => match state.store.subscriptions(account).await {
+            Ok(subs) => subs.iter().any(|s| s.feed_id == id).then_some(account),
+            Err(e) => return page::failed(&frame, &e),
+        },
+        other => other,
+    };
+    if let Some(account) = own {
         return match query.view(Some(id)) {
             Ok(view) => mine::list(&state, &frame, account, view, query.notice()).await,
             Err(text) => bad_request(&frame, text),

@@ -362,3 +362,22 @@ async fn reading_state_needs_an_account_and_a_same_site_form() {
     let csp = ui.get("/login", "").await.header("content-security-policy");
     assert!(csp.unwrap().contains("script-src 'self'"));
 }
+
+#[tokio::test]
+async fn an_admin_account_opens_any_feed_a_reader_only_its_own() {
+    let ui = Ui::with("default", false).await;
+    ui.account("root", PASSWORD, true).await;
+    ui.account("eve", PASSWORD, false).await;
+    let feed = ui.subscribe("https://b.example/feed.xml", "alice").await;
+    let root = ui.login("root", PASSWORD).await;
+    let page = ui.get(&format!("/feeds/{feed}"), &root).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("<dt>Subscribers</dt>"),
+        "the operator's view"
+    );
+    assert_eq!(ui.get("/admin", &root).await.status, 200);
+    let eve = ui.login("eve", PASSWORD).await;
+    assert_eq!(ui.get(&format!("/feeds/{feed}"), &eve).await.status, 404);
+    assert_eq!(ui.get("/admin", &eve).await.status, 403);
+}
