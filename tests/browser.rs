@@ -5,7 +5,9 @@
 //! users add`, subscribe to the simulated feed into a folder with the side column's form, wait
 //! until the crawler has read it and its entries show unread on `/` with their count, move
 //! through them with the keyboard (`j`, `o`), see the count fall once one is opened, star it
-//! (`s`), search for a word, mark all read (`A`), unsubscribe, and read `/bot`.
+//! (`s`), search for a word, mark all read (`A`); then on a phone's width (390 px) check that no
+//! page is wider than the screen, rename the feed with a long title, unsubscribe, and read
+//! `/bot`.
 //!
 //! Needs `chromedriver` and Chromium on PATH (Debian: `chromium chromium-driver`; `.ci/run`
 //! installs them). Without them the test is skipped with a message, unless `CI` is set, where
@@ -181,6 +183,33 @@ async fn browser_logs_in_subscribes_reads_marks_and_unsubscribes() {
         })
         .await;
 
+    // On a phone (390 px wide) no page is wider than the screen.
+    browser
+        .command(
+            "POST",
+            "/window/rect",
+            Some(json!({ "width": 390, "height": 844 })),
+        )
+        .await;
+    for path in ["/import", "/?show=starred", "/?show=all"] {
+        browser.go(&format!("{base}{path}")).await;
+        assert!(
+            browser.fits_the_width().await,
+            "{path} is wider than a phone"
+        );
+    }
+    browser.click("ol.entries a.title").await;
+    browser
+        .wait_for("an entry's page", |source| {
+            source.contains("Read the original")
+        })
+        .await;
+    assert!(
+        browser.fits_the_width().await,
+        "an entry is wider than a phone"
+    );
+    browser.go(&format!("{base}/")).await;
+
     // Unsubscribe from the feed's page.
     browser
         .click("ol.entries a[href^='/feeds/'], aside ul.feeds a[href^='/feeds/']")
@@ -190,6 +219,24 @@ async fn browser_logs_in_subscribes_reads_marks_and_unsubscribes() {
             source.contains("Manage this subscription")
         })
         .await;
+    assert!(
+        browser.fits_the_width().await,
+        "a feed's page is wider than a phone"
+    );
+    // Rename it, with a long word for a title: it wraps rather than widening the page.
+    let long = "Thebreezeofthemorningblowingoverthehillsandfarawayintothevalley";
+    browser.click("details.manage summary").await;
+    browser.type_into("#sub-title", long).await;
+    browser.click("details.manage form.stack button").await;
+    browser
+        .wait_for("the renamed feed", |source| {
+            source.contains(&format!("<h1>{long}</h1>"))
+        })
+        .await;
+    assert!(
+        browser.fits_the_width().await,
+        "a long title widens the page"
+    );
     browser.click("details.manage summary").await;
     browser.click("form[action$='/unsubscribe'] button").await;
     let page = browser
@@ -328,6 +375,20 @@ impl Browser {
             .as_str()
             .unwrap_or_default()
             .to_owned()
+    }
+
+    /// Whether the page is no wider than the window less its scroll bar (nothing to scroll
+    /// sideways).
+    async fn fits_the_width(&self) -> bool {
+        let script = json!({
+            "script": "const page = document.documentElement; \
+                       return page.scrollWidth <= page.clientWidth;",
+            "args": []
+        });
+        self.command("POST", "/execute/sync", Some(script))
+            .await
+            .as_bool()
+            .unwrap_or(false)
     }
 
     /// Press and release one key on the page (WebDriver's key actions).
