@@ -574,13 +574,7 @@ async fn tag_list(
     State(state): State<AppState>,
     Reader(account): Reader,
 ) -> Result<axum::Json<Value>, Failure> {
-    let folders: BTreeSet<String> = state
-        .store
-        .subscriptions(account.id)
-        .await?
-        .into_iter()
-        .filter_map(|s| s.folder)
-        .collect();
+    let folders = super::folders(&state, account.id).await?;
     let mut tags = vec![json!({ "id": STARRED })];
     tags.extend(
         folders

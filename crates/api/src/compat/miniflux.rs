@@ -228,13 +228,7 @@ async fn categories(
     State(state): State<AppState>,
     User(account): User,
 ) -> Result<axum::Json<Value>, Failure> {
-    let folders: BTreeSet<String> = state
-        .store
-        .subscriptions(account.id)
-        .await?
-        .into_iter()
-        .filter_map(|s| s.folder)
-        .collect();
+    let folders = super::folders(&state, account.id).await?;
     let mut list = vec![category(&account, None)];
     list.extend(folders.iter().map(|f| category(&account, Some(f))));
     Ok(axum::Json(Value::Array(list)))

@@ -133,6 +133,20 @@ pub async fn login(
     })
 }
 
+/// The names of account `account`'s folders, in order.
+pub async fn folders(
+    state: &AppState,
+    account: i64,
+) -> Result<std::collections::BTreeSet<String>, tidings_store::StoreError> {
+    Ok(state
+        .store
+        .subscriptions(account)
+        .await?
+        .into_iter()
+        .filter_map(|s| s.folder)
+        .collect())
+}
+
 /// The status and message a sync API answers when the store failed (the cause goes to the
 /// log only).
 pub fn store_failed(api: &str, e: &tidings_store::StoreError) -> (axum::http::StatusCode, String) {
