@@ -13,8 +13,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
+use tidings_crawler::operator::{self, Listing};
 use tidings_crawler::{Crawler, NoProgress};
-use tidings_feed::opml::{self, Outline};
+use tidings_feed::opml;
 use tidings_fetch::Fetcher;
 use tidings_model::{FeedId, FeedUrl};
 use tidings_store::{EntryQuery, FeedRecord, FeedState, LogQuery, Placement, Store, Subscriber};
@@ -351,39 +352,15 @@ pub async fn import_opml(ctx: &Context, args: ImportOpmlArgs) -> Result<ExitCode
 /// `tidings export-opml`: every subscribed feed, or with `--user` one account's
 /// subscriptions with its folders and titles.
 pub async fn export_opml(ctx: &Context, args: ExportOpmlArgs) -> Result<ExitCode> {
-    let (title, outlines) = match &args.account.user {
+    let (title, whose) = match &args.account.user {
         Some(name) => {
             let id = super::users::account_id(ctx, name).await?;
-            let mut outlines = Vec::new();
-            for sub in ctx.store.subscriptions(id).await? {
-                if let Some(f) = ctx.store.feed(sub.feed_id).await? {
-                    outlines.push(Outline {
-                        xml_url: f.url.to_string(),
-                        title: sub.title.or(f.title),
-                        html_url: f.site_link,
-                        folder: sub.folder,
-                    });
-                }
-            }
-            (format!("tidings: the subscriptions of {name}"), outlines)
+            let title = format!("tidings: the subscriptions of {name}");
+            (title, Listing::Account(id))
         }
-        None => {
-            let outlines = ctx
-                .store
-                .feeds()
-                .await?
-                .into_iter()
-                .filter(|f| f.subscribers > 0)
-                .map(|f| Outline {
-                    xml_url: f.url.to_string(),
-                    title: f.title,
-                    html_url: f.site_link,
-                    folder: None,
-                })
-                .collect();
-            ("tidings subscriptions".to_owned(), outlines)
-        }
+        None => ("tidings subscriptions".to_owned(), Listing::Everyone),
     };
+    let outlines = operator::outlines(ctx.store.as_ref(), whose).await?;
     let doc = opml::write(&title, &outlines);
     match args.output {
         Some(path) => std::fs::write(&path, doc)

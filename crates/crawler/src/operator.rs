@@ -15,8 +15,60 @@ use tidings_policy::Profile;
 use tidings_policy::{BlockKind, BlockList, RuleError, block_hold_reason, parse_rule};
 use tidings_store::{
     BlockAdded, FeedPatch, FeedRecord, FeedState, NewBlock, NewFeed, Store, StoreError,
-    StoredBlock, Subscribed, Subscriber,
+    StoredBlock, Subscribed, Subscriber, account_subscriber,
 };
+
+/// Whose subscriptions an OPML export lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing<'a> {
+    /// Every feed that has a subscriber.
+    Everyone,
+    /// A subscriber by name (an API key's `key:ID`, the CLI's).
+    Named(&'a str),
+    /// An account, with its own titles and folders.
+    Account(i64),
+}
+
+/// The subscriptions of `whose` as OPML outlines, one export for the CLI, `/v1/opml` and the
+/// web UI: an account's with its own titles and folders; a named subscriber's, or every
+/// subscribed feed, with the feeds' titles. A feed removed on request (WFM10) is never listed.
+pub async fn outlines(
+    store: &dyn Store,
+    whose: Listing<'_>,
+) -> Result<Vec<tidings_feed::opml::Outline>, StoreError> {
+    let feeds = match whose {
+        Listing::Everyone => store.feeds().await?,
+        Listing::Named(name) => store.feeds_of(name).await?,
+        Listing::Account(id) => store.feeds_of(&account_subscriber(id)).await?,
+    };
+    let mut feeds: std::collections::HashMap<FeedId, FeedRecord> = feeds
+        .into_iter()
+        .filter(|f| f.subscribers > 0 && f.state != FeedState::Removed)
+        .map(|f| (f.id, f))
+        .collect();
+    let outline = |f: FeedRecord, title: Option<String>, folder: Option<String>| {
+        tidings_feed::opml::Outline {
+            xml_url: f.url.to_string(),
+            title: title.or(f.title),
+            html_url: f.site_link,
+            folder,
+        }
+    };
+    let Listing::Account(id) = whose else {
+        let mut listed: Vec<FeedRecord> = feeds.into_values().collect();
+        listed.sort_by_key(|f| f.id);
+        return Ok(listed.into_iter().map(|f| outline(f, None, None)).collect());
+    };
+    Ok(store
+        .subscriptions(id)
+        .await?
+        .into_iter()
+        .filter_map(|s| {
+            let f = feeds.remove(&s.feed_id)?;
+            Some(outline(f, s.title, s.folder))
+        })
+        .collect())
+}
 
 /// Why an operator action was refused.
 #[derive(Debug, thiserror::Error)]

@@ -899,24 +899,11 @@ async fn opml_text(
 /// own titles.
 pub async fn export(State(state): State<AppState>, member: Member) -> Response {
     let frame = frame(&state, Some(member.caller), "reader");
-    let feeds = match Feeds::of(&state, member.account).await {
-        Ok(feeds) => feeds,
+    let whose = tidings_crawler::operator::Listing::Account(member.account);
+    let outlines = match tidings_crawler::operator::outlines(&*state.store, whose).await {
+        Ok(outlines) => outlines,
         Err(e) => return page::failed(&frame, &e),
     };
-    let outlines: Vec<tidings_feed::opml::Outline> = feeds
-        .filed()
-        .into_iter()
-        .flat_map(|(_, list)| list)
-        .filter_map(|s| {
-            let record = feeds.records.get(&s.feed_id)?;
-            Some(tidings_feed::opml::Outline {
-                xml_url: record.url.to_string(),
-                title: Some(feeds.name(s.feed_id)),
-                html_url: record.site_link.as_deref().and_then(tidings_model::web_url),
-                folder: s.folder.clone(),
-            })
-        })
-        .collect();
     let doc = tidings_feed::opml::write("tidings subscriptions", &outlines);
     (
         [

@@ -26,11 +26,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde::Deserialize;
-use tidings_crawler::operator::{self, OperatorError};
-use tidings_feed::opml::{self, Outline};
+use tidings_crawler::operator::{self, Listing, OperatorError};
+use tidings_feed::opml;
 use tidings_model::{FeedId, FeedUrl};
 use tidings_policy::BlockKind;
-use tidings_store::FeedState;
 use utoipa::IntoParams;
 
 /// The media type of the OPML export.
@@ -270,20 +269,13 @@ pub async fn export_opml(
 ) -> Result<Response, Problem> {
     let Query(p) = query?;
     let scope = Scope::of(caller, p.mine.as_deref(), None, Utc::now())?;
-    let feeds = match &scope.subscriber {
-        Some(who) => state.store.feeds_of(who).await?,
-        None => state.store.feeds().await?,
+    // An account's key lists its account's subscriptions, with their titles and folders.
+    let whose = match (&scope.subscriber, caller.and_then(|c| c.account())) {
+        (Some(_), Some(account)) => Listing::Account(account),
+        (Some(who), None) => Listing::Named(who),
+        (None, _) => Listing::Everyone,
     };
-    let outlines: Vec<Outline> = feeds
-        .into_iter()
-        .filter(|f| f.subscribers > 0 && f.state != FeedState::Removed)
-        .map(|f| Outline {
-            xml_url: f.url.to_string(),
-            title: f.title,
-            html_url: f.site_link,
-            folder: None,
-        })
-        .collect();
+    let outlines = operator::outlines(&*state.store, whose).await?;
     let title = match caller.filter(|_| scope.subscriber.is_some()) {
         Some(c) => format!("tidings: the subscriptions of {c}"),
         None => "tidings subscriptions".to_owned(),

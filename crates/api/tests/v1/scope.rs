@@ -235,7 +235,10 @@ async fn an_accounts_reader_key_sees_only_its_feeds() {
         server.store.create_key(&new).await.unwrap();
         tokens.push(token);
     }
-    let placement = tidings_store::Placement::default();
+    let placement = tidings_store::Placement {
+        title: Some("Ana's own".into()),
+        folder: Some("News".into()),
+    };
     let mine = server
         .store
         .subscribe_account(
@@ -264,4 +267,15 @@ async fn an_accounts_reader_key_sees_only_its_feeds() {
     assert_eq!(keys(&page.2), ["mine"]);
     let page = call(&server, "GET", "/v1/entries", Some(&tokens[1]), None).await;
     assert_eq!(keys(&page.2), ["other", "mine"]);
+    // Its OPML is the account's: its feed, with its title, in its folder.
+    let auth = format!("Authorization: Bearer {}\r\n", tokens[0]);
+    let (status, _, body) = send(server.addr, "GET", "/v1/opml?mine=true", &auth, None).await;
+    assert_eq!(status, 200);
+    let opml = String::from_utf8(body).expect("utf-8");
+    assert!(opml.contains("text=\"News\""), "{opml}");
+    assert!(opml.contains("text=\"Ana&#39;s own\""), "{opml}");
+    assert!(
+        opml.contains("one.example") && !opml.contains("two.example"),
+        "{opml}"
+    );
 }
