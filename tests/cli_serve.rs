@@ -121,6 +121,10 @@ async fn serve_no_crawl_answers_and_stops_on_sigterm() {
         )),
         "the first start says how to make the first admin: {rest}"
     );
+    assert!(
+        rest.contains("anyone may read every feed here without logging in"),
+        "public reads are said: {rest}"
+    );
     assert!(rest.contains("stopped"), "{rest}");
 }
 

@@ -99,6 +99,11 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     println!(
         "  reader: http://{addr}/   bot page: http://{addr}/bot   API: http://{addr}/v1/feeds"
     );
+    if args.public_reads {
+        println!("  anyone may read every feed here without logging in (--public-reads)");
+    } else {
+        println!("  reading needs a login or an API key (--public-reads lets anyone read)");
+    }
     let admins = ctx
         .store
         .list_keys()
@@ -112,16 +117,16 @@ pub async fn run(ctx: &Context, args: ServeArgs) -> Result<ExitCode> {
     } else {
         format!(" --db {}", super::settings::redacted(&ctx.settings.db))
     };
-    if admins == 0 {
-        println!(
-            "  no admin key yet: `tidings keys create --role admin{db}` prints one; subscribing, \
-             the admin pages and every write need it"
-        );
-    }
     if ctx.store.accounts().await?.is_empty() {
         println!(
             "  no accounts yet: `tidings users add NAME --role admin{db}` makes the first (it \
-             asks for the password)"
+             asks for the password); log in with it at /login"
+        );
+    }
+    if admins == 0 {
+        println!(
+            "  no admin key yet: `tidings keys create --role admin{db}` prints one, for scripts \
+             and the writes of /v1"
         );
     }
     // SR11: where verifiers look for the keys, and where this server publishes them.
