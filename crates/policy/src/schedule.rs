@@ -787,6 +787,19 @@ mod tests {
         }
     }
 
+    /// WFM3, DFB3: a reader's "read now" never reads a feed sooner than its profile allows
+    /// after the last read (15 minutes for WorldFeedMonitor, 10 for DailyFootballBot).
+    #[test]
+    fn wfm3_dfb3_read_now_never_comes_sooner_than_the_profiles_minimum_interval() {
+        let last = now() - Duration::minutes(1);
+        let later = now() + Duration::hours(6);
+        for (name, minutes) in [("worldfeedmonitor", 15), ("dailyfootballbot", 10)] {
+            let p = named(name);
+            let at = read_now(&p, Some(last), 0, later, now()).expect("moved earlier");
+            assert_eq!(at, last + Duration::minutes(minutes), "{name}");
+        }
+    }
+
     fn ok(etag: &str) -> FetchOutcome {
         FetchOutcome::Fetched(Fetched {
             status: 200,
