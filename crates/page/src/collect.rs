@@ -6,7 +6,8 @@
 //! title), and `<template>` contents are inert.
 
 use crate::{
-    Context, FeedFormat, FeedLink, Icon, IconKind, Image, ImageSource, Limits, MetaDirective, Page,
+    Context, FeedFormat, FeedLink, Icon, IconKind, Image, ImageSource, Limits, Link, MetaDirective,
+    Page,
 };
 use html5ever::TokenizerResult;
 use html5ever::tendril::StrTendril;
@@ -505,12 +506,29 @@ impl State {
     }
 
     fn anchor(&mut self, tag: &Tag) {
-        if let (Some(rel), Some(href)) = (attr(tag, "rel"), attr(tag, "href")) {
-            let rels: Vec<String> = rel
-                .split_ascii_whitespace()
-                .map(str::to_ascii_lowercase)
-                .collect();
-            self.licence_and_terms(&rels, href);
+        let Some(href) = attr(tag, "href") else {
+            return;
+        };
+        let rels: Vec<String> = attr(tag, "rel")
+            .map(|rel| {
+                rel.split_ascii_whitespace()
+                    .map(str::to_ascii_lowercase)
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.licence_and_terms(&rels, href);
+        if self.page.links.len() < self.limits.max_links
+            && let Some(mut url) = self.resolve(href)
+        {
+            // The fragment names a place in the page, not another resource.
+            url.set_fragment(None);
+            if !self.page.links.iter().any(|l| l.url == url) {
+                self.page.links.push(Link {
+                    url,
+                    feed_type: attr(tag, "type").and_then(FeedFormat::of_type),
+                    nofollow: rels.iter().any(|r| r == "nofollow"),
+                });
+            }
         }
     }
 

@@ -13,11 +13,14 @@
 //! What the facts permit is not decided here: directives, licences and objections are read by
 //! the `rights` crate. This crate does no I/O, is not async and never reads the clock.
 //!
+//! [`discover`] turns a page's facts into the feed candidates worth checking (FF1).
+//!
 //! Modules, in reading order: `decode` (which encoding the bytes are in), `collect` (the
-//! token sink that gathers the facts).
+//! token sink that gathers the facts), `discover` (feed candidates).
 
 mod collect;
 mod decode;
+pub mod discover;
 
 use url::Url;
 
@@ -33,6 +36,9 @@ pub struct Limits {
     pub max_text_chars: usize,
     /// Bytes of a URL as written; a longer one is dropped.
     pub max_url_bytes: usize,
+    /// Links (`<a href>`, `<area href>`) kept, in document order, for discovery (FF1) and the
+    /// spider (FF4).
+    pub max_links: usize,
 }
 
 impl Default for Limits {
@@ -42,6 +48,7 @@ impl Default for Limits {
             max_items: 16,
             max_text_chars: 1_000,
             max_url_bytes: 2_048,
+            max_links: 256,
         }
     }
 }
@@ -75,6 +82,9 @@ pub struct Page {
     pub icons: Vec<Icon>,
     /// `<link rel=alternate>` to a feed, in document order.
     pub feeds: Vec<FeedLink>,
+    /// The page's links (`<a href>`, `<area href>`), each URL once, in document order, at most
+    /// [`Limits::max_links`].
+    pub links: Vec<Link>,
     /// `<meta name=robots>` and `<meta name=BOT>` for the bots asked about, in document order.
     pub directives: Vec<MetaDirective>,
     /// `rel=license` targets (on `<link>`, `<a>` and `<area>`).
@@ -154,6 +164,16 @@ pub struct FeedLink {
     pub url: Url,
     pub format: FeedFormat,
     pub title: Option<String>,
+}
+
+/// A link in a page's body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub url: Url,
+    /// The feed format the link's `type` attribute names, if it names one.
+    pub feed_type: Option<FeedFormat>,
+    /// `rel=nofollow`: the page asks that the link not be followed.
+    pub nofollow: bool,
 }
 
 /// The feed format a link's `type` names.

@@ -308,6 +308,44 @@ fn lists_and_texts_are_bounded() {
 }
 
 #[test]
+fn body_links_once_each_in_order_and_bounded() {
+    let page = read(
+        r##"<body><a href="/a">a</a> <a href="/a#part">a again</a>
+        <a rel="nofollow ugc" href="b.html">b</a>
+        <area href="/map/c" alt="c">
+        <a href="/podcast" type="application/rss+xml">podcast</a>
+        <a href="mailto:x@news.example">mail</a> <a name="anchor-only">none</a>
+        <!-- <a href="/commented"> --><script>var a = '<a href="/scripted">';</script>"##,
+    );
+    let links: Vec<(String, Option<FeedFormat>, bool)> = page
+        .links
+        .iter()
+        .map(|l| (l.url.to_string(), l.feed_type, l.nofollow))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("https://news.example/a".to_string(), None, false),
+            ("https://news.example/2026/12/b.html".into(), None, true),
+            ("https://news.example/map/c".into(), None, false),
+            (
+                "https://news.example/podcast".into(),
+                Some(FeedFormat::Rss),
+                false
+            ),
+        ]
+    );
+    let many: String = (0..50).map(|i| format!("<a href=/p{i}>p</a>")).collect();
+    let limits = Limits {
+        max_links: 7,
+        ..Limits::default()
+    };
+    let page = read_with(many.as_bytes(), None, limits);
+    assert_eq!(page.links.len(), 7);
+    assert_eq!(page.links[6].url.path(), "/p6");
+}
+
+#[test]
 fn only_the_byte_budget_is_read() {
     let limits = Limits {
         max_bytes: 200,
