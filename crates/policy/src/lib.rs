@@ -7,11 +7,13 @@
 //!
 //! Reading order: [`profile`] (the settings a bot page promises), [`conditional`] (what a
 //! request sends), [`schedule`] (what happens after an answer), [`blocklist`] (the operator's
-//! do-not-crawl rules, FF13), [`egress`] (refusals per egress address, WFM8), [`volume`] (how
+//! do-not-crawl rules, FF13), [`discovery`] (what a checked URL was and whether a feed found is
+//! one already stored, FF2, FF3), [`egress`] (refusals per egress address, WFM8), [`volume`] (how
 //! much one feed may add, C8).
 
 pub mod blocklist;
 pub mod conditional;
+pub mod discovery;
 pub mod egress;
 pub mod pages;
 pub mod profile;

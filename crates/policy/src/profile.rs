@@ -144,6 +144,13 @@ pub struct Profile {
     /// The image cache: its bounds and expiry (FF9).
     #[serde(default)]
     pub images: ImageSettings,
+    /// Finding feeds from pages, the memory of what was checked, duplicates and retention
+    /// (FF1–FF3, FF17).
+    #[serde(default)]
+    pub discovery: DiscoverySettings,
+    /// A bounded Spider Mode run's default budget and its ceilings (FF4).
+    #[serde(default)]
+    pub spider: SpiderSettings,
 }
 
 /// A profile's `[keep]`: what of each entry is stored.
@@ -386,6 +393,197 @@ impl ImageSettings {
         }
         if self.max_per_read == 0 {
             return invalid("max_per_read must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Finding feeds from pages (FF1), the memory of what was checked (FF2), duplicates (FF3) and
+/// what is kept how long (FF17). Seconds throughout.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiscoverySettings {
+    /// FF1: paths tried on a site for its feeds, each starting with `/` and with no query:
+    /// under the inspected page's directory, then at the site's root.
+    pub common_paths: Vec<String>,
+    /// FF1: links of a page's body that look like feeds, checked at most.
+    pub max_body_links: u32,
+    /// FF1: candidates checked for one page in all, at most.
+    pub max_candidates: u32,
+    /// The most bytes of a page read to find its feeds.
+    pub max_page_bytes: u64,
+    /// FF2: a URL checked is not checked again before this; a recheck after it keeps the
+    /// earlier result beside the new one.
+    pub cooldown: u64,
+    /// FF2: a URL whose read failed for now (no answer, a 5xx, a 429) may be checked again
+    /// after this, sooner than `cooldown`.
+    pub retry_failed: u64,
+    /// FF3: a candidate whose entry ids are at least this share of another feed's (of the
+    /// smaller set, at least `min_shared_entries`) is that feed...
+    pub duplicate_share: f64,
+    /// ...and at least this share, an uncertain match held for review.
+    pub uncertain_share: f64,
+    /// FF3: fewer entry ids in common than this prove nothing either way.
+    pub min_shared_entries: u32,
+    /// FF17: request-log rows older than this are removed.
+    pub request_log_retention: u64,
+    /// FF17: a finished spider job and its queue are removed this long after they ended.
+    pub job_retention: u64,
+}
+
+impl Default for DiscoverySettings {
+    fn default() -> Self {
+        DiscoverySettings {
+            common_paths: [
+                "/feed",
+                "/feed/",
+                "/rss",
+                "/rss/",
+                "/rss.xml",
+                "/atom.xml",
+                "/feed.xml",
+                "/index.xml",
+                "/feed.json",
+                "/index.rss",
+                "/atom",
+            ]
+            .map(String::from)
+            .to_vec(),
+            max_body_links: 10,
+            max_candidates: 24,
+            max_page_bytes: 1_000_000,
+            cooldown: 30 * 86_400,
+            retry_failed: 3_600,
+            duplicate_share: 0.9,
+            uncertain_share: 0.5,
+            min_shared_entries: 3,
+            request_log_retention: 90 * 86_400,
+            job_retention: 30 * 86_400,
+        }
+    }
+}
+
+/// The most common paths a profile may list, and the most candidates per page.
+pub const MAX_COMMON_PATHS: usize = 64;
+pub const MAX_CANDIDATES: u32 = 256;
+
+impl DiscoverySettings {
+    fn validate(&self) -> Result<(), ProfileError> {
+        let invalid = |m: String| Err(ProfileError::Invalid(format!("discovery.{m}")));
+        if self.common_paths.len() > MAX_COMMON_PATHS {
+            return invalid(format!("common_paths may list at most {MAX_COMMON_PATHS}"));
+        }
+        if let Some(bad) = self.common_paths.iter().find(|p| {
+            !p.starts_with('/') || p.contains(['?', '#']) || p.contains(char::is_whitespace)
+        }) {
+            return invalid(format!(
+                "common_paths: {bad:?} must start with / and carry no query, fragment or space \
+                 (FF3: query parameters are never made up)"
+            ));
+        }
+        if !(1..=MAX_CANDIDATES).contains(&self.max_candidates) {
+            return invalid(format!(
+                "max_candidates must be between 1 and {MAX_CANDIDATES}"
+            ));
+        }
+        if self.max_body_links > self.max_candidates {
+            return invalid("max_body_links may not exceed max_candidates".into());
+        }
+        if !(1..=MAX_BODY_BYTES).contains(&self.max_page_bytes) {
+            return invalid(format!(
+                "max_page_bytes must be between 1 and {MAX_BODY_BYTES}"
+            ));
+        }
+        let share = |x: f64| x > 0.0 && x <= 1.0;
+        if !share(self.duplicate_share)
+            || !share(self.uncertain_share)
+            || self.uncertain_share > self.duplicate_share
+        {
+            return invalid(
+                "uncertain_share and duplicate_share must be in (0, 1], uncertain_share \
+                 at most duplicate_share"
+                    .into(),
+            );
+        }
+        if self.min_shared_entries == 0 {
+            return invalid("min_shared_entries must be at least 1".into());
+        }
+        for (name, secs) in [
+            ("cooldown", self.cooldown),
+            ("retry_failed", self.retry_failed),
+            ("request_log_retention", self.request_log_retention),
+            ("job_retention", self.job_retention),
+        ] {
+            if secs == 0 || secs > MAX_RETENTION {
+                return invalid(format!(
+                    "{name} must be between 1 and {MAX_RETENTION} seconds"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The longest a retention period or cooldown may be: ten years.
+pub const MAX_RETENTION: u64 = 10 * 365 * 86_400;
+
+/// A Spider Mode run's budget (FF4): what a run gets when the operator names no limit, and
+/// the most it may be given. Every request counts (pages, feed checks, redirects, robots.txt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpiderSettings {
+    pub depth: u32,
+    pub max_urls: u32,
+    pub max_requests: u32,
+    pub max_bytes: u64,
+    /// Seconds.
+    pub max_time: u64,
+    /// The ceilings an operator's limits are held to: never an unrestricted crawl.
+    pub ceiling_depth: u32,
+    pub ceiling_urls: u32,
+    pub ceiling_requests: u32,
+    pub ceiling_bytes: u64,
+    pub ceiling_time: u64,
+}
+
+impl Default for SpiderSettings {
+    fn default() -> Self {
+        SpiderSettings {
+            depth: 2,
+            max_urls: 200,
+            max_requests: 500,
+            max_bytes: 50_000_000,
+            max_time: 1_800,
+            ceiling_depth: 10,
+            ceiling_urls: 100_000,
+            ceiling_requests: 250_000,
+            ceiling_bytes: 10_000_000_000,
+            ceiling_time: 7 * 86_400,
+        }
+    }
+}
+
+impl SpiderSettings {
+    fn validate(&self) -> Result<(), ProfileError> {
+        let invalid = |m: String| Err(ProfileError::Invalid(format!("spider.{m}")));
+        let pairs: [(&str, u64, u64); 5] = [
+            ("depth", self.depth.into(), self.ceiling_depth.into()),
+            ("max_urls", self.max_urls.into(), self.ceiling_urls.into()),
+            (
+                "max_requests",
+                self.max_requests.into(),
+                self.ceiling_requests.into(),
+            ),
+            ("max_bytes", self.max_bytes, self.ceiling_bytes),
+            ("max_time", self.max_time, self.ceiling_time),
+        ];
+        for (name, value, ceiling) in pairs {
+            if value > ceiling {
+                return invalid(format!("{name} ({value}) is above its ceiling ({ceiling})"));
+            }
+            if name != "depth" && value == 0 {
+                return invalid(format!("{name} must be at least 1"));
+            }
         }
         Ok(())
     }
@@ -1122,6 +1320,8 @@ impl Profile {
         self.rights.validate()?;
         self.pages.validate()?;
         self.images.validate()?;
+        self.discovery.validate()?;
+        self.spider.validate()?;
         self.signing.validate()
     }
 }
@@ -1247,6 +1447,43 @@ mod tests {
         ] {
             assert!(with(bad).is_err(), "{bad}");
         }
+    }
+
+    /// default.toml states the discovery and spider numbers every profile inherits, and they
+    /// are the ones the code falls back to.
+    #[test]
+    fn ff1_ff4_default_toml_states_the_inherited_discovery_numbers() {
+        let p = Profile::embedded("default").unwrap();
+        assert_eq!(p.discovery, DiscoverySettings::default());
+        assert_eq!(p.spider, SpiderSettings::default());
+        let ffbot = Profile::embedded("ffbot").unwrap();
+        assert_eq!(ffbot.discovery, p.discovery);
+    }
+
+    #[test]
+    fn ff1_ff3_ff4_discovery_numbers_are_checked() {
+        let with = |section: &str| {
+            Profile::from_toml(&format!("name = \"x\"\nuser_agent = \"x/1\"\n{section}"))
+        };
+        for (section, needle) in [
+            ("[discovery]\ncommon_paths = [\"feed\"]", "start with /"),
+            ("[discovery]\ncommon_paths = [\"/feed?x=1\"]", "query"),
+            ("[discovery]\nmax_candidates = 0", "max_candidates"),
+            ("[discovery]\nmax_body_links = 99", "max_body_links"),
+            ("[discovery]\nuncertain_share = 0.95", "uncertain_share"),
+            ("[discovery]\nduplicate_share = 1.5", "duplicate_share"),
+            ("[discovery]\ncooldown = 0", "cooldown"),
+            ("[spider]\nmax_requests = 0", "max_requests"),
+            ("[spider]\ndepth = 11", "ceiling"),
+            ("[spider]\nceiling_time = 10", "max_time"),
+        ] {
+            let err = with(section).unwrap_err().to_string();
+            assert!(err.contains(needle), "{section}: {err}");
+        }
+        assert!(
+            with("[spider]\ndepth = 0").is_ok(),
+            "depth 0: the start page only"
+        );
     }
 
     #[test]
