@@ -466,7 +466,47 @@ fn examine(body: Body, base: &Url, purpose: Purpose, profile: &Profile) -> Exami
             }
             None => unusable("not an image of a type tidings keeps"),
         },
+        Purpose::Discovery { .. } => discovered(body, base, profile),
         Purpose::FirstAdd | Purpose::Scheduled => unusable("a feed is judged, not examined"),
+    }
+}
+
+/// FF1: what a URL read by discovery is: a feed (parsed, with its body's hash), else an HTML
+/// page (its first `discovery.max_page_bytes` inspected for the feeds it names), else neither.
+fn discovered(body: Body, base: &Url, profile: &Profile) -> Examined {
+    let verdict = crate::refresh::judge_body(None, &body, base.as_str(), &profile.entries);
+    if let (Some(parsed), Some(hash)) = (verdict.parsed, verdict.hash) {
+        return Examined {
+            usable: Ok(()),
+            found: Some(Found::Feed { parsed, hash }),
+        };
+    }
+    if crate::refresh::looks_like_html(body.content_type.as_deref(), &body.bytes) {
+        let max_bytes = usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
+        let token = profile.robots.token.as_str();
+        let context = tidings_page::Context {
+            url: base,
+            content_type: body.content_type.as_deref(),
+            bots: &[token],
+            limits: tidings_page::Limits {
+                max_bytes,
+                ..tidings_page::Limits::default()
+            },
+        };
+        return Examined {
+            usable: Ok(()),
+            found: Some(Found::Page(Box::new(tidings_page::inspect(
+                &body.bytes,
+                &context,
+            )))),
+        };
+    }
+    Examined {
+        usable: Err(format!(
+            "neither a feed nor an HTML page: {}",
+            verdict.error.as_deref().unwrap_or("unreadable")
+        )),
+        found: None,
     }
 }
 

@@ -6,6 +6,7 @@
 //!
 //! This crate does no I/O, is not async and never reads the clock: times are always passed in.
 
+pub mod disposition;
 pub mod failure;
 pub mod feed;
 pub mod fetch;
@@ -14,6 +15,7 @@ pub mod label;
 pub mod purpose;
 pub mod ruling;
 
+pub use disposition::{CheckSource, Disposition};
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
 pub use feed::{
     Author, Cloud, Enclosure, Entry, Feed, FeedFormat, Link, MediaContent, ParsedFeed,

@@ -10,54 +10,8 @@
 
 use crate::profile::DiscoverySettings;
 use chrono::{DateTime, Utc};
+pub use tidings_model::Disposition;
 use tidings_model::FeedId;
-
-/// What a checked URL turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Disposition {
-    /// A feed of its own (new, or already stored at that very URL).
-    Feed,
-    /// Read, and no feed: an HTML page (whose candidates are checked in turn), or anything
-    /// else that does not parse as a feed.
-    NotAFeed,
-    /// A feed that is one already stored (FF3): the decision names that feed.
-    Duplicate,
-    /// A feed that may be one already stored: held until an operator decides (FF3).
-    Held,
-    /// Not read, or refused when read: a do-not-crawl rule, robots.txt, the address guard, a
-    /// 401/403/404/410.
-    Refused,
-    /// The read failed for now (no answer, 5xx, 429): checked again after `retry_failed`.
-    Failed,
-}
-
-impl Disposition {
-    pub const ALL: [Disposition; 6] = [
-        Disposition::Feed,
-        Disposition::NotAFeed,
-        Disposition::Duplicate,
-        Disposition::Held,
-        Disposition::Refused,
-        Disposition::Failed,
-    ];
-
-    /// The name stored and shown.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Disposition::Feed => "feed",
-            Disposition::NotAFeed => "not_a_feed",
-            Disposition::Duplicate => "duplicate",
-            Disposition::Held => "held",
-            Disposition::Refused => "refused",
-            Disposition::Failed => "failed",
-        }
-    }
-
-    /// The disposition named `name` (as [`Disposition::as_str`] writes it).
-    pub fn from_name(name: &str) -> Option<Disposition> {
-        Disposition::ALL.into_iter().find(|d| d.as_str() == name)
-    }
-}
 
 /// When a URL checked at `checked_at` with `disposition` may be read again (FF2): after the
 /// cooldown, or after `retry_failed` when its read failed for now. A held match waits for an
@@ -238,14 +192,6 @@ mod tests {
             recheck_at(Disposition::Feed, t0(), &never),
             Some(DateTime::<Utc>::MAX_UTC)
         );
-    }
-
-    #[test]
-    fn ff2_dispositions_round_trip_their_names() {
-        for d in Disposition::ALL {
-            assert_eq!(Disposition::from_name(d.as_str()), Some(d));
-        }
-        assert_eq!(Disposition::from_name("Feed"), None);
     }
 
     #[test]

@@ -62,6 +62,11 @@ pub enum Purpose {
     Icon { first_add: bool },
     /// An image file for the image cache (FF9).
     Image,
+    /// A URL read to learn whether it is a feed and, when it is an HTML page, which feeds it
+    /// names (FF1). `named`: a URL given as a feed (one a person submitted, an alternate a
+    /// page declares), requested as a feed; otherwise a guess (a body link, a common path, a
+    /// spider's page), requested only by a profile that lists `discovery`.
+    Discovery { named: bool },
 }
 
 impl Purpose {
@@ -72,6 +77,7 @@ impl Purpose {
             Purpose::ArticlePage => "article_page",
             Purpose::Icon { .. } => "icon",
             Purpose::Image => "image",
+            Purpose::Discovery { .. } => "discovery",
         }
     }
 
@@ -87,6 +93,8 @@ impl Purpose {
             Purpose::ArticlePage => RequestPurpose::ArticlePage,
             Purpose::Icon { .. } => RequestPurpose::Icon,
             Purpose::Image => RequestPurpose::Image,
+            Purpose::Discovery { named: true } => RequestPurpose::Feed,
+            Purpose::Discovery { named: false } => RequestPurpose::Discovery,
         }
     }
 }
@@ -227,6 +235,11 @@ pub enum Found {
     /// An icon's or image's bytes, as served, with their media type (sniffed when the header
     /// said nothing usable).
     Image { bytes: Vec<u8>, media_type: String },
+    /// A discovery read's feed (FF1), parsed, with its body's hash (FF3 compares bodies).
+    Feed {
+        parsed: Box<tidings_model::ParsedFeed>,
+        hash: String,
+    },
 }
 
 /// The answer to one request, as the driver's fetcher classified it.

@@ -336,6 +336,18 @@ impl<'p, L: Locator> Read<'p, L> {
     // --- before the first request -------------------------------------------------------
 
     fn on_feed_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
+        // WFM1, DFB1, PF13: a resource of a kind the profile does not request is not requested,
+        // whoever asks (feeds and robots.txt are every profile's).
+        let requests = self.purpose.requests();
+        if !self.profile.requests.allows(requests) {
+            self.not_sent = Some(NotSent::Refused);
+            let reason = format!(
+                "profile {} does not request {} ([requests] purposes)",
+                self.profile.name,
+                requests.as_str()
+            );
+            return self.end_resource(FetchOutcome::Blocked { reason }, None, None, now);
+        }
         // FF13, WFM10: a blocked feed sends nothing, not even robots.txt; it is paused with
         // the rule as its reason, not failed.
         match (rule, self.subject) {
@@ -638,7 +650,9 @@ impl<'p, L: Locator> Read<'p, L> {
                     Purpose::ArticlePage => Some(pages.max_page_bytes),
                     Purpose::Icon { .. } => Some(pages.max_icon_bytes),
                     Purpose::Image => Some(self.profile.images.max_image_bytes),
-                    Purpose::FirstAdd | Purpose::Scheduled => None,
+                    // A feed is read whole (`fetch.max_body_bytes`); a page's head is
+                    // inspected by the driver.
+                    Purpose::Discovery { .. } | Purpose::FirstAdd | Purpose::Scheduled => None,
                 },
             ),
         };

@@ -318,3 +318,74 @@ fn ff9_ff11_an_image_request_follows_its_redirect_through_the_new_origins_robots
     assert_eq!(out.final_target.as_str(), "https://cdn.example/i.png");
     assert_eq!(out.sent.len(), 2, "the hop and the image");
 }
+
+#[test]
+fn pf13_wfm1_a_resource_the_profile_does_not_request_is_never_sent() {
+    // PlainFeeder and WorldFeedMonitor request feeds and robots.txt only.
+    for name in ["plainfeeder", "worldfeedmonitor", "dailyfootballbot"] {
+        let p = profile(name);
+        for purpose in [
+            Purpose::ArticlePage,
+            Purpose::Image,
+            Purpose::Icon { first_add: false },
+            Purpose::Discovery { named: false },
+        ] {
+            let mut world = World::default();
+            let state = page("https://a.example/post/1", 0);
+            let out = world.run_resource(Read::resource(&state, purpose, &p));
+            // Only the first question (a rule?) is asked of the driver: nothing is sent, not
+            // even robots.txt.
+            assert_eq!(
+                world.trace,
+                ["rules https://a.example/post/1"],
+                "{name} {purpose:?}"
+            );
+            assert_eq!(out.not_sent, Some(NotSent::Refused), "{name} {purpose:?}");
+            assert!(out.sent.is_empty());
+            let error = out.error.unwrap_or_default();
+            assert!(error.contains("does not request"), "{error}");
+        }
+    }
+}
+
+#[test]
+fn ff1_a_named_url_is_read_as_a_feed_and_a_guess_only_under_a_profile_that_discovers() {
+    // A URL given as a feed (submitted, or declared by a page) is a feed request for every
+    // profile; a guessed one is discovery.
+    assert_eq!(
+        Purpose::Discovery { named: true }.requests(),
+        tidings_model::RequestPurpose::Feed
+    );
+    assert_eq!(
+        Purpose::Discovery { named: false }.requests(),
+        tidings_model::RequestPurpose::Discovery
+    );
+    let p = profile("plainfeeder");
+    let mut world = World::default()
+        .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
+        .answer("https://a.example/", ok("<html></html>"));
+    let state = page("https://a.example/", 0);
+    let out = world.run_resource(Read::resource(
+        &state,
+        Purpose::Discovery { named: true },
+        &p,
+    ));
+    assert_eq!(
+        world.trace,
+        [
+            "rules https://a.example/",
+            "host state https://a.example:443",
+            "rules https://a.example/robots.txt",
+            "send robots https://a.example/robots.txt gap 1s patience 1",
+            "save robots https://a.example:443",
+            "quiet https://a.example:443",
+            "send discovery https://a.example/ gap 1s patience 1",
+            "examine discovery 13 bytes",
+        ]
+    );
+    assert_eq!(out.label, "ok");
+    assert_eq!(
+        out.sent[0].kind,
+        RequestKind::Resource(Purpose::Discovery { named: true })
+    );
+}

@@ -50,6 +50,18 @@ pub fn decode_purpose(column: &str) -> Result<tidings_model::RequestPurpose> {
         .ok_or_else(|| StoreError::Corrupt(format!("unknown resource purpose {column:?}")))
 }
 
+/// The disposition column of a URL check (FF2).
+pub fn decode_disposition(column: &str) -> Result<tidings_model::Disposition> {
+    tidings_model::Disposition::from_name(column)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown check disposition {column:?}")))
+}
+
+/// The source column of a URL check.
+pub fn decode_check_source(column: &str) -> Result<tidings_model::CheckSource> {
+    tidings_model::CheckSource::from_name(column)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown check source {column:?}")))
+}
+
 /// The state column of a queued resource.
 pub fn decode_queue_state(column: &str) -> Result<crate::QueueState> {
     crate::QueueState::from_name(column)

@@ -481,6 +481,19 @@ pub trait Store: Send + Sync {
 
     /// What the image cache holds and has dropped.
     async fn image_cache_stats(&self) -> Result<ImageCacheStats>;
+
+    /// Store one check of a URL by discovery (FF2) with its request-log rows and its host's
+    /// Retry-After, in one transaction; earlier checks of the URL are kept. Returns its id.
+    async fn apply_check(&self, apply: &CheckApply) -> Result<i64>;
+
+    /// The latest check of each of `urls` that was checked (FF2: what the cooldown reads).
+    async fn last_checks(&self, urls: &[String]) -> Result<Vec<StoredCheck>>;
+
+    /// Every check of `url`, newest first, at most `limit`.
+    async fn url_checks(&self, url: &str, limit: u32) -> Result<Vec<StoredCheck>>;
+
+    /// The URLs whose latest check is held for review (FF3), oldest first, at most `limit`.
+    async fn held_checks(&self, limit: u32) -> Result<Vec<StoredCheck>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

@@ -137,6 +137,11 @@ const SQLITE: &[Source] = &[
         "account keys",
         include_str!("../migrations/sqlite/0025_account_keys.sql"),
     ),
+    (
+        26,
+        "url checks",
+        include_str!("../migrations/sqlite/0026_url_checks.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -264,6 +269,11 @@ const POSTGRES: &[Source] = &[
         25,
         "account keys",
         include_str!("../migrations/postgres/0025_account_keys.sql"),
+    ),
+    (
+        26,
+        "url checks",
+        include_str!("../migrations/postgres/0026_url_checks.sql"),
     ),
 ];
 

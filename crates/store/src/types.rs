@@ -636,6 +636,39 @@ pub struct ResourceApply {
     pub host_floor: Option<(String, DateTime<Utc>)>,
 }
 
+/// One check of a URL by discovery (FF2): only its identity, its disposition and the
+/// decision are kept (FF17), never text copied from the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlCheck {
+    /// The URL checked, normalised (query kept, FF3; no fragment).
+    pub url: String,
+    pub at: DateTime<Utc>,
+    pub disposition: tidings_model::Disposition,
+    /// The decision, in words ("FF3: same self link as feed 4", "not a feed: an HTML page").
+    pub reason: String,
+    /// The feed it is (a feed), is (a duplicate) or may be (held).
+    pub feed_id: Option<FeedId>,
+    pub source: tidings_model::CheckSource,
+    /// The page it was found on.
+    pub found_on: Option<String>,
+}
+
+/// A check to store, with the request-log rows of its read (C7) and a Retry-After its host
+/// set (C6), in one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckApply {
+    pub check: UrlCheck,
+    pub log: Vec<RequestLogRow>,
+    pub host_floor: Option<(String, DateTime<Utc>)>,
+}
+
+/// A check as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCheck {
+    pub id: i64,
+    pub check: UrlCheck,
+}
+
 /// The facts of a read that sent its request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceRead {

@@ -381,6 +381,25 @@ impl Store for Broken {
     async fn image_cache_stats(&self) -> tidings_store::Result<tidings_store::ImageCacheStats> {
         fail()
     }
+    async fn apply_check(&self, _: &tidings_store::CheckApply) -> tidings_store::Result<i64> {
+        fail()
+    }
+    async fn last_checks(
+        &self,
+        _: &[String],
+    ) -> tidings_store::Result<Vec<tidings_store::StoredCheck>> {
+        fail()
+    }
+    async fn url_checks(
+        &self,
+        _: &str,
+        _: u32,
+    ) -> tidings_store::Result<Vec<tidings_store::StoredCheck>> {
+        fail()
+    }
+    async fn held_checks(&self, _: u32) -> tidings_store::Result<Vec<tidings_store::StoredCheck>> {
+        fail()
+    }
     async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }

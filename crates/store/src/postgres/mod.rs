@@ -8,6 +8,7 @@
 
 mod accounts;
 mod apply;
+mod checks;
 mod images;
 mod keys;
 mod reading;
@@ -778,6 +779,22 @@ impl Store for PgStore {
 
     async fn image_cache_stats(&self) -> Result<crate::ImageCacheStats> {
         self.image_cache_stats_in().await
+    }
+
+    async fn apply_check(&self, apply: &crate::CheckApply) -> Result<i64> {
+        self.apply_check_in(apply).await
+    }
+
+    async fn last_checks(&self, urls: &[String]) -> Result<Vec<crate::StoredCheck>> {
+        self.last_checks_in(urls).await
+    }
+
+    async fn url_checks(&self, url: &str, limit: u32) -> Result<Vec<crate::StoredCheck>> {
+        self.url_checks_in(url, limit).await
+    }
+
+    async fn held_checks(&self, limit: u32) -> Result<Vec<crate::StoredCheck>> {
+        self.held_checks_in(limit).await
     }
 
     async fn remove_bot_key(&self, keyid: &str) -> Result<bool> {

@@ -350,7 +350,6 @@ async fn insert_directive_changes(
     Ok(())
 }
 
-/// Append one request-log row (C7).
 /// C6: `host`'s Retry-After floor becomes `until` unless it is later already (times in
 /// microseconds; `at` makes the host's row when it has none).
 pub(super) async fn raise_host_floor(
@@ -372,6 +371,7 @@ pub(super) async fn raise_host_floor(
     Ok(())
 }
 
+/// Append one request-log row (C7).
 pub(super) async fn insert_log(
     tx: &mut Transaction<'static, Sqlite>,
     log: &RequestLogRow,

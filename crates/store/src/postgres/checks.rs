@@ -1,0 +1,89 @@
+//! What discovery checked, on PostgreSQL (FF2): one row per check, never updated.
+
+use super::PgStore;
+use super::apply::{insert_log, raise_host_floor};
+use crate::codec;
+use crate::{CheckApply, Result, StoredCheck, UrlCheck};
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+use tidings_model::FeedId;
+
+const COLUMNS: &str =
+    "SELECT id, url, checked_at, disposition, reason, feed_id, source, found_on FROM url_checks";
+
+impl PgStore {
+    pub(super) async fn apply_check_in(&self, apply: &CheckApply) -> Result<i64> {
+        let check = &apply.check;
+        let mut tx = self.pool.begin().await?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO url_checks (url, checked_at, disposition, reason, feed_id, source, \
+             found_on) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+        )
+        .bind(codec::without_nul(&check.url))
+        .bind(check.at)
+        .bind(check.disposition.as_str())
+        .bind(codec::without_nul(&check.reason))
+        .bind(check.feed_id.map(|f| f.0))
+        .bind(check.source.as_str())
+        .bind(check.found_on.as_deref().map(codec::without_nul))
+        .fetch_one(&mut *tx)
+        .await?;
+        for row in &apply.log {
+            insert_log(&mut tx, row).await?;
+        }
+        if let Some((host, until)) = &apply.host_floor {
+            raise_host_floor(&mut tx, host, check.at, *until).await?;
+        }
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    pub(super) async fn last_checks_in(&self, urls: &[String]) -> Result<Vec<StoredCheck>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{COLUMNS} WHERE id IN (SELECT MAX(id) FROM url_checks WHERE url = ANY($1) \
+             GROUP BY url) ORDER BY url"
+        )))
+        .bind(urls)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(check_from_row).collect()
+    }
+
+    pub(super) async fn url_checks_in(&self, url: &str, limit: u32) -> Result<Vec<StoredCheck>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{COLUMNS} WHERE url = $1 ORDER BY id DESC LIMIT $2"
+        )))
+        .bind(url)
+        .bind(i64::from(limit.clamp(1, 1000)))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(check_from_row).collect()
+    }
+
+    pub(super) async fn held_checks_in(&self, limit: u32) -> Result<Vec<StoredCheck>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{COLUMNS} WHERE id IN (SELECT MAX(id) FROM url_checks WHERE url IN \
+             (SELECT url FROM url_checks WHERE disposition = 'held') GROUP BY url) \
+             AND disposition = 'held' ORDER BY id LIMIT $1"
+        )))
+        .bind(i64::from(limit.clamp(1, 1000)))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(check_from_row).collect()
+    }
+}
+
+fn check_from_row(row: &PgRow) -> Result<StoredCheck> {
+    Ok(StoredCheck {
+        id: row.try_get("id")?,
+        check: UrlCheck {
+            url: row.try_get("url")?,
+            at: row.try_get("checked_at")?,
+            disposition: codec::decode_disposition(&row.try_get::<String, _>("disposition")?)?,
+            reason: row.try_get("reason")?,
+            feed_id: row.try_get::<Option<i64>, _>("feed_id")?.map(FeedId),
+            source: codec::decode_check_source(&row.try_get::<String, _>("source")?)?,
+            found_on: row.try_get("found_on")?,
+        },
+    })
+}

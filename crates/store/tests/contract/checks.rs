@@ -1,0 +1,171 @@
+//! What discovery checked (FF2): one row per check, the latest read for the cooldown, a
+//! recheck kept beside the earlier result, held matches listed for review (FF3), and only
+//! identity, disposition and decision kept (FF17).
+
+use crate::support::{feed, t};
+use std::sync::Arc;
+use tidings_model::{CheckSource, Disposition, Label};
+use tidings_store::{CheckApply, RequestLogRow, Store, UrlCheck};
+
+fn check(url: &str, at: i64, disposition: Disposition, reason: &str) -> UrlCheck {
+    UrlCheck {
+        url: url.into(),
+        at: t(at),
+        disposition,
+        reason: reason.into(),
+        feed_id: None,
+        source: CheckSource::CommonPath,
+        found_on: Some("https://site.example/".into()),
+    }
+}
+
+fn apply(check: UrlCheck) -> CheckApply {
+    CheckApply {
+        check,
+        log: Vec::new(),
+        host_floor: None,
+    }
+}
+
+/// FF2: the latest check of each URL asked for, the earlier ones kept; a URL never checked is
+/// simply absent.
+pub async fn ff2_a_recheck_adds_a_result_and_keeps_the_earlier_one(store: Arc<dyn Store>) {
+    let page = "https://site.example/about";
+    let feed_url = "https://site.example/feed";
+    store
+        .apply_check(&apply(check(
+            page,
+            0,
+            Disposition::NotAFeed,
+            "an HTML page",
+        )))
+        .await
+        .unwrap();
+    store
+        .apply_check(&apply(check(feed_url, 5, Disposition::Failed, "503")))
+        .await
+        .unwrap();
+    let recheck = store
+        .apply_check(&apply(check(feed_url, 3_600, Disposition::Feed, "parsed")))
+        .await
+        .unwrap();
+    let last = store
+        .last_checks(&[
+            feed_url.to_string(),
+            page.to_string(),
+            "https://never.example/".to_string(),
+        ])
+        .await
+        .unwrap();
+    let seen: Vec<(&str, Disposition, i64)> = last
+        .iter()
+        .map(|c| {
+            (
+                c.check.url.as_str(),
+                c.check.disposition,
+                (c.check.at - t(0)).num_seconds(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (page, Disposition::NotAFeed, 0),
+            (feed_url, Disposition::Feed, 3_600),
+        ]
+    );
+    assert_eq!(last[1].id, recheck);
+    let history = store.url_checks(feed_url, 10).await.unwrap();
+    let reasons: Vec<&str> = history.iter().map(|c| c.check.reason.as_str()).collect();
+    assert_eq!(reasons, ["parsed", "503"], "newest first, nothing deleted");
+    assert_eq!(history[1].check.source, CheckSource::CommonPath);
+    assert_eq!(
+        history[1].check.found_on.as_deref(),
+        Some("https://site.example/")
+    );
+    assert!(store.last_checks(&[]).await.unwrap().is_empty());
+}
+
+/// FF3: a URL whose latest check is held is listed for review, oldest first, with the feed it
+/// may be; once decided (a later check), it is not.
+pub async fn ff3_held_matches_wait_for_review_until_decided(store: Arc<dyn Store>) {
+    let known = feed(&store, "https://a.example/feed").await;
+    for (url, at) in [
+        ("https://b.example/rss", 10),
+        ("https://c.example/atom", 20),
+    ] {
+        store
+            .apply_check(&apply(UrlCheck {
+                feed_id: Some(known),
+                ..check(
+                    url,
+                    at,
+                    Disposition::Held,
+                    "FF3: 10 of 20 entry ids in common",
+                )
+            }))
+            .await
+            .unwrap();
+    }
+    let held = store.held_checks(10).await.unwrap();
+    let urls: Vec<&str> = held.iter().map(|c| c.check.url.as_str()).collect();
+    assert_eq!(urls, ["https://b.example/rss", "https://c.example/atom"]);
+    assert_eq!(held[0].check.feed_id, Some(known));
+    store
+        .apply_check(&apply(UrlCheck {
+            feed_id: Some(known),
+            ..check(
+                "https://b.example/rss",
+                30,
+                Disposition::Duplicate,
+                "operator: accepted as a duplicate",
+            )
+        }))
+        .await
+        .unwrap();
+    let held = store.held_checks(10).await.unwrap();
+    let urls: Vec<&str> = held.iter().map(|c| c.check.url.as_str()).collect();
+    assert_eq!(urls, ["https://c.example/atom"]);
+    assert_eq!(store.held_checks(1).await.unwrap().len(), 1);
+}
+
+/// C7, C6: a check's requests are logged and its host's Retry-After kept, with the check.
+pub async fn c7_a_checks_requests_are_logged_with_it(store: Arc<dyn Store>) {
+    let host = "https://slow.example:443";
+    let row = RequestLogRow {
+        at: t(100),
+        feed_id: None,
+        host: host.into(),
+        purpose: "discovery".into(),
+        url: "https://slow.example/feed".into(),
+        egress: None,
+        status: Some(503),
+        outcome: Label::ServerError,
+        bytes: 0,
+        duration_ms: 12,
+        rule: "FF1: common path of https://slow.example/".into(),
+    };
+    store
+        .apply_check(&CheckApply {
+            check: check(
+                "https://slow.example/feed",
+                100,
+                Disposition::Failed,
+                "http 503",
+            ),
+            log: vec![row.clone()],
+            host_floor: Some((host.into(), t(700))),
+        })
+        .await
+        .unwrap();
+    let log = store
+        .request_log(&tidings_store::LogQuery {
+            host: Some(host.into()),
+            feed: None,
+            limit: 10,
+        })
+        .await
+        .unwrap();
+    assert_eq!(log, [row]);
+    assert_eq!(store.host_floor(host).await.unwrap(), Some(t(700)));
+}
