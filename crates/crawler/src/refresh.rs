@@ -290,7 +290,12 @@ pub(crate) fn looks_like_html(content_type: Option<&str>, body: &[u8]) -> bool {
 }
 
 /// The body's fate: the same bytes as last time (C5), a feed, or no readable feed.
-pub(crate) fn judge_body(stored_hash: Option<&str>, body: &Body, base: &str, limits: &EntryLimits) -> Verdict {
+pub(crate) fn judge_body(
+    stored_hash: Option<&str>,
+    body: &Body,
+    base: &str,
+    limits: &EntryLimits,
+) -> Verdict {
     let hash = hex::encode(Sha256::digest(&body.bytes));
     if stored_hash == Some(hash.as_str()) {
         return Verdict {

@@ -494,6 +494,13 @@ pub trait Store: Send + Sync {
 
     /// The URLs whose latest check is held for review (FF3), oldest first, at most `limit`.
     async fn held_checks(&self, limit: u32) -> Result<Vec<StoredCheck>>;
+
+    /// The feeds whose last body hashed to `hash` (FF3), oldest first.
+    async fn feeds_with_content_hash(&self, hash: &str) -> Result<Vec<FeedId>>;
+
+    /// The stored feeds that have any of `ids` as entry ids, with how many and how many
+    /// entries they have in all (FF3), most shared first, at most `limit`.
+    async fn entry_overlap(&self, ids: &[String], limit: u32) -> Result<Vec<EntryOverlap>>;
 }
 
 /// Open the store named by `location`: a `postgres://` or `postgresql://` URL, a `sqlite:` URL,

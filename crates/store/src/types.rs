@@ -662,6 +662,14 @@ pub struct CheckApply {
     pub host_floor: Option<(String, DateTime<Utc>)>,
 }
 
+/// How many of a set of entry ids a stored feed has, of how many it has in all (FF3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryOverlap {
+    pub feed: FeedId,
+    pub shared: u64,
+    pub entries: u64,
+}
+
 /// A check as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredCheck {

@@ -56,6 +56,7 @@ contract! {
     checks::ff2_a_recheck_adds_a_result_and_keeps_the_earlier_one,
     checks::ff3_held_matches_wait_for_review_until_decided,
     checks::c7_a_checks_requests_are_logged_with_it,
+    checks::ff3_stored_feeds_are_found_by_body_and_by_entry_ids,
     keys::an_accounts_key_names_it_and_goes_with_it,
     accounts::sessions_live_until_they_expire_or_their_password_changes,
     reading::c2_one_read_serves_every_account_and_a_new_subscription_starts_with_its_newest_unread,

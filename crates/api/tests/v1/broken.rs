@@ -400,6 +400,16 @@ impl Store for Broken {
     async fn held_checks(&self, _: u32) -> tidings_store::Result<Vec<tidings_store::StoredCheck>> {
         fail()
     }
+    async fn feeds_with_content_hash(&self, _: &str) -> tidings_store::Result<Vec<FeedId>> {
+        fail()
+    }
+    async fn entry_overlap(
+        &self,
+        _: &[String],
+        _: u32,
+    ) -> tidings_store::Result<Vec<tidings_store::EntryOverlap>> {
+        fail()
+    }
     async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }

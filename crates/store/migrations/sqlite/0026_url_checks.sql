@@ -14,3 +14,7 @@ CREATE TABLE url_checks (
 
 CREATE INDEX url_checks_url ON url_checks (url, checked_at);
 CREATE INDEX url_checks_held ON url_checks (disposition) WHERE disposition = 'held';
+
+-- FF3: a feed found is matched to a stored one by its body's hash and by entry ids in common.
+CREATE INDEX feeds_content_hash ON feeds (content_hash) WHERE content_hash IS NOT NULL;
+CREATE INDEX entries_key ON entries (entry_key);

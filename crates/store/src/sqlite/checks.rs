@@ -3,7 +3,7 @@
 use super::SqliteStore;
 use super::apply::{insert_log, json, raise_host_floor};
 use crate::codec::{self, micros};
-use crate::{CheckApply, Result, StoredCheck, UrlCheck};
+use crate::{CheckApply, EntryOverlap, Result, StoredCheck, UrlCheck};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use tidings_model::FeedId;
@@ -70,6 +70,40 @@ impl SqliteStore {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(check_from_row).collect()
+    }
+    pub(super) async fn feeds_with_content_hash_in(&self, hash: &str) -> Result<Vec<FeedId>> {
+        let ids: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM feeds WHERE content_hash = ?1 ORDER BY id")
+                .bind(hash)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(ids.into_iter().map(FeedId).collect())
+    }
+
+    pub(super) async fn entry_overlap_in(
+        &self,
+        ids: &[String],
+        limit: u32,
+    ) -> Result<Vec<EntryOverlap>> {
+        let rows = sqlx::query(
+            "SELECT s.feed_id, s.shared, (SELECT COUNT(*) FROM entries e \
+             WHERE e.feed_id = s.feed_id) AS total FROM (SELECT feed_id, COUNT(*) AS shared \
+             FROM entries WHERE entry_key IN (SELECT value FROM json_each(?1)) \
+             GROUP BY feed_id) s ORDER BY s.shared DESC, s.feed_id LIMIT ?2",
+        )
+        .bind(json(&ids)?)
+        .bind(i64::from(limit.clamp(1, 1000)))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(EntryOverlap {
+                    feed: FeedId(row.try_get("feed_id")?),
+                    shared: u64::try_from(row.try_get::<i64, _>("shared")?).unwrap_or(0),
+                    entries: u64::try_from(row.try_get::<i64, _>("total")?).unwrap_or(0),
+                })
+            })
+            .collect()
     }
 }
 

@@ -819,6 +819,14 @@ impl Store for SqliteStore {
         self.held_checks_in(limit).await
     }
 
+    async fn feeds_with_content_hash(&self, hash: &str) -> Result<Vec<FeedId>> {
+        self.feeds_with_content_hash_in(hash).await
+    }
+
+    async fn entry_overlap(&self, ids: &[String], limit: u32) -> Result<Vec<crate::EntryOverlap>> {
+        self.entry_overlap_in(ids, limit).await
+    }
+
     async fn remove_bot_key(&self, keyid: &str) -> Result<bool> {
         keys::remove_bot_key(self, keyid).await
     }

@@ -2,10 +2,10 @@
 //! recheck kept beside the earlier result, held matches listed for review (FF3), and only
 //! identity, disposition and decision kept (FF17).
 
-use crate::support::{feed, t};
+use crate::support::{entry, feed, ok, t};
 use std::sync::Arc;
-use tidings_model::{CheckSource, Disposition, Label};
-use tidings_store::{CheckApply, RequestLogRow, Store, UrlCheck};
+use tidings_model::{CheckSource, Disposition, Entry, Label};
+use tidings_store::{CheckApply, EntryOverlap, RequestLogRow, Store, UrlCheck};
 
 fn check(url: &str, at: i64, disposition: Disposition, reason: &str) -> UrlCheck {
     UrlCheck {
@@ -168,4 +168,53 @@ pub async fn c7_a_checks_requests_are_logged_with_it(store: Arc<dyn Store>) {
         .unwrap();
     assert_eq!(log, [row]);
     assert_eq!(store.host_floor(host).await.unwrap(), Some(t(700)));
+}
+
+/// FF3: the evidence a found feed is matched on: which stored feeds last served the same body,
+/// and which have its entry ids, how many and of how many.
+pub async fn ff3_stored_feeds_are_found_by_body_and_by_entry_ids(store: Arc<dyn Store>) {
+    let a = feed(&store, "https://a.example/feed").await;
+    let b = feed(&store, "https://b.example/feed").await;
+    let _empty = feed(&store, "https://c.example/feed").await;
+    let ids = |prefix: &str, n: usize| -> Vec<Entry> {
+        (0..n)
+            .map(|i| entry(&format!("{prefix}{i}"), "t", "s"))
+            .collect()
+    };
+    let mut record = ok(a, t(10), ids("x", 5));
+    record.update.content_hash = Some("same-body".into());
+    store.apply_fetch(record).await.unwrap();
+    let mut entries = ids("x", 2);
+    entries.extend(ids("y", 3));
+    store.apply_fetch(ok(b, t(20), entries)).await.unwrap();
+    assert_eq!(
+        store.feeds_with_content_hash("same-body").await.unwrap(),
+        [a]
+    );
+    assert!(
+        store
+            .feeds_with_content_hash("other")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let wanted: Vec<String> = (0..4).map(|i| format!("x{i}")).collect();
+    let overlap = store.entry_overlap(&wanted, 10).await.unwrap();
+    assert_eq!(
+        overlap,
+        [
+            EntryOverlap {
+                feed: a,
+                shared: 4,
+                entries: 5
+            },
+            EntryOverlap {
+                feed: b,
+                shared: 2,
+                entries: 5
+            },
+        ]
+    );
+    assert_eq!(store.entry_overlap(&wanted, 1).await.unwrap().len(), 1);
+    assert!(store.entry_overlap(&[], 10).await.unwrap().is_empty());
 }
