@@ -335,7 +335,7 @@ impl Crawler {
     }
 
     /// Examine a body off the async threads (CPU work).
-    async fn examine(
+    pub(crate) async fn examine(
         &self,
         body: Body,
         base: &Url,

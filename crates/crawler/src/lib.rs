@@ -13,6 +13,7 @@
 
 pub mod blocks;
 pub mod clock;
+pub mod discover;
 mod drive;
 pub mod enrich;
 pub mod gate;

@@ -11,7 +11,7 @@
 use crate::profile::DiscoverySettings;
 use chrono::{DateTime, Utc};
 pub use tidings_model::Disposition;
-use tidings_model::FeedId;
+use tidings_model::{FeedId, FetchOutcome};
 
 /// When a URL checked at `checked_at` with `disposition` may be read again (FF2): after the
 /// cooldown, or after `retry_failed` when its read failed for now. A held match waits for an
@@ -43,6 +43,32 @@ pub fn may_recheck(
     settings: &DiscoverySettings,
 ) -> bool {
     recheck_at(disposition, checked_at, settings).is_some_and(|at| now >= at)
+}
+
+/// What a checked URL whose answer brought neither a feed nor a page is (FF2): a failure for
+/// now (no answer, 5xx, 429, a read cut short) is checked again after `retry_failed`; a
+/// refusal (401, 403, 404, 410, a rule, too many redirects) and anything else (a body that is
+/// neither) wait for the cooldown.
+pub fn disposition_of_answer(outcome: &FetchOutcome) -> Disposition {
+    match outcome {
+        FetchOutcome::Transport(_)
+        | FetchOutcome::ServerError { .. }
+        | FetchOutcome::FailedAnswer { .. }
+        | FetchOutcome::CrawlerPaused { .. }
+        | FetchOutcome::Refused { status: 429, .. }
+        | FetchOutcome::Challenge { status: 429, .. } => Disposition::Failed,
+        FetchOutcome::Refused { .. }
+        | FetchOutcome::Challenge { .. }
+        | FetchOutcome::NotFound
+        | FetchOutcome::Gone
+        | FetchOutcome::ClientError { .. }
+        | FetchOutcome::Redirect { .. }
+        | FetchOutcome::Blocked { .. } => Disposition::Refused,
+        FetchOutcome::Fetched(_)
+        | FetchOutcome::NotModified { .. }
+        | FetchOutcome::TooLarge { .. }
+        | FetchOutcome::BadBody { .. } => Disposition::NotAFeed,
+    }
 }
 
 /// What ties a feed found by discovery to one feed already stored, as the driver found it.
@@ -192,6 +218,75 @@ mod tests {
             recheck_at(Disposition::Feed, t0(), &never),
             Some(DateTime::<Utc>::MAX_UTC)
         );
+    }
+
+    #[test]
+    fn ff2_an_answer_without_a_feed_or_a_page_is_a_failure_for_now_or_a_refusal() {
+        use tidings_model::{AnswerFailure, TransportError};
+        let cases = [
+            (
+                FetchOutcome::Transport(TransportError::Timeout),
+                Disposition::Failed,
+            ),
+            (
+                FetchOutcome::ServerError {
+                    status: 503,
+                    retry_after: None,
+                },
+                Disposition::Failed,
+            ),
+            (
+                FetchOutcome::Refused {
+                    status: 429,
+                    retry_after: None,
+                },
+                Disposition::Failed,
+            ),
+            (
+                FetchOutcome::FailedAnswer {
+                    status: Some(200),
+                    failure: AnswerFailure::Stalled,
+                },
+                Disposition::Failed,
+            ),
+            (
+                FetchOutcome::Refused {
+                    status: 403,
+                    retry_after: None,
+                },
+                Disposition::Refused,
+            ),
+            (FetchOutcome::NotFound, Disposition::Refused),
+            (FetchOutcome::Gone, Disposition::Refused),
+            (
+                FetchOutcome::ClientError { status: 401 },
+                Disposition::Refused,
+            ),
+            (
+                FetchOutcome::Blocked {
+                    reason: "rule".into(),
+                },
+                Disposition::Refused,
+            ),
+            (
+                FetchOutcome::Redirect {
+                    status: 301,
+                    location: None,
+                },
+                Disposition::Refused,
+            ),
+            (FetchOutcome::TooLarge { limit: 10 }, Disposition::NotAFeed),
+            (
+                FetchOutcome::BadBody {
+                    status: 200,
+                    detail: "gzip".into(),
+                },
+                Disposition::NotAFeed,
+            ),
+        ];
+        for (outcome, want) in cases {
+            assert_eq!(disposition_of_answer(&outcome), want, "{outcome:?}");
+        }
     }
 
     #[test]

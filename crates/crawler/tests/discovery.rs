@@ -1,0 +1,386 @@
+//! Discovery on the simulated web (FF1–FF3): a site's home page read for the feeds it names,
+//! its body's feed links and the common paths; each candidate read once and kept when it
+//! parses; the same feed reached twice reported once; a feed already stored resolved to it;
+//! an uncertain match held for review; what was checked remembered through the cooldown. The
+//! auditor checks robots.txt, pacing and purposes on every request from the publisher's side.
+
+mod sim_support;
+
+use bytes::Bytes;
+use sim_support::{Sim, assert_clean, start};
+use tidings_crawler::discover::{Checked, Discovery, Reach};
+use tidings_model::{Disposition, FeedUrl};
+use tidings_sim::{Behaviour, HostSpec, Resource};
+
+fn body(content_type: &str, bytes: impl Into<Bytes>) -> Resource {
+    Resource::new(Behaviour::Body {
+        content_type: content_type.into(),
+        body: bytes.into(),
+    })
+}
+
+fn page(head: &str, body_html: &str) -> Resource {
+    body(
+        "text/html; charset=utf-8",
+        format!(
+            "<!doctype html><html><head><title>Home</title>{head}</head>\
+             <body>{body_html}</body></html>"
+        ),
+    )
+}
+
+/// An RSS feed titled `title` with items `ids`.
+fn rss(title: &str, ids: &[String]) -> Resource {
+    let mut xml = format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>{title}</title>\
+         <link>https://example.org/</link>"
+    );
+    for id in ids {
+        xml.push_str(&format!(
+            "<item><guid isPermaLink=\"false\">{id}</guid><title>{id}</title></item>"
+        ));
+    }
+    xml.push_str("</channel></rss>");
+    body("application/rss+xml", xml)
+}
+
+fn atom(title: &str) -> Resource {
+    body(
+        "application/atom+xml",
+        format!(
+            "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\">\
+             <title>{title}</title><id>urn:x</id><updated>2026-12-01T00:00:00Z</updated>\
+             <entry><id>urn:a1</id><title>a</title><updated>2026-12-01T00:00:00Z</updated>\
+             </entry></feed>"
+        ),
+    )
+}
+
+fn ids(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}-{i}")).collect()
+}
+
+fn ffbot(p: &mut tidings_policy::Profile) {
+    *p = tidings_policy::Profile::embedded("ffbot").unwrap();
+    p.hints.adaptive = false;
+    p.hints.jitter = 0.0;
+}
+
+const ALLOW_ALL: &str = "User-agent: *\nAllow: /\n";
+
+async fn discover(sim: &Sim, host: &str, path: &str, reach: Reach) -> Discovery {
+    let url = FeedUrl::parse(&sim.web.url(host, path).unwrap()).unwrap();
+    sim.crawler
+        .discover(&url, reach, &|_: &Checked| {})
+        .await
+        .unwrap()
+}
+
+/// The path of each feed found, with the path it was found at.
+fn found(d: &Discovery) -> Vec<(String, String)> {
+    d.feeds
+        .iter()
+        .map(|f| {
+            let path = |u: &str| url::Url::parse(u).unwrap().path().to_owned();
+            (path(f.url.as_str()), path(&f.checked))
+        })
+        .collect()
+}
+
+fn disposition_of(d: &Discovery, path: &str) -> Option<Disposition> {
+    d.checked
+        .iter()
+        .find(|c| url::Url::parse(&c.url).unwrap().path() == path)
+        .map(|c| c.disposition)
+}
+
+/// The auditor's expectations with the URLs a person named as feeds (the submitted page and
+/// the alternates it declares) counted as feeds: guesses are the discovery purpose's.
+fn expect_named(sim: &Sim, host: &str, named: &[&str]) -> tidings_sim::Expectations {
+    let mut expect = sim.expectations();
+    if let Some(purposes) = expect.purposes.as_mut() {
+        for path in named {
+            purposes.feeds.push((host.to_owned(), (*path).to_owned()));
+        }
+    }
+    expect
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_a_home_page_gives_its_two_declared_feeds_and_the_one_it_hides_at_feed() {
+    let sim = start(
+        vec![
+            HostSpec::new("site.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at(
+                    "/",
+                    page(
+                        "<link rel=alternate type=application/rss+xml href=/posts.xml>\
+                         <link rel=alternate type=application/atom+xml href=/atom.xml>",
+                        "<a href=/about>About</a>",
+                    ),
+                )
+                .at("/posts.xml", rss("Posts", &ids("p", 3)))
+                .at("/atom.xml", atom("Atom"))
+                .at("/feed/", rss("Hidden", &ids("h", 2))),
+        ],
+        ffbot,
+    )
+    .await;
+    let d = discover(&sim, "site.test", "/", Reach::Thorough).await;
+    assert_eq!(
+        found(&d),
+        [
+            ("/posts.xml".to_owned(), "/posts.xml".to_owned()),
+            ("/atom.xml".to_owned(), "/atom.xml".to_owned()),
+            ("/feed/".to_owned(), "/feed/".to_owned()),
+        ]
+    );
+    assert_eq!(d.feeds[2].title.as_deref(), Some("Hidden"));
+    assert_eq!(disposition_of(&d, "/"), Some(Disposition::NotAFeed));
+    assert_eq!(disposition_of(&d, "/rss"), Some(Disposition::Refused));
+    let exchanges = sim.exchanges().await;
+    // Every candidate once: the page, the two alternates, the common paths (11, one of them
+    // an alternate already), and robots.txt first.
+    let paths: Vec<&str> = exchanges.iter().map(|e| e.target.as_str()).collect();
+    assert_eq!(paths[0], "/robots.txt");
+    let mut unique = paths.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), paths.len(), "nothing asked twice: {paths:?}");
+    assert_eq!(d.requests, paths.len(), "every request counted");
+    assert_eq!(
+        d.checked.len(),
+        paths.len() - 1,
+        "every URL but robots.txt checked"
+    );
+    // Every check is stored (FF2) and every request logged (C7).
+    let stored = sim
+        .store
+        .last_checks(&d.checked.iter().map(|c| c.url.clone()).collect::<Vec<_>>())
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), d.checked.len());
+    let log = sim
+        .store
+        .request_log(&tidings_store::LogQuery {
+            host: None,
+            feed: None,
+            limit: 1000,
+        })
+        .await
+        .unwrap();
+    assert_eq!(log.len(), paths.len());
+    assert!(
+        log.iter()
+            .filter(|r| r.purpose != "robots")
+            .all(|r| r.purpose == "discovery" && r.rule.contains("FF1")),
+        "{log:?}"
+    );
+    assert_clean(
+        &sim.audit(&expect_named(
+            &sim,
+            "site.test",
+            &["/", "/posts.xml", "/atom.xml"],
+        ))
+        .await,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_subscribing_by_a_site_takes_the_declared_feeds_without_guessing() {
+    let sim = start(
+        vec![
+            HostSpec::new("blog.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at(
+                    "/",
+                    page(
+                        "<link rel=alternate type=application/rss+xml href=/feed.xml>",
+                        "",
+                    ),
+                )
+                .at("/feed.xml", rss("Blog", &ids("b", 2)))
+                .at("/feed/", rss("Hidden", &ids("h", 2))),
+        ],
+        ffbot,
+    )
+    .await;
+    let d = discover(&sim, "blog.test", "/", Reach::Declared).await;
+    assert_eq!(
+        found(&d),
+        [("/feed.xml".to_owned(), "/feed.xml".to_owned())]
+    );
+    let paths: Vec<String> = sim
+        .exchanges()
+        .await
+        .into_iter()
+        .map(|e| e.target)
+        .collect();
+    assert_eq!(paths, ["/robots.txt", "/", "/feed.xml"]);
+
+    // A feed's own URL is itself, and nothing more is read.
+    let d = discover(&sim, "blog.test", "/feed.xml", Reach::Declared).await;
+    assert_eq!(
+        found(&d),
+        [("/feed.xml".to_owned(), "/feed.xml".to_owned())]
+    );
+    assert_eq!(d.checked.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_a_profile_without_discovery_reads_only_what_is_named_as_a_feed() {
+    // The default profile lists feeds and robots.txt only: the page (named by the person) and
+    // its declared alternate are read; no body link, no common path.
+    let sim = start(
+        vec![
+            HostSpec::new("plain.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at(
+                    "/",
+                    page(
+                        "<link rel=alternate type=application/rss+xml href=/news.rss>",
+                        "<a href=/podcast/feed/>Podcast</a>",
+                    ),
+                )
+                .at("/news.rss", rss("News", &ids("n", 1))),
+        ],
+        |_| {},
+    )
+    .await;
+    let d = discover(&sim, "plain.test", "/", Reach::Thorough).await;
+    assert_eq!(
+        found(&d),
+        [("/news.rss".to_owned(), "/news.rss".to_owned())]
+    );
+    let paths: Vec<String> = sim
+        .exchanges()
+        .await
+        .into_iter()
+        .map(|e| e.target)
+        .collect();
+    assert_eq!(paths, ["/robots.txt", "/", "/news.rss"]);
+    assert_clean(
+        &sim.audit(&expect_named(&sim, "plain.test", &["/", "/news.rss"]))
+            .await,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff3_the_same_feed_by_two_urls_is_found_once_and_a_stored_one_resolves_to_itself() {
+    let entries = ids("s", 20);
+    let sim = start(
+        vec![
+            HostSpec::new("dup.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at(
+                    "/",
+                    page(
+                        "<link rel=alternate type=application/rss+xml href=/rss>\
+                         <link rel=alternate type=application/rss+xml href=/feed.xml>\
+                         <link rel=alternate type=application/rss+xml href=/copy.xml>",
+                        "",
+                    ),
+                )
+                // One feed by a redirect, and by a copy of the same bytes.
+                .at("/rss", Resource::redirect(301, "/feed.xml"))
+                .at("/feed.xml", rss("Site", &entries))
+                .at("/copy.xml", rss("Site", &entries)),
+            HostSpec::new("mirror.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at("/", page("", ""))
+                // Half its entries are the stored feed's: perhaps the same feed.
+                .at(
+                    "/feed.xml",
+                    rss("Mirror", &[ids("s", 10), ids("m", 10)].concat()),
+                ),
+        ],
+        ffbot,
+    )
+    .await;
+    let d = discover(&sim, "dup.test", "/", Reach::Declared).await;
+    assert_eq!(
+        found(&d),
+        [("/feed.xml".to_owned(), "/rss".to_owned())],
+        "{:?}",
+        d.checked
+    );
+    assert_eq!(
+        disposition_of(&d, "/feed.xml"),
+        Some(Disposition::Duplicate)
+    );
+    assert_eq!(
+        disposition_of(&d, "/copy.xml"),
+        Some(Disposition::Duplicate)
+    );
+
+    // Stored and read: the site's feed, found again, is that feed.
+    let stored = sim.subscribe("dup.test", "/feed.xml").await;
+    sim.crawl_hours(0.5).await;
+    let feed = sim
+        .store
+        .feed_by_url(&FeedUrl::parse(&stored).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let d = discover(&sim, "dup.test", "/copy.xml", Reach::Declared).await;
+    assert_eq!(d.feeds.len(), 1);
+    assert_eq!(d.feeds[0].known, Some(feed.id));
+    assert_eq!(
+        d.feeds[0].url.as_str(),
+        stored,
+        "resolved to the established feed"
+    );
+    assert_eq!(
+        disposition_of(&d, "/copy.xml"),
+        Some(Disposition::Duplicate)
+    );
+
+    // Half the entries in common: held for review, not offered.
+    let d = discover(&sim, "mirror.test", "/feed.xml", Reach::Declared).await;
+    assert_eq!(d.feeds.len(), 1);
+    assert!(d.feeds[0].held);
+    assert_eq!(d.offered().count(), 0);
+    assert_eq!(disposition_of(&d, "/feed.xml"), Some(Disposition::Held));
+    let held = sim.store.held_checks(10).await.unwrap();
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].check.feed_id, Some(feed.id));
+    assert!(held[0].check.reason.contains("10 of 20"), "{held:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff2_what_was_checked_is_not_read_again_within_the_cooldown() {
+    let sim = start(
+        vec![
+            HostSpec::new("quiet.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at("/", page("", "<a href=/about>About</a>"))
+                .at("/index.xml", rss("Found", &ids("f", 1))),
+        ],
+        ffbot,
+    )
+    .await;
+    let first = discover(&sim, "quiet.test", "/", Reach::Thorough).await;
+    assert_eq!(
+        found(&first),
+        [("/index.xml".to_owned(), "/index.xml".to_owned())]
+    );
+    let before = sim.exchanges().await.len();
+    let again = discover(&sim, "quiet.test", "/", Reach::Thorough).await;
+    let after = sim.exchanges().await;
+    let new: Vec<&str> = after[before..].iter().map(|e| e.target.as_str()).collect();
+    // The page (asked by a person now) and the feed are read again; the ten common paths that
+    // were not feeds are not.
+    assert_eq!(new, ["/", "/index.xml"]);
+    let recalled: Vec<&Checked> = again.checked.iter().filter(|c| !c.read).collect();
+    assert_eq!(recalled.len(), first.checked.len() - 2);
+    assert!(
+        recalled
+            .iter()
+            .all(|c| c.disposition == Disposition::Refused && c.reason.starts_with("FF2")),
+        "{recalled:?}"
+    );
+    // The earlier results are kept beside the new ones.
+    let index = sim.web.url("quiet.test", "/index.xml").unwrap();
+    assert_eq!(sim.store.url_checks(&index, 10).await.unwrap().len(), 2);
+}
