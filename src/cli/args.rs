@@ -158,12 +158,20 @@ pub struct RobotsArgs {
 
 #[derive(Debug, Args)]
 pub struct AddArgs {
-    /// Feed URLs
+    /// Feed URLs, or the URL of a site or page: its feeds are found (the ones it declares;
+    /// under a profile that lists "discovery", also its feed links and common feed paths)
     #[arg(required = true, value_name = "URL")]
     pub urls: Vec<String>,
     /// Subscribe without reading the feeds now
     #[arg(long)]
     pub no_fetch: bool,
+    /// When a page names several feeds: subscribe to every one
+    #[arg(long, conflicts_with = "pick")]
+    pub all: bool,
+    /// When a page names several feeds: subscribe to these, by their number in the list
+    /// `add` prints (1, 2, …; repeat or separate with commas)
+    #[arg(long, value_name = "N", value_delimiter = ',')]
+    pub pick: Vec<usize>,
     #[command(flatten)]
     pub account: AccountArgs,
     /// With --user: the folder to file the feeds under

@@ -9,7 +9,7 @@ use super::terminal::{count, json, one_line, visible};
 use super::time::parse_since;
 use anyhow::{Context as _, Result};
 use chrono::{DateTime, Utc};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -57,19 +57,67 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
         None => Subscriber::Named(CLI_SUBSCRIBER),
     };
     let mut failed = false;
-    let mut to_read = Vec::new();
+    let mut urls = Vec::new();
     for raw in &args.urls {
-        let url = match FeedUrl::parse(raw) {
-            Ok(url) => url,
+        match FeedUrl::parse(raw) {
+            Ok(url) => urls.push(url),
             Err(e) => {
                 // The parse error quotes the input too.
                 eprintln!("{}", visible(&format!("{raw}: {e}")));
                 failed = true;
+            }
+        }
+    }
+    // A URL that answers an HTML page gives the feeds it names (FF1), added in a second round.
+    let mut round = 0;
+    while !urls.is_empty() {
+        round += 1;
+        let (pages, round_failed) = add_round(ctx, &crawler, &urls, who, &args).await?;
+        failed |= round_failed;
+        urls = Vec::new();
+        for (feed, page) in pages {
+            if round > 1 {
+                // A feed a page named is itself a page: said, not followed further.
+                eprintln!(
+                    "{}: an HTML page too, not a feed",
+                    visible(feed.url.as_str())
+                );
+                crawler.page_feeds(feed.id, who, &page, &|_| {}).await?;
+                failed = true;
                 continue;
             }
-        };
+            match choose(&crawler, &feed, who, &page, &args).await? {
+                Some(chosen) => urls.extend(chosen),
+                None => failed = true,
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One round of `add`: subscribe to `urls` and read the new feeds once. Returns the feeds
+/// whose first read found an HTML page (with the page), and whether anything failed.
+async fn add_round(
+    ctx: &Context,
+    crawler: &Crawler,
+    urls: &[FeedUrl],
+    who: Subscriber<'_>,
+    args: &AddArgs,
+) -> Result<(
+    Vec<(FeedRecord, Box<tidings_crawler::discover::Page>)>,
+    bool,
+)> {
+    let mut failed = false;
+    let mut to_read = Vec::new();
+    let mut new_feeds = Vec::new();
+    let mut pages = Vec::new();
+    for url in urls {
         // A refused URL (a do-not-crawl rule, a private address) does not stop the others.
-        let sub = match crawler.subscribe(&url, who).await {
+        let sub = match crawler.subscribe(url, who).await {
             Ok(sub) => sub,
             Err(e) if is_refusal(&e) => {
                 eprintln!("{}", visible(&e.to_string()));
@@ -85,6 +133,9 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             .context("the feed vanished right after it was added")?;
         if to_read.iter().any(|f: &FeedRecord| f.id == feed.id) {
             continue;
+        }
+        if sub.new_feed {
+            new_feeds.push(feed.id);
         }
         if sub.new_feed && args.no_fetch {
             println!(
@@ -116,8 +167,18 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
         to_read.push(feed);
     }
     if !to_read.is_empty() {
-        let reports = crawler.refresh_feeds(to_read, Arc::new(NoProgress)).await?;
+        let reports = crawler
+            .refresh_feeds(to_read.clone(), Arc::new(NoProgress))
+            .await?;
         for r in reports {
+            // A new subscription to an HTML page: its feeds are offered instead (FF1).
+            if let Some(page) = r.html_page
+                && new_feeds.contains(&r.feed_id)
+                && let Some(feed) = to_read.iter().find(|f| f.id == r.feed_id)
+            {
+                pages.push((feed.clone(), page));
+                continue;
+            }
             match &r.error {
                 // Nothing was requested: the host asked everyone to wait (C6) or its work is
                 // set aside (FF11). Say so, and when the first read will be.
@@ -151,11 +212,7 @@ pub async fn add(ctx: &Context, args: AddArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok((pages, failed))
 }
 
 /// `tidings fetch`: read everything due once, with a progress bar and a summary.
@@ -286,6 +343,101 @@ pub async fn log(ctx: &Context, args: LogArgs) -> Result<ExitCode> {
 }
 
 /// The crawler refused this one subscription; the others may go on.
+/// The feeds to add for a page `feed`'s first read found (FF1): the one it names, or those
+/// `--all` / `--pick` choose of several; `None` (said on stderr) when there is none to take.
+async fn choose(
+    crawler: &Crawler,
+    feed: &FeedRecord,
+    who: Subscriber<'_>,
+    page: &tidings_crawler::discover::Page,
+    args: &AddArgs,
+) -> Result<Option<Vec<FeedUrl>>> {
+    let terminal = std::io::stderr().is_terminal();
+    let progress = move |c: &tidings_crawler::discover::Checked| {
+        if terminal {
+            eprintln!("  checked {}: {}", visible(&c.url), visible(&c.reason));
+        }
+    };
+    let found = crawler.page_feeds(feed.id, who, page, &progress).await?;
+    let page_url = visible(feed.url.as_str());
+    let offers = &found.offers;
+    if offers.is_empty() {
+        let guessed = match &found.discovery {
+            Some(d) => {
+                let held = d.feeds.iter().filter(|f| f.held).count();
+                format!(
+                    "; {} checked{}",
+                    count(d.checked.len() as u64, "likely URL", "likely URLs"),
+                    if held > 0 {
+                        format!(
+                            ", {} held for an operator's review as perhaps a feed already stored",
+                            count(held as u64, "feed", "feeds")
+                        )
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            None => String::new(),
+        };
+        eprintln!("{page_url} is an HTML page that names no feed{guessed}; nothing added");
+        return Ok(None);
+    }
+    let list = || -> String {
+        offers
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let title = o.title.as_deref().unwrap_or("(no title)");
+                format!(
+                    "  {}. {} <{}>\n",
+                    i + 1,
+                    visible(title),
+                    visible(o.url.as_str())
+                )
+            })
+            .collect()
+    };
+    if offers.len() == 1 {
+        println!(
+            "{page_url} is an HTML page naming one feed: {}",
+            visible(offers[0].url.as_str())
+        );
+        return Ok(Some(vec![offers[0].url.clone()]));
+    }
+    if args.all {
+        println!(
+            "{page_url} is an HTML page naming {} feeds: adding all",
+            offers.len()
+        );
+        return Ok(Some(offers.iter().map(|o| o.url.clone()).collect()));
+    }
+    if !args.pick.is_empty() {
+        let mut chosen = Vec::new();
+        for &n in &args.pick {
+            match offers.get(n.wrapping_sub(1)) {
+                Some(o) => chosen.push(o.url.clone()),
+                None => {
+                    eprint!(
+                        "{page_url}: --pick {n} is not in the list (1 to {}):\n{}",
+                        offers.len(),
+                        list()
+                    );
+                    return Ok(None);
+                }
+            }
+        }
+        return Ok(Some(chosen));
+    }
+    eprint!(
+        "{page_url} is an HTML page naming {} feeds; nothing added. Add one of them, or run \
+         again with --pick N or --all:\n{}",
+        offers.len(),
+        list()
+    );
+    Ok(None)
+}
+
 fn is_refusal(e: &tidings_crawler::CrawlError) -> bool {
     use tidings_crawler::CrawlError;
     matches!(

@@ -219,6 +219,20 @@ fn changing_a_profile_value_changes_the_page_and_the_behaviour() {
             after: "After 3 failures in a row",
         },
         Change {
+            name: "discovery.max_body_links",
+            base: "ffbot",
+            change: |p| p.discovery.max_body_links = 4,
+            before: "look like feeds (at most 10) and 11 common feed paths",
+            after: "look like feeds (at most 4) and 11 common feed paths",
+        },
+        Change {
+            name: "discovery.cooldown",
+            base: "ffbot",
+            change: |p| p.discovery.cooldown = 7 * 86_400,
+            before: "is not asked again for 30 days",
+            after: "is not asked again for 7 days",
+        },
+        Change {
             name: "contact.email",
             base: "worldfeedmonitor",
             change: |p| p.contact.email = Some("stop@news.example".into()),

@@ -22,6 +22,9 @@ use tidings_read::{Event, Found, Need, NotSent, Purpose, Read, ResourceState};
 use tidings_store::{CheckApply, UrlCheck};
 use url::Url;
 
+/// The facts of an HTML page, as discovery reads them.
+pub use tidings_page::Page;
+
 /// How far discovery goes for one URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reach {
@@ -103,7 +106,95 @@ enum Read1 {
     },
 }
 
+/// A feed a person may subscribe to, found on a page they gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Offer {
+    pub url: FeedUrl,
+    pub title: Option<String>,
+    /// Read and parsed as a feed already (a guess that was checked); `false` for a feed the
+    /// page declares, which its first read checks.
+    pub checked: bool,
+}
+
+/// The feeds of a page a person gave to subscribe to (FF1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageFeeds {
+    pub offers: Vec<Offer>,
+    /// The guesses checked (and whether any was held for review, FF3), when the page declared
+    /// none.
+    pub discovery: Option<Discovery>,
+}
+
 impl Crawler {
+    /// A URL `who` subscribed to answered an HTML page at its first read (the report's
+    /// `html_page`): the subscription is dropped, and the feed row with it when nobody else
+    /// holds it; the page's feeds are offered instead, in one home for every place people
+    /// subscribe. The feeds it declares are offered unread: the person picks, and the first
+    /// read of the pick is its check (no request is spent on the others). A page that
+    /// declares none, under a profile that lists `discovery`, has its feed links and common
+    /// feed paths read as candidates (FF1), each kept only when it parses.
+    pub async fn page_feeds(
+        &self,
+        feed: FeedId,
+        who: tidings_store::Subscriber<'_>,
+        page: &tidings_page::Page,
+        progress: &(dyn Fn(&Checked) + Send + Sync),
+    ) -> Result<PageFeeds, CrawlError> {
+        let Some(record) = self.store.feed(feed).await? else {
+            return Ok(PageFeeds {
+                offers: Vec::new(),
+                discovery: None,
+            });
+        };
+        match who {
+            tidings_store::Subscriber::Named(name) => {
+                self.store.unsubscribe(feed, name).await?;
+            }
+            tidings_store::Subscriber::Account { id, .. } => {
+                self.store.unsubscribe_account(id, feed).await?;
+            }
+        }
+        if self.store.discard_feed(feed).await? {
+            tracing::info!(url = %record.url, "an HTML page, not a feed: its feed row discarded");
+        }
+        let page_url = record.url.as_url();
+        let mut offers: Vec<Offer> = Vec::new();
+        for declared in &page.feeds {
+            let Ok(url) = FeedUrl::parse(declared.url.as_str()) else {
+                continue;
+            };
+            if url != record.url && !offers.iter().any(|o| o.url == url) {
+                offers.push(Offer {
+                    url,
+                    title: declared.title.clone(),
+                    checked: false,
+                });
+            }
+        }
+        if !offers.is_empty() || !self.profile.requests.allows(RequestPurpose::Discovery) {
+            return Ok(PageFeeds {
+                offers,
+                discovery: None,
+            });
+        }
+        self.keep_signing_key().await;
+        let mut found = Discovery::default();
+        self.discover_page(page_url, page, Reach::Declared, true, progress, &mut found)
+            .await?;
+        let offers = found
+            .offered()
+            .map(|f| Offer {
+                url: f.url.clone(),
+                title: f.title.clone(),
+                checked: true,
+            })
+            .collect();
+        Ok(PageFeeds {
+            offers,
+            discovery: Some(found),
+        })
+    }
+
     /// Find the feeds of `url` (FF1): a feed is itself; an HTML page's candidates are read in
     /// turn, as far as `reach` says. `progress` hears of each URL as it is checked.
     pub async fn discover(
@@ -128,6 +219,22 @@ impl Crawler {
             }
         };
         progress(&out.checked[0]);
+        self.discover_page(&page_url, &page, reach, false, progress, &mut out)
+            .await?;
+        Ok(out)
+    }
+
+    /// Read the candidates of `page` (read from `page_url`) in turn, as far as `reach` says;
+    /// `guesses_only`: its declared alternates are left out (a person picks among them).
+    async fn discover_page(
+        &self,
+        page_url: &Url,
+        page: &tidings_page::Page,
+        reach: Reach,
+        guesses_only: bool,
+        progress: &(dyn Fn(&Checked) + Send + Sync),
+        out: &mut Discovery,
+    ) -> Result<(), CrawlError> {
         let settings = &self.profile.discovery;
         let plan = Plan {
             common_paths: &settings.common_paths,
@@ -135,9 +242,12 @@ impl Crawler {
             max_candidates: usize::try_from(settings.max_candidates).unwrap_or(usize::MAX),
         };
         let guesses = self.profile.requests.allows(RequestPurpose::Discovery);
-        let all: Vec<Candidate> = candidates(&page, &page_url, &plan)
+        let all: Vec<Candidate> = candidates(page, page_url, &plan)
             .into_iter()
-            .filter(|c| guesses || matches!(c.source, Source::Alternate { .. }))
+            .filter(|c| match c.source {
+                Source::Alternate { .. } => !guesses_only,
+                Source::BodyLink | Source::CommonPath => guesses,
+            })
             .collect();
         // FF2: what was checked before, and when.
         let urls: Vec<String> = all.iter().map(|c| c.url.to_string()).collect();
@@ -170,16 +280,16 @@ impl Crawler {
                     settings,
                 )
             {
-                self.recall(before, source, &mut out).await?;
+                self.recall(before, source, out).await?;
             } else {
-                self.check_url(&candidate.url, source, Some(&page_url), &mut out)
+                self.check_url(&candidate.url, source, Some(page_url), out)
                     .await?;
             }
             if let Some(last) = out.checked.last() {
                 progress(last);
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// An earlier check within the cooldown stands for this one (FF2): nothing is read; a

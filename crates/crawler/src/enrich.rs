@@ -482,23 +482,9 @@ fn discovered(body: Body, base: &Url, profile: &Profile) -> Examined {
         };
     }
     if crate::refresh::looks_like_html(body.content_type.as_deref(), &body.bytes) {
-        let max_bytes = usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
-        let token = profile.robots.token.as_str();
-        let context = tidings_page::Context {
-            url: base,
-            content_type: body.content_type.as_deref(),
-            bots: &[token],
-            limits: tidings_page::Limits {
-                max_bytes,
-                ..tidings_page::Limits::default()
-            },
-        };
         return Examined {
             usable: Ok(()),
-            found: Some(Found::Page(Box::new(tidings_page::inspect(
-                &body.bytes,
-                &context,
-            )))),
+            found: Some(Found::Page(Box::new(inspect_page(&body, base, profile)))),
         };
     }
     Examined {
@@ -508,6 +494,22 @@ fn discovered(body: Body, base: &Url, profile: &Profile) -> Examined {
         )),
         found: None,
     }
+}
+
+/// The facts of an HTML page read to find feeds (FF1): its first `discovery.max_page_bytes`.
+pub(crate) fn inspect_page(body: &Body, base: &Url, profile: &Profile) -> tidings_page::Page {
+    let max_bytes = usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
+    let token = profile.robots.token.as_str();
+    let context = tidings_page::Context {
+        url: base,
+        content_type: body.content_type.as_deref(),
+        bots: &[token],
+        limits: tidings_page::Limits {
+            max_bytes,
+            ..tidings_page::Limits::default()
+        },
+    };
+    tidings_page::inspect(&body.bytes, &context)
 }
 
 /// The media type of an image by its first bytes, for the types tidings keeps and serves.

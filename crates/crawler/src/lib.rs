@@ -76,6 +76,17 @@ pub enum CrawlError {
     Internal(String),
 }
 
+/// A subscription refused before anything was stored or sent, as the crawler's error.
+fn refused(refusal: operator::Refusal) -> CrawlError {
+    let reason = refusal.to_string();
+    match refusal {
+        operator::Refusal::Blocked { url, .. } => CrawlError::Blocked { url, reason },
+        operator::Refusal::Unreachable { url, .. } | operator::Refusal::NoHost { url } => {
+            CrawlError::Unreachable { url, reason }
+        }
+    }
+}
+
 /// How many hosts are worked at once, by default.
 pub const DEFAULT_HOST_CONCURRENCY: usize = 512;
 
@@ -159,18 +170,7 @@ impl Crawler {
                 .await
                 .map_err(|e| match e {
                     operator::SubscribeError::Store(e) => CrawlError::Store(e),
-                    operator::SubscribeError::Refused(refusal) => {
-                        let reason = refusal.to_string();
-                        match refusal {
-                            operator::Refusal::Blocked { url, .. } => {
-                                CrawlError::Blocked { url, reason }
-                            }
-                            operator::Refusal::Unreachable { url, .. }
-                            | operator::Refusal::NoHost { url } => {
-                                CrawlError::Unreachable { url, reason }
-                            }
-                        }
-                    }
+                    operator::SubscribeError::Refused(refusal) => refused(refusal),
                 })?;
         // A crawl of this crawler reads the new feed now, not at its next look.
         self.live.wake();

@@ -139,24 +139,8 @@ pub async fn subscribe(
     allow_private: bool,
     now: DateTime<Utc>,
 ) -> Result<Subscribed, SubscribeError> {
-    let refused = |r| Err(SubscribeError::Refused(r));
-    if !resolvable_host(url) {
-        return refused(Refusal::NoHost {
-            url: url.to_string(),
-        });
-    }
-    // Only IP literals: names are resolved and guarded at each read, never here.
-    if let Err(refusal) = tidings_fetch::reachable::check(url.as_url(), allow_private) {
-        return refused(Refusal::Unreachable {
-            url: url.to_string(),
-            reason: refusal.to_string(),
-        });
-    }
-    if let Some(reason) = rule_covering(store, url).await? {
-        return refused(Refusal::Blocked {
-            url: url.to_string(),
-            reason,
-        });
+    if let Some(refusal) = refusal(store, url, allow_private).await? {
+        return Err(SubscribeError::Refused(refusal));
     }
     let first = tidings_policy::first_fetch(now, profile);
     let new = NewFeed {
@@ -172,6 +156,34 @@ pub async fn subscribe(
                 .await?
         }
     })
+}
+
+/// Why a subscription to `url` would be refused before anything is stored or sent, if it
+/// would: the host is no name or address, the address guard would refuse every read
+/// (`allow_private`: private networks may be read), or a rule forbids it.
+pub async fn refusal(
+    store: &dyn Store,
+    url: &FeedUrl,
+    allow_private: bool,
+) -> Result<Option<Refusal>, StoreError> {
+    if !resolvable_host(url) {
+        return Ok(Some(Refusal::NoHost {
+            url: url.to_string(),
+        }));
+    }
+    // Only IP literals: names are resolved and guarded at each read, never here.
+    if let Err(refusal) = tidings_fetch::reachable::check(url.as_url(), allow_private) {
+        return Ok(Some(Refusal::Unreachable {
+            url: url.to_string(),
+            reason: refusal.to_string(),
+        }));
+    }
+    Ok(rule_covering(store, url)
+        .await?
+        .map(|reason| Refusal::Blocked {
+            url: url.to_string(),
+            reason,
+        }))
 }
 
 /// The rule that forbids `url` (or the feed stored at it), described, if one does.

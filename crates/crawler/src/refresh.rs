@@ -33,6 +33,9 @@ pub struct FeedReport {
     pub next_fetch_reason: String,
     /// The read queued resources for the feed, due now (article pages, its site's icon: SR1).
     pub queued: bool,
+    /// The feed's URL answered an HTML page: what the page names (its feed alternates), for
+    /// a person who gave a site's URL to subscribe to (FF1).
+    pub html_page: Option<Box<tidings_page::Page>>,
 }
 
 impl FeedReport {
@@ -73,6 +76,8 @@ impl Crawler {
             feed: Some(feed.id),
             egress: egress_of(feed),
         };
+        // An HTML page where a feed was expected: what it names (FF1, subscribing by a site).
+        let mut html_page = None;
         let mut need = read.start();
         loop {
             let event = match self.answer_shared(&need, &asker).await? {
@@ -82,7 +87,11 @@ impl Crawler {
                         body,
                         base,
                         stored_hash,
-                    } => Event::Judged(Box::new(self.judge(body, base, stored_hash).await?)),
+                    } => {
+                        let (verdict, page) = self.judge(body, base, stored_hash).await?;
+                        html_page = page;
+                        Event::Judged(Box::new(verdict))
+                    }
                     Need::EntryCounts { ids, since } => {
                         let counts = self.store.new_entry_counts(feed.id, &ids, since).await?;
                         Event::EntryCounts {
@@ -114,22 +123,34 @@ impl Crawler {
         let outcome = read
             .finish()
             .ok_or_else(|| CrawlError::Internal("the read ended without an outcome".into()))?;
-        self.store_outcome(feed, *outcome, purpose).await
+        let mut report = self.store_outcome(feed, *outcome, purpose).await?;
+        report.html_page = html_page;
+        Ok(report)
     }
 
     /// Hash and parse a body off the async threads (CPU work), so other hosts' requests and
     /// timers are not held up by it.
+    /// A body that is an HTML page is inspected too (its first `discovery.max_page_bytes`):
+    /// the feeds it names are what a person who gave its URL wants (FF1).
     async fn judge(
         &self,
         body: Body,
         base: &Url,
         stored_hash: Option<&str>,
-    ) -> Result<Verdict, CrawlError> {
-        let limits = self.profile.entries;
+    ) -> Result<(Verdict, Option<Box<tidings_page::Page>>), CrawlError> {
+        let profile = self.profile.clone();
         let stored_hash = stored_hash.map(str::to_owned);
-        let base = base.to_string();
+        let base = base.clone();
         tokio::task::spawn_blocking(move || {
-            judge_body(stored_hash.as_deref(), &body, &base, &limits)
+            let verdict = judge_body(
+                stored_hash.as_deref(),
+                &body,
+                base.as_str(),
+                &profile.entries,
+            );
+            let page = matches!(verdict.body, BodyVerdict::Unparseable { html: true, .. })
+                .then(|| Box::new(crate::enrich::inspect_page(&body, &base, &profile)));
+            (verdict, page)
         })
         .await
         .map_err(|e| match e.try_into_panic() {
@@ -263,6 +284,7 @@ impl Crawler {
             next_fetch_at: out.decision.next_fetch_at,
             next_fetch_reason: out.decision.reason,
             queued,
+            html_page: None,
         })
     }
 }

@@ -641,5 +641,6 @@ fn failed(feed: &FeedRecord, error: String) -> FeedReport {
         next_fetch_at: feed.next_fetch_at,
         next_fetch_reason: feed.next_fetch_reason.clone(),
         queued: false,
+        html_page: None,
     }
 }

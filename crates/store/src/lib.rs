@@ -87,6 +87,11 @@ pub trait Store: Send + Sync {
     /// Remove a subscription; returns whether one existed. The feed stays (its entries too).
     async fn unsubscribe(&self, feed: FeedId, subscriber: &str) -> Result<bool>;
 
+    /// Delete a feed nobody subscribes to and that holds no entry (a URL subscribed to that
+    /// turned out to be an HTML page, FF1), with its queue and log links; returns whether it
+    /// was deleted. A feed removed on request is never deleted (WFM10 remembers it).
+    async fn discard_feed(&self, feed: FeedId) -> Result<bool>;
+
     /// Remove a feed on request, at once (WFM10): its state becomes `removed`, every
     /// subscription goes, it is never due again, and subscribing to it again fails. Its entries
     /// and request log stay. Returns whether the feed exists; removing twice is harmless.

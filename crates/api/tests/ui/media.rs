@@ -187,7 +187,7 @@ async fn ff8_ff9_a_cached_thumbnail_is_shown_while_its_licence_permits_it() {
     // The operator sees the queue and the cache.
     let queue = ui.admin_page("/admin/queue").await;
     for shown in [
-        "This profile requests: feed, robots, image.",
+        "This profile requests: feed, robots, image, discovery.",
         "1 copy · 21 bytes of at most 268.4 MB · each at most 2.0 MB",
         "<td>image</td><td><code>https://img.example/one.gif</code></td><td>done</td>",
     ] {

@@ -381,6 +381,9 @@ impl Store for Broken {
     async fn image_cache_stats(&self) -> tidings_store::Result<tidings_store::ImageCacheStats> {
         fail()
     }
+    async fn discard_feed(&self, _: FeedId) -> tidings_store::Result<bool> {
+        fail()
+    }
     async fn apply_check(&self, _: &tidings_store::CheckApply) -> tidings_store::Result<i64> {
         fail()
     }

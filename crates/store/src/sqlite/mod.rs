@@ -287,6 +287,18 @@ impl Store for SqliteStore {
         Ok(done.rows_affected() > 0)
     }
 
+    async fn discard_feed(&self, feed: FeedId) -> Result<bool> {
+        let done = sqlx::query(
+            "DELETE FROM feeds WHERE id = ?1 AND state <> 'removed' \
+             AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1) \
+             AND NOT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)",
+        )
+        .bind(feed.0)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     async fn remove_feed(&self, feed: FeedId) -> Result<bool> {
         let (_turn, mut tx) = self.write().await?;
         let found = sqlx::query(

@@ -218,3 +218,32 @@ pub async fn ff3_stored_feeds_are_found_by_body_and_by_entry_ids(store: Arc<dyn 
     assert_eq!(store.entry_overlap(&wanted, 1).await.unwrap().len(), 1);
     assert!(store.entry_overlap(&[], 10).await.unwrap().is_empty());
 }
+
+/// FF1: a feed row made for a URL that was an HTML page is deleted once nobody holds it, and
+/// only then; a feed with entries, a subscriber, or removed on request (WFM10) stays.
+pub async fn ff1_a_page_subscribed_by_mistake_is_discarded_once_nobody_holds_it(
+    store: Arc<dyn Store>,
+) {
+    let page = feed(&store, "https://site.example/").await;
+    assert!(!store.discard_feed(page).await.unwrap(), "alice holds it");
+    assert!(store.unsubscribe(page, "alice").await.unwrap());
+    assert!(store.discard_feed(page).await.unwrap());
+    assert!(store.feed(page).await.unwrap().is_none());
+    assert!(!store.discard_feed(page).await.unwrap(), "gone already");
+
+    let read = feed(&store, "https://site.example/feed").await;
+    store
+        .apply_fetch(ok(read, t(10), vec![entry("e1", "t", "s")]))
+        .await
+        .unwrap();
+    store.unsubscribe(read, "alice").await.unwrap();
+    assert!(!store.discard_feed(read).await.unwrap(), "it holds entries");
+
+    let removed = feed(&store, "https://gone.example/feed").await;
+    store.remove_feed(removed).await.unwrap();
+    assert!(
+        !store.discard_feed(removed).await.unwrap(),
+        "WFM10 remembers it"
+    );
+    assert!(store.feed(removed).await.unwrap().is_some());
+}

@@ -1,0 +1,129 @@
+//! Subscribing by a site's URL from the command line (FF1): a URL that answers an HTML page is
+//! not kept as a feed; the page's one declared feed is taken, several are listed to choose
+//! from (`--pick`, `--all`), and nothing is requested that was not needed.
+
+mod support;
+
+use support::{Publisher, Resource, fast_profile, rss, stderr, stdout, tidings};
+
+fn html(head: &str) -> Resource {
+    Resource {
+        content_type: "text/html; charset=utf-8".into(),
+        ..Resource::feed(
+            format!(
+                "<!doctype html><html><head><title>Home</title>{head}</head><body></body></html>"
+            ),
+            "\"page\"",
+        )
+    }
+}
+
+fn paths(publisher: &Publisher) -> Vec<String> {
+    publisher.seen().into_iter().map(|s| s.path).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_add_by_a_site_url_takes_its_feed_or_lists_its_feeds_to_pick_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let profile = fast_profile(dir.path());
+    let publisher = Publisher::start().await;
+    publisher.set(
+        "/",
+        html(
+            "<link rel=alternate type=application/rss+xml title=\"All posts\" href=/posts.xml>\
+             <link rel=alternate type=application/atom+xml title=Comments href=/comments.atom>",
+        ),
+    );
+    publisher.set("/posts.xml", Resource::feed(rss("posts", 1, 3), "\"p1\""));
+    publisher.set(
+        "/comments.atom",
+        Resource::feed(rss("comments", 1, 2), "\"c1\""),
+    );
+    publisher.set(
+        "/blog/",
+        html("<link rel=alternate type=application/rss+xml href=/posts.xml>"),
+    );
+    publisher.set("/empty/", html(""));
+    let common = ["--profile", profile.as_str(), "--allow-private-networks"];
+    let site = publisher.url("/");
+
+    // Two feeds named: listed, nothing kept, and only the page was read (after robots.txt).
+    let out = tidings(&db, &[&common[..], &["add", &site]].concat()).await;
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("is an HTML page naming 2 feeds; nothing added"),
+        "{err}"
+    );
+    assert!(err.contains("1. All posts <"), "{err}");
+    assert!(err.contains("2. Comments <"), "{err}");
+    assert_eq!(paths(&publisher), ["/robots.txt", "/"]);
+    let feeds = tidings(&db, &[&common[..], &["feeds", "--json"]].concat()).await;
+    assert_eq!(stdout(&feeds).trim(), "", "the page is not kept as a feed");
+
+    // The reader picks the second: it alone is added and read.
+    let out = tidings(&db, &[&common[..], &["add", &site, "--pick", "2"]].concat()).await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("comments.atom added, 2 entries"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(paths(&publisher)[2..], ["/", "/comments.atom"]);
+
+    // A page naming one feed: that feed is taken.
+    let out = tidings(
+        &db,
+        &[&common[..], &["add", &publisher.url("/blog/")]].concat(),
+    )
+    .await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("is an HTML page naming one feed"), "{said}");
+    assert!(said.contains("posts.xml added, 3 entries"), "{said}");
+    // A page naming none: said, nothing kept.
+    let out = tidings(
+        &db,
+        &[&common[..], &["add", &publisher.url("/empty/")]].concat(),
+    )
+    .await;
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("is an HTML page that names no feed; nothing added"),
+        "{}",
+        stderr(&out)
+    );
+    let feeds = stdout(&tidings(&db, &[&common[..], &["feeds", "--json"]].concat()).await);
+    let urls: Vec<&str> = feeds
+        .lines()
+        .map(|l| {
+            l.split("\"url\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        urls,
+        [publisher.url("/comments.atom"), publisher.url("/posts.xml")]
+    );
+
+    // --pick out of range lists the feeds again; --all takes both (one already known).
+    let out = tidings(&db, &[&common[..], &["add", &site, "--pick", "3"]].concat()).await;
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--pick 3 is not in the list (1 to 2)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = tidings(&db, &[&common[..], &["add", &site, "--all"]].concat()).await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("naming 2 feeds: adding all"),
+        "{}",
+        stdout(&out)
+    );
+}
