@@ -316,9 +316,18 @@ fn purpose_words(lang: Lang, purpose: tidings_model::RequestPurpose, profile: &P
             let again = duration(lang, d.cooldown);
             tr!(
                 lang,
-                "pages submitted to find the feeds they name, then the links of the page that                  look like feeds (at most {links}) and {paths} common feed paths of its site,                  at most {most} URLs per page; a URL that is no feed is not asked again for                  {again}",
-                "les pages soumises pour trouver les flux qu’elles indiquent, puis les liens de                  la page qui ressemblent à des flux (au plus {links}) et {paths} chemins de flux                  courants de son site, au plus {most} URL par page ; une URL qui n’est pas un                  flux n’est pas redemandée avant {again}",
-                "as páginas enviadas para achar os feeds que elas indicam, depois os links da                  página que parecem feeds (no máximo {links}) e {paths} caminhos de feed comuns                  do site, no máximo {most} URLs por página; uma URL que não é feed não é pedida                  de novo por {again}"
+                "pages submitted to find the feeds they name, then the links of the page that \
+                 look like feeds (at most {links}) and {paths} common feed paths of its site, \
+                 at most {most} URLs per page; a URL that is no feed is not asked again for \
+                 {again}",
+                "les pages soumises pour trouver les flux qu’elles indiquent, puis les liens de \
+                 la page qui ressemblent à des flux (au plus {links}) et {paths} chemins de flux \
+                 courants de son site, au plus {most} URL par page ; une URL qui n’est pas un \
+                 flux n’est pas redemandée avant {again}",
+                "as páginas enviadas para achar os feeds que elas indicam, depois os links da \
+                 página que parecem feeds (no máximo {links}) e {paths} caminhos de feed comuns \
+                 do site, no máximo {most} URLs por página; uma URL que não é feed não é pedida \
+                 de novo por {again}"
             )
         }
         P::Feed | P::Robots => String::new(),
