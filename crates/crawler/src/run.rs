@@ -150,6 +150,9 @@ struct Ran {
     reports: Vec<FeedReport>,
 }
 
+/// How often a crawl prunes the request log (FF17), in crawler seconds.
+const PRUNE_LOG_EVERY_SECS: i64 = 3600;
+
 /// The longest real time a crawl sleeps without looking at the store again, so feeds
 /// subscribed by another process while it sleeps are not left waiting for hours.
 const MAX_SLEEP: Duration = Duration::from_secs(30);
@@ -233,6 +236,17 @@ impl RunSummary {
 }
 
 impl Crawler {
+    /// FF17: delete the request-log rows past the profile's retention period. A failure is
+    /// logged, never a reason to stop reading.
+    async fn prune_log(&self) {
+        let before = self.profile.discovery.log_kept_from(self.now());
+        match self.store.prune_request_log(before).await {
+            Ok(0) => {}
+            Ok(rows) => tracing::info!(rows, %before, "request log pruned (FF17)"),
+            Err(e) => tracing::warn!(error = %e, "the request log could not be pruned"),
+        }
+    }
+
     /// Read every feed that is due at `now`, once. Feeds that become due while the run goes on
     /// wait for the next run. Hosts are worked as [`Crawler::crawl`] works them: each host's
     /// lane takes its next due feeds as soon as it is done with the last, whatever the others.
@@ -351,10 +365,21 @@ impl Crawler {
             .ok()
             .and_then(chrono::TimeDelta::try_seconds)
             .unwrap_or(chrono::TimeDelta::MAX);
+        // FF17: a crawl or a pass prunes the request log to its retention period when it
+        // starts, and a crawl again every PRUNE_LOG_EVERY of crawler time.
+        let mut next_prune = (!keep_reports).then(|| self.now());
         let outcome = loop {
             let now = once.unwrap_or_else(|| self.now());
             if until.reached(self.now()) {
                 break Ok(());
+            }
+            if let Some(at) = next_prune
+                && self.now() >= at
+            {
+                self.prune_log().await;
+                next_prune = once
+                    .is_none()
+                    .then(|| self.now() + chrono::TimeDelta::seconds(PRUNE_LOG_EVERY_SECS));
             }
             if once.is_none() && blocks_read.elapsed() >= RELOAD_BLOCKS_EVERY {
                 if let Err(e) = self.reload_blocks().await {

@@ -468,6 +468,18 @@ pub const MAX_COMMON_PATHS: usize = 64;
 pub const MAX_CANDIDATES: u32 = 256;
 
 impl DiscoverySettings {
+    /// FF17: request-log rows older than this, at `now`, are past their retention period.
+    pub fn log_kept_from(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> chrono::DateTime<chrono::Utc> {
+        i64::try_from(self.request_log_retention)
+            .ok()
+            .and_then(chrono::Duration::try_seconds)
+            .and_then(|d| now.checked_sub_signed(d))
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+    }
+
     fn validate(&self) -> Result<(), ProfileError> {
         let invalid = |m: String| Err(ProfileError::Invalid(format!("discovery.{m}")));
         if self.common_paths.len() > MAX_COMMON_PATHS {

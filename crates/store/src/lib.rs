@@ -139,6 +139,10 @@ pub trait Store: Send + Sync {
     /// Request log rows, newest first.
     async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>>;
 
+    /// Delete the request-log rows older than `before` (FF17: the log has its own retention
+    /// period), a batch at a time so no write waits long behind it. Returns the rows deleted.
+    async fn prune_request_log(&self, before: DateTime<Utc>) -> Result<u64>;
+
     /// The last `limit` changes of a feed's directives (FF14), newest first.
     async fn directive_history(&self, feed: FeedId, limit: u32) -> Result<Vec<DirectiveRecord>>;
 

@@ -53,6 +53,7 @@ macro_rules! contract {
 }
 
 contract! {
+    log::ff17_the_request_log_is_pruned_by_its_retention_period,
     checks::ff2_a_recheck_adds_a_result_and_keeps_the_earlier_one,
     checks::ff3_held_matches_wait_for_review_until_decided,
     checks::c7_a_checks_requests_are_logged_with_it,

@@ -381,6 +381,9 @@ impl Store for Broken {
     async fn image_cache_stats(&self) -> tidings_store::Result<tidings_store::ImageCacheStats> {
         fail()
     }
+    async fn prune_request_log(&self, _: DateTime<Utc>) -> tidings_store::Result<u64> {
+        fail()
+    }
     async fn discard_feed(&self, _: FeedId) -> tidings_store::Result<bool> {
         fail()
     }

@@ -507,6 +507,29 @@ impl Store for SqliteStore {
             .collect()
     }
 
+    async fn prune_request_log(&self, before: DateTime<Utc>) -> Result<u64> {
+        /// Rows deleted per transaction.
+        const BATCH: i64 = 10_000;
+        let mut deleted = 0;
+        loop {
+            let (_turn, mut tx) = self.write().await?;
+            let done = sqlx::query(
+                "DELETE FROM request_log WHERE id IN \
+                 (SELECT id FROM request_log WHERE at < ?1 LIMIT ?2)",
+            )
+            .bind(micros(before))
+            .bind(BATCH)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.commit().await?;
+            deleted += done;
+            if done < u64::try_from(BATCH).unwrap_or(u64::MAX) {
+                return Ok(deleted);
+            }
+        }
+    }
+
     async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>> {
         let mut sql = QueryBuilder::<Sqlite>::new(LOG_COLUMNS);
         sql.push(" WHERE 1 = 1");

@@ -130,3 +130,33 @@ pub async fn robots_cache_round_trips_and_logs_its_fetch(store: Arc<dyn Store>) 
             .all(|r| r.purpose == "robots" && r.feed_id.is_none())
     );
 }
+
+/// FF17: the request log keeps its own retention period: rows older than the cut are deleted,
+/// the newer ones and everything else stay, and the host's last request is still found.
+pub async fn ff17_the_request_log_is_pruned_by_its_retention_period(store: Arc<dyn Store>) {
+    let one = feed(&store, "https://one.example/feed").await;
+    for i in 0..5 {
+        let mut r = outcome(one, t(100 * i), "ok", Some(200));
+        r.log[0].bytes = i;
+        store.apply_fetch(r).await.unwrap();
+    }
+    assert_eq!(store.prune_request_log(t(250)).await.unwrap(), 3);
+    let left: Vec<i64> = store
+        .request_log(&LogQuery::default())
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.bytes)
+        .collect();
+    assert_eq!(left, [4, 3]);
+    assert_eq!(store.prune_request_log(t(250)).await.unwrap(), 0);
+    assert!(store.feed(one).await.unwrap().is_some(), "the feed stays");
+    assert_eq!(store.prune_request_log(t(10_000)).await.unwrap(), 2);
+    assert!(
+        store
+            .request_log(&LogQuery::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
