@@ -9,6 +9,8 @@ mod auth;
 mod broken;
 #[path = "v1/csrf.rs"]
 mod csrf;
+#[path = "v1/discovery.rs"]
+mod discovery;
 #[path = "v1/entries.rs"]
 mod entries;
 #[path = "v1/errors.rs"]

@@ -370,3 +370,110 @@ pub async fn remove_on_request(
         rules,
     }))
 }
+
+/// An operator's decision on a feed discovery held as perhaps one already stored (FF3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Review {
+    /// It is the stored feed it was matched to.
+    Duplicate,
+    /// It is a feed of its own.
+    New,
+    /// Neither: it is not taken.
+    Reject,
+}
+
+impl Review {
+    /// The decision named `name` (`duplicate`, `new`, `reject`).
+    pub fn from_name(name: &str) -> Option<Review> {
+        match name {
+            "duplicate" => Some(Review::Duplicate),
+            "new" => Some(Review::New),
+            "reject" => Some(Review::Reject),
+            _ => None,
+        }
+    }
+}
+
+/// Why a review was not recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error("no check {0}")]
+    NotFound(i64),
+    /// The check is not the URL's latest held one: decided already, or checked again since.
+    #[error("check {id} of {url} is not waiting for review (its latest check: {latest})")]
+    NotHeld {
+        id: i64,
+        url: String,
+        latest: tidings_model::Disposition,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Decide a held match (FF3), in one home for the CLI, the API and the UI: a new check of the
+/// URL records the decision beside the held one, which stays (FF2). `who` names the operator
+/// in the decision's reason.
+pub async fn review(
+    store: &dyn Store,
+    id: i64,
+    decision: Review,
+    who: &str,
+    now: DateTime<Utc>,
+) -> Result<tidings_store::StoredCheck, ReviewError> {
+    use tidings_model::Disposition;
+    let held = store
+        .url_check(id)
+        .await?
+        .ok_or(ReviewError::NotFound(id))?;
+    let latest = store
+        .last_checks(std::slice::from_ref(&held.check.url))
+        .await?
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| held.clone());
+    if latest.id != held.id || held.check.disposition != Disposition::Held {
+        return Err(ReviewError::NotHeld {
+            id,
+            url: held.check.url,
+            latest: latest.check.disposition,
+        });
+    }
+    let of = held
+        .check
+        .feed_id
+        .map_or_else(|| "the stored feed".to_owned(), |f| format!("feed {f}"));
+    let (disposition, feed_id, reason) = match decision {
+        Review::Duplicate => (
+            Disposition::Duplicate,
+            held.check.feed_id,
+            format!("FF3: accepted by {who} as a duplicate of {of}"),
+        ),
+        Review::New => (
+            Disposition::Feed,
+            None,
+            format!("FF3: accepted by {who} as a feed of its own, not {of}"),
+        ),
+        Review::Reject => (
+            Disposition::Refused,
+            None,
+            format!("FF3: rejected by {who}"),
+        ),
+    };
+    let check = tidings_store::UrlCheck {
+        url: held.check.url.clone(),
+        at: now,
+        disposition,
+        reason,
+        feed_id,
+        source: held.check.source,
+        found_on: held.check.found_on.clone(),
+    };
+    let new = store
+        .apply_check(&tidings_store::CheckApply {
+            check: check.clone(),
+            log: Vec::new(),
+            host_floor: None,
+        })
+        .await?;
+    Ok(tidings_store::StoredCheck { id: new, check })
+}

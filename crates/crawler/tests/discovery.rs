@@ -346,6 +346,50 @@ async fn ff3_the_same_feed_by_two_urls_is_found_once_and_a_stored_one_resolves_t
     assert_eq!(held.len(), 1);
     assert_eq!(held[0].check.feed_id, Some(feed.id));
     assert!(held[0].check.reason.contains("10 of 20"), "{held:?}");
+
+    // An operator decides: the decision is a new check beside the held one (FF2), and the
+    // match waits no more; it cannot be decided twice.
+    use tidings_crawler::operator::{Review, ReviewError, review};
+    let decided = review(
+        &*sim.store,
+        held[0].id,
+        Review::Duplicate,
+        "ops",
+        sim.crawler.now(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(decided.check.disposition, Disposition::Duplicate);
+    assert_eq!(decided.check.feed_id, Some(feed.id));
+    assert!(
+        decided.check.reason.contains("accepted by ops"),
+        "{decided:?}"
+    );
+    assert!(sim.store.held_checks(10).await.unwrap().is_empty());
+    let history = sim.store.url_checks(&held[0].check.url, 10).await.unwrap();
+    assert_eq!(history.len(), 2);
+    assert!(matches!(
+        review(
+            &*sim.store,
+            held[0].id,
+            Review::New,
+            "ops",
+            sim.crawler.now()
+        )
+        .await,
+        Err(ReviewError::NotHeld { .. })
+    ));
+    assert!(matches!(
+        review(
+            &*sim.store,
+            999_999,
+            Review::Reject,
+            "ops",
+            sim.crawler.now()
+        )
+        .await,
+        Err(ReviewError::NotFound(999_999))
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

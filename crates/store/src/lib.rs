@@ -498,6 +498,9 @@ pub trait Store: Send + Sync {
     /// The latest check of each of `urls` that was checked (FF2: what the cooldown reads).
     async fn last_checks(&self, urls: &[String]) -> Result<Vec<StoredCheck>>;
 
+    /// The check with this id, if any.
+    async fn url_check(&self, id: i64) -> Result<Option<StoredCheck>>;
+
     /// Every check of `url`, newest first, at most `limit`.
     async fn url_checks(&self, url: &str, limit: u32) -> Result<Vec<StoredCheck>>;
 

@@ -5,10 +5,12 @@
 //! `params` (reading query and path parameters, every failure a 400 problem naming the
 //! parameter), `cursor` (the opaque keyset cursor of entry pages), then one module per
 //! resource: `feeds`, `entries`, `hosts` (the request log and hosts, for an admin key),
-//! `operator` (do-not-crawl rules, removal on request, OPML import and export) and `reading`
+//! `operator` (do-not-crawl rules, removal on request, OPML import and export), `discovery`
+//! (matches held for review, FF3) and `reading`
 //! (an account's subscriptions and reading state, for a key that belongs to an account).
 
 pub(crate) mod cursor;
+mod discovery;
 mod entries;
 pub(crate) mod feeds;
 pub(crate) mod hosts;
@@ -51,6 +53,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(reading::list))
         .routes(routes!(reading::mark))
         .routes(routes!(reading::mark_all_read))
+        .routes(routes!(discovery::held))
+        .routes(routes!(discovery::review))
         .routes(routes!(hosts::log))
         .routes(routes!(hosts::host))
         // Not operations: the problem for a path that names nothing, left out of the document.

@@ -608,6 +608,53 @@ impl From<&FeedRecord> for HostFeed {
     }
 }
 
+/// One check of a URL by discovery (FF2): what the URL was, and the decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Check {
+    pub id: i64,
+    pub url: String,
+    /// `feed`, `not_a_feed`, `duplicate`, `held`, `refused` or `failed`.
+    pub disposition: String,
+    /// The decision, in words.
+    pub reason: String,
+    /// The stored feed it is (a feed, a duplicate) or may be (held).
+    pub feed_id: Option<i64>,
+    /// `submitted`, `alternate`, `body_link`, `common_path` or `spider`.
+    pub source: String,
+    /// The page it was found on.
+    pub found_on: Option<String>,
+    pub checked_at: DateTime<Utc>,
+}
+
+impl From<&tidings_store::StoredCheck> for Check {
+    fn from(c: &tidings_store::StoredCheck) -> Check {
+        Check {
+            id: c.id,
+            url: c.check.url.clone(),
+            disposition: c.check.disposition.as_str().to_owned(),
+            reason: c.check.reason.clone(),
+            feed_id: c.check.feed_id.map(|f| f.0),
+            source: c.check.source.as_str().to_owned(),
+            found_on: c.check.found_on.clone(),
+            checked_at: c.check.at,
+        }
+    }
+}
+
+/// `GET /v1/discovery/held`: feeds found that may be stored ones, waiting for review (FF3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HeldList {
+    pub held: Vec<Check>,
+}
+
+/// `POST /v1/discovery/held/{id}`: an operator's decision on a held match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewDecision {
+    /// `duplicate` (it is the stored feed), `new` (a feed of its own) or `reject`.
+    pub decision: String,
+}
+
 /// `GET /v1/rules`: the operator's do-not-crawl rules (FF13), oldest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RuleList {

@@ -396,6 +396,9 @@ impl Store for Broken {
     ) -> tidings_store::Result<Vec<tidings_store::StoredCheck>> {
         fail()
     }
+    async fn url_check(&self, _: i64) -> tidings_store::Result<Option<tidings_store::StoredCheck>> {
+        fail()
+    }
     async fn url_checks(
         &self,
         _: &str,

@@ -79,6 +79,13 @@ const WRITES: &[Write] = &[
     },
     Write {
         method: "POST",
+        path: "/v1/discovery/held/{id}",
+        content_type: "application/json",
+        body: Some(r#"{"decision": "reject"}"#),
+        ok: 200,
+    },
+    Write {
+        method: "POST",
         path: "/v1/rules",
         content_type: "application/json",
         body: Some(r#"{"kind": "host", "value": "victim.example"}"#),
@@ -143,7 +150,8 @@ async fn snapshot(server: &Server, account: i64) -> String {
         .await
         .expect("subscriptions");
     let rules = server.store.blocks().await.expect("rules");
-    format!("{feeds:?}\n{mine:?}\n{reading:?}\n{rules:?}")
+    let held = server.store.held_checks(100).await.expect("held");
+    format!("{feeds:?}\n{mine:?}\n{reading:?}\n{rules:?}\n{held:?}")
 }
 
 #[tokio::test]
@@ -191,9 +199,29 @@ async fn a_cookie_from_another_site_writes_nothing_and_the_bearer_key_does() {
         .expect("rule")
         .block
         .id;
+    // A feed found that may be the subscribed one, held for review (FF3).
+    let held = server
+        .store
+        .apply_check(&tidings_store::CheckApply {
+            check: tidings_store::UrlCheck {
+                url: "https://mirror.example/feed.xml".into(),
+                at: t(0),
+                disposition: tidings_model::Disposition::Held,
+                reason: "FF3: 10 of 20 entry ids in common".into(),
+                feed_id: Some(feed),
+                source: tidings_model::CheckSource::Submitted,
+                found_on: None,
+            },
+            log: Vec::new(),
+            host_floor: None,
+        })
+        .await
+        .expect("held check");
     let path_of = |write: &Write| {
         let id = if write.path.starts_with("/v1/rules") {
             rule.to_string()
+        } else if write.path.starts_with("/v1/discovery") {
+            held.to_string()
         } else {
             feed.to_string()
         };

@@ -824,6 +824,10 @@ impl Store for PgStore {
         self.last_checks_in(urls).await
     }
 
+    async fn url_check(&self, id: i64) -> Result<Option<crate::StoredCheck>> {
+        self.url_check_in(id).await
+    }
+
     async fn url_checks(&self, url: &str, limit: u32) -> Result<Vec<crate::StoredCheck>> {
         self.url_checks_in(url, limit).await
     }

@@ -49,6 +49,14 @@ impl SqliteStore {
         rows.iter().map(check_from_row).collect()
     }
 
+    pub(super) async fn url_check_in(&self, id: i64) -> Result<Option<StoredCheck>> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COLUMNS} WHERE id = ?1")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(check_from_row).transpose()
+    }
+
     pub(super) async fn url_checks_in(&self, url: &str, limit: u32) -> Result<Vec<StoredCheck>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "{COLUMNS} WHERE url = ?1 ORDER BY id DESC LIMIT ?2"

@@ -111,6 +111,11 @@ pub async fn ff3_held_matches_wait_for_review_until_decided(store: Arc<dyn Store
     let urls: Vec<&str> = held.iter().map(|c| c.check.url.as_str()).collect();
     assert_eq!(urls, ["https://b.example/rss", "https://c.example/atom"]);
     assert_eq!(held[0].check.feed_id, Some(known));
+    assert_eq!(
+        store.url_check(held[1].id).await.unwrap().as_ref(),
+        Some(&held[1])
+    );
+    assert_eq!(store.url_check(held[1].id + 1000).await.unwrap(), None);
     store
         .apply_check(&apply(UrlCheck {
             feed_id: Some(known),
