@@ -8,7 +8,8 @@
 //! its own reading (`mine`: unread counts, folders, marks, stars, mark all read, read now,
 //! OPML import at `/import` and export at `/export.opml`). Admin (an admin login or key):
 //! `/admin` (feeds by state, with reasons), `/admin/hosts/{name}`, `/admin/log`,
-//! `/admin/rules` (do-not-crawl rules), `/admin/errors`, `/admin/queue` (the page queue and
+//! `/admin/rules` (do-not-crawl rules), `/admin/discovery` (matches held for review, FF3),
+//! `/admin/errors`, `/admin/queue` (the page queue and
 //! the image cache). `/login` opens a web session with an
 //! account's password (or keeps an API token in a cookie, since a browser cannot send a Bearer
 //! header); `/logout` ends it (`crate::auth`).
@@ -33,6 +34,7 @@ pub(crate) mod media;
 mod mine;
 mod page;
 mod reader;
+mod review;
 mod rules;
 
 use crate::AppState;
@@ -72,6 +74,7 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/feeds/{id}/directives", get(admin::directives))
         .route("/admin/rules", get(rules::list).post(rules::add))
         .route("/admin/rules/remove", post(rules::remove))
+        .route("/admin/discovery", get(review::list).post(review::decide))
         .route("/icons/{feed}", get(media::icon))
         .route("/images/entries/{id}", get(media::entry_image))
         .route("/images/feeds/{id}", get(media::feed_image))

@@ -82,11 +82,12 @@ pub async fn feeds(State(state): State<AppState>, Admin(caller): Admin) -> Respo
 }
 
 /// The links between the admin pages.
-fn admin_nav(html: &mut String) {
+pub(super) fn admin_nav(html: &mut String) {
     html.push_str(
         "<nav aria-label=\"Admin\"><p><a href=\"/admin\">Feeds</a> · \
          <a href=\"/admin/errors\">Errors</a> · <a href=\"/admin/log\">Request log</a> · \
          <a href=\"/admin/queue\">Page queue</a> · \
+         <a href=\"/admin/discovery\">Held matches</a> · \
          <a href=\"/admin/rules\">Do-not-crawl rules</a></p></nav>\n",
     );
 }

@@ -154,11 +154,7 @@ async fn rules_page(
         Err(e) => return page::failed(frame, &e),
     };
     let mut main = String::from("<h1>Do-not-crawl rules</h1>\n");
-    main.push_str(
-        "<nav aria-label=\"Admin\"><p><a href=\"/admin\">Feeds</a> · \
-         <a href=\"/admin/errors\">Errors</a> · <a href=\"/admin/log\">Request log</a> · \
-         <a href=\"/admin/rules\">Do-not-crawl rules</a></p></nav>\n",
-    );
+    super::admin::admin_nav(&mut main);
     match outcome {
         Outcome::None => {}
         Outcome::Done(text) => main.push_str(&format!(

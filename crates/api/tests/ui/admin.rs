@@ -283,3 +283,67 @@ async fn subscribe_by_form(ui: &Ui, url: &str) -> tidings_store::FeedRecord {
         .unwrap()
         .expect("the feed")
 }
+
+#[tokio::test]
+async fn ff3_a_held_match_is_decided_from_the_admin_page() {
+    let ui = Ui::start().await;
+    let feed = ui.subscribe("https://example.org/feed.xml", "alice").await;
+    let held = ui
+        .store
+        .apply_check(&tidings_store::CheckApply {
+            check: tidings_store::UrlCheck {
+                url: "https://mirror.example/feed.xml?<b>".into(),
+                at: chrono::Utc::now(),
+                disposition: tidings_model::Disposition::Held,
+                reason: "FF3: 10 of 20 entry ids in common with feed 1 (uncertain)".into(),
+                feed_id: Some(feed),
+                source: tidings_model::CheckSource::Alternate,
+                found_on: None,
+            },
+            log: Vec::new(),
+            host_floor: None,
+        })
+        .await
+        .unwrap();
+    let page = ui.admin_page("/admin/discovery").await;
+    assert!(page.contains("<h2>Waiting (1)</h2>"), "{page}");
+    assert!(
+        page.contains("mirror.example/feed.xml?&lt;b&gt;"),
+        "escaped: {page}"
+    );
+    assert!(page.contains(&format!("feed {feed}")), "{page}");
+    assert_eq!(
+        ui.get("/admin/discovery", "").await.status,
+        303,
+        "admins only"
+    );
+    // A form from another site decides nothing.
+    let forged = ui
+        .post(
+            "/admin/discovery",
+            &format!("id={held}&decision=new"),
+            &format!("{}Origin: http://evil.example\r\n", Ui::cookie(&ui.admin)),
+        )
+        .await;
+    assert_ne!(forged.status, 200);
+    assert_eq!(ui.store.held_checks(10).await.unwrap().len(), 1);
+
+    let page = ui
+        .admin_post("/admin/discovery", &format!("id={held}&decision=new"))
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("as a feed of its own"), "{}", page.body);
+    assert!(
+        page.body.contains("Nothing waits for review."),
+        "{}",
+        page.body
+    );
+    let again = ui
+        .admin_post("/admin/discovery", &format!("id={held}&decision=reject"))
+        .await;
+    assert_eq!(again.status, 422, "{}", again.body);
+    let bad = ui
+        .admin_post("/admin/discovery", &format!("id={held}&decision=maybe"))
+        .await;
+    assert_eq!(bad.status, 400);
+}
