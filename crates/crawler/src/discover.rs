@@ -18,7 +18,7 @@ use tidings_model::{
 };
 use tidings_page::discover::{Candidate, Plan, Source, candidates};
 use tidings_policy::discovery::{self, Evidence, Match};
-use tidings_read::{Event, Found, Need, NotSent, Purpose, Read, ResourceState};
+use tidings_read::{Found, Need, NotSent, Purpose, Read, ResourceState};
 use tidings_store::{CheckApply, UrlCheck};
 use url::Url;
 
@@ -358,35 +358,16 @@ impl Crawler {
             feed: None,
             egress: None,
         };
-        let mut read = Read::resource(&state, purpose, &self.profile);
-        let mut need = read.start();
-        loop {
-            // robots.txt requests are saved with their copy, not with the check's outcome.
-            if let Need::SaveRobots { sent, .. } = &need {
-                out.requests += sent.len();
+        let read = Read::resource(&state, purpose, &self.profile);
+        // robots.txt requests are saved with their copy, not with the check's outcome.
+        let mut robots_requests = 0;
+        let mut count_robots = |need: &Need<'_, Url>| {
+            if let Need::SaveRobots { sent, .. } = need {
+                robots_requests += sent.len();
             }
-            let event = match self.answer_shared(&need, &asker).await? {
-                Some(event) => event,
-                None => match need {
-                    Need::Examine {
-                        body,
-                        base,
-                        purpose,
-                    } => Event::Examined(Box::new(self.examine(body, base, purpose).await?)),
-                    Need::Done => break,
-                    other => {
-                        return Err(CrawlError::Internal(format!(
-                            "a discovery read asked for {other:?}"
-                        )));
-                    }
-                },
-            };
-            need = read.step(event, self.now());
-        }
-        let outcome = read
-            .finish_resource()
-            .ok_or_else(|| CrawlError::Internal("the read ended without an outcome".into()))?;
-        out.requests += outcome.sent.len();
+        };
+        let outcome = self.drive_resource(read, &asker, &mut count_robots).await?;
+        out.requests += robots_requests + outcome.sent.len();
         let final_url = outcome.final_target.clone();
         let read1 = match outcome.found {
             Some(Found::Feed { parsed, hash }) => Read1::Feed {

@@ -201,30 +201,8 @@ impl Crawler {
             feed: job.feed_id,
             egress: None,
         };
-        let mut read = Read::resource(&state, purpose, &self.profile);
-        let mut need = read.start();
-        loop {
-            let event = match self.answer_shared(&need, &asker).await? {
-                Some(event) => event,
-                None => match need {
-                    Need::Examine {
-                        body,
-                        base,
-                        purpose,
-                    } => Event::Examined(Box::new(self.examine(body, base, purpose).await?)),
-                    Need::Done => break,
-                    other => {
-                        return Err(CrawlError::Internal(format!(
-                            "a resource's read asked for {other:?}"
-                        )));
-                    }
-                },
-            };
-            need = read.step(event, self.now());
-        }
-        let out = read
-            .finish_resource()
-            .ok_or_else(|| CrawlError::Internal("the read ended without an outcome".into()))?;
+        let read = Read::resource(&state, purpose, &self.profile);
+        let out = self.drive_resource(read, &asker, &mut |_| {}).await?;
         let now = self.now();
         let settings = &self.profile.pages;
         let set_aside = matches!(out.not_sent, Some(NotSent::HostFloor | NotSent::CrawlDelay));
@@ -314,6 +292,39 @@ impl Crawler {
             self.prune_images(now).await?;
         }
         Ok(report(job, out.label, reason, due_at))
+    }
+
+    /// Drive a resource's read to its end: the needs every read has, and the examination of
+    /// its body off the async threads. `seen` hears of each need before it is answered.
+    pub(crate) async fn drive_resource(
+        &self,
+        mut read: Read<'_, Url>,
+        asker: &Asker,
+        seen: &mut (dyn FnMut(&Need<'_, Url>) + Send),
+    ) -> Result<Box<tidings_read::ResourceOutcome<Url>>, CrawlError> {
+        let mut need = read.start();
+        loop {
+            seen(&need);
+            let event = match self.answer_shared(&need, asker).await? {
+                Some(event) => event,
+                None => match need {
+                    Need::Examine {
+                        body,
+                        base,
+                        purpose,
+                    } => Event::Examined(Box::new(self.examine(body, base, purpose).await?)),
+                    Need::Done => break,
+                    other => {
+                        return Err(CrawlError::Internal(format!(
+                            "a resource's read asked for {other:?}"
+                        )));
+                    }
+                },
+            };
+            need = read.step(event, self.now());
+        }
+        read.finish_resource()
+            .ok_or_else(|| CrawlError::Internal("the read ended without an outcome".into()))
     }
 
     /// Keep the image cache within the profile's bounds (FF9): copies unused for
@@ -434,18 +445,8 @@ fn examine(body: Body, base: &Url, purpose: Purpose, profile: &Profile) -> Exami
             if !crate::refresh::looks_like_html(body.content_type.as_deref(), &body.bytes) {
                 return unusable("not an HTML page");
             }
-            let token = profile.robots.token.as_str();
             let max_bytes = usize::try_from(profile.pages.max_page_bytes).unwrap_or(usize::MAX);
-            let context = tidings_page::Context {
-                url: base,
-                content_type: body.content_type.as_deref(),
-                bots: &[token],
-                limits: tidings_page::Limits {
-                    max_bytes,
-                    ..tidings_page::Limits::default()
-                },
-            };
-            let mut page = tidings_page::inspect(&body.bytes, &context);
+            let mut page = inspect_page(&body, base, profile, max_bytes);
             // The fetch stops at the cap (SR1): a body that fills it may go on (FF6).
             page.truncated |= body.bytes.len() >= max_bytes;
             Examined {
@@ -482,9 +483,12 @@ fn discovered(body: Body, base: &Url, profile: &Profile) -> Examined {
         };
     }
     if crate::refresh::looks_like_html(body.content_type.as_deref(), &body.bytes) {
+        let max_bytes = usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
         return Examined {
             usable: Ok(()),
-            found: Some(Found::Page(Box::new(inspect_page(&body, base, profile)))),
+            found: Some(Found::Page(Box::new(inspect_page(
+                &body, base, profile, max_bytes,
+            )))),
         };
     }
     Examined {
@@ -496,9 +500,14 @@ fn discovered(body: Body, base: &Url, profile: &Profile) -> Examined {
     }
 }
 
-/// The facts of an HTML page read to find feeds (FF1): its first `discovery.max_page_bytes`.
-pub(crate) fn inspect_page(body: &Body, base: &Url, profile: &Profile) -> tidings_page::Page {
-    let max_bytes = usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
+/// The facts of an HTML page: its first `max_bytes`, with the `<meta>` directives for the
+/// profile's bot.
+pub(crate) fn inspect_page(
+    body: &Body,
+    base: &Url,
+    profile: &Profile,
+    max_bytes: usize,
+) -> tidings_page::Page {
     let token = profile.robots.token.as_str();
     let context = tidings_page::Context {
         url: base,

@@ -148,8 +148,12 @@ impl Crawler {
                 base.as_str(),
                 &profile.entries,
             );
-            let page = matches!(verdict.body, BodyVerdict::Unparseable { html: true, .. })
-                .then(|| Box::new(crate::enrich::inspect_page(&body, &base, &profile)));
+            let page =
+                matches!(verdict.body, BodyVerdict::Unparseable { html: true, .. }).then(|| {
+                    let max =
+                        usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
+                    Box::new(crate::enrich::inspect_page(&body, &base, &profile, max))
+                });
             (verdict, page)
         })
         .await
