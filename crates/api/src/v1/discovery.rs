@@ -3,7 +3,7 @@
 //! rejected (`tidings_crawler::operator::review`, as the CLI decides it). A decision is a new
 //! check of the URL; the held one stays (FF2).
 
-use super::wire::{Check, HeldList, ReviewDecision};
+use super::wire::{Check, HeldDecision, HeldList, ReviewDecision};
 use crate::AppState;
 use crate::auth::{AdminAccess, WriteAccess};
 use crate::openapi::AdminErrors;
@@ -78,15 +78,11 @@ pub async fn review(
         }
     };
     let body: ReviewDecision = super::params::json_object(body, r#"{"decision": "duplicate"}"#)?;
-    let decision = Review::from_name(&body.decision).ok_or_else(|| {
-        Problem::invalid(
-            "decision",
-            format!(
-                "a decision is duplicate, new or reject, not {:?}",
-                body.decision
-            ),
-        )
-    })?;
+    let decision = match body.decision {
+        HeldDecision::Duplicate => Review::Duplicate,
+        HeldDecision::New => Review::New,
+        HeldDecision::Reject => Review::Reject,
+    };
     let who = caller.to_string();
     let decided = operator::review(&*state.store, id, decision, &who, Utc::now())
         .await
@@ -95,6 +91,6 @@ pub async fn review(
             ReviewError::NotHeld { .. } => Problem::new(ProblemKind::Refused, e.to_string()),
             ReviewError::Store(e) => Problem::from(e),
         })?;
-    tracing::info!(check = id, caller = %caller, decision = %body.decision, "held match decided (FF3)");
+    tracing::info!(check = id, caller = %caller, decision = ?body.decision, "held match decided (FF3)");
     Ok(Json(Check::from(&decided)))
 }

@@ -651,8 +651,19 @@ pub struct HeldList {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewDecision {
-    /// `duplicate` (it is the stored feed), `new` (a feed of its own) or `reject`.
-    pub decision: String,
+    pub decision: HeldDecision,
+}
+
+/// What a held match is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HeldDecision {
+    /// The stored feed it was matched to.
+    Duplicate,
+    /// A feed of its own.
+    New,
+    /// Neither: not taken.
+    Reject,
 }
 
 /// `GET /v1/rules`: the operator's do-not-crawl rules (FF13), oldest first.
