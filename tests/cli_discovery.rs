@@ -127,3 +127,43 @@ async fn ff1_add_by_a_site_url_takes_its_feed_or_lists_its_feeds_to_pick_from() 
         stdout(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff18_queries_are_kept_listed_and_not_run_without_a_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let out = tidings(
+        &db,
+        &["queries", "add", "websearch", "parish newsletter rss"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "query 1: parish newsletter rss for websearch\n"
+    );
+    let out = tidings(&db, &["queries", "run"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "query 1: not run: no search provider named \"websearch\" is connected\n"
+    );
+    let listed = stdout(&tidings(&db, &["queries", "list"]).await);
+    assert!(
+        listed.contains("websearch  parish newsletter rss  (never run)"),
+        "{listed}"
+    );
+    assert!(
+        tidings(&db, &["queries", "remove", "1"])
+            .await
+            .status
+            .success()
+    );
+    assert!(
+        !tidings(&db, &["queries", "remove", "1"])
+            .await
+            .status
+            .success()
+    );
+    assert_eq!(stdout(&tidings(&db, &["queries", "list"]).await), "");
+}

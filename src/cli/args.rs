@@ -114,6 +114,9 @@ pub enum Command {
     /// Manage the accounts people log in with: add, list, passwd (--api: the sync clients'
     /// password), remove
     Users(super::users::UsersArgs),
+    /// Search-engine query definitions, a discovery source (FF18): add, list, remove, run
+    /// (no search provider is connected in this build: a query is kept, not run)
+    Queries(super::queries::QueriesArgs),
     /// Run the real scheduling policy in virtual time against a modelled web (no database, no
     /// network) and report requests, 304s, the busiest host and politeness violations; exits
     /// non-zero when there is any violation

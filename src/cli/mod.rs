@@ -8,6 +8,7 @@ mod crawl;
 mod keys;
 mod parse;
 mod progress;
+mod queries;
 mod robots;
 mod serve;
 mod settings;
@@ -61,6 +62,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Serve(a) => serve::run(&ctx, a).await,
         Command::Keys(a) => keys::run(&ctx, a).await,
         Command::Users(a) => users::run(&ctx, a).await,
+        Command::Queries(a) => queries::run(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::Log(a) => commands::log(&ctx, a).await,

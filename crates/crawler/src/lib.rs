@@ -23,6 +23,7 @@ pub mod live;
 pub mod operator;
 pub mod refresh;
 pub mod run;
+pub mod search;
 
 pub use clock::Clock;
 pub use live::{GateView, Live};
@@ -126,6 +127,8 @@ pub struct Crawler {
     key_checked: Arc<tokio::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>>,
     /// Give-backs of ended lanes still being written ([`Crawler::end_lane`]).
     giving_back: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    /// The search providers connected (FF18): none unless a caller connects one.
+    providers: Arc<[Arc<dyn search::SearchProvider>]>,
 }
 
 impl Crawler {
@@ -150,6 +153,7 @@ impl Crawler {
             live,
             key_checked: Arc::default(),
             giving_back: Arc::default(),
+            providers: Arc::new([]),
         }
     }
 

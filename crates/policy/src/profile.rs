@@ -425,6 +425,8 @@ pub struct DiscoverySettings {
     pub uncertain_share: f64,
     /// FF3: fewer entry ids in common than this prove nothing either way.
     pub min_shared_entries: u32,
+    /// FF18: results of one search query taken as pages to discover, at most.
+    pub search_results_per_query: u32,
     /// FF17: request-log rows older than this are removed.
     pub request_log_retention: u64,
     /// FF17: a finished spider job and its queue are removed this long after they ended.
@@ -457,6 +459,7 @@ impl Default for DiscoverySettings {
             duplicate_share: 0.9,
             uncertain_share: 0.5,
             min_shared_entries: 3,
+            search_results_per_query: 20,
             request_log_retention: 90 * 86_400,
             job_retention: 30 * 86_400,
         }
@@ -519,6 +522,11 @@ impl DiscoverySettings {
         }
         if self.min_shared_entries == 0 {
             return invalid("min_shared_entries must be at least 1".into());
+        }
+        if !(1..=MAX_CANDIDATES).contains(&self.search_results_per_query) {
+            return invalid(format!(
+                "search_results_per_query must be between 1 and {MAX_CANDIDATES}"
+            ));
         }
         for (name, secs) in [
             ("cooldown", self.cooldown),

@@ -507,6 +507,24 @@ pub trait Store: Send + Sync {
     /// The URLs whose latest check is held for review (FF3), oldest first, at most `limit`.
     async fn held_checks(&self, limit: u32) -> Result<Vec<StoredCheck>>;
 
+    /// Keep a search query definition (FF18); returns it and whether it is new (the same
+    /// provider and query are kept once).
+    async fn add_search_query(
+        &self,
+        provider: &str,
+        query: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(SearchQuery, bool)>;
+
+    /// Every search query definition, oldest first.
+    async fn search_queries(&self) -> Result<Vec<SearchQuery>>;
+
+    /// Remove a search query definition; returns whether it existed.
+    async fn remove_search_query(&self, id: i64) -> Result<bool>;
+
+    /// Record what a run of a search query did, at `at`.
+    async fn search_query_ran(&self, id: i64, at: DateTime<Utc>, result: &str) -> Result<()>;
+
     /// The feeds whose last body hashed to `hash` (FF3), oldest first.
     async fn feeds_with_content_hash(&self, hash: &str) -> Result<Vec<FeedId>>;
 

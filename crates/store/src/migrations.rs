@@ -142,6 +142,11 @@ const SQLITE: &[Source] = &[
         "url checks",
         include_str!("../migrations/sqlite/0026_url_checks.sql"),
     ),
+    (
+        27,
+        "search queries",
+        include_str!("../migrations/sqlite/0027_search_queries.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -274,6 +279,11 @@ const POSTGRES: &[Source] = &[
         26,
         "url checks",
         include_str!("../migrations/postgres/0026_url_checks.sql"),
+    ),
+    (
+        27,
+        "search queries",
+        include_str!("../migrations/postgres/0027_search_queries.sql"),
     ),
 ];
 

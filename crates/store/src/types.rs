@@ -670,6 +670,19 @@ pub struct EntryOverlap {
     pub entries: u64,
 }
 
+/// A search-engine query definition, a discovery source (FF18).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchQuery {
+    pub id: i64,
+    /// The provider that runs it, by name.
+    pub provider: String,
+    pub query: String,
+    pub created_at: DateTime<Utc>,
+    pub last_run_at: Option<DateTime<Utc>>,
+    /// What the last run did, in words.
+    pub last_result: Option<String>,
+}
+
 /// A check as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredCheck {

@@ -59,6 +59,7 @@ contract! {
     checks::c7_a_checks_requests_are_logged_with_it,
     checks::ff3_stored_feeds_are_found_by_body_and_by_entry_ids,
     checks::ff1_a_page_subscribed_by_mistake_is_discarded_once_nobody_holds_it,
+    checks::ff18_search_queries_are_kept_as_a_discovery_source,
     keys::an_accounts_key_names_it_and_goes_with_it,
     accounts::sessions_live_until_they_expire_or_their_password_changes,
     reading::c2_one_read_serves_every_account_and_a_new_subscription_starts_with_its_newest_unread,

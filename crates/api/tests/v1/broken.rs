@@ -409,6 +409,28 @@ impl Store for Broken {
     async fn held_checks(&self, _: u32) -> tidings_store::Result<Vec<tidings_store::StoredCheck>> {
         fail()
     }
+    async fn add_search_query(
+        &self,
+        _: &str,
+        _: &str,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<(tidings_store::SearchQuery, bool)> {
+        fail()
+    }
+    async fn search_queries(&self) -> tidings_store::Result<Vec<tidings_store::SearchQuery>> {
+        fail()
+    }
+    async fn remove_search_query(&self, _: i64) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn search_query_ran(
+        &self,
+        _: i64,
+        _: DateTime<Utc>,
+        _: &str,
+    ) -> tidings_store::Result<()> {
+        fail()
+    }
     async fn feeds_with_content_hash(&self, _: &str) -> tidings_store::Result<Vec<FeedId>> {
         fail()
     }

@@ -3,7 +3,8 @@
 use super::PgStore;
 use super::apply::{insert_log, raise_host_floor};
 use crate::codec;
-use crate::{CheckApply, EntryOverlap, Result, StoredCheck, UrlCheck};
+use crate::{CheckApply, EntryOverlap, Result, SearchQuery, StoredCheck, UrlCheck};
+use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 use tidings_model::FeedId;
@@ -113,6 +114,64 @@ impl PgStore {
             })
             .collect()
     }
+    pub(super) async fn add_search_query_in(
+        &self,
+        provider: &str,
+        query: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(SearchQuery, bool)> {
+        let mut tx = self.pool.begin().await?;
+        let new = sqlx::query(
+            "INSERT INTO search_queries (provider, query, created_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (provider, query) DO NOTHING",
+        )
+        .bind(provider)
+        .bind(query)
+        .bind(at)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{QUERY_COLUMNS} WHERE provider = $1 AND query = $2"
+        )))
+        .bind(provider)
+        .bind(query)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok((query_from_row(&row)?, new))
+    }
+
+    pub(super) async fn search_queries_in(&self) -> Result<Vec<SearchQuery>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{QUERY_COLUMNS} ORDER BY id")))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(query_from_row).collect()
+    }
+
+    pub(super) async fn remove_search_query_in(&self, id: i64) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM search_queries WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    pub(super) async fn search_query_ran_in(
+        &self,
+        id: i64,
+        at: DateTime<Utc>,
+        result: &str,
+    ) -> Result<()> {
+        sqlx::query("UPDATE search_queries SET last_run_at = $2, last_result = $3 WHERE id = $1")
+            .bind(id)
+            .bind(at)
+            .bind(result)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
 }
 
 fn check_from_row(row: &PgRow) -> Result<StoredCheck> {
@@ -127,5 +186,19 @@ fn check_from_row(row: &PgRow) -> Result<StoredCheck> {
             source: codec::decode_check_source(&row.try_get::<String, _>("source")?)?,
             found_on: row.try_get("found_on")?,
         },
+    })
+}
+
+const QUERY_COLUMNS: &str =
+    "SELECT id, provider, query, created_at, last_run_at, last_result FROM search_queries";
+
+fn query_from_row(row: &PgRow) -> Result<SearchQuery> {
+    Ok(SearchQuery {
+        id: row.try_get("id")?,
+        provider: row.try_get("provider")?,
+        query: row.try_get("query")?,
+        created_at: row.try_get("created_at")?,
+        last_run_at: row.try_get("last_run_at")?,
+        last_result: row.try_get("last_result")?,
     })
 }

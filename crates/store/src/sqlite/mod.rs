@@ -862,6 +862,27 @@ impl Store for SqliteStore {
         self.feeds_with_content_hash_in(hash).await
     }
 
+    async fn add_search_query(
+        &self,
+        provider: &str,
+        query: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(crate::SearchQuery, bool)> {
+        self.add_search_query_in(provider, query, at).await
+    }
+
+    async fn search_queries(&self) -> Result<Vec<crate::SearchQuery>> {
+        self.search_queries_in().await
+    }
+
+    async fn remove_search_query(&self, id: i64) -> Result<bool> {
+        self.remove_search_query_in(id).await
+    }
+
+    async fn search_query_ran(&self, id: i64, at: DateTime<Utc>, result: &str) -> Result<()> {
+        self.search_query_ran_in(id, at, result).await
+    }
+
     async fn entry_overlap(&self, ids: &[String], limit: u32) -> Result<Vec<crate::EntryOverlap>> {
         self.entry_overlap_in(ids, limit).await
     }

@@ -252,3 +252,40 @@ pub async fn ff1_a_page_subscribed_by_mistake_is_discarded_once_nobody_holds_it(
     );
     assert!(store.feed(removed).await.unwrap().is_some());
 }
+
+/// FF18: search query definitions are kept (each provider and query once), listed, marked with
+/// what their last run did, and removed.
+pub async fn ff18_search_queries_are_kept_as_a_discovery_source(store: Arc<dyn Store>) {
+    let (first, new) = store
+        .add_search_query("websearch", "football club news rss", t(0))
+        .await
+        .unwrap();
+    assert!(new);
+    assert_eq!(first.provider, "websearch");
+    assert_eq!(first.last_run_at, None);
+    let (again, new) = store
+        .add_search_query("websearch", "football club news rss", t(5))
+        .await
+        .unwrap();
+    assert!(!new);
+    assert_eq!(again, first);
+    let (other, _) = store
+        .add_search_query("archive", "football club news rss", t(10))
+        .await
+        .unwrap();
+    store
+        .search_query_ran(first.id, t(60), "12 results, 3 feeds found")
+        .await
+        .unwrap();
+    let all = store.search_queries().await.unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0].last_run_at, Some(t(60)));
+    assert_eq!(
+        all[0].last_result.as_deref(),
+        Some("12 results, 3 feeds found")
+    );
+    assert_eq!(all[1], other);
+    assert!(store.remove_search_query(first.id).await.unwrap());
+    assert!(!store.remove_search_query(first.id).await.unwrap());
+    assert_eq!(store.search_queries().await.unwrap(), [other]);
+}
