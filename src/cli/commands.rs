@@ -108,7 +108,7 @@ async fn add_round(
     who: Subscriber<'_>,
     args: &AddArgs,
 ) -> Result<(
-    Vec<(FeedRecord, Box<tidings_crawler::discover::Page>)>,
+    Vec<(FeedRecord, Box<tidings_crawler::refresh::HtmlPage>)>,
     bool,
 )> {
     let mut failed = false;
@@ -349,7 +349,7 @@ async fn choose(
     crawler: &Crawler,
     feed: &FeedRecord,
     who: Subscriber<'_>,
-    page: &tidings_crawler::discover::Page,
+    page: &tidings_crawler::refresh::HtmlPage,
     args: &AddArgs,
 ) -> Result<Option<Vec<FeedUrl>>> {
     let terminal = std::io::stderr().is_terminal();

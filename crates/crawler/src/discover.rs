@@ -22,9 +22,6 @@ use tidings_read::{Found, Need, NotSent, Purpose, Read, ResourceState};
 use tidings_store::{CheckApply, UrlCheck};
 use url::Url;
 
-/// The facts of an HTML page, as discovery reads them.
-pub use tidings_page::Page;
-
 /// How far discovery goes for one URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reach {
@@ -137,9 +134,10 @@ impl Crawler {
         &self,
         feed: FeedId,
         who: tidings_store::Subscriber<'_>,
-        page: &tidings_page::Page,
+        html: &crate::refresh::HtmlPage,
         progress: &(dyn Fn(&Checked) + Send + Sync),
     ) -> Result<PageFeeds, CrawlError> {
+        let page = &html.page;
         let Some(record) = self.store.feed(feed).await? else {
             return Ok(PageFeeds {
                 offers: Vec::new(),
@@ -157,7 +155,8 @@ impl Crawler {
         if self.store.discard_feed(feed).await? {
             tracing::info!(url = %record.url, "an HTML page, not a feed: its feed row discarded");
         }
-        let page_url = record.url.as_url();
+        // The page's own URL (after redirects): its directory and site for the common paths.
+        let page_url = &html.url;
         let mut offers: Vec<Offer> = Vec::new();
         for declared in &page.feeds {
             let Ok(url) = FeedUrl::parse(declared.url.as_str()) else {

@@ -35,7 +35,14 @@ pub struct FeedReport {
     pub queued: bool,
     /// The feed's URL answered an HTML page: what the page names (its feed alternates), for
     /// a person who gave a site's URL to subscribe to (FF1).
-    pub html_page: Option<Box<tidings_page::Page>>,
+    pub html_page: Option<Box<HtmlPage>>,
+}
+
+/// An HTML page a feed's URL answered, and the URL it was read from (after redirects).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HtmlPage {
+    pub url: Url,
+    pub page: tidings_page::Page,
 }
 
 impl FeedReport {
@@ -89,7 +96,12 @@ impl Crawler {
                         stored_hash,
                     } => {
                         let (verdict, page) = self.judge(body, base, stored_hash).await?;
-                        html_page = page;
+                        html_page = page.map(|page| {
+                            Box::new(HtmlPage {
+                                url: base.clone(),
+                                page: *page,
+                            })
+                        });
                         Event::Judged(Box::new(verdict))
                     }
                     Need::EntryCounts { ids, since } => {

@@ -428,3 +428,52 @@ async fn ff2_what_was_checked_is_not_read_again_within_the_cooldown() {
     let index = sim.web.url("quiet.test", "/index.xml").unwrap();
     assert_eq!(sim.store.url_checks(&index, 10).await.unwrap().len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_a_subscribed_page_offers_its_feeds_from_where_it_was_read() {
+    // The URL given redirects to a page in a directory; the page declares no feed, so the
+    // common paths are tried under the page's own directory first.
+    let sim = start(
+        vec![
+            HostSpec::new("moved.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at("/", Resource::redirect(301, "/blog/"))
+                .at("/blog/", page("", ""))
+                .at("/blog/feed", rss("Blog", &ids("b", 2))),
+        ],
+        ffbot,
+    )
+    .await;
+    let url = sim.subscribe("moved.test", "/").await;
+    let feed = sim
+        .store
+        .feed_by_url(&FeedUrl::parse(&url).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let report = sim
+        .crawler
+        .refresh(&feed, tidings_crawler::Purpose::FirstAdd)
+        .await
+        .unwrap();
+    let html = report.html_page.expect("an HTML page");
+    assert_eq!(html.url.path(), "/blog/");
+    let offered = sim
+        .crawler
+        .page_feeds(
+            feed.id,
+            tidings_store::Subscriber::Named("alice"),
+            &html,
+            &|_| {},
+        )
+        .await
+        .unwrap();
+    let urls: Vec<&str> = offered.offers.iter().map(|o| o.url.as_str()).collect();
+    assert_eq!(urls, [sim.web.url("moved.test", "/blog/feed").unwrap()]);
+    assert!(
+        offered.offers[0].checked,
+        "a guess is offered only once it parsed"
+    );
+    // The page is no feed of anyone's: its row is gone.
+    assert!(sim.store.feed(feed.id).await.unwrap().is_none());
+}
