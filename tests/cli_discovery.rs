@@ -167,3 +167,46 @@ async fn ff18_queries_are_kept_listed_and_not_run_without_a_provider() {
     );
     assert_eq!(stdout(&tidings(&db, &["queries", "list"]).await), "");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff4_spider_reports_what_it_found_and_spent_within_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let publisher = Publisher::start().await;
+    publisher.set(
+        "/",
+        html("<link rel=alternate type=application/rss+xml title=News href=/news.xml>"),
+    );
+    publisher.set("/news.xml", Resource::feed(rss("news", 1, 2), "\"n1\""));
+    let site = publisher.url("/");
+    // The default profile does not discover: refused, nothing asked.
+    let out = tidings(&db, &["--allow-private-networks", "spider", &site]).await;
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("\"discovery\""), "{}", stderr(&out));
+    assert!(publisher.seen().is_empty());
+    // Past the profile's ceilings: refused.
+    let ffbot = ["--profile", "ffbot", "--allow-private-networks"];
+    let out = tidings(
+        &db,
+        &[&ffbot[..], &["spider", &site, "--depth", "99"]].concat(),
+    )
+    .await;
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("ceiling"), "{}", stderr(&out));
+    // Three requests: robots.txt, the page, its declared feed; then the budget is spent.
+    let out = tidings(
+        &db,
+        &[&ffbot[..], &["spider", &site, "--max-requests", "3"]].concat(),
+    )
+    .await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("1 page read, 1 feed found"), "{said}");
+    assert!(said.contains("  news <"), "{said}");
+    assert!(said.contains("budget: 3 of 3 requests"), "{said}");
+    assert!(
+        said.contains("stopped: the requests budget is spent"),
+        "{said}"
+    );
+    assert_eq!(paths(&publisher), ["/robots.txt", "/", "/news.xml"]);
+}

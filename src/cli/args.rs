@@ -117,6 +117,10 @@ pub enum Command {
     /// Search-engine query definitions, a discovery source (FF18): add, list, remove, run
     /// (no search provider is connected in this build: a query is kept, not run)
     Queries(super::queries::QueriesArgs),
+    /// A bounded Spider Mode run from one page to find feeds (FF4): link depth, URLs,
+    /// requests, bytes and time are limited (the profile's [spider], never past its ceilings);
+    /// needs a profile that lists "discovery" (FFBot)
+    Spider(super::spider::SpiderArgs),
     /// Run the real scheduling policy in virtual time against a modelled web (no database, no
     /// network) and report requests, 304s, the busiest host and politeness violations; exits
     /// non-zero when there is any violation

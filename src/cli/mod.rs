@@ -13,6 +13,7 @@ mod robots;
 mod serve;
 mod settings;
 mod simulate;
+mod spider;
 pub mod terminal;
 mod time;
 mod users;
@@ -63,6 +64,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Keys(a) => keys::run(&ctx, a).await,
         Command::Users(a) => users::run(&ctx, a).await,
         Command::Queries(a) => queries::run(&ctx, a).await,
+        Command::Spider(a) => spider::run(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::Log(a) => commands::log(&ctx, a).await,

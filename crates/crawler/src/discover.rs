@@ -77,6 +77,8 @@ pub struct Discovery {
     /// The body hash of each feed found, with the URL checked: the same bytes at two URLs
     /// are one feed (FF3).
     hashes: Vec<(String, String)>,
+    /// A spider run's budget (FF4), when the run has one.
+    pub(crate) budget: Option<crate::spider::Budget>,
 }
 
 impl Discovery {
@@ -87,7 +89,7 @@ impl Discovery {
 }
 
 /// What one check read.
-enum Read1 {
+pub(crate) enum Read1 {
     Feed {
         final_url: Url,
         parsed: Box<ParsedFeed>,
@@ -225,7 +227,7 @@ impl Crawler {
 
     /// Read the candidates of `page` (read from `page_url`) in turn, as far as `reach` says;
     /// `guesses_only`: its declared alternates are left out (a person picks among them).
-    async fn discover_page(
+    pub(crate) async fn discover_page(
         &self,
         page_url: &Url,
         page: &tidings_page::Page,
@@ -258,6 +260,15 @@ impl Crawler {
             .map(|c| (c.check.url.clone(), c))
             .collect();
         for candidate in &all {
+            // Each URL once in a run: a site's common paths are every page's candidates.
+            if out.checked.iter().any(|c| c.url == candidate.url.as_str()) {
+                continue;
+            }
+            if let Some(b) = out.budget.as_mut()
+                && (b.spent(self.now()).is_some() || !b.take_url())
+            {
+                break;
+            }
             let source = match candidate.source {
                 Source::Alternate { .. } => CheckSource::Alternate,
                 Source::BodyLink => CheckSource::BodyLink,
@@ -271,7 +282,6 @@ impl Crawler {
             }
             let key = candidate.url.to_string();
             if let Some(before) = earlier.get(&key)
-                && before.check.disposition != Disposition::Feed
                 && !discovery::may_recheck(
                     before.check.disposition,
                     before.check.at,
@@ -300,19 +310,32 @@ impl Crawler {
         out: &mut Discovery,
     ) -> Result<(), CrawlError> {
         let check = &before.check;
-        if check.disposition == Disposition::Duplicate
-            && let Some(id) = check.feed_id
-            && let Some(feed) = self.store.feed(id).await?
-            && !out.feeds.iter().any(|f| f.known == Some(id))
+        let stored = match check.feed_id {
+            Some(id) => self.store.feed(id).await?,
+            None => None,
+        };
+        let found = match (check.disposition, stored) {
+            // A duplicate names its stored feed; a feed is itself (the stored one when it
+            // is stored), recalled without a request.
+            (Disposition::Duplicate | Disposition::Feed, Some(feed)) => {
+                Some((feed.url.clone(), feed.title.clone(), Some(feed.id)))
+            }
+            (Disposition::Feed, None) => {
+                FeedUrl::parse(&check.url).ok().map(|url| (url, None, None))
+            }
+            _ => None,
+        };
+        if let Some((url, title, known)) = found
+            && !out.feeds.iter().any(|f| f.url == url)
         {
             out.feeds.push(FoundFeed {
-                url: feed.url.clone(),
+                url,
                 checked: check.url.clone(),
                 source,
-                title: feed.title.clone(),
+                title,
                 format: None,
                 entries: 0,
-                known: Some(id),
+                known,
                 held: false,
                 note: Some(check.reason.clone()),
             });
@@ -333,7 +356,7 @@ impl Crawler {
 
     /// Read `target` for discovery, decide what it is, store the check with its request-log
     /// rows, and add it to `out`.
-    async fn check_url(
+    pub(crate) async fn check_url(
         &self,
         target: &Url,
         source: CheckSource,
@@ -356,17 +379,52 @@ impl Crawler {
         let asker = Asker {
             feed: None,
             egress: None,
+            max_body: out.budget.as_ref().map(crate::spider::Budget::bytes_left),
         };
         let read = Read::resource(&state, purpose, &self.profile);
         // robots.txt requests are saved with their copy, not with the check's outcome.
         let mut robots_requests = 0;
-        let mut count_robots = |need: &Need<'_, Url>| {
-            if let Need::SaveRobots { sent, .. } = need {
-                robots_requests += sent.len();
+        let mut robots_bytes = 0;
+        let now = || self.now();
+        let budget = &mut out.budget;
+        let mut first = |need: &Need<'_, Url>| {
+            match need {
+                Need::SaveRobots { sent, .. } => {
+                    robots_requests += sent.len();
+                    robots_bytes += sent.iter().map(|s| s.bytes).sum::<u64>();
+                }
+                // FF4: a spent budget sends nothing more, robots.txt and redirect hops
+                // included; every request sent counts.
+                Need::Send { .. } => {
+                    if let Some(b) = budget.as_mut() {
+                        if let Some(spent) = b.spent(now()) {
+                            return Some(tidings_read::Event::Answer(tidings_read::Answer {
+                                outcome: tidings_model::FetchOutcome::Blocked {
+                                    reason: format!("FF4: the spider's {spent} budget is spent"),
+                                },
+                                started_at: now(),
+                                duration: std::time::Duration::ZERO,
+                                bytes: 0,
+                            }));
+                        }
+                        b.requests += 1;
+                    }
+                }
+                _ => {}
             }
+            None
         };
-        let outcome = self.drive_resource(read, &asker, &mut count_robots).await?;
+        let outcome = self.drive_resource(read, &asker, &mut first).await?;
         out.requests += robots_requests + outcome.sent.len();
+        if let Some(b) = out.budget.as_mut() {
+            b.bytes += robots_bytes + outcome.sent.iter().map(|s| s.bytes).sum::<u64>();
+            // An answer cut at the bytes left: the next body would not fit either.
+            if let tidings_model::FetchOutcome::TooLarge { limit } = outcome.outcome
+                && Some(limit) == asker.max_body
+            {
+                b.bytes = b.bytes.max(b.limits.max_bytes);
+            }
+        }
         let final_url = outcome.final_target.clone();
         let read1 = match outcome.found {
             Some(Found::Feed { parsed, hash }) => Read1::Feed {

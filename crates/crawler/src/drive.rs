@@ -19,6 +19,9 @@ use url::Url;
 pub(crate) struct Asker {
     pub feed: Option<FeedId>,
     pub egress: Option<IpAddr>,
+    /// The most body bytes any one answer may bring, when the asker's own budget is smaller
+    /// than the request's (a spider run's bytes left, FF4).
+    pub max_body: Option<u64>,
 }
 
 impl Crawler {
@@ -68,7 +71,10 @@ impl Crawler {
                     },
                     user_agent: request.user_agent.clone(),
                     timeout: (request.patience > 1).then_some(budget),
-                    max_body_bytes: request.max_bytes,
+                    max_body_bytes: match (request.max_bytes, asker.max_body) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    },
                     keep_prefix: request.keep_prefix,
                     ..FetchRequest::new(request.target.clone())
                 };

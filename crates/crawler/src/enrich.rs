@@ -200,9 +200,10 @@ impl Crawler {
         let asker = Asker {
             feed: job.feed_id,
             egress: None,
+            max_body: None,
         };
         let read = Read::resource(&state, purpose, &self.profile);
-        let out = self.drive_resource(read, &asker, &mut |_| {}).await?;
+        let out = self.drive_resource(read, &asker, &mut |_| None).await?;
         let now = self.now();
         let settings = &self.profile.pages;
         let set_aside = matches!(out.not_sent, Some(NotSent::HostFloor | NotSent::CrawlDelay));
@@ -295,16 +296,20 @@ impl Crawler {
     }
 
     /// Drive a resource's read to its end: the needs every read has, and the examination of
-    /// its body off the async threads. `seen` hears of each need before it is answered.
+    /// its body off the async threads. `first` sees each need before it is answered, and may
+    /// answer it itself (a spider's spent budget refuses a request, FF4).
     pub(crate) async fn drive_resource(
         &self,
         mut read: Read<'_, Url>,
         asker: &Asker,
-        seen: &mut (dyn FnMut(&Need<'_, Url>) + Send),
+        first: &mut (dyn FnMut(&Need<'_, Url>) -> Option<Event> + Send),
     ) -> Result<Box<tidings_read::ResourceOutcome<Url>>, CrawlError> {
         let mut need = read.start();
         loop {
-            seen(&need);
+            if let Some(event) = first(&need) {
+                need = read.step(event, self.now());
+                continue;
+            }
             let event = match self.answer_shared(&need, asker).await? {
                 Some(event) => event,
                 None => match need {

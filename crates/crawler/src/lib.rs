@@ -24,6 +24,7 @@ pub mod operator;
 pub mod refresh;
 pub mod run;
 pub mod search;
+pub mod spider;
 
 pub use clock::Clock;
 pub use live::{GateView, Live};
@@ -72,6 +73,10 @@ pub enum CrawlError {
     /// address space, private networks not allowed): refused before it is stored.
     #[error("{url} cannot be added: {reason}")]
     Unreachable { url: String, reason: String },
+    /// The request cannot be done as asked (a spider run past its profile's ceilings, or
+    /// under a profile that does not discover).
+    #[error("{0}")]
+    Refused(String),
     /// The crawler could not finish a step (a background task was cancelled).
     #[error("internal error: {0}")]
     Internal(String),

@@ -82,6 +82,7 @@ impl Crawler {
         let asker = Asker {
             feed: Some(feed.id),
             egress: egress_of(feed),
+            max_body: None,
         };
         // An HTML page where a feed was expected: what it names (FF1, subscribing by a site).
         let mut html_page = None;
