@@ -199,6 +199,53 @@ pub fn looks_like_feed(url: &Url) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Context, Limits, inspect};
+
+    proptest::proptest! {
+        /// FF1 on any markup-shaped input and page URL: the candidates are bounded, each URL
+        /// once, never the page itself, always http(s), with no fragment, and the common
+        /// paths add no query.
+        #[test]
+        fn any_page_gives_bounded_unique_http_candidates(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just("<link rel=alternate type=application/rss+xml href=".to_owned()),
+                proptest::strategy::Just("<a href=".to_owned()),
+                proptest::strategy::Just("<base href=".to_owned()),
+                proptest::strategy::Just(">".to_owned()),
+                "[a-z/:.?=#&%]{0,24}",
+            ], 0..40),
+            path in "/[a-z/.]{0,20}(\\?[a-z=]{0,6})?",
+            most in 0usize..12,
+            links in 0usize..5,
+        ) {
+            let html = parts.concat();
+            let page_url = Url::parse(&format!("https://site.example{path}")).unwrap();
+            let page = inspect(
+                html.as_bytes(),
+                &Context {
+                    url: &page_url,
+                    content_type: None,
+                    bots: &[],
+                    limits: Limits::default(),
+                },
+            );
+            let common: Vec<String> = vec!["/feed".into(), "/index.xml".into()];
+            let plan = Plan { common_paths: &common, max_body_links: links, max_candidates: most };
+            let found = candidates(&page, &page_url, &plan);
+            proptest::prop_assert!(found.len() <= most);
+            let body = found.iter().filter(|c| c.source == Source::BodyLink).count();
+            proptest::prop_assert!(body <= links);
+            for (i, c) in found.iter().enumerate() {
+                proptest::prop_assert!(matches!(c.url.scheme(), "http" | "https"));
+                proptest::prop_assert!(c.url.fragment().is_none());
+                proptest::prop_assert!(!same_resource(&c.url, &page_url));
+                proptest::prop_assert!(!found[..i].iter().any(|o| same_resource(&o.url, &c.url)));
+                if c.source == Source::CommonPath {
+                    proptest::prop_assert!(c.url.query().is_none());
+                }
+            }
+        }
+    }
 
     #[test]
     fn feed_shaped_urls() {
