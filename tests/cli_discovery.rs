@@ -210,3 +210,41 @@ async fn ff4_spider_reports_what_it_found_and_spent_within_its_budget() {
     );
     assert_eq!(paths(&publisher), ["/robots.txt", "/", "/news.xml"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_discover_lists_what_each_url_was_and_the_feeds_without_subscribing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let publisher = Publisher::start().await;
+    publisher.set(
+        "/",
+        html("<link rel=alternate type=application/rss+xml href=/posts.xml>"),
+    );
+    publisher.set("/posts.xml", Resource::feed(rss("posts", 1, 3), "\"p1\""));
+    let common = ["--allow-private-networks"];
+    let out = tidings(
+        &db,
+        &[&common[..], &["discover", &publisher.url("/")]].concat(),
+    )
+    .await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("not_a_feed"), "{said}");
+    assert!(
+        said.contains("1 feed found, 2 URLs checked, 3 requests sent"),
+        "{said}"
+    );
+    assert!(said.contains("posts <"), "{said}");
+    assert_eq!(paths(&publisher), ["/robots.txt", "/", "/posts.xml"]);
+    let feeds = tidings(&db, &[&common[..], &["feeds", "--json"]].concat()).await;
+    assert_eq!(stdout(&feeds).trim(), "", "nothing subscribed");
+    // A page naming no feed: exit 1, said.
+    publisher.set("/empty/", html(""));
+    let out = tidings(
+        &db,
+        &[&common[..], &["discover", &publisher.url("/empty/")]].concat(),
+    )
+    .await;
+    assert!(!out.status.success());
+    assert!(stdout(&out).contains("0 feeds found"), "{}", stdout(&out));
+}

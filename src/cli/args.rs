@@ -121,6 +121,9 @@ pub enum Command {
     /// requests, bytes and time are limited (the profile's [spider], never past its ceilings);
     /// needs a profile that lists "discovery" (FFBot)
     Spider(super::spider::SpiderArgs),
+    /// Find the feeds of a URL without subscribing (FF1): each URL checked and what it was,
+    /// then the feeds found (a stored one named as such, FF3); exits 1 when none is found
+    Discover(super::spider::DiscoverArgs),
     /// Run the real scheduling policy in virtual time against a modelled web (no database, no
     /// network) and report requests, 304s, the busiest host and politeness violations; exits
     /// non-zero when there is any violation

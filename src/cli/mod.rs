@@ -65,6 +65,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Users(a) => users::run(&ctx, a).await,
         Command::Queries(a) => queries::run(&ctx, a).await,
         Command::Spider(a) => spider::run(&ctx, a).await,
+        Command::Discover(a) => spider::discover(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
         Command::Entries(a) => commands::entries(&ctx, a).await,
         Command::Log(a) => commands::log(&ctx, a).await,

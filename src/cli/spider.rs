@@ -126,3 +126,69 @@ fn spent(b: &Budget, now: chrono::DateTime<chrono::Utc>) -> String {
         b.limits.max_time.as_secs()
     )
 }
+
+#[derive(Debug, Args)]
+pub struct DiscoverArgs {
+    /// A feed's URL, or a site's or page's
+    pub url: String,
+    /// Check every candidate of the page (its feed links and the common feed paths too), not
+    /// only until a declared feed is found
+    #[arg(long)]
+    pub thorough: bool,
+}
+
+/// `tidings discover URL`: find the feeds of a URL without subscribing (FF1–FF3): each URL
+/// checked is listed with what it was, then the feeds found.
+pub async fn discover(ctx: &Context, args: DiscoverArgs) -> Result<ExitCode> {
+    use tidings_crawler::discover::Reach;
+    let url = match FeedUrl::parse(&args.url) {
+        Ok(url) => url,
+        Err(e) => {
+            eprintln!("{}", visible(&format!("{}: {e}", args.url)));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let crawler = ctx.crawler()?;
+    let reach = if args.thorough {
+        Reach::Thorough
+    } else {
+        Reach::Declared
+    };
+    let show = |c: &tidings_crawler::discover::Checked| {
+        println!(
+            "  {:<10} {} ({})",
+            c.disposition.as_str(),
+            visible(&c.url),
+            visible(&c.reason)
+        );
+    };
+    let found = match crawler.discover(&url, reach, &show).await {
+        Ok(found) => found,
+        Err(e @ tidings_crawler::CrawlError::Unreachable { .. }) => {
+            eprintln!("{}", visible(&e.to_string()));
+            return Ok(ExitCode::FAILURE);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    println!(
+        "{}: {} found, {} checked, {} sent",
+        visible(url.as_str()),
+        count(found.feeds.len() as u64, "feed", "feeds"),
+        count(found.checked.len() as u64, "URL", "URLs"),
+        count(found.requests as u64, "request", "requests"),
+    );
+    for f in &found.feeds {
+        let title = f.title.as_deref().unwrap_or("(no title)");
+        let note = match (&f.note, f.held) {
+            (Some(n), true) => format!(" — held for review: {}", visible(n)),
+            (Some(n), false) => format!(" — {}", visible(n)),
+            (None, _) => String::new(),
+        };
+        println!("  {} <{}>{note}", visible(title), visible(f.url.as_str()));
+    }
+    Ok(if found.feeds.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
