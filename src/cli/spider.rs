@@ -85,13 +85,7 @@ pub async fn run(ctx: &Context, args: SpiderArgs) -> Result<ExitCode> {
         count(report.checked.len() as u64, "URL", "URLs"),
     );
     for f in &report.feeds {
-        let title = f.title.as_deref().unwrap_or("(no title)");
-        let note = match (&f.note, f.held) {
-            (Some(n), true) => format!(" — held for review: {}", visible(n)),
-            (Some(n), false) => format!(" — {}", visible(n)),
-            (None, _) => String::new(),
-        };
-        println!("  {} <{}>{note}", visible(title), visible(f.url.as_str()));
+        println!("{}", feed_line(f));
     }
     let b = &report.budget;
     println!(
@@ -178,17 +172,23 @@ pub async fn discover(ctx: &Context, args: DiscoverArgs) -> Result<ExitCode> {
         count(found.requests as u64, "request", "requests"),
     );
     for f in &found.feeds {
-        let title = f.title.as_deref().unwrap_or("(no title)");
-        let note = match (&f.note, f.held) {
-            (Some(n), true) => format!(" — held for review: {}", visible(n)),
-            (Some(n), false) => format!(" — {}", visible(n)),
-            (None, _) => String::new(),
-        };
-        println!("  {} <{}>{note}", visible(title), visible(f.url.as_str()));
+        println!("{}", feed_line(f));
     }
     Ok(if found.feeds.is_empty() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A feed found, as the reports list it: its title, URL, and why it is (or may be) a stored
+/// feed.
+fn feed_line(f: &tidings_crawler::discover::FoundFeed) -> String {
+    let title = f.title.as_deref().unwrap_or("(no title)");
+    let note = match (&f.note, f.held) {
+        (Some(n), true) => format!(" — held for review: {}", visible(n)),
+        (Some(n), false) => format!(" — {}", visible(n)),
+        (None, _) => String::new(),
+    };
+    format!("  {} <{}>{note}", visible(title), visible(f.url.as_str()))
 }

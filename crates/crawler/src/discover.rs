@@ -443,10 +443,7 @@ impl Crawler {
                     // The host asked everyone to wait, or its crawl-delay set the work aside.
                     Some(NotSent::HostFloor | NotSent::CrawlDelay) => Disposition::Failed,
                     Some(_) => Disposition::Refused,
-                    None => match (&outcome.outcome, &outcome.error) {
-                        (tidings_model::FetchOutcome::Fetched(_), Some(_)) => Disposition::NotAFeed,
-                        (answer, _) => discovery::disposition_of_answer(answer),
-                    },
+                    None => discovery::disposition_of_answer(&outcome.outcome),
                 };
                 Read1::Nothing {
                     disposition,
@@ -645,12 +642,10 @@ impl Crawler {
         for id in self.store.feeds_with_content_hash(hash).await? {
             by_feed.entry(id).or_insert_with(|| blank(id)).same_body = true;
         }
-        // At most this many of the candidate's entry ids are looked up.
-        const MOST_IDS: usize = 500;
         let ids: Vec<String> = parsed
             .entries
             .iter()
-            .take(MOST_IDS)
+            .take(discovery::MOST_IDS_COMPARED)
             .map(|e| e.id.clone())
             .collect();
         if !ids.is_empty() {

@@ -96,7 +96,10 @@ impl Crawler {
                         base,
                         stored_hash,
                     } => {
-                        let (verdict, page) = self.judge(body, base, stored_hash).await?;
+                        // Only a first read serves a person who gave a page's URL.
+                        let first_add = purpose == Purpose::FirstAdd;
+                        let (verdict, page) =
+                            self.judge(body, base, stored_hash, first_add).await?;
                         html_page = page.map(|page| {
                             Box::new(HtmlPage {
                                 url: base.clone(),
@@ -143,13 +146,15 @@ impl Crawler {
 
     /// Hash and parse a body off the async threads (CPU work), so other hosts' requests and
     /// timers are not held up by it.
-    /// A body that is an HTML page is inspected too (its first `discovery.max_page_bytes`):
-    /// the feeds it names are what a person who gave its URL wants (FF1).
+    /// With `inspect_html`, a body that is an HTML page is inspected too (its first
+    /// `discovery.max_page_bytes`): the feeds it names are what a person who gave its URL
+    /// wants (FF1).
     async fn judge(
         &self,
         body: Body,
         base: &Url,
         stored_hash: Option<&str>,
+        inspect_html: bool,
     ) -> Result<(Verdict, Option<Box<tidings_page::Page>>), CrawlError> {
         let profile = self.profile.clone();
         let stored_hash = stored_hash.map(str::to_owned);
@@ -161,12 +166,11 @@ impl Crawler {
                 base.as_str(),
                 &profile.entries,
             );
-            let page =
-                matches!(verdict.body, BodyVerdict::Unparseable { html: true, .. }).then(|| {
-                    let max =
-                        usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
-                    Box::new(crate::enrich::inspect_page(&body, &base, &profile, max))
-                });
+            let html = matches!(verdict.body, BodyVerdict::Unparseable { html: true, .. });
+            let page = (inspect_html && html).then(|| {
+                let max = usize::try_from(profile.discovery.max_page_bytes).unwrap_or(usize::MAX);
+                Box::new(crate::enrich::inspect_page(&body, &base, &profile, max))
+            });
             (verdict, page)
         })
         .await

@@ -88,6 +88,10 @@ pub struct Evidence {
     pub their_ids: u32,
 }
 
+/// The most of a found feed's entry ids compared with the stored feeds' (FF3): the newest
+/// are enough to tell one feed from another, and the lookup stays bounded.
+pub const MOST_IDS_COMPARED: usize = 500;
+
 /// Whether a feed found is one already stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Match {
