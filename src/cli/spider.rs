@@ -45,7 +45,7 @@ pub async fn run(ctx: &Context, args: SpiderArgs) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let defaults = SpiderLimits::of(&ctx.settings.profile.spider);
+    let defaults = ctx.settings.profile.spider.default_limits();
     let limits = SpiderLimits {
         depth: args.depth.unwrap_or(defaults.depth),
         max_urls: args.max_urls.unwrap_or(defaults.max_urls),

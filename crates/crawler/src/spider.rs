@@ -14,71 +14,9 @@ use chrono::{DateTime, Utc};
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 use tidings_model::{CheckSource, Disposition, FeedUrl, RequestPurpose};
-use tidings_policy::profile::SpiderSettings;
 use url::Url;
 
-/// What a run may spend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SpiderLimits {
-    /// Links followed from the first page: 0 reads that page only.
-    pub depth: u32,
-    /// URLs looked at (pages and feed candidates), at most.
-    pub max_urls: u32,
-    pub max_requests: u32,
-    pub max_bytes: u64,
-    pub max_time: Duration,
-    /// Follow links onto other sites too.
-    pub linked_sites: bool,
-}
-
-impl SpiderLimits {
-    /// The profile's default budget.
-    pub fn of(settings: &SpiderSettings) -> SpiderLimits {
-        SpiderLimits {
-            depth: settings.depth,
-            max_urls: settings.max_urls,
-            max_requests: settings.max_requests,
-            max_bytes: settings.max_bytes,
-            max_time: Duration::from_secs(settings.max_time),
-            linked_sites: false,
-        }
-    }
-
-    /// Why these limits pass the profile's ceilings, if they do: never an unrestricted run.
-    pub fn check(&self, settings: &SpiderSettings) -> Result<(), String> {
-        let over = [
-            (
-                "depth",
-                u64::from(self.depth),
-                u64::from(settings.ceiling_depth),
-            ),
-            (
-                "max-urls",
-                u64::from(self.max_urls),
-                u64::from(settings.ceiling_urls),
-            ),
-            (
-                "max-requests",
-                u64::from(self.max_requests),
-                u64::from(settings.ceiling_requests),
-            ),
-            ("max-bytes", self.max_bytes, settings.ceiling_bytes),
-            ("max-time", self.max_time.as_secs(), settings.ceiling_time),
-        ];
-        for (name, value, ceiling) in over {
-            if value > ceiling {
-                return Err(format!(
-                    "--{name} {value} is above the profile's ceiling ({ceiling}): a spider run is \
-                     always bounded"
-                ));
-            }
-        }
-        if self.max_urls == 0 || self.max_requests == 0 || self.max_bytes == 0 {
-            return Err("--max-urls, --max-requests and --max-bytes must be at least 1".into());
-        }
-        Ok(())
-    }
-}
+pub use tidings_model::SpiderLimits;
 
 /// What a run has spent, and of what.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,8 +106,9 @@ impl Crawler {
         limits: SpiderLimits,
         progress: &(dyn Fn(&Checked, &Budget) + Send + Sync),
     ) -> Result<SpiderReport, CrawlError> {
-        limits
-            .check(&self.profile.spider)
+        self.profile
+            .spider
+            .check(&limits)
             .map_err(CrawlError::Refused)?;
         if !self.profile.requests.allows(RequestPurpose::Discovery) {
             return Err(CrawlError::Refused(format!(

@@ -12,6 +12,7 @@ pub mod feed;
 pub mod fetch;
 pub mod ids;
 pub mod label;
+pub mod page_job;
 pub mod purpose;
 pub mod ruling;
 
@@ -27,5 +28,6 @@ pub use fetch::{
 };
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey, web_url};
 pub use label::{Label, UnknownLabel};
+pub use page_job::{PageJobKind, PageJobState, SpiderLimits};
 pub use purpose::RequestPurpose;
 pub use ruling::Ruling;

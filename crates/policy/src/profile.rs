@@ -6,6 +6,7 @@
 
 use serde::Deserialize;
 pub use tidings_model::FailureKind;
+use tidings_model::SpiderLimits;
 
 /// The embedded `default` profile.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
@@ -584,6 +585,53 @@ impl Default for SpiderSettings {
 }
 
 impl SpiderSettings {
+    /// The default budget of a run.
+    pub fn default_limits(&self) -> SpiderLimits {
+        SpiderLimits {
+            depth: self.depth,
+            max_urls: self.max_urls,
+            max_requests: self.max_requests,
+            max_bytes: self.max_bytes,
+            max_time: std::time::Duration::from_secs(self.max_time),
+            linked_sites: false,
+        }
+    }
+
+    /// Why `limits` pass the ceilings, if they do: never an unrestricted run.
+    pub fn check(&self, limits: &SpiderLimits) -> Result<(), String> {
+        let over = [
+            (
+                "depth",
+                u64::from(limits.depth),
+                u64::from(self.ceiling_depth),
+            ),
+            (
+                "max-urls",
+                u64::from(limits.max_urls),
+                u64::from(self.ceiling_urls),
+            ),
+            (
+                "max-requests",
+                u64::from(limits.max_requests),
+                u64::from(self.ceiling_requests),
+            ),
+            ("max-bytes", limits.max_bytes, self.ceiling_bytes),
+            ("max-time", limits.max_time.as_secs(), self.ceiling_time),
+        ];
+        for (name, value, ceiling) in over {
+            if value > ceiling {
+                return Err(format!(
+                    "--{name} {value} is above the profile's ceiling ({ceiling}): a spider run is \
+                     always bounded"
+                ));
+            }
+        }
+        if limits.max_urls == 0 || limits.max_requests == 0 || limits.max_bytes == 0 {
+            return Err("--max-urls, --max-requests and --max-bytes must be at least 1".into());
+        }
+        Ok(())
+    }
+
     fn validate(&self) -> Result<(), ProfileError> {
         let invalid = |m: String| Err(ProfileError::Invalid(format!("spider.{m}")));
         let pairs: [(&str, u64, u64); 5] = [

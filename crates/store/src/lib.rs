@@ -525,6 +525,48 @@ pub trait Store: Send + Sync {
     /// Record what a run of a search query did, at `at`.
     async fn search_query_ran(&self, id: i64, at: DateTime<Utc>, result: &str) -> Result<()>;
 
+    /// Put a job in the page queue (FF1, FF4), its start URL as its frontier.
+    async fn submit_page_job(&self, job: &NewPageJob) -> Result<PageJob>;
+
+    /// The job with this id, if any.
+    async fn page_job(&self, id: i64) -> Result<Option<PageJob>>;
+
+    /// The newest jobs first, at most `limit`.
+    async fn page_jobs(&self, limit: u32) -> Result<Vec<PageJob>>;
+
+    /// Take the oldest job waiting: queued, or running and not heard of since `stale_before`
+    /// (its crawler stopped; it goes on where it was). It is marked running at `at`.
+    async fn claim_page_job(
+        &self,
+        at: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<Option<PageJob>>;
+
+    /// A job's frontier: the URLs left to read, in the order queued, and every URL queued.
+    async fn page_job_frontier(&self, id: i64) -> Result<JobFrontier>;
+
+    /// Write one step of a running job at `at`, in one transaction (a URL queued twice is
+    /// kept once; a feed found twice is kept once).
+    async fn page_job_step(&self, id: i64, step: &JobStep, at: DateTime<Utc>) -> Result<()>;
+
+    /// The feeds a job found, in the order found.
+    async fn page_job_feeds(&self, id: i64) -> Result<Vec<JobFeed>>;
+
+    /// End a job at `at` as `state` (done or failed), with the budget that ended it or the
+    /// error; its frontier is dropped. Returns whether a job that was not over yet ended.
+    async fn finish_page_job(
+        &self,
+        id: i64,
+        state: tidings_model::PageJobState,
+        stopped_by: Option<&str>,
+        error: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
+
+    /// Drop the jobs that finished before `before`, with what they found (FF17: a finished
+    /// job's own retention period; the URL checks it made are kept). Returns how many.
+    async fn prune_page_jobs(&self, before: DateTime<Utc>) -> Result<u64>;
+
     /// The feeds whose last body hashed to `hash` (FF3), oldest first.
     async fn feeds_with_content_hash(&self, hash: &str) -> Result<Vec<FeedId>>;
 

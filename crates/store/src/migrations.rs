@@ -147,6 +147,11 @@ const SQLITE: &[Source] = &[
         "search queries",
         include_str!("../migrations/sqlite/0027_search_queries.sql"),
     ),
+    (
+        28,
+        "page jobs",
+        include_str!("../migrations/sqlite/0028_page_jobs.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -284,6 +289,11 @@ const POSTGRES: &[Source] = &[
         27,
         "search queries",
         include_str!("../migrations/postgres/0027_search_queries.sql"),
+    ),
+    (
+        28,
+        "page jobs",
+        include_str!("../migrations/postgres/0028_page_jobs.sql"),
     ),
 ];
 

@@ -846,3 +846,90 @@ pub struct AccountSecrets {
     /// The API password's argon2id hash, when one is set.
     pub api_password_hash: Option<String>,
 }
+
+/// A job to put in the page queue (FF1, FF4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPageJob {
+    pub kind: tidings_model::PageJobKind,
+    /// The URL it starts from, normalised.
+    pub url: String,
+    /// A spider run's budget; a discovery job has none.
+    pub limits: Option<tidings_model::SpiderLimits>,
+    /// Who asked for it (`cli`, `key:7`, `account:3`), for the operator's view.
+    pub requested_by: String,
+    pub at: DateTime<Utc>,
+}
+
+/// What a job has spent and found so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobSpent {
+    pub requests: u32,
+    pub bytes: u64,
+    /// URLs looked at.
+    pub urls: u32,
+    /// HTML pages read.
+    pub pages: u32,
+    /// Time spent running, over every stint (a stop does not count).
+    pub elapsed: std::time::Duration,
+    pub feeds: u32,
+    pub duplicates: u32,
+    pub refused: u32,
+}
+
+/// A job of the page queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageJob {
+    pub id: i64,
+    pub kind: tidings_model::PageJobKind,
+    pub url: String,
+    pub state: tidings_model::PageJobState,
+    pub limits: Option<tidings_model::SpiderLimits>,
+    pub requested_by: String,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    /// When a crawler last wrote its progress: a running job not heard of since
+    /// [`Store::claim_page_job`]'s `stale_before` was left by a stopped crawler.
+    pub updated_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub spent: JobSpent,
+    /// Which budget ended it, if one did.
+    pub stopped_by: Option<String>,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
+}
+
+/// A URL in a job's frontier: where it was found and how many links from the start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedPage {
+    pub url: String,
+    pub depth: u32,
+    pub found_on: Option<String>,
+}
+
+/// A feed a job found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobFeed {
+    pub url: String,
+    pub title: Option<String>,
+    /// The stored feed it is or duplicates, when there is one.
+    pub feed_id: Option<FeedId>,
+    /// Held for an operator's review (FF3).
+    pub held: bool,
+}
+
+/// One step of a job, written at once: the URL it took from the frontier, the links it
+/// queued, the feeds it found and what it has spent in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobStep {
+    pub done: Option<String>,
+    pub queued: Vec<QueuedPage>,
+    pub found: Vec<JobFeed>,
+    pub spent: JobSpent,
+}
+
+/// A job's frontier as stored: what is left to read, in order, and every URL it ever queued.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobFrontier {
+    pub pending: Vec<QueuedPage>,
+    pub seen: Vec<String>,
+}

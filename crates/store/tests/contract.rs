@@ -18,6 +18,8 @@ mod checks;
 mod feeds;
 #[path = "contract/fetch.rs"]
 mod fetch;
+#[path = "contract/jobs.rs"]
+mod jobs;
 #[path = "contract/keys.rs"]
 mod keys;
 #[path = "contract/leases.rs"]
@@ -53,6 +55,9 @@ macro_rules! contract {
 }
 
 contract! {
+    jobs::ff4_a_spider_job_goes_on_where_it_stopped,
+    jobs::ff1_discovery_jobs_are_taken_in_order,
+    jobs::ff17_finished_jobs_are_dropped_after_their_retention,
     log::ff17_the_request_log_is_pruned_by_its_retention_period,
     checks::ff2_a_recheck_adds_a_result_and_keeps_the_earlier_one,
     checks::ff3_held_matches_wait_for_review_until_decided,

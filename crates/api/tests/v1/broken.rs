@@ -441,6 +441,52 @@ impl Store for Broken {
     ) -> tidings_store::Result<Vec<tidings_store::EntryOverlap>> {
         fail()
     }
+    async fn submit_page_job(
+        &self,
+        _: &tidings_store::NewPageJob,
+    ) -> tidings_store::Result<tidings_store::PageJob> {
+        fail()
+    }
+    async fn page_job(&self, _: i64) -> tidings_store::Result<Option<tidings_store::PageJob>> {
+        fail()
+    }
+    async fn page_jobs(&self, _: u32) -> tidings_store::Result<Vec<tidings_store::PageJob>> {
+        fail()
+    }
+    async fn claim_page_job(
+        &self,
+        _: DateTime<Utc>,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<Option<tidings_store::PageJob>> {
+        fail()
+    }
+    async fn page_job_frontier(&self, _: i64) -> tidings_store::Result<tidings_store::JobFrontier> {
+        fail()
+    }
+    async fn page_job_step(
+        &self,
+        _: i64,
+        _: &tidings_store::JobStep,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<()> {
+        fail()
+    }
+    async fn page_job_feeds(&self, _: i64) -> tidings_store::Result<Vec<tidings_store::JobFeed>> {
+        fail()
+    }
+    async fn finish_page_job(
+        &self,
+        _: i64,
+        _: tidings_model::PageJobState,
+        _: Option<&str>,
+        _: Option<&str>,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn prune_page_jobs(&self, _: DateTime<Utc>) -> tidings_store::Result<u64> {
+        fail()
+    }
     async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }

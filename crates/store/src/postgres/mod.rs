@@ -10,6 +10,7 @@ mod accounts;
 mod apply;
 mod checks;
 mod images;
+mod jobs;
 mod keys;
 mod reading;
 mod resources;
@@ -859,6 +860,54 @@ impl Store for PgStore {
 
     async fn search_query_ran(&self, id: i64, at: DateTime<Utc>, result: &str) -> Result<()> {
         self.search_query_ran_in(id, at, result).await
+    }
+
+    async fn submit_page_job(&self, job: &crate::NewPageJob) -> Result<crate::PageJob> {
+        self.submit_page_job_in(job).await
+    }
+
+    async fn page_job(&self, id: i64) -> Result<Option<crate::PageJob>> {
+        self.page_job_in(id).await
+    }
+
+    async fn page_jobs(&self, limit: u32) -> Result<Vec<crate::PageJob>> {
+        self.page_jobs_in(limit).await
+    }
+
+    async fn claim_page_job(
+        &self,
+        at: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<Option<crate::PageJob>> {
+        self.claim_page_job_in(at, stale_before).await
+    }
+
+    async fn page_job_frontier(&self, id: i64) -> Result<crate::JobFrontier> {
+        self.page_job_frontier_in(id).await
+    }
+
+    async fn page_job_step(&self, id: i64, step: &crate::JobStep, at: DateTime<Utc>) -> Result<()> {
+        self.page_job_step_in(id, step, at).await
+    }
+
+    async fn page_job_feeds(&self, id: i64) -> Result<Vec<crate::JobFeed>> {
+        self.page_job_feeds_in(id).await
+    }
+
+    async fn finish_page_job(
+        &self,
+        id: i64,
+        state: tidings_model::PageJobState,
+        stopped_by: Option<&str>,
+        error: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        self.finish_page_job_in(id, state, stopped_by, error, at)
+            .await
+    }
+
+    async fn prune_page_jobs(&self, before: DateTime<Utc>) -> Result<u64> {
+        self.prune_page_jobs_in(before).await
     }
 
     async fn entry_overlap(&self, ids: &[String], limit: u32) -> Result<Vec<crate::EntryOverlap>> {

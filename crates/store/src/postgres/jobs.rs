@@ -1,0 +1,247 @@
+//! The page queue on PostgreSQL (FF1, FF4): jobs, their frontier, what they found.
+
+use super::PgStore;
+use crate::codec::{self, JOB_COLUMNS, JobTimes, as_column};
+use crate::{JobFeed, JobFrontier, JobStep, NewPageJob, PageJob, QueuedPage, Result};
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+use tidings_model::{FeedId, PageJobState};
+
+fn select() -> String {
+    format!("SELECT created_at, started_at, updated_at, finished_at, {JOB_COLUMNS} FROM page_jobs")
+}
+
+fn job_from_row(row: &PgRow) -> Result<PageJob> {
+    let times = JobTimes {
+        created_at: row.try_get("created_at")?,
+        started_at: row.try_get("started_at")?,
+        updated_at: row.try_get("updated_at")?,
+        finished_at: row.try_get("finished_at")?,
+    };
+    codec::page_job(row, times)
+}
+
+impl PgStore {
+    pub(super) async fn submit_page_job_in(&self, job: &NewPageJob) -> Result<PageJob> {
+        let mut tx = self.pool.begin().await?;
+        let limits = job.limits.as_ref();
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO page_jobs (kind, url, state, requested_by, created_at, updated_at, \
+             depth, max_urls, max_requests, max_bytes, max_time_ms, linked_sites) \
+             VALUES ($1, $2, 'queued', $3, $4, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+        )
+        .bind(job.kind.as_str())
+        .bind(codec::without_nul(&job.url))
+        .bind(codec::without_nul(&job.requested_by))
+        .bind(job.at)
+        .bind(limits.map(|l| i64::from(l.depth)))
+        .bind(limits.map(|l| i64::from(l.max_urls)))
+        .bind(limits.map(|l| i64::from(l.max_requests)))
+        .bind(limits.map(|l| as_column(l.max_bytes)))
+        .bind(limits.map(|l| as_column(l.max_time.as_millis())))
+        .bind(limits.map(|l| l.linked_sites))
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO page_queue (job_id, seq, url, depth, found_on) VALUES ($1, 0, $2, 0, NULL)",
+        )
+        .bind(id)
+        .bind(codec::without_nul(&job.url))
+        .execute(&mut *tx)
+        .await?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{} WHERE id = $1", select())))
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        job_from_row(&row)
+    }
+
+    pub(super) async fn page_job_in(&self, id: i64) -> Result<Option<PageJob>> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{} WHERE id = $1", select())))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    pub(super) async fn page_jobs_in(&self, limit: u32) -> Result<Vec<PageJob>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{} ORDER BY id DESC LIMIT $1",
+            select()
+        )))
+        .bind(i64::from(limit.clamp(1, 1000)))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(job_from_row).collect()
+    }
+
+    pub(super) async fn claim_page_job_in(
+        &self,
+        at: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<Option<PageJob>> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE page_jobs SET state = 'running', updated_at = $1, \
+             started_at = COALESCE(started_at, $1) WHERE id = (SELECT id FROM page_jobs \
+             WHERE state = 'queued' OR (state = 'running' AND updated_at < $2) \
+             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING created_at, started_at, updated_at, finished_at, \
+             {JOB_COLUMNS}"
+        )))
+        .bind(at)
+        .bind(stale_before)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    pub(super) async fn page_job_frontier_in(&self, id: i64) -> Result<JobFrontier> {
+        let rows = sqlx::query(
+            "SELECT url, depth, found_on, done FROM page_queue WHERE job_id = $1 ORDER BY seq",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut frontier = JobFrontier::default();
+        for row in &rows {
+            let url: String = row.try_get("url")?;
+            if !row.try_get::<bool, _>("done")? {
+                frontier.pending.push(QueuedPage {
+                    url: url.clone(),
+                    depth: u32::try_from(row.try_get::<i64, _>("depth")?).unwrap_or(u32::MAX),
+                    found_on: row.try_get("found_on")?,
+                });
+            }
+            frontier.seen.push(url);
+        }
+        Ok(frontier)
+    }
+
+    pub(super) async fn page_job_step_in(
+        &self,
+        id: i64,
+        step: &JobStep,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        if let Some(url) = &step.done {
+            sqlx::query("UPDATE page_queue SET done = TRUE WHERE job_id = $1 AND url = $2")
+                .bind(id)
+                .bind(url)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for page in &step.queued {
+            sqlx::query(
+                "INSERT INTO page_queue (job_id, seq, url, depth, found_on) VALUES ($1, \
+                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM page_queue WHERE job_id = $1), $2, $3, $4) \
+                 ON CONFLICT (job_id, url) DO NOTHING",
+            )
+            .bind(id)
+            .bind(codec::without_nul(&page.url))
+            .bind(i64::from(page.depth))
+            .bind(page.found_on.as_deref().map(codec::without_nul))
+            .execute(&mut *tx)
+            .await?;
+        }
+        for feed in &step.found {
+            sqlx::query(
+                "INSERT INTO page_job_feeds (job_id, seq, url, title, feed_id, held) VALUES ($1, \
+                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM page_job_feeds WHERE job_id = $1), $2, \
+                 $3, $4, $5) ON CONFLICT (job_id, url) DO NOTHING",
+            )
+            .bind(id)
+            .bind(codec::without_nul(&feed.url))
+            .bind(feed.title.as_deref().map(codec::without_nul))
+            .bind(feed.feed_id.map(|f| f.0))
+            .bind(feed.held)
+            .execute(&mut *tx)
+            .await?;
+        }
+        let s = &step.spent;
+        sqlx::query(
+            "UPDATE page_jobs SET updated_at = $2, requests = $3, bytes = $4, urls = $5, \
+             pages = $6, elapsed_ms = $7, feeds = $8, duplicates = $9, refused = $10 \
+             WHERE id = $1",
+        )
+        .bind(id)
+        .bind(at)
+        .bind(i64::from(s.requests))
+        .bind(as_column(s.bytes))
+        .bind(i64::from(s.urls))
+        .bind(i64::from(s.pages))
+        .bind(as_column(s.elapsed.as_millis()))
+        .bind(i64::from(s.feeds))
+        .bind(i64::from(s.duplicates))
+        .bind(i64::from(s.refused))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub(super) async fn page_job_feeds_in(&self, id: i64) -> Result<Vec<JobFeed>> {
+        let rows = sqlx::query(
+            "SELECT url, title, feed_id, held FROM page_job_feeds WHERE job_id = $1 ORDER BY seq",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(JobFeed {
+                    url: row.try_get("url")?,
+                    title: row.try_get("title")?,
+                    feed_id: row.try_get::<Option<i64>, _>("feed_id")?.map(FeedId),
+                    held: row.try_get("held")?,
+                })
+            })
+            .collect()
+    }
+
+    pub(super) async fn finish_page_job_in(
+        &self,
+        id: i64,
+        state: PageJobState,
+        stopped_by: Option<&str>,
+        error: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        let ended = sqlx::query(
+            "UPDATE page_jobs SET state = $2, stopped_by = $3, error = $4, finished_at = $5, \
+             updated_at = $5 WHERE id = $1 AND state IN ('queued', 'running')",
+        )
+        .bind(id)
+        .bind(state.as_str())
+        .bind(stopped_by.map(codec::without_nul))
+        .bind(error.map(codec::without_nul))
+        .bind(at)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if ended {
+            sqlx::query("DELETE FROM page_queue WHERE job_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(ended)
+    }
+
+    pub(super) async fn prune_page_jobs_in(&self, before: DateTime<Utc>) -> Result<u64> {
+        let mut tx = self.pool.begin().await?;
+        let done =
+            sqlx::query("DELETE FROM page_jobs WHERE finished_at IS NOT NULL AND finished_at < $1")
+                .bind(before)
+                .execute(&mut *tx)
+                .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected())
+    }
+}
