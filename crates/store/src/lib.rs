@@ -534,13 +534,19 @@ pub trait Store: Send + Sync {
     /// The newest jobs first, at most `limit`.
     async fn page_jobs(&self, limit: u32) -> Result<Vec<PageJob>>;
 
-    /// Take the oldest job waiting: queued, or running and not heard of since `stale_before`
-    /// (its crawler stopped; it goes on where it was). It is marked running at `at`.
+    /// Take the oldest job waiting (or only the job `only`, when given): queued, or running
+    /// and not heard of since `stale_before` (its crawler stopped; it goes on where it was).
+    /// It is marked running at `at`.
     async fn claim_page_job(
         &self,
+        only: Option<i64>,
         at: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<Option<PageJob>>;
+
+    /// Give a running job back to the queue at `at` (its crawler stops; it goes on where it
+    /// was when taken again). Returns whether it was running.
+    async fn release_page_job(&self, id: i64, at: DateTime<Utc>) -> Result<bool>;
 
     /// A job's frontier: the URLs left to read, in the order queued, and every URL queued.
     async fn page_job_frontier(&self, id: i64) -> Result<JobFrontier>;

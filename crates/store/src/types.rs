@@ -858,6 +858,8 @@ pub struct NewPageJob {
     /// Who asked for it (`cli`, `key:7`, `account:3`), for the operator's view.
     pub requested_by: String,
     pub at: DateTime<Utc>,
+    /// Taken at once by whoever submits it (a command that works it itself), not queued.
+    pub running: bool,
 }
 
 /// What a job has spent and found so far.
@@ -915,6 +917,8 @@ pub struct JobFeed {
     pub feed_id: Option<FeedId>,
     /// Held for an operator's review (FF3).
     pub held: bool,
+    /// Why it is (or may be) a stored feed, in words.
+    pub note: Option<String>,
 }
 
 /// One step of a job, written at once: the URL it took from the frontier, the links it

@@ -455,9 +455,13 @@ impl Store for Broken {
     }
     async fn claim_page_job(
         &self,
+        _: Option<i64>,
         _: DateTime<Utc>,
         _: DateTime<Utc>,
     ) -> tidings_store::Result<Option<tidings_store::PageJob>> {
+        fail()
+    }
+    async fn release_page_job(&self, _: i64, _: DateTime<Utc>) -> tidings_store::Result<bool> {
         fail()
     }
     async fn page_job_frontier(&self, _: i64) -> tidings_store::Result<tidings_store::JobFrontier> {

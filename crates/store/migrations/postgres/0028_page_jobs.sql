@@ -56,5 +56,6 @@ CREATE TABLE page_job_feeds (
     title   TEXT,
     feed_id BIGINT REFERENCES feeds (id) ON DELETE SET NULL,
     held    BOOLEAN NOT NULL DEFAULT FALSE,
+    note    TEXT,
     PRIMARY KEY (job_id, url)
 );

@@ -56,5 +56,6 @@ CREATE TABLE page_job_feeds (
     title   TEXT,
     feed_id INTEGER REFERENCES feeds (id) ON DELETE SET NULL,
     held    INTEGER NOT NULL DEFAULT 0,
+    note    TEXT,
     PRIMARY KEY (job_id, url)
 );

@@ -876,10 +876,15 @@ impl Store for PgStore {
 
     async fn claim_page_job(
         &self,
+        only: Option<i64>,
         at: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<Option<crate::PageJob>> {
-        self.claim_page_job_in(at, stale_before).await
+        self.claim_page_job_in(only, at, stale_before).await
+    }
+
+    async fn release_page_job(&self, id: i64, at: DateTime<Utc>) -> Result<bool> {
+        self.release_page_job_in(id, at).await
     }
 
     async fn page_job_frontier(&self, id: i64) -> Result<crate::JobFrontier> {

@@ -28,8 +28,8 @@ impl SqliteStore {
         let limits = job.limits.as_ref();
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO page_jobs (kind, url, state, requested_by, created_at, updated_at, \
-             depth, max_urls, max_requests, max_bytes, max_time_ms, linked_sites) \
-             VALUES (?1, ?2, 'queued', ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+             depth, max_urls, max_requests, max_bytes, max_time_ms, linked_sites, started_at) \
+             VALUES (?1, ?2, ?11, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12) RETURNING id",
         )
         .bind(job.kind.as_str())
         .bind(&job.url)
@@ -41,6 +41,8 @@ impl SqliteStore {
         .bind(limits.map(|l| as_column(l.max_bytes)))
         .bind(limits.map(|l| as_column(l.max_time.as_millis())))
         .bind(limits.map(|l| l.linked_sites))
+        .bind(if job.running { "running" } else { "queued" })
+        .bind(job.running.then_some(micros(job.at)))
         .fetch_one(&mut *tx)
         .await?;
         sqlx::query(
@@ -79,6 +81,7 @@ impl SqliteStore {
 
     pub(super) async fn claim_page_job_in(
         &self,
+        only: Option<i64>,
         at: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<Option<PageJob>> {
@@ -86,16 +89,33 @@ impl SqliteStore {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE page_jobs SET state = 'running', updated_at = ?1, \
              started_at = COALESCE(started_at, ?1) WHERE id = (SELECT id FROM page_jobs \
-             WHERE state = 'queued' OR (state = 'running' AND updated_at < ?2) \
-             ORDER BY id LIMIT 1) RETURNING created_at, started_at, updated_at, finished_at, \
+             WHERE (state = 'queued' OR (state = 'running' AND updated_at < ?2)) \
+             AND (?3 IS NULL OR id = ?3) ORDER BY id LIMIT 1) RETURNING created_at, started_at, updated_at, finished_at, \
              {JOB_COLUMNS}"
         )))
         .bind(micros(at))
         .bind(micros(stale_before))
+        .bind(only)
         .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;
         row.as_ref().map(job_from_row).transpose()
+    }
+
+    pub(super) async fn release_page_job_in(&self, id: i64, at: DateTime<Utc>) -> Result<bool> {
+        let (_turn, mut tx) = self.write().await?;
+        let released = sqlx::query(
+            "UPDATE page_jobs SET state = 'queued', updated_at = ?2 WHERE id = ?1 \
+             AND state = 'running'",
+        )
+        .bind(id)
+        .bind(micros(at))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        tx.commit().await?;
+        Ok(released)
     }
 
     pub(super) async fn page_job_frontier_in(&self, id: i64) -> Result<JobFrontier> {
@@ -149,15 +169,16 @@ impl SqliteStore {
         }
         for feed in &step.found {
             sqlx::query(
-                "INSERT INTO page_job_feeds (job_id, seq, url, title, feed_id, held) VALUES (?1, \
-                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM page_job_feeds WHERE job_id = ?1), ?2, \
-                 ?3, ?4, ?5) ON CONFLICT (job_id, url) DO NOTHING",
+                "INSERT INTO page_job_feeds (job_id, seq, url, title, feed_id, held, note) \
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM page_job_feeds \
+                 WHERE job_id = ?1), ?2, ?3, ?4, ?5, ?6) ON CONFLICT (job_id, url) DO NOTHING",
             )
             .bind(id)
             .bind(&feed.url)
             .bind(feed.title.as_deref())
             .bind(feed.feed_id.map(|f| f.0))
             .bind(feed.held)
+            .bind(feed.note.as_deref())
             .execute(&mut *tx)
             .await?;
         }
@@ -185,7 +206,7 @@ impl SqliteStore {
 
     pub(super) async fn page_job_feeds_in(&self, id: i64) -> Result<Vec<JobFeed>> {
         let rows = sqlx::query(
-            "SELECT url, title, feed_id, held FROM page_job_feeds WHERE job_id = ?1 ORDER BY seq",
+            "SELECT url, title, feed_id, held, note FROM page_job_feeds WHERE job_id = ?1 ORDER BY seq",
         )
         .bind(id)
         .fetch_all(&self.pool)
@@ -197,6 +218,7 @@ impl SqliteStore {
                     title: row.try_get("title")?,
                     feed_id: row.try_get::<Option<i64>, _>("feed_id")?.map(FeedId),
                     held: row.try_get("held")?,
+                    note: row.try_get("note")?,
                 })
             })
             .collect()

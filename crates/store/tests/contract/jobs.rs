@@ -25,6 +25,7 @@ fn spider(url: &str, at: i64) -> NewPageJob {
         limits: Some(limits()),
         requested_by: "cli".into(),
         at: t(at),
+        running: false,
     }
 }
 
@@ -47,11 +48,18 @@ pub async fn ff4_a_spider_job_goes_on_where_it_stopped(store: Arc<dyn Store>) {
     assert_eq!(job.state, PageJobState::Queued);
     assert_eq!(job.limits, Some(limits()));
     assert_eq!(job.spent, JobSpent::default());
-    let claimed = store.claim_page_job(t(1), t(-600)).await.unwrap().unwrap();
+    let claimed = store
+        .claim_page_job(None, t(1), t(-600))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(claimed.id, job.id);
     assert_eq!(claimed.state, PageJobState::Running);
     assert_eq!(claimed.started_at, Some(t(1)));
-    assert_eq!(store.claim_page_job(t(2), t(-600)).await.unwrap(), None);
+    assert_eq!(
+        store.claim_page_job(None, t(2), t(-600)).await.unwrap(),
+        None
+    );
 
     let spent = JobSpent {
         requests: 4,
@@ -76,6 +84,7 @@ pub async fn ff4_a_spider_job_goes_on_where_it_stopped(store: Arc<dyn Store>) {
             title: Some("Site".into()),
             feed_id: None,
             held: false,
+            note: None,
         }],
         spent,
     };
@@ -110,8 +119,12 @@ pub async fn ff4_a_spider_job_goes_on_where_it_stopped(store: Arc<dyn Store>) {
         ]
     );
     // Its crawler stopped: not heard of since t(4), it is taken again once stale.
-    assert_eq!(store.claim_page_job(t(5), t(4)).await.unwrap(), None);
-    let again = store.claim_page_job(t(700), t(100)).await.unwrap().unwrap();
+    assert_eq!(store.claim_page_job(None, t(5), t(4)).await.unwrap(), None);
+    let again = store
+        .claim_page_job(None, t(700), t(100))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(again.id, job.id);
     assert_eq!(again.spent, spent);
     assert_eq!(again.started_at, Some(t(1)), "the first start is kept");
@@ -135,7 +148,10 @@ pub async fn ff4_a_spider_job_goes_on_where_it_stopped(store: Arc<dyn Store>) {
     assert_eq!(done.error, None);
     assert_eq!(done.finished_at, Some(t(800)));
     assert_eq!(
-        store.claim_page_job(t(2_000), t(1_900)).await.unwrap(),
+        store
+            .claim_page_job(None, t(2_000), t(1_900))
+            .await
+            .unwrap(),
         None
     );
     assert!(
@@ -158,6 +174,7 @@ pub async fn ff1_discovery_jobs_are_taken_in_order(store: Arc<dyn Store>) {
             limits: None,
             requested_by: "account:3".into(),
             at: t(0),
+            running: false,
         })
         .await
         .unwrap();
@@ -174,12 +191,63 @@ pub async fn ff1_discovery_jobs_are_taken_in_order(store: Arc<dyn Store>) {
         .map(|j| j.id)
         .collect();
     assert_eq!(listed, [second.id, first.id]);
-    let taken = store.claim_page_job(t(2), t(-1)).await.unwrap().unwrap();
+    let taken = store
+        .claim_page_job(None, t(2), t(-1))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((taken.id, taken.kind), (first.id, PageJobKind::Discover));
     assert_eq!(taken.requested_by, "account:3");
-    let taken = store.claim_page_job(t(3), t(-1)).await.unwrap().unwrap();
+    let taken = store
+        .claim_page_job(None, t(3), t(-1))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(taken.id, second.id);
     assert_eq!(store.page_job(second.id + 100).await.unwrap(), None);
+}
+
+/// FF4: a command that works its own job takes it as it submits it (no crawler can take it
+/// first); a stop gives it back to the queue, and it is taken again by its id.
+pub async fn ff4_a_stopped_job_is_given_back_and_taken_by_its_id(store: Arc<dyn Store>) {
+    let older = store
+        .submit_page_job(&spider("https://older.example/", 0))
+        .await
+        .unwrap();
+    let own = store
+        .submit_page_job(&NewPageJob {
+            running: true,
+            ..spider("https://own.example/", 1)
+        })
+        .await
+        .unwrap();
+    assert_eq!(own.state, PageJobState::Running);
+    assert_eq!(own.started_at, Some(t(1)));
+    assert!(store.release_page_job(own.id, t(2)).await.unwrap());
+    assert!(
+        !store.release_page_job(older.id, t(2)).await.unwrap(),
+        "not running"
+    );
+    let again = store
+        .claim_page_job(Some(own.id), t(3), t(-1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((again.id, again.state), (own.id, PageJobState::Running));
+    assert_eq!(
+        store
+            .claim_page_job(Some(own.id), t(4), t(-1))
+            .await
+            .unwrap(),
+        None,
+        "running and heard of: not taken twice"
+    );
+    let next = store
+        .claim_page_job(None, t(5), t(-1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.id, older.id);
 }
 
 /// FF17: a finished job is dropped with what it found once its retention period passed; a
@@ -201,14 +269,15 @@ pub async fn ff17_finished_jobs_are_dropped_after_their_retention(store: Arc<dyn
         .submit_page_job(&spider("https://recent.example/", 3))
         .await
         .unwrap();
-    store.claim_page_job(t(4), t(-1)).await.unwrap();
-    store.claim_page_job(t(4), t(-1)).await.unwrap();
+    store.claim_page_job(None, t(4), t(-1)).await.unwrap();
+    store.claim_page_job(None, t(4), t(-1)).await.unwrap();
     let found = JobStep {
         found: vec![JobFeed {
             url: "https://old.example/feed".into(),
             title: None,
             feed_id: None,
             held: true,
+            note: Some("FF3: 4 of 5 entry ids shared with feed 2".into()),
         }],
         ..JobStep::default()
     };
