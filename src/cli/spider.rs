@@ -9,14 +9,21 @@ use anyhow::Result;
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tidings_crawler::spider::{Budget, SpiderLimits};
-use tidings_model::FeedUrl;
+use tidings_model::{FeedUrl, PageJobKind};
 
 #[derive(Debug, Args)]
 pub struct SpiderArgs {
     /// The page to start from
-    pub url: String,
+    #[arg(required_unless_present = "resume")]
+    pub url: Option<String>,
+    /// Go on with a stopped run (its number, as the run printed it) where it was, within
+    /// the budget it was given
+    #[arg(long, value_name = "JOB", conflicts_with_all = ["url", "depth", "max_urls", "max_requests", "max_bytes", "max_time", "linked_sites"])]
+    pub resume: Option<i64>,
     /// Links followed from the first page (0: that page only) [default: the profile's]
     #[arg(long)]
     pub depth: Option<u32>,
@@ -38,23 +45,62 @@ pub struct SpiderArgs {
 }
 
 pub async fn run(ctx: &Context, args: SpiderArgs) -> Result<ExitCode> {
-    let start = match FeedUrl::parse(&args.url) {
-        Ok(url) => url,
-        Err(e) => {
-            eprintln!("{}", visible(&format!("{}: {e}", args.url)));
-            return Ok(ExitCode::FAILURE);
-        }
-    };
-    let defaults = ctx.settings.profile.spider.default_limits();
-    let limits = SpiderLimits {
-        depth: args.depth.unwrap_or(defaults.depth),
-        max_urls: args.max_urls.unwrap_or(defaults.max_urls),
-        max_requests: args.max_requests.unwrap_or(defaults.max_requests),
-        max_bytes: args.max_bytes.unwrap_or(defaults.max_bytes),
-        max_time: args.max_time.unwrap_or(defaults.max_time),
-        linked_sites: args.linked_sites,
-    };
     let crawler = ctx.crawler()?;
+    let job = match (&args.url, args.resume) {
+        (_, Some(id)) => match crawler.claim_page_job(Some(id)).await? {
+            Some(job) if job.kind == PageJobKind::Spider => job,
+            Some(job) => {
+                // Not ours to work here: give it back as it was.
+                crawler
+                    .store()
+                    .release_page_job(job.id, crawler.now())
+                    .await?;
+                eprintln!("job {id} is no spider run (it finds the feeds of one URL)");
+                return Ok(ExitCode::FAILURE);
+            }
+            None => {
+                eprintln!("{}", visible(&not_resumable(&crawler, id).await?));
+                return Ok(ExitCode::FAILURE);
+            }
+        },
+        (Some(url), None) => {
+            let start = match FeedUrl::parse(url) {
+                Ok(url) => url,
+                Err(e) => {
+                    eprintln!("{}", visible(&format!("{url}: {e}")));
+                    return Ok(ExitCode::FAILURE);
+                }
+            };
+            let defaults = ctx.settings.profile.spider.default_limits();
+            let limits = SpiderLimits {
+                depth: args.depth.unwrap_or(defaults.depth),
+                max_urls: args.max_urls.unwrap_or(defaults.max_urls),
+                max_requests: args.max_requests.unwrap_or(defaults.max_requests),
+                max_bytes: args.max_bytes.unwrap_or(defaults.max_bytes),
+                max_time: args.max_time.unwrap_or(defaults.max_time),
+                linked_sites: args.linked_sites,
+            };
+            match crawler.submit_spider(&start, limits, "cli", true).await {
+                Ok(job) => job,
+                Err(tidings_crawler::CrawlError::Refused(why)) => {
+                    eprintln!("{}", visible(&why));
+                    return Ok(ExitCode::FAILURE);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        (None, None) => unreachable!("clap requires a URL or --resume"),
+    };
+    let id = job.id;
+    let start = job.url.clone();
+    // Ctrl-C stops the run after the URL in hand; the job waits to be resumed.
+    let stopping = Arc::new(AtomicBool::new(false));
+    let on_signal = stopping.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_signal.store(true, Ordering::Relaxed);
+        }
+    });
     let terminal = std::io::stderr().is_terminal();
     let clock = crawler.clone();
     let status = move |_: &tidings_crawler::discover::Checked, b: &Budget| {
@@ -64,25 +110,20 @@ pub async fn run(ctx: &Context, args: SpiderArgs) -> Result<ExitCode> {
             let _ = err.flush();
         }
     };
-    let report = match crawler.spider(&start, limits, &status).await {
-        Ok(report) => report,
-        Err(tidings_crawler::CrawlError::Refused(why)) => {
-            eprintln!("{}", visible(&why));
-            return Ok(ExitCode::FAILURE);
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let stop = move || stopping.load(Ordering::Relaxed);
+    let report = crawler.spider_job(job, &status, &stop).await?;
     if terminal {
         eprintln!();
     }
+    let looked = report.job.spent.urls;
     println!(
-        "spider {}: {} read, {} found, {} duplicate, {} refused; {} looked at",
-        visible(start.as_str()),
+        "spider {} (job {id}): {} read, {} found, {} duplicate, {} refused; {} looked at",
+        visible(&start),
         count(u64::from(report.pages), "page", "pages"),
         count(report.feeds.len() as u64, "feed", "feeds"),
         report.duplicates,
         report.refused,
-        count(report.checked.len() as u64, "URL", "URLs"),
+        count(u64::from(looked), "URL", "URLs"),
     );
     for f in &report.feeds {
         println!("{}", feed_line(f));
@@ -98,12 +139,35 @@ pub async fn run(ctx: &Context, args: SpiderArgs) -> Result<ExitCode> {
         b.limits.max_urls,
         b.elapsed(crawler.now()).as_secs(),
         b.limits.max_time.as_secs(),
-        match &report.stopped_by {
-            Some(which) => format!("stopped: the {which} budget is spent"),
-            None => "every link within the depth was followed".to_owned(),
+        match (&report.stopped_by, report.finished) {
+            (_, false) => format!("stopped: `tidings spider --resume {id}` goes on where it was"),
+            (Some(which), true) => format!("stopped: the {which} budget is spent"),
+            (None, true) => "every link within the depth was followed".to_owned(),
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why job `id` cannot be resumed now, in words.
+async fn not_resumable(crawler: &tidings_crawler::Crawler, id: i64) -> Result<String> {
+    Ok(match crawler.store().page_job(id).await? {
+        None => format!("no job {id}: `tidings spider URL` starts a run"),
+        Some(job) if job.state.finished() => format!(
+            "job {id} has ended ({}{}): `tidings spider {}` starts a new run",
+            job.state.as_str(),
+            job.stopped_by
+                .map(|b| format!(", the {b} budget spent"))
+                .or(job.error.map(|e| format!(": {e}")))
+                .unwrap_or_default(),
+            job.url
+        ),
+        Some(job) => format!(
+            "job {id} is being worked (last heard of at {}); a job left by a stopped process \
+             can be resumed {} minutes after that",
+            job.updated_at.format("%Y-%m-%d %H:%M:%S UTC"),
+            tidings_crawler::jobs::JOB_STALE_SECS / 60
+        ),
+    })
 }
 
 /// The status line: the budget as spent.
@@ -172,7 +236,7 @@ pub async fn discover(ctx: &Context, args: DiscoverArgs) -> Result<ExitCode> {
         count(found.requests as u64, "request", "requests"),
     );
     for f in &found.feeds {
-        println!("{}", feed_line(f));
+        println!("{}", feed_line(&tidings_crawler::spider::job_feed(f)));
     }
     Ok(if found.feeds.is_empty() {
         ExitCode::FAILURE
@@ -183,12 +247,12 @@ pub async fn discover(ctx: &Context, args: DiscoverArgs) -> Result<ExitCode> {
 
 /// A feed found, as the reports list it: its title, URL, and why it is (or may be) a stored
 /// feed.
-fn feed_line(f: &tidings_crawler::discover::FoundFeed) -> String {
+fn feed_line(f: &tidings_store::JobFeed) -> String {
     let title = f.title.as_deref().unwrap_or("(no title)");
     let note = match (&f.note, f.held) {
         (Some(n), true) => format!(" — held for review: {}", visible(n)),
         (Some(n), false) => format!(" — {}", visible(n)),
         (None, _) => String::new(),
     };
-    format!("  {} <{}>{note}", visible(title), visible(f.url.as_str()))
+    format!("  {} <{}>{note}", visible(title), visible(&f.url))
 }

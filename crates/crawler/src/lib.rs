@@ -17,6 +17,7 @@ pub mod discover;
 mod drive;
 pub mod enrich;
 pub mod gate;
+pub mod jobs;
 pub mod keys;
 pub mod lease;
 pub mod live;

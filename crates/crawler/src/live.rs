@@ -42,6 +42,8 @@ pub struct Live {
     clock: Clock,
     /// Wakes a sleeping crawl to look for due work now ([`Live::wake`]).
     wake: Arc<tokio::sync::Notify>,
+    /// The page queue's worker is woken apart: each wake reaches both.
+    jobs: Arc<tokio::sync::Notify>,
 }
 
 /// A host's gate as the API shows it, in crawler time.
@@ -67,6 +69,7 @@ impl Live {
             gate,
             clock,
             wake: Arc::default(),
+            jobs: Arc::default(),
         }
     }
 
@@ -75,6 +78,7 @@ impl Live {
     /// A wake while it is busy is kept for its next sleep.
     pub fn wake(&self) {
         self.wake.notify_one();
+        self.jobs.notify_one();
     }
 
     /// Wait until every request this crawler decided before now has ended (see
@@ -86,6 +90,11 @@ impl Live {
     /// Resolves at the next [`Live::wake`] (at once when one came since the last).
     pub(crate) async fn woken(&self) {
         self.wake.notified().await;
+    }
+
+    /// Resolves at the next [`Live::wake`] for the page queue's worker.
+    pub(crate) async fn jobs_woken(&self) {
+        self.jobs.notified().await;
     }
 
     /// Count one request of `purpose` (the request log's: `feed`, `first_add`, `robots`)

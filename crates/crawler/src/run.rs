@@ -193,7 +193,7 @@ pub struct CrawlUntil {
 }
 
 impl CrawlUntil {
-    fn reached(&self, now: DateTime<Utc>) -> bool {
+    pub(crate) fn reached(&self, now: DateTime<Utc>) -> bool {
         *self.stop.borrow() || self.deadline.is_some_and(|d| now >= d)
     }
 }
@@ -245,6 +245,12 @@ impl Crawler {
             Ok(rows) => tracing::info!(rows, %before, "request log pruned (FF17)"),
             Err(e) => tracing::warn!(error = %e, "the request log could not be pruned"),
         }
+        let before = self.profile.discovery.jobs_kept_from(self.now());
+        match self.store.prune_page_jobs(before).await {
+            Ok(0) => {}
+            Ok(jobs) => tracing::info!(jobs, %before, "finished page jobs dropped (FF17)"),
+            Err(e) => tracing::warn!(error = %e, "finished page jobs could not be dropped"),
+        }
     }
 
     /// Read every feed that is due at `now`, once. Feeds that become due while the run goes on
@@ -292,7 +298,16 @@ impl Crawler {
         until: CrawlUntil,
         progress: Arc<dyn Progress>,
     ) -> Result<RunSummary, CrawlError> {
-        Ok(self.work(Work::Until(until), progress).await?.summary)
+        // The page queue is worked beside the feeds, one job at a time (FF1, FF4).
+        let (ended, crawl_ended) = watch::channel(false);
+        let jobs = tokio::spawn(self.clone().work_page_jobs(until.clone(), crawl_ended));
+        let ran = self.work(Work::Until(until), progress).await;
+        // The crawl ended (stopped, at its deadline, or failed): so does the queue's worker.
+        let _ = ended.send(true);
+        if jobs.await.is_err() {
+            tracing::error!("internal error in the page queue's worker");
+        }
+        Ok(ran?.summary)
     }
 
     /// The one loop behind [`Crawler::crawl`], [`Crawler::refresh_due`] and

@@ -7,13 +7,19 @@
 //! response bytes (no answer may bring more than what is left) and elapsed time (no request
 //! starts after it). Links marked `nofollow` are not followed; no query is made up; no script
 //! runs. What was checked within the cooldown is not read again (FF2).
+//!
+//! A run is a job of the page queue: its frontier, what it spent and what it found are written
+//! after every URL, so a run stopped (or its crawler killed) goes on where it was, its budget
+//! spent before counted. Only the FF3 same-body match across its stints is lost: the bodies'
+//! hashes live in memory.
 
 use crate::discover::{Checked, Discovery, FoundFeed, Reach, Read1};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
-use tidings_model::{CheckSource, Disposition, FeedUrl, RequestPurpose};
+use tidings_model::{CheckSource, Disposition, FeedUrl, PageJobKind, PageJobState, RequestPurpose};
+use tidings_store::{JobFeed, JobSpent, JobStep, NewPageJob, PageJob, QueuedPage};
 use url::Url;
 
 pub use tidings_model::SpiderLimits;
@@ -30,12 +36,21 @@ pub struct Budget {
 
 impl Budget {
     pub fn new(limits: SpiderLimits, started_at: DateTime<Utc>) -> Budget {
+        Budget::resume(limits, started_at, &JobSpent::default())
+    }
+
+    /// The budget of a job that spent `spent` in earlier stints, going on at `now`: the time
+    /// it ran before counts, the time it was stopped does not.
+    pub fn resume(limits: SpiderLimits, now: DateTime<Utc>, spent: &JobSpent) -> Budget {
+        let before = chrono::TimeDelta::from_std(spent.elapsed).unwrap_or(chrono::TimeDelta::MAX);
         Budget {
             limits,
-            started_at,
-            requests: 0,
-            bytes: 0,
-            urls: 0,
+            started_at: now
+                .checked_sub_signed(before)
+                .unwrap_or(DateTime::<Utc>::MIN_UTC),
+            requests: spent.requests,
+            bytes: spent.bytes,
+            urls: spent.urls,
         }
     }
 
@@ -71,24 +86,28 @@ impl Budget {
     }
 }
 
-/// What a run did.
+/// What a run did, over every stint of its job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpiderReport {
-    /// HTML pages read.
+    /// The job as it stands after this stint (its spending over every stint).
+    pub job: PageJob,
+    /// HTML pages read, over every stint.
     pub pages: u32,
-    /// The feeds found, each once (a stored one named as such).
-    pub feeds: Vec<FoundFeed>,
+    /// The feeds found, each once, over every stint.
+    pub feeds: Vec<JobFeed>,
     /// URLs whose check made them a duplicate of a feed found or stored (FF3).
     pub duplicates: u32,
     /// URLs refused (a rule, robots.txt, a refusal by the site, the budget).
     pub refused: u32,
-    /// Every URL looked at, in order.
+    /// Every URL looked at in this stint, in order.
     pub checked: Vec<Checked>,
     pub budget: Budget,
-    /// Which budget ended the run, or `None` when it ran out of links first.
+    /// Which budget ended the run, or `None` when it ran out of links first (or was stopped).
     pub stopped_by: Option<String>,
-    /// Requests sent, counted as the run sent them.
+    /// Requests sent in this stint, counted as the run sent them.
     pub requests: usize,
+    /// `false` when told to stop: the job went back to the queue and goes on where it was.
+    pub finished: bool,
 }
 
 /// File extensions of links that are no page (never followed).
@@ -98,14 +117,16 @@ const NOT_PAGES: [&str; 18] = [
 ];
 
 impl Crawler {
-    /// Spider from `start` within `limits` (FF4). `progress` hears of each URL as it is
-    /// checked, with the budget spent so far.
-    pub async fn spider(
+    /// Check `limits` against the profile (FF4: never past its ceilings, only under a profile
+    /// that requests discovery pages) and put a spider run from `start` in the page queue for
+    /// `requested_by`; `running` takes it at once for the caller to work.
+    pub async fn submit_spider(
         &self,
         start: &FeedUrl,
         limits: SpiderLimits,
-        progress: &(dyn Fn(&Checked, &Budget) + Send + Sync),
-    ) -> Result<SpiderReport, CrawlError> {
+        requested_by: &str,
+        running: bool,
+    ) -> Result<PageJob, CrawlError> {
         self.profile
             .spider
             .check(&limits)
@@ -117,17 +138,57 @@ impl Crawler {
                 self.profile.name
             )));
         }
+        Ok(self
+            .store
+            .submit_page_job(&NewPageJob {
+                kind: PageJobKind::Spider,
+                url: start.as_str().to_owned(),
+                limits: Some(limits),
+                requested_by: requested_by.to_owned(),
+                at: self.now(),
+                running,
+            })
+            .await?)
+    }
+
+    /// Spider from `start` within `limits` (FF4), now, as a job of the page queue taken at
+    /// once. `progress` hears of each URL as it is checked, with the budget spent so far.
+    pub async fn spider(
+        &self,
+        start: &FeedUrl,
+        limits: SpiderLimits,
+        progress: &(dyn Fn(&Checked, &Budget) + Send + Sync),
+    ) -> Result<SpiderReport, CrawlError> {
+        let job = self.submit_spider(start, limits, "cli", true).await?;
+        self.spider_job(job, progress, &|| false).await
+    }
+
+    /// Work a spider job from where it stands (its frontier, its spending and its finds are
+    /// in the store, written after every URL), until its frontier is empty, a budget is spent
+    /// or `stop` is set (then it goes back to the queue).
+    pub async fn spider_job(
+        &self,
+        job: PageJob,
+        progress: &(dyn Fn(&Checked, &Budget) + Send + Sync),
+        stop: &(dyn Fn() -> bool + Send + Sync),
+    ) -> Result<SpiderReport, CrawlError> {
+        let limits = job
+            .limits
+            .ok_or_else(|| CrawlError::Refused(format!("page job {} is no spider run", job.id)))?;
+        let start = Url::parse(&job.url)
+            .map_err(|e| CrawlError::Refused(format!("page job {}: {e}", job.id)))?;
         self.keep_signing_key().await;
         let mut out = Discovery::default();
-        out.budget = Some(Budget::new(limits, self.now()));
-        let start_host = start.as_url().host_str().map(str::to_owned);
-        let mut queue: VecDeque<(Url, u32, Option<Url>)> = VecDeque::new();
-        let mut queued: HashSet<String> = HashSet::new();
-        queue.push_back((start.as_url().clone(), 0, None));
-        queued.insert(start.as_str().to_owned());
-        let mut pages = 0;
+        out.budget = Some(Budget::resume(limits, self.now(), &job.spent));
+        let start_host = start.host_str().map(str::to_owned);
+        let frontier = self.store.page_job_frontier(job.id).await?;
+        let mut queued: HashSet<String> = frontier.seen.into_iter().collect();
+        let mut queue: VecDeque<QueuedPage> = frontier.pending.into();
+        let mut spent = job.spent;
         let mut reported = 0;
+        let mut stored_feeds = 0;
         let mut stopped_by = None;
+        let mut finished = true;
         let report = |out: &Discovery, reported: &mut usize| {
             if let Some(budget) = &out.budget {
                 for c in &out.checked[*reported..] {
@@ -136,7 +197,11 @@ impl Crawler {
             }
             *reported = out.checked.len();
         };
-        while let Some((url, depth, found_on)) = queue.pop_front() {
+        while let Some(next) = queue.pop_front() {
+            if stop() {
+                finished = false;
+                break;
+            }
             let now = self.now();
             let budget = out.budget.as_mut().expect("a spider run has a budget");
             if let Some(spent) = budget.spent(now) {
@@ -147,52 +212,118 @@ impl Crawler {
                 stopped_by = Some("urls".to_owned());
                 break;
             }
+            let url = match Url::parse(&next.url) {
+                Ok(url) => url,
+                Err(e) => {
+                    tracing::warn!(job = job.id, url = %next.url, error = %e, "a queued URL that does not parse, skipped");
+                    continue;
+                }
+            };
+            let found_on = next.found_on.as_deref().and_then(|u| Url::parse(u).ok());
             let source = if found_on.is_none() {
                 CheckSource::Submitted
             } else {
                 CheckSource::Spider
             };
+            let checked_before = out.checked.len();
             let read = self
                 .check_url(&url, source, found_on.as_ref(), &mut out)
                 .await?;
             report(&out, &mut reported);
-            let Some(Read1::Page { final_url, page }) = read else {
-                continue;
-            };
-            pages += 1;
-            if depth < limits.depth {
-                for link in page.links.iter().filter(|l| !l.nofollow) {
-                    let same_site = link.url.host_str().map(str::to_owned) == start_host;
-                    if (!same_site && !limits.linked_sites) || !is_page_link(&link.url) {
-                        continue;
-                    }
-                    if queued.insert(link.url.as_str().to_owned()) {
-                        queue.push_back((link.url.clone(), depth + 1, Some(final_url.clone())));
+            let mut links = Vec::new();
+            if let Some(Read1::Page { final_url, page }) = read {
+                spent.pages += 1;
+                if next.depth < limits.depth {
+                    for link in page.links.iter().filter(|l| !l.nofollow) {
+                        let same_site = link.url.host_str().map(str::to_owned) == start_host;
+                        if (!same_site && !limits.linked_sites) || !is_page_link(&link.url) {
+                            continue;
+                        }
+                        if queued.insert(link.url.as_str().to_owned()) {
+                            let page = QueuedPage {
+                                url: link.url.as_str().to_owned(),
+                                depth: next.depth + 1,
+                                found_on: Some(final_url.as_str().to_owned()),
+                            };
+                            queue.push_back(page.clone());
+                            links.push(page);
+                        }
                     }
                 }
+                self.discover_page(&final_url, &page, Reach::Thorough, false, &|_| {}, &mut out)
+                    .await?;
+                report(&out, &mut reported);
             }
-            self.discover_page(&final_url, &page, Reach::Thorough, false, &|_| {}, &mut out)
-                .await?;
-            report(&out, &mut reported);
+            // What this URL did, written at once: a stop (or a crash) goes on from here.
+            let count = |d: Disposition| {
+                out.checked[checked_before..]
+                    .iter()
+                    .filter(|c| c.disposition == d)
+                    .count() as u32
+            };
+            spent.duplicates += count(Disposition::Duplicate);
+            spent.refused += count(Disposition::Refused);
+            let found: Vec<JobFeed> = out.feeds[stored_feeds..].iter().map(job_feed).collect();
+            stored_feeds = out.feeds.len();
+            spent.feeds += found.len() as u32;
+            let budget = out.budget.as_ref().expect("a spider run has a budget");
+            spent.requests = budget.requests;
+            spent.bytes = budget.bytes;
+            spent.urls = budget.urls;
+            spent.elapsed = budget.elapsed(self.now());
+            let step = JobStep {
+                done: Some(next.url),
+                queued: links,
+                found,
+                spent,
+            };
+            self.store.page_job_step(job.id, &step, self.now()).await?;
         }
         // A budget spent by the last page's candidates ended the run too (they were cut).
-        if stopped_by.is_none()
+        if finished
+            && stopped_by.is_none()
             && let Some(spent) = out.budget.as_ref().and_then(|b| b.spent(self.now()))
         {
             stopped_by = Some(spent.to_owned());
         }
-        let count =
-            |d: Disposition| out.checked.iter().filter(|c| c.disposition == d).count() as u32;
+        if finished {
+            self.store
+                .finish_page_job(
+                    job.id,
+                    PageJobState::Done,
+                    stopped_by.as_deref(),
+                    None,
+                    self.now(),
+                )
+                .await?;
+        } else {
+            self.store.release_page_job(job.id, self.now()).await?;
+        }
+        let now_job = self.store.page_job(job.id).await?.unwrap_or(job);
+        let feeds = self.store.page_job_feeds(now_job.id).await?;
         Ok(SpiderReport {
-            pages,
-            duplicates: count(Disposition::Duplicate),
-            refused: count(Disposition::Refused),
+            pages: now_job.spent.pages,
+            duplicates: now_job.spent.duplicates,
+            refused: now_job.spent.refused,
             budget: out.budget.expect("a spider run has a budget"),
-            feeds: out.feeds,
+            feeds,
             checked: out.checked,
             stopped_by,
             requests: out.requests,
+            finished,
+            job: now_job,
         })
+    }
+}
+
+/// A feed found, as a job keeps it.
+pub fn job_feed(f: &FoundFeed) -> JobFeed {
+    JobFeed {
+        url: f.url.as_str().to_owned(),
+        title: f.title.clone(),
+        feed_id: f.known,
+        held: f.held,
+        note: f.note.clone(),
     }
 }
 

@@ -269,3 +269,142 @@ async fn ff4_a_run_is_refused_past_the_ceilings_or_without_discovery() {
     assert!(sim.exchanges().await.is_empty());
     assert!(plain.exchanges().await.is_empty());
 }
+
+/// FF4: a run stopped part-way goes back to the queue with its frontier, spending and finds;
+/// taken again it goes on where it was: every page is read once over both stints, the same
+/// pages and feeds are found as by a run never stopped, and the budget counts every request
+/// of both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff4_a_stopped_run_goes_on_where_it_was() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let sim = start(vec![site(), other()], ffbot).await;
+    let start_url = FeedUrl::parse(&sim.web.url("big.test", "/").unwrap()).unwrap();
+    let job = sim
+        .crawler
+        .submit_spider(&start_url, limits(&sim), "test", true)
+        .await
+        .unwrap();
+    let looked = AtomicUsize::new(0);
+    let first = sim
+        .crawler
+        .spider_job(
+            job.clone(),
+            &|_, _| {
+                looked.fetch_add(1, Ordering::Relaxed);
+            },
+            &|| looked.load(Ordering::Relaxed) >= 12,
+        )
+        .await
+        .unwrap();
+    assert!(!first.finished);
+    assert!(first.pages >= 1 && first.pages < 11, "{}", first.pages);
+    let stored = sim.store.page_job(job.id).await.unwrap().unwrap();
+    assert_eq!(stored.state, tidings_model::PageJobState::Queued);
+    assert_eq!(stored.spent.requests, first.budget.requests);
+    let sent_first = sim.exchanges().await.len();
+    assert_eq!(first.budget.requests as usize, sent_first);
+
+    let again = sim
+        .crawler
+        .claim_page_job(Some(job.id))
+        .await
+        .unwrap()
+        .expect("a stopped job is taken again");
+    let second = sim
+        .crawler
+        .spider_job(again, &|_, _| {}, &|| false)
+        .await
+        .unwrap();
+    assert!(second.finished);
+    assert_eq!(second.pages, 11, "the pages of a run never stopped");
+    let seen = sim.exchanges().await;
+    let mut targets: Vec<(String, String)> = seen
+        .iter()
+        .filter(|e| e.target != "/robots.txt")
+        .map(|e| (e.host.clone(), e.target.clone()))
+        .collect();
+    let all = targets.len();
+    targets.sort();
+    targets.dedup();
+    assert_eq!(targets.len(), all, "nothing read twice: {targets:?}");
+    assert_eq!(
+        second.budget.requests as usize,
+        seen.len(),
+        "every request of both stints is counted"
+    );
+    assert!(second.requests < seen.len() - sent_first + 1);
+    let found: Vec<&str> = second.feeds.iter().map(|f| f.url.as_str()).collect();
+    for path in ["/section0.xml", "/feed/", "/atom.xml"] {
+        assert!(found.iter().any(|u| u.ends_with(path)), "{path}: {found:?}");
+    }
+    let done = sim.store.page_job(job.id).await.unwrap().unwrap();
+    assert_eq!(done.state, tidings_model::PageJobState::Done);
+    assert_eq!(done.spent.pages, 11);
+    assert_clean(&sim.audit(&sim.expectations()).await);
+}
+
+/// FF1, FF4: what the API and the web UI submit is worked by the crawl beside the feeds: a
+/// URL's feeds are found, a spider run is worked to its end, each request the crawler's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_a_crawl_works_the_page_queue() {
+    let sim = start(vec![site(), other()], ffbot).await;
+    let other_home = FeedUrl::parse(&sim.web.url("other.test", "/").unwrap()).unwrap();
+    let start_url = FeedUrl::parse(&sim.web.url("big.test", "/").unwrap()).unwrap();
+    let find = sim
+        .crawler
+        .submit_discovery(&other_home, "key:1")
+        .await
+        .unwrap();
+    let spider = sim
+        .crawler
+        .submit_spider(
+            &start_url,
+            SpiderLimits {
+                depth: 1,
+                linked_sites: false,
+                ..limits(&sim)
+            },
+            "account:2",
+            false,
+        )
+        .await
+        .unwrap();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let crawler = sim.crawler.clone();
+    let deadline = crawler.now() + chrono::Duration::days(1);
+    let crawl = tokio::spawn(async move {
+        crawler
+            .crawl(
+                tidings_crawler::CrawlUntil {
+                    stop: stopped,
+                    deadline: Some(deadline),
+                },
+                std::sync::Arc::new(tidings_crawler::NoProgress),
+            )
+            .await
+    });
+    let mut waited = 0;
+    loop {
+        let a = sim.store.page_job(find.id).await.unwrap().unwrap();
+        let b = sim.store.page_job(spider.id).await.unwrap().unwrap();
+        if a.state.finished() && b.state.finished() {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 600, "jobs not worked: {a:?} {b:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    stop.send(true).unwrap();
+    crawl.await.unwrap().unwrap();
+    let found = sim.store.page_job_feeds(find.id).await.unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].url.ends_with("/atom.xml"), "{found:?}");
+    let spider = sim.store.page_job(spider.id).await.unwrap().unwrap();
+    assert_eq!(spider.state, tidings_model::PageJobState::Done);
+    assert_eq!(
+        spider.spent.pages, 4,
+        "the home page and the three it links"
+    );
+    assert!(spider.spent.feeds >= 2, "{:?}", spider.spent);
+    assert_clean(&sim.audit(&sim.expectations()).await);
+}

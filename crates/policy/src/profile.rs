@@ -467,6 +467,15 @@ impl Default for DiscoverySettings {
     }
 }
 
+/// The instant `retention` seconds before `now` (the earliest when that is before time began).
+fn kept_from(retention: u64, now: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+    i64::try_from(retention)
+        .ok()
+        .and_then(chrono::Duration::try_seconds)
+        .and_then(|d| now.checked_sub_signed(d))
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+}
+
 /// The most common paths a profile may list, and the most candidates per page.
 pub const MAX_COMMON_PATHS: usize = 64;
 pub const MAX_CANDIDATES: u32 = 256;
@@ -477,11 +486,15 @@ impl DiscoverySettings {
         &self,
         now: chrono::DateTime<chrono::Utc>,
     ) -> chrono::DateTime<chrono::Utc> {
-        i64::try_from(self.request_log_retention)
-            .ok()
-            .and_then(chrono::Duration::try_seconds)
-            .and_then(|d| now.checked_sub_signed(d))
-            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+        kept_from(self.request_log_retention, now)
+    }
+
+    /// FF17: finished page jobs that ended before this instant are dropped at `now`.
+    pub fn jobs_kept_from(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> chrono::DateTime<chrono::Utc> {
+        kept_from(self.job_retention, now)
     }
 
     fn validate(&self) -> Result<(), ProfileError> {

@@ -521,6 +521,97 @@ pub fn counts_by_state(rows: Vec<(String, i64)>) -> Result<Vec<(FeedState, u64)>
     Ok(counts.to_vec())
 }
 
+/// The times of a page job, as each backend decodes its own time columns.
+pub struct JobTimes {
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub updated_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// The columns a page job is read from, after its times (`JOB_COLUMNS` in each backend).
+pub const JOB_COLUMNS: &str = "id, kind, url, state, requested_by, depth, max_urls, \
+     max_requests, max_bytes, max_time_ms, linked_sites, requests, bytes, urls, pages, \
+     elapsed_ms, feeds, duplicates, refused, stopped_by, error";
+
+/// A page job from a row of [`JOB_COLUMNS`] on either backend.
+pub fn page_job<'r, R>(row: &'r R, times: JobTimes) -> Result<crate::PageJob>
+where
+    R: sqlx::Row,
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<bool>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let count = |name: &str| -> Result<u32> {
+        let n: i64 = row.try_get(name)?;
+        u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("page job {name} is {n}")))
+    };
+    let large = |name: &str| -> Result<u64> {
+        let n: i64 = row.try_get(name)?;
+        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("page job {name} is {n}")))
+    };
+    let kind: String = row.try_get("kind")?;
+    let state: String = row.try_get("state")?;
+    let depth: Option<i64> = row.try_get("depth")?;
+    let limits = match depth {
+        None => None,
+        Some(depth) => {
+            let some = |name: &str| -> Result<u64> {
+                let n: Option<i64> = row.try_get(name)?;
+                n.and_then(|n| u64::try_from(n).ok())
+                    .ok_or_else(|| StoreError::Corrupt(format!("page job {name} is {n:?}")))
+            };
+            let small = |n: u64, name: &str| {
+                u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("page job {name} is {n}")))
+            };
+            Some(tidings_model::SpiderLimits {
+                depth: small(u64::try_from(depth).unwrap_or(u64::MAX), "depth")?,
+                max_urls: small(some("max_urls")?, "max_urls")?,
+                max_requests: small(some("max_requests")?, "max_requests")?,
+                max_bytes: some("max_bytes")?,
+                max_time: std::time::Duration::from_millis(some("max_time_ms")?),
+                linked_sites: row
+                    .try_get::<Option<bool>, _>("linked_sites")?
+                    .unwrap_or(false),
+            })
+        }
+    };
+    Ok(crate::PageJob {
+        id: row.try_get("id")?,
+        kind: tidings_model::PageJobKind::from_name(&kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown page job kind {kind:?}")))?,
+        url: row.try_get("url")?,
+        state: tidings_model::PageJobState::from_name(&state)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown page job state {state:?}")))?,
+        limits,
+        requested_by: row.try_get("requested_by")?,
+        created_at: times.created_at,
+        started_at: times.started_at,
+        updated_at: times.updated_at,
+        finished_at: times.finished_at,
+        spent: crate::JobSpent {
+            requests: count("requests")?,
+            bytes: large("bytes")?,
+            urls: count("urls")?,
+            pages: count("pages")?,
+            elapsed: std::time::Duration::from_millis(large("elapsed_ms")?),
+            feeds: count("feeds")?,
+            duplicates: count("duplicates")?,
+            refused: count("refused")?,
+        },
+        stopped_by: row.try_get("stopped_by")?,
+        error: row.try_get("error")?,
+    })
+}
+
+/// A count, a byte total or milliseconds as a column (saturating: no counter reaches it).
+pub fn as_column(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -684,93 +775,3 @@ mod tests {
     }
 }
 
-/// The times of a page job, as each backend decodes its own time columns.
-pub struct JobTimes {
-    pub created_at: DateTime<Utc>,
-    pub started_at: Option<DateTime<Utc>>,
-    pub updated_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-}
-
-/// The columns a page job is read from, after its times (`JOB_COLUMNS` in each backend).
-pub const JOB_COLUMNS: &str = "id, kind, url, state, requested_by, depth, max_urls, \
-     max_requests, max_bytes, max_time_ms, linked_sites, requests, bytes, urls, pages, \
-     elapsed_ms, feeds, duplicates, refused, stopped_by, error";
-
-/// A page job from a row of [`JOB_COLUMNS`] on either backend.
-pub fn page_job<'r, R>(row: &'r R, times: JobTimes) -> Result<crate::PageJob>
-where
-    R: sqlx::Row,
-    for<'a> &'a str: sqlx::ColumnIndex<R>,
-    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    Option<bool>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-{
-    let count = |name: &str| -> Result<u32> {
-        let n: i64 = row.try_get(name)?;
-        u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("page job {name} is {n}")))
-    };
-    let large = |name: &str| -> Result<u64> {
-        let n: i64 = row.try_get(name)?;
-        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("page job {name} is {n}")))
-    };
-    let kind: String = row.try_get("kind")?;
-    let state: String = row.try_get("state")?;
-    let depth: Option<i64> = row.try_get("depth")?;
-    let limits = match depth {
-        None => None,
-        Some(depth) => {
-            let some = |name: &str| -> Result<u64> {
-                let n: Option<i64> = row.try_get(name)?;
-                n.and_then(|n| u64::try_from(n).ok())
-                    .ok_or_else(|| StoreError::Corrupt(format!("page job {name} is {n:?}")))
-            };
-            let small = |n: u64, name: &str| {
-                u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("page job {name} is {n}")))
-            };
-            Some(tidings_model::SpiderLimits {
-                depth: small(u64::try_from(depth).unwrap_or(u64::MAX), "depth")?,
-                max_urls: small(some("max_urls")?, "max_urls")?,
-                max_requests: small(some("max_requests")?, "max_requests")?,
-                max_bytes: some("max_bytes")?,
-                max_time: std::time::Duration::from_millis(some("max_time_ms")?),
-                linked_sites: row
-                    .try_get::<Option<bool>, _>("linked_sites")?
-                    .unwrap_or(false),
-            })
-        }
-    };
-    Ok(crate::PageJob {
-        id: row.try_get("id")?,
-        kind: tidings_model::PageJobKind::from_name(&kind)
-            .ok_or_else(|| StoreError::Corrupt(format!("unknown page job kind {kind:?}")))?,
-        url: row.try_get("url")?,
-        state: tidings_model::PageJobState::from_name(&state)
-            .ok_or_else(|| StoreError::Corrupt(format!("unknown page job state {state:?}")))?,
-        limits,
-        requested_by: row.try_get("requested_by")?,
-        created_at: times.created_at,
-        started_at: times.started_at,
-        updated_at: times.updated_at,
-        finished_at: times.finished_at,
-        spent: crate::JobSpent {
-            requests: count("requests")?,
-            bytes: large("bytes")?,
-            urls: count("urls")?,
-            pages: count("pages")?,
-            elapsed: std::time::Duration::from_millis(large("elapsed_ms")?),
-            feeds: count("feeds")?,
-            duplicates: count("duplicates")?,
-            refused: count("refused")?,
-        },
-        stopped_by: row.try_get("stopped_by")?,
-        error: row.try_get("error")?,
-    })
-}
-
-/// A count, a byte total or milliseconds as a column (saturating: no counter reaches it).
-pub fn as_column(n: impl TryInto<i64>) -> i64 {
-    n.try_into().unwrap_or(i64::MAX)
-}

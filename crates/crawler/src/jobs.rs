@@ -1,0 +1,157 @@
+//! The page queue's worker (FF1, FF4): a crawl takes the jobs people and apps submitted (a
+//! URL whose feeds to find, a spider run) one at a time and works each where it stands. The
+//! API and the web UI only put jobs in the queue: every request is the crawler's.
+
+use crate::discover::Reach;
+use crate::run::CrawlUntil;
+use crate::spider::job_feed;
+use crate::{CrawlError, Crawler};
+use tidings_model::{Disposition, FeedUrl, PageJobKind, PageJobState};
+use tidings_store::{JobSpent, JobStep, NewPageJob, PageJob};
+
+/// A running job not heard of for this long (seconds) was left by a crawler that stopped:
+/// the next crawl takes it and goes on where it was. A job writes after every URL it looks
+/// at, and no URL takes this long.
+pub const JOB_STALE_SECS: i64 = 600;
+
+/// How often (real seconds) an idle crawl looks at the page queue without being woken.
+const LOOK_EVERY_SECS: u64 = 30;
+
+impl Crawler {
+    /// Put a URL whose feeds to find (FF1) in the page queue for `requested_by`.
+    pub async fn submit_discovery(
+        &self,
+        url: &FeedUrl,
+        requested_by: &str,
+    ) -> Result<PageJob, CrawlError> {
+        Ok(self
+            .store
+            .submit_page_job(&NewPageJob {
+                kind: PageJobKind::Discover,
+                url: url.as_str().to_owned(),
+                limits: None,
+                requested_by: requested_by.to_owned(),
+                at: self.now(),
+                running: false,
+            })
+            .await?)
+    }
+
+    /// The oldest job waiting, taken (a queued one, or one a stopped crawler left).
+    pub async fn claim_page_job(&self, only: Option<i64>) -> Result<Option<PageJob>, CrawlError> {
+        let now = self.now();
+        let stale = now - chrono::TimeDelta::seconds(JOB_STALE_SECS);
+        Ok(self.store.claim_page_job(only, now, stale).await?)
+    }
+
+    /// Work a taken job to its end, or until `stop` (a spider run then goes back to the
+    /// queue). A job that cannot be worked (its URL unreachable or refused) ends as failed
+    /// with the reason; a store error leaves it running, to be taken again once stale.
+    pub async fn work_page_job(
+        &self,
+        job: PageJob,
+        stop: &(dyn Fn() -> bool + Send + Sync),
+    ) -> Result<(), CrawlError> {
+        let id = job.id;
+        let worked = match job.kind {
+            PageJobKind::Spider => self.spider_job(job, &|_, _| {}, stop).await.map(|r| {
+                tracing::info!(
+                    job = id,
+                    pages = r.pages,
+                    feeds = r.feeds.len(),
+                    finished = r.finished,
+                    stopped_by = r.stopped_by.as_deref().unwrap_or("-"),
+                    "spider job worked (FF4)"
+                );
+            }),
+            PageJobKind::Discover => self.discovery_job(&job).await,
+        };
+        match worked {
+            Err(e @ (CrawlError::Refused(_) | CrawlError::Unreachable { .. })) => {
+                let why = e.to_string();
+                tracing::info!(job = id, reason = %why, "page job failed");
+                self.store
+                    .finish_page_job(id, PageJobState::Failed, None, Some(&why), self.now())
+                    .await?;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Find the feeds of a discovery job's URL (FF1), as a person subscribing by a site's URL
+    /// wants them: the page's declared feeds first, guesses only when it declares none.
+    async fn discovery_job(&self, job: &PageJob) -> Result<(), CrawlError> {
+        let url = FeedUrl::parse(&job.url).map_err(|e| CrawlError::Unreachable {
+            url: job.url.clone(),
+            reason: e.to_string(),
+        })?;
+        let started = self.now();
+        let found = self.discover(&url, Reach::Declared, &|_| {}).await?;
+        let count =
+            |d: Disposition| found.checked.iter().filter(|c| c.disposition == d).count() as u32;
+        let feeds: Vec<_> = found.feeds.iter().map(job_feed).collect();
+        let step = JobStep {
+            done: Some(job.url.clone()),
+            queued: Vec::new(),
+            spent: JobSpent {
+                requests: u32::try_from(found.requests).unwrap_or(u32::MAX),
+                bytes: 0,
+                urls: found.checked.len() as u32,
+                pages: 0,
+                elapsed: (self.now() - started).to_std().unwrap_or_default(),
+                feeds: feeds.len() as u32,
+                duplicates: count(Disposition::Duplicate),
+                refused: count(Disposition::Refused),
+            },
+            found: feeds,
+        };
+        self.store.page_job_step(job.id, &step, self.now()).await?;
+        self.store
+            .finish_page_job(job.id, PageJobState::Done, None, None, self.now())
+            .await?;
+        Ok(())
+    }
+
+    /// Work the page queue until `until` says stop or the crawl ends (`crawl_ended`): one
+    /// job at a time, looking again when woken (a job was submitted) or every
+    /// [`LOOK_EVERY_SECS`].
+    pub(crate) async fn work_page_jobs(
+        self,
+        until: CrawlUntil,
+        mut crawl_ended: tokio::sync::watch::Receiver<bool>,
+    ) {
+        let mut stop = until.stop.clone();
+        let mut stop_open = true;
+        let ended = |ended: &tokio::sync::watch::Receiver<bool>| *ended.borrow();
+        loop {
+            if until.reached(self.now()) || ended(&crawl_ended) {
+                return;
+            }
+            let job = match self.claim_page_job(None).await {
+                Ok(job) => job,
+                Err(e) => {
+                    tracing::warn!(error = %e, "the page queue could not be read");
+                    None
+                }
+            };
+            if let Some(job) = job {
+                let id = job.id;
+                let halt = || until.reached(self.now()) || ended(&crawl_ended);
+                if let Err(e) = self.work_page_job(job, &halt).await {
+                    tracing::warn!(job = id, error = %e, "page job interrupted; taken again later");
+                }
+                continue;
+            }
+            tokio::select! {
+                () = self.live.jobs_woken() => {}
+                changed = stop.changed(), if stop_open => {
+                    // A dropped sender can no longer stop us; only the deadline can.
+                    stop_open = changed.is_ok();
+                }
+                _ = crawl_ended.changed() => {}
+                () = tokio::time::sleep(std::time::Duration::from_secs(LOOK_EVERY_SECS)) => {}
+            }
+        }
+    }
+}
