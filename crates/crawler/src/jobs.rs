@@ -5,9 +5,9 @@
 use crate::discover::Reach;
 use crate::run::CrawlUntil;
 use crate::spider::job_feed;
-use crate::{CrawlError, Crawler};
+use crate::{CrawlError, Crawler, operator};
 use tidings_model::{Disposition, FeedUrl, PageJobKind, PageJobState};
-use tidings_store::{JobSpent, JobStep, NewPageJob, PageJob};
+use tidings_store::{JobSpent, JobStep, PageJob};
 
 /// A running job not heard of for this long (seconds) was left by a crawler that stopped:
 /// the next crawl takes it and goes on where it was. A job writes after every URL it looks
@@ -24,17 +24,34 @@ impl Crawler {
         url: &FeedUrl,
         requested_by: &str,
     ) -> Result<PageJob, CrawlError> {
-        Ok(self
-            .store
-            .submit_page_job(&NewPageJob {
-                kind: PageJobKind::Discover,
-                url: url.as_str().to_owned(),
-                limits: None,
-                requested_by: requested_by.to_owned(),
-                at: self.now(),
-                running: false,
+        self.submit_job(url, operator::JobAsk::Discover, requested_by, false)
+            .await
+    }
+
+    /// [`operator::submit_page_job`] with this crawler's profile, address guard and clock.
+    pub(crate) async fn submit_job(
+        &self,
+        url: &FeedUrl,
+        ask: operator::JobAsk,
+        requested_by: &str,
+        running: bool,
+    ) -> Result<PageJob, CrawlError> {
+        let allow_private = self.fetcher.config().allow_private_networks;
+        let job = operator::JobRequest {
+            url,
+            ask,
+            requested_by,
+            running,
+        };
+        operator::submit_page_job(&*self.store, &self.profile, job, allow_private, self.now())
+            .await
+            .map_err(|e| match e {
+                operator::SubmitError::Refused(refusal) => crate::refused(refusal),
+                operator::SubmitError::Limits(why) | operator::SubmitError::NoDiscovery(why) => {
+                    CrawlError::Refused(why)
+                }
+                operator::SubmitError::Store(e) => CrawlError::Store(e),
             })
-            .await?)
     }
 
     /// The oldest job waiting, taken (a queued one, or one a stopped crawler left).

@@ -477,3 +477,92 @@ pub async fn review(
         .await?;
     Ok(tidings_store::StoredCheck { id: new, check })
 }
+
+/// What a job of the page queue is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobAsk {
+    /// Find the feeds of the URL (FF1).
+    Discover,
+    /// A spider run from the URL within these limits (FF4).
+    Spider(tidings_model::SpiderLimits),
+}
+
+/// Why a job was not put in the page queue.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    #[error(transparent)]
+    Refused(Refusal),
+    /// A spider run's limits past the profile's ceilings (or 0).
+    #[error("{0}")]
+    Limits(String),
+    /// A spider run under a profile that does not request discovery pages.
+    #[error("{0}")]
+    NoDiscovery(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A job to put in the page queue.
+#[derive(Debug, Clone, Copy)]
+pub struct JobRequest<'a> {
+    pub url: &'a FeedUrl,
+    pub ask: JobAsk,
+    /// Who asks (`cli`, `key:7`, `account:3`).
+    pub requested_by: &'a str,
+    /// Taken at once by the caller, who works it.
+    pub running: bool,
+}
+
+/// Put a job in the page queue at `now`, as the CLI, the API and the UI all do: refused
+/// first as a subscription is ([`refusal`]: no host, the address guard with `allow_private`,
+/// a do-not-crawl rule, FF13), and a spider run when its limits pass the profile's ceilings
+/// or the profile does not request discovery pages (FF4). Nothing is sent here: the crawl
+/// works the queue.
+pub async fn submit_page_job(
+    store: &dyn Store,
+    profile: &Profile,
+    job: JobRequest<'_>,
+    allow_private: bool,
+    now: DateTime<Utc>,
+) -> Result<tidings_store::PageJob, SubmitError> {
+    let JobRequest {
+        url,
+        ask,
+        requested_by,
+        running,
+    } = job;
+    let limits = match ask {
+        JobAsk::Discover => None,
+        JobAsk::Spider(limits) => {
+            profile.spider.check(&limits).map_err(SubmitError::Limits)?;
+            if !profile
+                .requests
+                .allows(tidings_model::RequestPurpose::Discovery)
+            {
+                return Err(SubmitError::NoDiscovery(format!(
+                    "profile {} does not request discovery pages ([requests] purposes): a \
+                     spider run needs a profile that lists \"discovery\" (FFBot)",
+                    profile.name
+                )));
+            }
+            Some(limits)
+        }
+    };
+    if let Some(refusal) = refusal(store, url, allow_private).await? {
+        return Err(SubmitError::Refused(refusal));
+    }
+    let kind = match ask {
+        JobAsk::Discover => tidings_model::PageJobKind::Discover,
+        JobAsk::Spider(_) => tidings_model::PageJobKind::Spider,
+    };
+    Ok(store
+        .submit_page_job(&tidings_store::NewPageJob {
+            kind,
+            url: url.as_str().to_owned(),
+            limits,
+            requested_by: requested_by.to_owned(),
+            at: now,
+            running,
+        })
+        .await?)
+}

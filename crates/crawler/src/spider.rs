@@ -14,12 +14,12 @@
 //! hashes live in memory.
 
 use crate::discover::{Checked, Discovery, FoundFeed, Reach, Read1};
-use crate::{CrawlError, Crawler};
+use crate::{CrawlError, Crawler, operator};
 use chrono::{DateTime, Utc};
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
-use tidings_model::{CheckSource, Disposition, FeedUrl, PageJobKind, PageJobState, RequestPurpose};
-use tidings_store::{JobFeed, JobSpent, JobStep, NewPageJob, PageJob, QueuedPage};
+use tidings_model::{CheckSource, Disposition, FeedUrl, PageJobState};
+use tidings_store::{JobFeed, JobSpent, JobStep, PageJob, QueuedPage};
 use url::Url;
 
 pub use tidings_model::SpiderLimits;
@@ -117,9 +117,10 @@ const NOT_PAGES: [&str; 18] = [
 ];
 
 impl Crawler {
-    /// Check `limits` against the profile (FF4: never past its ceilings, only under a profile
-    /// that requests discovery pages) and put a spider run from `start` in the page queue for
-    /// `requested_by`; `running` takes it at once for the caller to work.
+    /// Put a spider run from `start` within `limits` in the page queue for `requested_by`
+    /// ([`operator::submit_page_job`]: refused past the profile's ceilings, under a profile
+    /// that does not discover, or where a rule or the address guard forbids); `running`
+    /// takes it at once for the caller to work.
     pub async fn submit_spider(
         &self,
         start: &FeedUrl,
@@ -127,28 +128,13 @@ impl Crawler {
         requested_by: &str,
         running: bool,
     ) -> Result<PageJob, CrawlError> {
-        self.profile
-            .spider
-            .check(&limits)
-            .map_err(CrawlError::Refused)?;
-        if !self.profile.requests.allows(RequestPurpose::Discovery) {
-            return Err(CrawlError::Refused(format!(
-                "profile {} does not request discovery pages ([requests] purposes): a spider \
-                 run needs a profile that lists \"discovery\" (FFBot)",
-                self.profile.name
-            )));
-        }
-        Ok(self
-            .store
-            .submit_page_job(&NewPageJob {
-                kind: PageJobKind::Spider,
-                url: start.as_str().to_owned(),
-                limits: Some(limits),
-                requested_by: requested_by.to_owned(),
-                at: self.now(),
-                running,
-            })
-            .await?)
+        self.submit_job(
+            start,
+            operator::JobAsk::Spider(limits),
+            requested_by,
+            running,
+        )
+        .await
     }
 
     /// Spider from `start` within `limits` (FF4), now, as a job of the page queue taken at

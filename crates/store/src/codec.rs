@@ -774,4 +774,3 @@ mod tests {
         assert_eq!(decode_entry(&encoded.data, column).unwrap(), entry);
     }
 }
-

@@ -2,8 +2,14 @@
 //! stored, listed with the match's reason, and decided as a duplicate, a feed of its own, or
 //! rejected (`tidings_crawler::operator::review`, as the CLI decides it). A decision is a new
 //! check of the URL; the held one stays (FF2).
+//!
+//! And the page queue (FF1, FF4): a URL whose feeds to find or a spider run, submitted here
+//! and worked by the crawl (`tidings_crawler::operator::submit_page_job`, as the CLI and the
+//! UI submit them); the API itself sends nothing.
 
-use super::wire::{Check, HeldDecision, HeldList, ReviewDecision};
+use super::wire::{
+    Check, HeldDecision, HeldList, Job, JobKind, JobList, JobRequest, ReviewDecision,
+};
 use crate::AppState;
 use crate::auth::{AdminAccess, WriteAccess};
 use crate::openapi::AdminErrors;
@@ -11,8 +17,10 @@ use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use chrono::Utc;
-use tidings_crawler::operator::{self, Review, ReviewError};
+use tidings_crawler::operator::{self, JobAsk, Refusal, Review, ReviewError, SubmitError};
+use tidings_model::{FeedUrl, SpiderLimits};
 
 /// The most held matches one answer lists.
 const MOST_HELD: u32 = 500;
@@ -68,15 +76,7 @@ pub async fn review(
     body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Json<Check>, Problem> {
     let Path(id) = id?;
-    let id = match id.parse::<i64>() {
-        Ok(id) if id > 0 => id,
-        _ => {
-            return Err(Problem::invalid(
-                "id",
-                format!("a check id is a positive whole number, not {id:?}"),
-            ));
-        }
-    };
+    let id = positive_id(&id, "a check id")?;
     let body: ReviewDecision = super::params::json_object(body, r#"{"decision": "duplicate"}"#)?;
     let decision = match body.decision {
         HeldDecision::Duplicate => Review::Duplicate,
@@ -93,4 +93,156 @@ pub async fn review(
         })?;
     tracing::info!(check = id, caller = %caller, decision = ?body.decision, "held match decided (FF3)");
     Ok(Json(Check::from(&decided)))
+}
+
+/// The most jobs one answer lists.
+const MOST_JOBS: u32 = 200;
+
+/// `POST /v1/discovery/jobs`: put a job in the page queue (FF1, FF4) for the crawl to work;
+/// nothing is sent by the API. 202 with the job; follow it at `/v1/discovery/jobs/{id}`.
+#[utoipa::path(
+    post,
+    path = "/v1/discovery/jobs",
+    operation_id = "submit_job",
+    tag = "operator",
+    request_body(content = JobRequest, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = ACCEPTED, description = "Queued: the crawl works it.", body = Job,
+            headers(("Location" = String, description = "The job's own URL."))),
+        (status = BAD_REQUEST, description = "The body is not a job request (`url`, `kind`, \
+            and for a spider run optional limits); the URL is not an http(s) URL or names no \
+            host; the address guard refuses it; or a limit is 0 or past the profile's \
+            ceilings. `parameter` names which.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = UNPROCESSABLE_ENTITY, description = "A do-not-crawl rule covers the URL, or \
+            the running profile does not request discovery pages (a spider run).",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
+pub async fn submit(
+    State(state): State<AppState>,
+    WriteAccess(caller): WriteAccess,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<axum::response::Response, Problem> {
+    use axum::response::IntoResponse;
+    let body: JobRequest = super::params::json_object(
+        body,
+        r#"{"url": "https://example.org/", "kind": "discover"}"#,
+    )?;
+    let url = FeedUrl::parse(&body.url)
+        .map_err(|e| Problem::invalid("url", format!("not an http(s) URL: {e}")))?;
+    let ask = match body.kind {
+        JobKind::Discover => JobAsk::Discover,
+        JobKind::Spider => {
+            let defaults = state.profile.spider.default_limits();
+            JobAsk::Spider(SpiderLimits {
+                depth: body.depth.unwrap_or(defaults.depth),
+                max_urls: body.max_urls.unwrap_or(defaults.max_urls),
+                max_requests: body.max_requests.unwrap_or(defaults.max_requests),
+                max_bytes: body.max_bytes.unwrap_or(defaults.max_bytes),
+                max_time: body
+                    .max_time_secs
+                    .map_or(defaults.max_time, std::time::Duration::from_secs),
+                linked_sites: body.linked_sites.unwrap_or(false),
+            })
+        }
+    };
+    let who = caller.subscriber();
+    let request = operator::JobRequest {
+        url: &url,
+        ask,
+        requested_by: &who,
+        running: false,
+    };
+    let job = operator::submit_page_job(
+        &*state.store,
+        &state.profile,
+        request,
+        state.allow_private_networks,
+        Utc::now(),
+    )
+    .await
+    .map_err(|e| match e {
+        SubmitError::Refused(refusal @ Refusal::Blocked { .. }) => {
+            Problem::new(ProblemKind::Refused, refusal.to_string())
+        }
+        SubmitError::Refused(refusal) => Problem::invalid("url", refusal.to_string()),
+        SubmitError::NoDiscovery(why) => Problem::new(ProblemKind::Refused, why),
+        SubmitError::Limits(why) => Problem::invalid("body", why),
+        SubmitError::Store(e) => Problem::from(e),
+    })?;
+    tracing::info!(job = job.id, kind = job.kind.as_str(), caller = %caller, "page job queued");
+    state.wake_crawler();
+    let location = format!("/v1/discovery/jobs/{}", job.id);
+    let mut response = (StatusCode::ACCEPTED, Json(Job::of(&job, Some(&[])))).into_response();
+    if let Ok(value) = axum::http::HeaderValue::from_str(&location) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::LOCATION, value);
+    }
+    Ok(response)
+}
+
+/// `GET /v1/discovery/jobs`: the page queue's jobs, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/discovery/jobs",
+    operation_id = "list_jobs",
+    tag = "operator",
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The newest jobs first.", body = JobList),
+        AdminErrors,
+    )
+)]
+pub async fn jobs(State(state): State<AppState>, _: AdminAccess) -> Result<Json<JobList>, Problem> {
+    let jobs = state.store.page_jobs(MOST_JOBS).await?;
+    Ok(Json(JobList {
+        jobs: jobs.iter().map(|j| Job::of(j, None)).collect(),
+    }))
+}
+
+/// `GET /v1/discovery/jobs/{id}`: one job, with the feeds it found.
+#[utoipa::path(
+    get,
+    path = "/v1/discovery/jobs/{id}",
+    operation_id = "get_job",
+    tag = "operator",
+    params(("id" = i64, Path, minimum = 1, description = "The job's id.")),
+    security(("bearer" = [])),
+    responses(
+        (status = OK, description = "The job as it stands, with its feeds.", body = Job),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No job has this id (or it ended and was dropped \
+            after its retention period).",
+            body = problem::Body, content_type = "application/problem+json"),
+        AdminErrors,
+    )
+)]
+pub async fn job(
+    State(state): State<AppState>,
+    _: AdminAccess,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<Job>, Problem> {
+    let Path(id) = id?;
+    let id = positive_id(&id, "a job id")?;
+    let Some(job) = state.store.page_job(id).await? else {
+        return Err(Problem::not_found(format!("no job {id}")));
+    };
+    let feeds = state.store.page_job_feeds(id).await?;
+    Ok(Json(Job::of(&job, Some(&feeds))))
+}
+
+/// A path's id: a positive whole number, else a 400 naming `id`.
+fn positive_id(id: &str, what: &str) -> Result<i64, Problem> {
+    match id.parse::<i64>() {
+        Ok(id) if id > 0 => Ok(id),
+        _ => Err(Problem::invalid(
+            "id",
+            format!("{what} is a positive whole number, not {id:?}"),
+        )),
+    }
 }

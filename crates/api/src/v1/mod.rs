@@ -55,6 +55,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(reading::mark_all_read))
         .routes(routes!(discovery::held))
         .routes(routes!(discovery::review))
+        .routes(routes!(discovery::submit, discovery::jobs))
+        .routes(routes!(discovery::job))
         .routes(routes!(hosts::log))
         .routes(routes!(hosts::host))
         // Not operations: the problem for a path that names nothing, left out of the document.

@@ -764,3 +764,177 @@ pub struct ImportedFeed {
     pub url: String,
     pub detail: String,
 }
+
+/// What a job of the page queue does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// Find the feeds of one URL (FF1).
+    Discover,
+    /// A bounded spider run from one page (FF4).
+    Spider,
+}
+
+/// Where a job of the page queue stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    Queued,
+    Running,
+    Done,
+    Failed,
+}
+
+impl From<tidings_model::PageJobState> for JobState {
+    fn from(state: tidings_model::PageJobState) -> JobState {
+        match state {
+            tidings_model::PageJobState::Queued => JobState::Queued,
+            tidings_model::PageJobState::Running => JobState::Running,
+            tidings_model::PageJobState::Done => JobState::Done,
+            tidings_model::PageJobState::Failed => JobState::Failed,
+        }
+    }
+}
+
+/// `POST /v1/discovery/jobs`: a URL whose feeds to find, or a spider run to start from it.
+/// A spider run's limits default to the profile's `[spider]` and may not pass its ceilings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JobRequest {
+    pub url: String,
+    pub kind: JobKind,
+    #[schema(minimum = 0)]
+    pub depth: Option<u32>,
+    #[schema(minimum = 1)]
+    pub max_urls: Option<u32>,
+    #[schema(minimum = 1)]
+    pub max_requests: Option<u32>,
+    #[schema(minimum = 1)]
+    pub max_bytes: Option<u64>,
+    #[schema(minimum = 1)]
+    pub max_time_secs: Option<u64>,
+    /// Follow links onto the other sites a page links to.
+    pub linked_sites: Option<bool>,
+}
+
+/// A spider run's budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobLimits {
+    pub depth: u32,
+    pub max_urls: u32,
+    pub max_requests: u32,
+    pub max_bytes: u64,
+    pub max_time_secs: u64,
+    pub linked_sites: bool,
+}
+
+/// What a job spent and found so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobSpent {
+    pub requests: u32,
+    pub bytes: u64,
+    /// URLs looked at.
+    pub urls: u32,
+    /// HTML pages read.
+    pub pages: u32,
+    pub elapsed_secs: u64,
+    pub feeds: u32,
+    pub duplicates: u32,
+    pub refused: u32,
+}
+
+/// A feed a job found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobFeed {
+    /// The URL to subscribe to.
+    pub url: String,
+    pub title: Option<String>,
+    /// The stored feed it is, when it is one already (FF3).
+    pub feed_id: Option<i64>,
+    /// Perhaps a stored feed: held for an operator's review, not offered (FF3).
+    pub held: bool,
+    /// Why it is (or may be) a stored feed.
+    pub note: Option<String>,
+}
+
+/// A job of the page queue (FF1, FF4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Job {
+    pub id: i64,
+    pub kind: JobKind,
+    pub url: String,
+    pub state: JobState,
+    /// Who asked for it (`cli`, `key:7`, `account:3`).
+    pub requested_by: String,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub updated_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// A spider run's budget; none for a discovery job.
+    pub limits: Option<JobLimits>,
+    pub spent: JobSpent,
+    /// Which budget ended it (`requests`, `bytes`, `urls`, `time`), if one did.
+    pub stopped_by: Option<String>,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
+    /// The feeds found, in the order found (only when one job is asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feeds: Option<Vec<JobFeed>>,
+}
+
+impl Job {
+    pub fn of(job: &tidings_store::PageJob, feeds: Option<&[tidings_store::JobFeed]>) -> Job {
+        Job {
+            id: job.id,
+            kind: match job.kind {
+                tidings_model::PageJobKind::Discover => JobKind::Discover,
+                tidings_model::PageJobKind::Spider => JobKind::Spider,
+            },
+            url: job.url.clone(),
+            state: job.state.into(),
+            requested_by: job.requested_by.clone(),
+            created_at: job.created_at,
+            started_at: job.started_at,
+            updated_at: job.updated_at,
+            finished_at: job.finished_at,
+            limits: job.limits.map(|l| JobLimits {
+                depth: l.depth,
+                max_urls: l.max_urls,
+                max_requests: l.max_requests,
+                max_bytes: l.max_bytes,
+                max_time_secs: l.max_time.as_secs(),
+                linked_sites: l.linked_sites,
+            }),
+            spent: JobSpent {
+                requests: job.spent.requests,
+                bytes: job.spent.bytes,
+                urls: job.spent.urls,
+                pages: job.spent.pages,
+                elapsed_secs: job.spent.elapsed.as_secs(),
+                feeds: job.spent.feeds,
+                duplicates: job.spent.duplicates,
+                refused: job.spent.refused,
+            },
+            stopped_by: job.stopped_by.clone(),
+            error: job.error.clone(),
+            feeds: feeds.map(|found| {
+                found
+                    .iter()
+                    .map(|f| JobFeed {
+                        url: f.url.clone(),
+                        title: f.title.clone(),
+                        feed_id: f.feed_id.map(|id| id.0),
+                        held: f.held,
+                        note: f.note.clone(),
+                    })
+                    .collect()
+            }),
+        }
+    }
+}
+
+/// `GET /v1/discovery/jobs`: the page queue's jobs, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JobList {
+    pub jobs: Vec<Job>,
+}

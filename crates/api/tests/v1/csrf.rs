@@ -86,6 +86,13 @@ const WRITES: &[Write] = &[
     },
     Write {
         method: "POST",
+        path: "/v1/discovery/jobs",
+        content_type: "application/json",
+        body: Some(r#"{"url": "https://evil.example/", "kind": "discover"}"#),
+        ok: 202,
+    },
+    Write {
+        method: "POST",
         path: "/v1/rules",
         content_type: "application/json",
         body: Some(r#"{"kind": "host", "value": "victim.example"}"#),
@@ -151,7 +158,8 @@ async fn snapshot(server: &Server, account: i64) -> String {
         .expect("subscriptions");
     let rules = server.store.blocks().await.expect("rules");
     let held = server.store.held_checks(100).await.expect("held");
-    format!("{feeds:?}\n{mine:?}\n{reading:?}\n{rules:?}\n{held:?}")
+    let jobs = server.store.page_jobs(100).await.expect("page jobs");
+    format!("{feeds:?}\n{mine:?}\n{reading:?}\n{rules:?}\n{held:?}\n{jobs:?}")
 }
 
 #[tokio::test]

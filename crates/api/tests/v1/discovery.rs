@@ -148,3 +148,192 @@ async fn ff3_held_matches_are_listed_and_decided_by_an_admin() {
         .unwrap();
     assert_eq!(history.len(), 2, "the held check stays beside the decision");
 }
+
+/// FF1, FF4: an admin puts a discovery job or a spider run in the page queue; the API only
+/// stores it (202, with where to follow it) and the crawl works it. A reader key may not;
+/// a URL the address guard refuses, a rule covers, or a budget past the ceilings is refused
+/// with the reason and nothing queued.
+#[tokio::test]
+async fn ff4_jobs_are_queued_for_the_crawl_and_followed() {
+    let server = Server::with_profile("ffbot").await;
+    let (_, admin) = key(&server, Role::Admin).await;
+    let (_, reader) = key(&server, Role::Reader).await;
+    let find = r#"{"url": "https://example.org/", "kind": "discover"}"#;
+    is_problem(
+        &call(
+            &server,
+            "POST",
+            "/v1/discovery/jobs",
+            Some(&reader),
+            Some(find),
+        )
+        .await,
+        403,
+        "forbidden",
+    );
+    let (status, head, job) = call(
+        &server,
+        "POST",
+        "/v1/discovery/jobs",
+        Some(&admin),
+        Some(find),
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    assert_eq!(job["kind"], "discover");
+    assert_eq!(job["state"], "queued");
+    assert_eq!(job["limits"], serde_json::Value::Null);
+    let id = job["id"].as_i64().unwrap();
+    assert_eq!(
+        crate::support::header(&head, "location").as_deref(),
+        Some(format!("/v1/discovery/jobs/{id}").as_str())
+    );
+    let spider = r#"{"url": "https://example.org/blog/", "kind": "spider", "depth": 1,
+        "max_requests": 50, "linked_sites": true}"#;
+    let (status, _, run) = call(
+        &server,
+        "POST",
+        "/v1/discovery/jobs",
+        Some(&admin),
+        Some(spider),
+    )
+    .await;
+    assert_eq!(status, 202, "{run}");
+    let limits = &run["limits"];
+    assert_eq!(limits["depth"], 1);
+    assert_eq!(limits["max_requests"], 50);
+    assert_eq!(limits["linked_sites"], true);
+    assert_eq!(
+        limits["max_urls"],
+        tidings_policy::Profile::embedded("ffbot")
+            .unwrap()
+            .spider
+            .max_urls,
+        "unset limits are the profile's"
+    );
+
+    let (status, _, listed) = call(&server, "GET", "/v1/discovery/jobs", Some(&admin), None).await;
+    assert_eq!(status, 200);
+    let ids: Vec<i64> = listed["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [run["id"].as_i64().unwrap(), id], "newest first");
+    is_problem(
+        &call(&server, "GET", "/v1/discovery/jobs", Some(&reader), None).await,
+        403,
+        "forbidden",
+    );
+
+    // What the crawl found is shown with the job.
+    server
+        .store
+        .page_job_step(
+            id,
+            &tidings_store::JobStep {
+                done: Some("https://example.org/".into()),
+                found: vec![tidings_store::JobFeed {
+                    url: "https://example.org/feed.xml".into(),
+                    title: Some("Example".into()),
+                    feed_id: None,
+                    held: false,
+                    note: None,
+                }],
+                ..tidings_store::JobStep::default()
+            },
+            t(5),
+        )
+        .await
+        .unwrap();
+    let path = format!("/v1/discovery/jobs/{id}");
+    let (status, _, one) = call(&server, "GET", &path, Some(&admin), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(one["feeds"][0]["url"], "https://example.org/feed.xml");
+    assert_eq!(one["feeds"][0]["title"], "Example");
+    is_problem(
+        &call(&server, "GET", "/v1/discovery/jobs/999", Some(&admin), None).await,
+        404,
+        "not-found",
+    );
+    is_problem(
+        &call(&server, "GET", "/v1/discovery/jobs/x", Some(&admin), None).await,
+        400,
+        "invalid-parameter",
+    );
+
+    // Refused, nothing queued.
+    server
+        .store
+        .add_block(&tidings_store::NewBlock {
+            kind: "host".into(),
+            value: "blocked.example".into(),
+            reason: Some("asked us not to".into()),
+            created_at: t(0),
+        })
+        .await
+        .unwrap();
+    for (body, status, kind) in [
+        (
+            r#"{"url": "ftp://example.org/", "kind": "discover"}"#,
+            400,
+            "invalid-parameter",
+        ),
+        (
+            r#"{"url": "http://127.0.0.1/", "kind": "discover"}"#,
+            400,
+            "invalid-parameter",
+        ),
+        (
+            r#"{"url": "https://blocked.example/", "kind": "spider"}"#,
+            422,
+            "refused",
+        ),
+        (
+            r#"{"url": "https://example.org/", "kind": "spider", "depth": 99}"#,
+            400,
+            "invalid-parameter",
+        ),
+        (
+            r#"{"url": "https://example.org/", "kind": "spider", "max_urls": 0}"#,
+            400,
+            "invalid-parameter",
+        ),
+        (
+            r#"{"url": "https://example.org/", "kind": "crawl"}"#,
+            400,
+            "invalid-parameter",
+        ),
+        (
+            r#"{"url": "https://example.org/", "kind": "discover", "x": 1}"#,
+            400,
+            "invalid-parameter",
+        ),
+    ] {
+        let answer = call(
+            &server,
+            "POST",
+            "/v1/discovery/jobs",
+            Some(&admin),
+            Some(body),
+        )
+        .await;
+        is_problem(&answer, status, kind);
+    }
+    assert_eq!(server.store.page_jobs(10).await.unwrap().len(), 2);
+
+    // A profile that does not discover takes no spider run.
+    let plain = Server::start().await;
+    let (_, admin) = key(&plain, Role::Admin).await;
+    let answer = call(
+        &plain,
+        "POST",
+        "/v1/discovery/jobs",
+        Some(&admin),
+        Some(spider),
+    )
+    .await;
+    is_problem(&answer, 422, "refused");
+    assert!(plain.store.page_jobs(10).await.unwrap().is_empty());
+}

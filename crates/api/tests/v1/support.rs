@@ -68,6 +68,14 @@ impl Server {
         Server::listen(store, dir, state).await
     }
 
+    /// A server running as the embedded profile `name`.
+    pub async fn with_profile(name: &str) -> Server {
+        let (store, dir) = fresh_store().await;
+        let mut state = default_state(&store);
+        state.profile = Arc::new(Profile::embedded(name).expect("embedded profile"));
+        Server::listen(store, dir, state).await
+    }
+
     /// A server that shows `live` as the crawler running in its process.
     pub async fn with_live(live: tidings_crawler::Live) -> Server {
         let (store, dir) = fresh_store().await;
