@@ -320,6 +320,18 @@ pub trait Store: Send + Sync {
 
     /// End account `account`'s subscription to `feed` and forget its state of the feed's
     /// entries; false when there was none. The feed stays (for its other subscribers).
+    /// Move every subscription of `from` (an HTML page subscribed to by its URL, FF1) to the
+    /// feed at `to` (stored with `new`'s schedule when new), keeping each subscriber's title
+    /// and folder; a subscriber of both keeps its `to`. Reading state starts afresh on `to`;
+    /// `from` is dropped when it holds no entries. `new_subscription`: any moved.
+    async fn move_subscriptions(
+        &self,
+        from: FeedId,
+        to: &FeedUrl,
+        now: DateTime<Utc>,
+        new: &NewFeed,
+    ) -> Result<Subscribed>;
+
     async fn unsubscribe_account(&self, account: i64, feed: FeedId) -> Result<bool>;
 
     /// Account `account`'s subscriptions, with their unread counts, by feed id.

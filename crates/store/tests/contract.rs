@@ -55,6 +55,7 @@ macro_rules! contract {
 }
 
 contract! {
+    reading::ff1_a_pages_subscribers_move_to_its_feed,
     jobs::ff4_a_spider_job_goes_on_where_it_stopped,
     jobs::ff1_discovery_jobs_are_taken_in_order,
     jobs::ff4_a_stopped_job_is_given_back_and_taken_by_its_id,

@@ -491,6 +491,15 @@ impl Store for Broken {
     async fn prune_page_jobs(&self, _: DateTime<Utc>) -> tidings_store::Result<u64> {
         fail()
     }
+    async fn move_subscriptions(
+        &self,
+        _: FeedId,
+        _: &tidings_model::FeedUrl,
+        _: DateTime<Utc>,
+        _: &tidings_store::NewFeed,
+    ) -> tidings_store::Result<tidings_store::Subscribed> {
+        fail()
+    }
     async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }

@@ -984,6 +984,16 @@ impl Store for PgStore {
         reading::subscribe(self, url, account, placement, now, new).await
     }
 
+    async fn move_subscriptions(
+        &self,
+        from: FeedId,
+        to: &FeedUrl,
+        now: DateTime<Utc>,
+        new: &NewFeed,
+    ) -> Result<Subscribed> {
+        reading::move_subscriptions(self, from, to, now, new).await
+    }
+
     async fn unsubscribe_account(&self, account: i64, feed: FeedId) -> Result<bool> {
         reading::unsubscribe(self, account, feed).await
     }

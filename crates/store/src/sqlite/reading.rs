@@ -165,6 +165,59 @@ async fn recount(
     Ok(())
 }
 
+/// Move every subscription of `from` (an HTML page subscribed to by its URL) to the feed at
+/// `to` (stored with `new` when new), keeping each subscriber's title and folder; a
+/// subscriber that already has `to` keeps that one. An account's reading state starts
+/// afresh on the feed. `from` is then dropped when it holds no entries. One transaction.
+pub async fn move_subscriptions(
+    store: &SqliteStore,
+    from: FeedId,
+    to: &FeedUrl,
+    now: DateTime<Utc>,
+    new: &NewFeed,
+) -> Result<Subscribed> {
+    let (_turn, mut tx) = store.write().await?;
+    let (feed_id, new_feed) = feed_for(&mut tx, to, now, new).await?;
+    let floor = micros(now) - 1;
+    let moved = sqlx::query(
+        "UPDATE subscriptions SET feed_id = ?2, read_floor = ?3, floor_moved_at = ?4, \
+         unread = 0, awaiting_entries = 1 WHERE feed_id = ?1 AND ?1 <> ?2 \
+         AND NOT EXISTS (SELECT 1 FROM subscriptions t WHERE t.feed_id = ?2 \
+         AND t.subscriber = subscriptions.subscriber)",
+    )
+    .bind(from.0)
+    .bind(feed_id)
+    .bind(floor)
+    .bind(micros(now))
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if from.0 != feed_id {
+        sqlx::query("DELETE FROM entry_states WHERE feed_id = ?1")
+            .bind(from.0)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM subscriptions WHERE feed_id = ?1")
+            .bind(from.0)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "DELETE FROM feeds WHERE id = ?1 AND state <> 'removed' \
+             AND NOT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)",
+        )
+        .bind(from.0)
+        .execute(&mut *tx)
+        .await?;
+    }
+    start_reading(&mut tx, feed_id, None, floor, micros(now)).await?;
+    tx.commit().await?;
+    Ok(Subscribed {
+        feed_id: FeedId(feed_id),
+        new_feed,
+        new_subscription: moved > 0,
+    })
+}
+
 pub async fn unsubscribe(store: &SqliteStore, account: i64, feed: FeedId) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
     let gone = sqlx::query("DELETE FROM subscriptions WHERE account_id = ?1 AND feed_id = ?2")

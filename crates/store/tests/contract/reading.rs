@@ -598,3 +598,57 @@ pub async fn ff16_an_accounts_reading_leaves_out_expired_entries(store: Arc<dyn 
     };
     assert_eq!(store.count_reading(&before).await.unwrap(), 2);
 }
+
+/// FF1: a page subscribed to by its URL hands its subscribers to the feed it names: each
+/// keeps its title and folder, a subscriber of both keeps one subscription, an account's
+/// reading state starts on the feed's entries, and the page's feed row is gone.
+pub async fn ff1_a_pages_subscribers_move_to_its_feed(store: Arc<dyn Store>) {
+    let ana = account(&store, "ana").await;
+    let bo = account(&store, "bo").await;
+    let page = subscribe(&store, ana, "https://site.example/", Some("News"), t(0)).await;
+    subscribe(&store, bo, "https://site.example/", None, t(0)).await;
+    store
+        .subscribe(&url("https://site.example/"), "cli", t(0), &new_feed(t(0)))
+        .await
+        .unwrap();
+    // Bo follows the feed already, and it has entries.
+    let feed = subscribe(&store, bo, "https://site.example/feed.xml", Some("Mine"), t(0)).await;
+    store
+        .apply_fetch(ok(feed, t(60), entries("f", 3)))
+        .await
+        .unwrap();
+    let moved = store
+        .move_subscriptions(page, &url("https://site.example/feed.xml"), t(120), &new_feed(t(120)))
+        .await
+        .unwrap();
+    assert_eq!(moved.feed_id, feed);
+    assert!(!moved.new_feed);
+    assert!(moved.new_subscription);
+    assert!(store.feed(page).await.unwrap().is_none(), "the page's row is gone");
+    let ana_subs = store.subscriptions(ana).await.unwrap();
+    assert_eq!(ana_subs.len(), 1);
+    assert_eq!(ana_subs[0].feed_id, feed);
+    assert_eq!(ana_subs[0].folder.as_deref(), Some("News"));
+    let bo_subs = store.subscriptions(bo).await.unwrap();
+    assert_eq!(bo_subs.len(), 1, "one subscription per subscriber");
+    assert_eq!(bo_subs[0].folder.as_deref(), Some("Mine"));
+    let cli: Vec<FeedId> = store
+        .feeds_of("cli")
+        .await
+        .unwrap()
+        .iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(cli, [feed]);
+    // Ana reads the feed's entries as a new subscriber does.
+    let listed = store.reading(&query(ana)).await.unwrap();
+    assert_eq!(listed.len(), 3);
+    // A page that names a feed new to the store stores it.
+    let other = subscribe(&store, ana, "https://other.example/", None, t(200)).await;
+    let moved = store
+        .move_subscriptions(other, &url("https://other.example/rss"), t(300), &new_feed(t(300)))
+        .await
+        .unwrap();
+    assert!(moved.new_feed);
+    assert_eq!(store.subscriptions(ana).await.unwrap().len(), 2);
+}
