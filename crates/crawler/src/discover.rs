@@ -139,7 +139,6 @@ impl Crawler {
         html: &crate::refresh::HtmlPage,
         progress: &(dyn Fn(&Checked) + Send + Sync),
     ) -> Result<PageFeeds, CrawlError> {
-        let page = &html.page;
         let Some(record) = self.store.feed(feed).await? else {
             return Ok(PageFeeds {
                 offers: Vec::new(),
@@ -157,6 +156,20 @@ impl Crawler {
         if self.store.discard_feed(feed).await? {
             tracing::info!(url = %record.url, "an HTML page, not a feed: its feed row discarded");
         }
+        self.page_offers(&record.url, html, progress).await
+    }
+
+    /// The feeds a page subscribed to by its URL offers (FF1): those it declares, unread
+    /// (the first read of the one taken is its check); when it declares none, under a
+    /// profile that lists `discovery`, its feed links and the common feed paths, each read
+    /// and kept only when it parses.
+    async fn page_offers(
+        &self,
+        subscribed: &FeedUrl,
+        html: &crate::refresh::HtmlPage,
+        progress: &(dyn Fn(&Checked) + Send + Sync),
+    ) -> Result<PageFeeds, CrawlError> {
+        let page = &html.page;
         // The page's own URL (after redirects): its directory and site for the common paths.
         let page_url = &html.url;
         let mut offers: Vec<Offer> = Vec::new();
@@ -164,7 +177,7 @@ impl Crawler {
             let Ok(url) = FeedUrl::parse(declared.url.as_str()) else {
                 continue;
             };
-            if url != record.url && !offers.iter().any(|o| o.url == url) {
+            if url != *subscribed && !offers.iter().any(|o| o.url == url) {
                 offers.push(Offer {
                     url,
                     title: declared.title.clone(),
@@ -194,6 +207,91 @@ impl Crawler {
             offers,
             discovery: Some(found),
         })
+    }
+
+    /// A feed's first read in a crawl met an HTML page: it was subscribed to by a site's or
+    /// page's URL (the API, the web UI, a sync client's quick-add). Its subscribers move to
+    /// the feed the page offers first ([`Crawler::page_offers`]: the page's own first
+    /// declared feed, or the first guess that parsed), each keeping its title and folder, and
+    /// the feed is read at once; every feed offered is kept as a finished discovery job so a
+    /// reader can take another. With none offered, the subscription stays as it is, its read
+    /// failed as "an HTML page" with the reason.
+    pub async fn resolve_page(
+        &self,
+        feed: FeedId,
+        html: &crate::refresh::HtmlPage,
+    ) -> Result<Option<FeedId>, CrawlError> {
+        let Some(record) = self.store.feed(feed).await? else {
+            return Ok(None);
+        };
+        let offered = self.page_offers(&record.url, html, &|_| {}).await?;
+        let requested_by = format!("first read of feed {feed}");
+        let job = self
+            .store
+            .submit_page_job(&tidings_store::NewPageJob {
+                kind: tidings_model::PageJobKind::Discover,
+                url: record.url.as_str().to_owned(),
+                limits: None,
+                requested_by,
+                at: self.now(),
+                running: true,
+            })
+            .await?;
+        let found = offered
+            .offers
+            .iter()
+            .map(|o| tidings_store::JobFeed {
+                url: o.url.as_str().to_owned(),
+                title: o.title.clone(),
+                feed_id: None,
+                held: false,
+                note: None,
+            })
+            .collect::<Vec<_>>();
+        let (requests, checked) = offered
+            .discovery
+            .as_ref()
+            .map_or((0, 0), |d| (d.requests, d.checked.len()));
+        let step = tidings_store::JobStep {
+            done: Some(record.url.as_str().to_owned()),
+            queued: Vec::new(),
+            spent: tidings_store::JobSpent {
+                requests: u32::try_from(requests).unwrap_or(u32::MAX),
+                urls: u32::try_from(checked).unwrap_or(u32::MAX),
+                pages: 1,
+                feeds: found.len() as u32,
+                ..tidings_store::JobSpent::default()
+            },
+            found,
+        };
+        self.store.page_job_step(job.id, &step, self.now()).await?;
+        self.store
+            .finish_page_job(
+                job.id,
+                tidings_model::PageJobState::Done,
+                None,
+                None,
+                self.now(),
+            )
+            .await?;
+        let Some(first) = offered.offers.first() else {
+            tracing::info!(feed_id = feed.0, url = %record.url, "an HTML page that offers no feed: kept as it is");
+            return Ok(None);
+        };
+        let new = crate::operator::new_feed(&self.profile, self.now());
+        let moved = self
+            .store
+            .move_subscriptions(feed, &first.url, self.now(), &new)
+            .await?;
+        tracing::info!(
+            page = %record.url,
+            feed = %first.url,
+            feed_id = moved.feed_id.0,
+            offered = offered.offers.len(),
+            "a page subscribed to by its URL: its subscribers moved to the feed it offers (FF1)"
+        );
+        self.live.wake();
+        Ok(Some(moved.feed_id))
     }
 
     /// Find the feeds of `url` (FF1): a feed is itself; an HTML page's candidates are read in

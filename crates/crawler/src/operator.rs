@@ -142,12 +142,7 @@ pub async fn subscribe(
     if let Some(refusal) = refusal(store, url, allow_private).await? {
         return Err(SubscribeError::Refused(refusal));
     }
-    let first = tidings_policy::first_fetch(now, profile);
-    let new = NewFeed {
-        next_fetch_at: first.next_fetch_at,
-        next_fetch_reason: first.reason,
-        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
-    };
+    let new = new_feed(profile, now);
     Ok(match who {
         Subscriber::Named(name) => store.subscribe(url, name, now, &new).await?,
         Subscriber::Account { id, placement } => {
@@ -156,6 +151,16 @@ pub async fn subscribe(
                 .await?
         }
     })
+}
+
+/// The schedule of a feed new to the store at `now`: its first read (C1).
+pub fn new_feed(profile: &Profile, now: DateTime<Utc>) -> NewFeed {
+    let first = tidings_policy::first_fetch(now, profile);
+    NewFeed {
+        next_fetch_at: first.next_fetch_at,
+        next_fetch_reason: first.reason,
+        interval_secs: i64::try_from(first.interval_secs).unwrap_or(i64::MAX),
+    }
 }
 
 /// Why a subscription to `url` would be refused before anything is stored or sent, if it

@@ -358,6 +358,8 @@ impl Crawler {
         // Work that could not be completed, left alone until then.
         let mut held: HashMap<JobId, DateTime<Utc>> = HashMap::new();
         let mut workers: JoinSet<(String, Worked)> = JoinSet::new();
+        // Pages subscribed to by their URL, being resolved to their feeds (FF1).
+        let mut resolving: JoinSet<()> = JoinSet::new();
         // Resources read for feeds (SR1), asked of the store at most this often.
         let reads_resources = [
             tidings_model::RequestPurpose::ArticlePage,
@@ -384,6 +386,7 @@ impl Crawler {
         // starts, and a crawl again every PRUNE_LOG_EVERY of crawler time.
         let mut next_prune = (!keep_reports).then(|| self.now());
         let outcome = loop {
+            while resolving.try_join_next().is_some() {}
             let now = once.unwrap_or_else(|| self.now());
             if until.reached(self.now()) {
                 break Ok(());
@@ -548,7 +551,13 @@ impl Crawler {
                             }
                         }
                         if let Ok((_, (_, done))) = joined {
-                            for report in done.feeds {
+                            for mut report in done.feeds {
+                                // A crawl's first read of a page subscribed to by its URL
+                                // moves its subscribers to the feed the page offers (FF1);
+                                // a caller given the reports (`tidings add`) asks its person.
+                                if !keep_reports && let Some(page) = report.html_page.take() {
+                                    resolving.spawn(self.clone().resolve(report.feed_id, page));
+                                }
                                 if report.outcome == Label::InternalError {
                                     held.insert(
                                         JobId::Feed(report.feed_id),
@@ -588,7 +597,10 @@ impl Crawler {
         // Reads in flight finish; their workers start nothing new.
         while let Some(joined) = workers.join_next().await {
             if let Ok((_, done)) = joined {
-                for report in done.feeds {
+                for mut report in done.feeds {
+                    if !keep_reports && let Some(page) = report.html_page.take() {
+                        resolving.spawn(self.clone().resolve(report.feed_id, page));
+                    }
                     summary.add(&report);
                     if keep_reports {
                         reports.push(report);
@@ -597,8 +609,16 @@ impl Crawler {
                 summary.resources += done.resources;
             }
         }
+        while resolving.join_next().await.is_some() {}
         self.give_back_unkept().await;
         outcome.map(|()| Ran { summary, reports })
+    }
+
+    /// [`Crawler::resolve_page`], its trouble logged: the page's subscription stays as it is.
+    async fn resolve(self, feed: FeedId, page: Box<crate::refresh::HtmlPage>) {
+        if let Err(e) = self.resolve_page(feed, &page).await {
+            tracing::warn!(feed_id = feed.0, error = %e, "a page subscribed to by its URL could not be resolved to a feed");
+        }
     }
 
     /// One host's due work, one after another, until done or told to stop.

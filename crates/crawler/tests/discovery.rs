@@ -479,3 +479,130 @@ async fn ff1_a_subscribed_page_offers_its_feeds_from_where_it_was_read() {
     // The page is no feed of anyone's: its row is gone.
     assert!(sim.store.feed(feed.id).await.unwrap().is_none());
 }
+
+/// FF1: a site's home page subscribed to by its URL (as the API, the web UI and a sync
+/// client's quick-add store it) is resolved by the crawl's first read: its subscribers move
+/// to the page's first declared feed, keeping their folder, and the feed is read; what the
+/// page offered is kept as a finished discovery job. Under FFBot a page that declares no
+/// feed has its common paths tried; under a profile that does not discover it stays as it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_a_page_subscribed_by_its_url_becomes_its_feed() {
+    let hosts = || {
+        vec![
+            HostSpec::new("blog.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at(
+                    "/",
+                    page(
+                        "<link rel=alternate type=application/rss+xml title=Posts href=/posts.xml>\
+                         <link rel=alternate type=application/atom+xml title=Comments \
+                         href=/comments.atom>",
+                        "<p>hello</p>",
+                    ),
+                )
+                .at("/posts.xml", rss("Posts", &ids("p", 4)))
+                .at("/comments.atom", atom("Comments")),
+            HostSpec::new("quiet.test")
+                .at("/robots.txt", Resource::robots(ALLOW_ALL))
+                .at("/", page("", "<p>no feed named here</p>"))
+                .at("/feed/", rss("Hidden", &ids("h", 2))),
+        ]
+    };
+    let sim = start(hosts(), ffbot).await;
+    let account = sim
+        .store
+        .add_account(&tidings_store::NewAccount {
+            name: "ana".into(),
+            role: tidings_store::AccountRole::Reader,
+            password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
+            created_at: sim.crawler.now(),
+        })
+        .await
+        .unwrap()
+        .unwrap()
+        .id;
+    let placement = tidings_store::Placement {
+        title: None,
+        folder: Some("Blogs".into()),
+    };
+    for host in ["blog.test", "quiet.test"] {
+        let url = FeedUrl::parse(&sim.web.url(host, "/").unwrap()).unwrap();
+        tidings_crawler::operator::subscribe(
+            &*sim.store,
+            &sim.profile,
+            &url,
+            tidings_store::Subscriber::Account {
+                id: account,
+                placement: &placement,
+            },
+            true,
+            sim.crawler.now(),
+        )
+        .await
+        .unwrap();
+    }
+    sim.crawl_hours(0.5).await;
+    let subs = sim.store.subscriptions(account).await.unwrap();
+    let mut urls = Vec::new();
+    for s in &subs {
+        let feed = sim.store.feed(s.feed_id).await.unwrap().unwrap();
+        assert_eq!(s.folder.as_deref(), Some("Blogs"));
+        assert!(feed.last_fetch_at.is_some(), "{} read", feed.url);
+        urls.push(
+            url::Url::parse(feed.url.as_str())
+                .unwrap()
+                .path()
+                .to_owned(),
+        );
+    }
+    urls.sort();
+    assert_eq!(
+        urls,
+        ["/feed/", "/posts.xml"],
+        "the first declared feed, the hidden one"
+    );
+    let listed = sim
+        .store
+        .reading(&tidings_store::ReadingQuery {
+            account,
+            limit: 100,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 6, "the entries of both feeds");
+    // What the blog's page offered: both of its feeds, kept for a reader to take another.
+    let jobs = sim.store.page_jobs(10).await.unwrap();
+    let blog = jobs
+        .iter()
+        .find(|j| j.url.contains("blog.test"))
+        .expect("the blog's page job");
+    let offered: Vec<String> = sim
+        .store
+        .page_job_feeds(blog.id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|f| f.url.clone())
+        .collect();
+    assert_eq!(offered.len(), 2, "{offered:?}");
+    assert!(offered[1].ends_with("/comments.atom"));
+    // The page's own row is gone: no second read of the HTML page.
+    assert_eq!(sim.requests("blog.test", "/").await.len(), 1);
+    // The feeds the pages became are feeds to the auditor (a guess checked, then read as
+    // the feed it is: its first read, a host's gap later).
+    let mut expect = sim.expectations();
+    let feeds = &mut expect.purposes.as_mut().unwrap().feeds;
+    feeds.push(("blog.test".into(), "/posts.xml".into()));
+    feeds.push(("quiet.test".into(), "/feed/".into()));
+    assert_clean(&sim.audit(&expect).await);
+
+    // A profile that does not discover: a page naming no feed stays as subscribed.
+    let plain = start(hosts(), |_| {}).await;
+    let url = plain.subscribe("quiet.test", "/").await;
+    plain.crawl_hours(0.2).await;
+    assert!(plain.requests("quiet.test", "/feed/").await.is_empty());
+    let feeds = plain.store.feeds().await.unwrap();
+    assert_eq!(feeds.len(), 1);
+    assert_eq!(feeds[0].url.as_str(), url);
+}

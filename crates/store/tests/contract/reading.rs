@@ -612,19 +612,34 @@ pub async fn ff1_a_pages_subscribers_move_to_its_feed(store: Arc<dyn Store>) {
         .await
         .unwrap();
     // Bo follows the feed already, and it has entries.
-    let feed = subscribe(&store, bo, "https://site.example/feed.xml", Some("Mine"), t(0)).await;
+    let feed = subscribe(
+        &store,
+        bo,
+        "https://site.example/feed.xml",
+        Some("Mine"),
+        t(0),
+    )
+    .await;
     store
         .apply_fetch(ok(feed, t(60), entries("f", 3)))
         .await
         .unwrap();
     let moved = store
-        .move_subscriptions(page, &url("https://site.example/feed.xml"), t(120), &new_feed(t(120)))
+        .move_subscriptions(
+            page,
+            &url("https://site.example/feed.xml"),
+            t(120),
+            &new_feed(t(120)),
+        )
         .await
         .unwrap();
     assert_eq!(moved.feed_id, feed);
     assert!(!moved.new_feed);
     assert!(moved.new_subscription);
-    assert!(store.feed(page).await.unwrap().is_none(), "the page's row is gone");
+    assert!(
+        store.feed(page).await.unwrap().is_none(),
+        "the page's row is gone"
+    );
     let ana_subs = store.subscriptions(ana).await.unwrap();
     assert_eq!(ana_subs.len(), 1);
     assert_eq!(ana_subs[0].feed_id, feed);
@@ -646,7 +661,12 @@ pub async fn ff1_a_pages_subscribers_move_to_its_feed(store: Arc<dyn Store>) {
     // A page that names a feed new to the store stores it.
     let other = subscribe(&store, ana, "https://other.example/", None, t(200)).await;
     let moved = store
-        .move_subscriptions(other, &url("https://other.example/rss"), t(300), &new_feed(t(300)))
+        .move_subscriptions(
+            other,
+            &url("https://other.example/rss"),
+            t(300),
+            &new_feed(t(300)),
+        )
         .await
         .unwrap();
     assert!(moved.new_feed);
