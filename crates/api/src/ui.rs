@@ -9,6 +9,7 @@
 //! OPML import at `/import` and export at `/export.opml`). Admin (an admin login or key):
 //! `/admin` (feeds by state, with reasons), `/admin/hosts/{name}`, `/admin/log`,
 //! `/admin/rules` (do-not-crawl rules), `/admin/discovery` (matches held for review, FF3),
+//! `/admin/jobs` (the page queue: spider runs and discoveries started and followed, FF4),
 //! `/admin/errors`, `/admin/queue` (the page queue and
 //! the image cache). `/login` opens a web session with an
 //! account's password (or keeps an API token in a cookie, since a browser cannot send a Bearer
@@ -30,6 +31,7 @@
 mod access;
 mod admin;
 pub(crate) mod content;
+mod jobs;
 pub(crate) mod media;
 mod mine;
 mod page;
@@ -75,6 +77,8 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/rules", get(rules::list).post(rules::add))
         .route("/admin/rules/remove", post(rules::remove))
         .route("/admin/discovery", get(review::list).post(review::decide))
+        .route("/admin/jobs", get(jobs::list).post(jobs::start))
+        .route("/admin/jobs/{id}", get(jobs::one))
         .route("/icons/{feed}", get(media::icon))
         .route("/images/entries/{id}", get(media::entry_image))
         .route("/images/feeds/{id}", get(media::feed_image))

@@ -88,6 +88,7 @@ pub(super) fn admin_nav(html: &mut String) {
          <a href=\"/admin/errors\">Errors</a> · <a href=\"/admin/log\">Request log</a> · \
          <a href=\"/admin/queue\">Page queue</a> · \
          <a href=\"/admin/discovery\">Held matches</a> · \
+         <a href=\"/admin/jobs\">Discovery jobs</a> · \
          <a href=\"/admin/rules\">Do-not-crawl rules</a></p></nav>\n",
     );
 }

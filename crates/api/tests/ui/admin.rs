@@ -347,3 +347,99 @@ async fn ff3_a_held_match_is_decided_from_the_admin_page() {
         .await;
     assert_eq!(bad.status, 400);
 }
+
+/// FF4: an admin starts a spider run from the admin page within the profile's ceilings; it
+/// is queued for the crawl (nothing is sent by the UI) and listed with its budget; a run past
+/// the ceilings, from another site's form or under a profile that does not discover, is not.
+#[tokio::test]
+async fn ff4_a_spider_run_is_started_and_followed_from_the_admin_page() {
+    let ui = Ui::with("ffbot", true).await;
+    let page = ui.admin_page("/admin/jobs").await;
+    assert!(page.contains("No job yet."), "{page}");
+    assert_eq!(ui.get("/admin/jobs", "").await.status, 303, "admins only");
+    let url = "https://site.example/blog/?a=<b>";
+    let form = format!(
+        "url={}&kind=spider&depth=1&max_requests=40&max_urls=&max_minutes=5&linked_sites=1",
+        form_value(url)
+    );
+    let forged = ui
+        .post(
+            "/admin/jobs",
+            &form,
+            &format!("{}Origin: http://evil.example\r\n", Ui::cookie(&ui.admin)),
+        )
+        .await;
+    assert_ne!(forged.status, 200);
+    assert!(ui.store.page_jobs(10).await.unwrap().is_empty());
+
+    let page = ui.admin_post("/admin/jobs", &form).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("queued: the crawl works it"),
+        "{}",
+        page.body
+    );
+    let jobs = ui.store.page_jobs(10).await.unwrap();
+    assert_eq!(jobs.len(), 1);
+    let limits = jobs[0].limits.expect("a spider run's limits");
+    assert_eq!((limits.depth, limits.max_requests), (1, 40));
+    assert_eq!(limits.max_time.as_secs(), 300);
+    assert!(limits.linked_sites);
+    let ffbot = tidings_policy::Profile::embedded("ffbot").unwrap();
+    assert_eq!(
+        limits.max_urls, ffbot.spider.max_urls,
+        "an empty limit is the profile's"
+    );
+    assert!(page.body.contains("0 of 40"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("<code>https://site.example/blog/?a=%3Cb%3E</code>"),
+        "{}",
+        page.body
+    );
+    let one = ui.admin_page(&format!("/admin/jobs/{}", jobs[0].id)).await;
+    assert!(one.contains("Feeds found (0)"), "{one}");
+    assert_eq!(
+        ui.get("/admin/jobs/999", &Ui::cookie(&ui.admin))
+            .await
+            .status,
+        404
+    );
+
+    let over = ui
+        .admin_post(
+            "/admin/jobs",
+            "url=https%3A%2F%2Fsite.example%2F&kind=spider&depth=99",
+        )
+        .await;
+    assert_eq!(over.status, 400, "{}", over.body);
+    assert!(over.body.contains("ceiling"), "{}", over.body);
+    let bad = ui
+        .admin_post(
+            "/admin/jobs",
+            "url=https%3A%2F%2Fsite.example%2F&kind=spider&depth=x",
+        )
+        .await;
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert_eq!(ui.store.page_jobs(10).await.unwrap().len(), 1);
+
+    // The default profile finds a page's feeds but runs no spider.
+    let plain = Ui::start().await;
+    let refused = plain
+        .admin_post(
+            "/admin/jobs",
+            "url=https%3A%2F%2Fsite.example%2F&kind=spider",
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let find = plain
+        .admin_post(
+            "/admin/jobs",
+            "url=https%3A%2F%2Fsite.example%2F&kind=discover",
+        )
+        .await;
+    assert_eq!(find.status, 200, "{}", find.body);
+    let jobs = plain.store.page_jobs(10).await.unwrap();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].kind, tidings_model::PageJobKind::Discover);
+}
