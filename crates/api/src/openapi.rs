@@ -54,6 +54,8 @@ pub const BEARER: &str = "bearer";
             starred entries (a key made with `tidings keys create --user NAME`)"),
         (name = "outputs", description = "Stored entries as Atom 1.0 and JSON Feed 1.1"),
         (name = "operator", description = "The request log and hosts (admin key)"),
+        (name = "catalogue", description = "The catalogue (SR2): feeds an operator lists for \
+            readers to browse, verified with one read before they are listed"),
         (name = "health", description = "Whether the server answers"),
     ),
 )]

@@ -82,6 +82,7 @@ impl Crawler {
                 );
             }),
             PageJobKind::Discover => self.discovery_job(&job).await,
+            PageJobKind::Catalogue => self.catalogue_job(&job).await,
         };
         match worked {
             Err(e @ (CrawlError::Refused(_) | CrawlError::Unreachable { .. })) => {
@@ -130,6 +131,115 @@ impl Crawler {
         Ok(())
     }
 
+    /// Read a feed once for the catalogue (SR2) and keep it there when it reads as a feed:
+    /// to verify it before it is added, or because a reader views it with nothing stored. A
+    /// feed never read is read as a first add, which does not wait for crawl-delay (SR9); a
+    /// feed whose last read succeeded is verified by it, without a request.
+    async fn catalogue_job(&self, job: &PageJob) -> Result<(), CrawlError> {
+        /// The subscriber that holds a feed only while its verification reads it.
+        const VERIFYING: &str = "catalogue:verify";
+        let url = FeedUrl::parse(&job.url).map_err(|e| CrawlError::Unreachable {
+            url: job.url.clone(),
+            reason: e.to_string(),
+        })?;
+        let started = self.now();
+        let known = match self.store.feed_by_url(&url).await? {
+            Some(feed) if feed.last_fetch_at.is_some() && feed.last_error.is_none() => {
+                has_entries(&*self.store, feed.id).await?.then_some(feed.id)
+            }
+            _ => None,
+        };
+        let mut requests = 0;
+        let (feed, failure) = match known {
+            Some(feed) => (feed, None),
+            None => {
+                // Held by a subscriber for the read only, due far off: the crawl's own loop
+                // never reads it meanwhile, so this is its one read.
+                let mut new = operator::new_feed(&self.profile, self.now());
+                new.next_fetch_at = self.now() + chrono::TimeDelta::days(365);
+                let held = self
+                    .store
+                    .subscribe(&url, VERIFYING, self.now(), &new)
+                    .await?;
+                let Some(record) = self.store.feed(held.feed_id).await? else {
+                    return Err(CrawlError::Internal(format!(
+                        "feed {} vanished",
+                        held.feed_id
+                    )));
+                };
+                let purpose = if record.last_fetch_at.is_none() {
+                    crate::Purpose::FirstAdd
+                } else {
+                    crate::Purpose::Scheduled
+                };
+                let read = self.refresh(&record, purpose).await;
+                self.store.unsubscribe(held.feed_id, VERIFYING).await?;
+                let report = read?;
+                requests = 1;
+                let failure = match (&report.error, report.outcome) {
+                    (Some(e), _) => Some(e.clone()),
+                    (None, tidings_model::Label::Postponed) => Some(format!(
+                        "not read yet: {}; try again after {}",
+                        report.next_fetch_reason,
+                        report.next_fetch_at.format("%Y-%m-%d %H:%M UTC")
+                    )),
+                    (None, _) => None,
+                };
+                if failure.is_some() && self.store.discard_feed(held.feed_id).await? {
+                    tracing::info!(url = %url, "not a readable feed: not kept for the catalogue");
+                }
+                (held.feed_id, failure)
+            }
+        };
+        let spent = JobSpent {
+            requests,
+            urls: 1,
+            elapsed: (self.now() - started).to_std().unwrap_or_default(),
+            feeds: u32::from(failure.is_none()),
+            ..JobSpent::default()
+        };
+        let found = match &failure {
+            Some(_) => Vec::new(),
+            None => {
+                let record = self.store.feed(feed).await?;
+                vec![tidings_store::JobFeed {
+                    url: url.as_str().to_owned(),
+                    title: record.and_then(|r| r.title),
+                    feed_id: Some(feed),
+                    held: false,
+                    note: None,
+                }]
+            }
+        };
+        let step = JobStep {
+            done: Some(job.url.clone()),
+            queued: Vec::new(),
+            found,
+            spent,
+        };
+        self.store.page_job_step(job.id, &step, self.now()).await?;
+        match failure {
+            None => {
+                if self
+                    .store
+                    .add_to_catalogue(feed, &job.requested_by, self.now())
+                    .await?
+                {
+                    tracing::info!(feed_id = feed.0, url = %url, "added to the catalogue (SR2)");
+                }
+                self.store
+                    .finish_page_job(job.id, PageJobState::Done, None, None, self.now())
+                    .await?;
+            }
+            Some(why) => {
+                self.store
+                    .finish_page_job(job.id, PageJobState::Failed, None, Some(&why), self.now())
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
     /// Work the page queue until `until` says stop or the crawl ends (`crawl_ended`): one
     /// job at a time, looking again when woken (a job was submitted) or every
     /// [`LOOK_EVERY_SECS`].
@@ -171,4 +281,17 @@ impl Crawler {
             }
         }
     }
+}
+
+/// Whether `feed` has any entry stored.
+pub async fn has_entries(
+    store: &dyn tidings_store::Store,
+    feed: tidings_model::FeedId,
+) -> Result<bool, tidings_store::StoreError> {
+    let query = tidings_store::EntryQuery {
+        feed: Some(feed),
+        limit: 1,
+        ..tidings_store::EntryQuery::default()
+    };
+    Ok(!store.entries(&query).await?.is_empty())
 }

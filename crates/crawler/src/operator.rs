@@ -490,6 +490,9 @@ pub enum JobAsk {
     Discover,
     /// A spider run from the URL within these limits (FF4).
     Spider(tidings_model::SpiderLimits),
+    /// Read the feed once for the catalogue (SR2): verify it before it is added, or read a
+    /// catalogue feed a reader views with nothing stored.
+    Catalogue,
 }
 
 /// Why a job was not put in the page queue.
@@ -537,7 +540,7 @@ pub async fn submit_page_job(
         running,
     } = job;
     let limits = match ask {
-        JobAsk::Discover => None,
+        JobAsk::Discover | JobAsk::Catalogue => None,
         JobAsk::Spider(limits) => {
             profile.spider.check(&limits).map_err(SubmitError::Limits)?;
             if !profile
@@ -559,6 +562,7 @@ pub async fn submit_page_job(
     let kind = match ask {
         JobAsk::Discover => tidings_model::PageJobKind::Discover,
         JobAsk::Spider(_) => tidings_model::PageJobKind::Spider,
+        JobAsk::Catalogue => tidings_model::PageJobKind::Catalogue,
     };
     Ok(store
         .submit_page_job(&tidings_store::NewPageJob {

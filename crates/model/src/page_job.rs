@@ -25,6 +25,9 @@ pub enum PageJobKind {
     Discover,
     /// A bounded spider run from one page (FF4).
     Spider,
+    /// Read a feed once for the catalogue (SR2): to verify it before it is added, or because
+    /// a reader views it and nothing is stored. Never waits for crawl-delay (SR9).
+    Catalogue,
 }
 
 /// Where a job of the page queue stands.
@@ -41,13 +44,18 @@ pub enum PageJobState {
 }
 
 impl PageJobKind {
-    pub const ALL: [PageJobKind; 2] = [PageJobKind::Discover, PageJobKind::Spider];
+    pub const ALL: [PageJobKind; 3] = [
+        PageJobKind::Discover,
+        PageJobKind::Spider,
+        PageJobKind::Catalogue,
+    ];
 
     /// The name stored and shown.
     pub fn as_str(self) -> &'static str {
         match self {
             PageJobKind::Discover => "discover",
             PageJobKind::Spider => "spider",
+            PageJobKind::Catalogue => "catalogue",
         }
     }
 

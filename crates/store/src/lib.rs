@@ -585,6 +585,20 @@ pub trait Store: Send + Sync {
     /// job's own retention period; the URL checks it made are kept). Returns how many.
     async fn prune_page_jobs(&self, before: DateTime<Utc>) -> Result<u64>;
 
+    /// Add a feed to the catalogue (SR2); returns whether it was not there yet.
+    async fn add_to_catalogue(
+        &self,
+        feed: FeedId,
+        added_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
+
+    /// The catalogue's feeds, in the order added.
+    async fn catalogue(&self) -> Result<Vec<CatalogueEntry>>;
+
+    /// Take a feed off the catalogue; returns whether it was on it.
+    async fn remove_from_catalogue(&self, feed: FeedId) -> Result<bool>;
+
     /// The feeds whose last body hashed to `hash` (FF3), oldest first.
     async fn feeds_with_content_hash(&self, hash: &str) -> Result<Vec<FeedId>>;
 

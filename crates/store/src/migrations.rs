@@ -152,6 +152,11 @@ const SQLITE: &[Source] = &[
         "page jobs",
         include_str!("../migrations/sqlite/0028_page_jobs.sql"),
     ),
+    (
+        29,
+        "catalogue",
+        include_str!("../migrations/sqlite/0029_catalogue.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -294,6 +299,11 @@ const POSTGRES: &[Source] = &[
         28,
         "page jobs",
         include_str!("../migrations/postgres/0028_page_jobs.sql"),
+    ),
+    (
+        29,
+        "catalogue",
+        include_str!("../migrations/postgres/0029_catalogue.sql"),
     ),
 ];
 

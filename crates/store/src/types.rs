@@ -937,3 +937,12 @@ pub struct JobFrontier {
     pub pending: Vec<QueuedPage>,
     pub seen: Vec<String>,
 }
+
+/// A feed of the catalogue (SR2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogueEntry {
+    pub feed_id: FeedId,
+    /// Who added it (`cli`, `key:7`, `account:3`).
+    pub added_by: String,
+    pub added_at: DateTime<Utc>,
+}

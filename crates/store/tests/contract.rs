@@ -59,6 +59,7 @@ contract! {
     jobs::ff4_a_spider_job_goes_on_where_it_stopped,
     jobs::ff1_discovery_jobs_are_taken_in_order,
     jobs::ff4_a_stopped_job_is_given_back_and_taken_by_its_id,
+    jobs::sr2_the_catalogue_lists_its_feeds_once,
     jobs::ff17_finished_jobs_are_dropped_after_their_retention,
     log::ff17_the_request_log_is_pruned_by_its_retention_period,
     checks::ff2_a_recheck_adds_a_result_and_keeps_the_earlier_one,

@@ -205,6 +205,7 @@ fn kind_label(job: &PageJob) -> &'static str {
     match job.kind {
         tidings_model::PageJobKind::Discover => "Discovery",
         tidings_model::PageJobKind::Spider => "Spider run",
+        tidings_model::PageJobKind::Catalogue => "Catalogue read",
     }
 }
 

@@ -135,6 +135,7 @@ pub async fn submit(
         .map_err(|e| Problem::invalid("url", format!("not an http(s) URL: {e}")))?;
     let ask = match body.kind {
         JobKind::Discover => JobAsk::Discover,
+        JobKind::Catalogue => JobAsk::Catalogue,
         JobKind::Spider => {
             let defaults = state.profile.spider.default_limits();
             JobAsk::Spider(SpiderLimits {

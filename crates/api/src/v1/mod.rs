@@ -9,6 +9,7 @@
 //! (matches held for review, FF3) and `reading`
 //! (an account's subscriptions and reading state, for a key that belongs to an account).
 
+mod catalogue;
 pub(crate) mod cursor;
 mod discovery;
 mod entries;
@@ -57,6 +58,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(discovery::review))
         .routes(routes!(discovery::submit, discovery::jobs))
         .routes(routes!(discovery::job))
+        .routes(routes!(catalogue::list, catalogue::add))
+        .routes(routes!(catalogue::one, catalogue::remove))
         .routes(routes!(hosts::log))
         .routes(routes!(hosts::host))
         // Not operations: the problem for a path that names nothing, left out of the document.

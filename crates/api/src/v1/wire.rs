@@ -773,6 +773,8 @@ pub enum JobKind {
     Discover,
     /// A bounded spider run from one page (FF4).
     Spider,
+    /// One read of a feed for the catalogue (SR2), submitted by `POST /v1/catalogue`.
+    Catalogue,
 }
 
 /// Where a job of the page queue stands.
@@ -889,6 +891,7 @@ impl Job {
             kind: match job.kind {
                 tidings_model::PageJobKind::Discover => JobKind::Discover,
                 tidings_model::PageJobKind::Spider => JobKind::Spider,
+                tidings_model::PageJobKind::Catalogue => JobKind::Catalogue,
             },
             url: job.url.clone(),
             state: job.state.into(),
@@ -937,4 +940,34 @@ impl Job {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JobList {
     pub jobs: Vec<Job>,
+}
+
+/// A feed of the catalogue (SR2), as readers browse it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CatalogueFeed {
+    /// The feed's id (subscribe with `POST /v1/feeds` and its URL).
+    pub id: i64,
+    pub url: String,
+    pub title: Option<String>,
+    pub site_link: Option<String>,
+    pub last_fetch_at: Option<DateTime<Utc>>,
+    pub added_at: DateTime<Utc>,
+    /// Its newest entries (only when one feed is asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<Entry>>,
+    /// Nothing was stored, so one read of it is queued (SR2): ask again shortly.
+    pub reading: bool,
+}
+
+/// `GET /v1/catalogue`: the catalogue's feeds, in the order added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CatalogueList {
+    pub feeds: Vec<CatalogueFeed>,
+}
+
+/// `POST /v1/catalogue`: a feed to verify and add.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogueAdd {
+    pub url: String,
 }

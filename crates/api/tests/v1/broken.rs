@@ -500,6 +500,20 @@ impl Store for Broken {
     ) -> tidings_store::Result<tidings_store::Subscribed> {
         fail()
     }
+    async fn add_to_catalogue(
+        &self,
+        _: FeedId,
+        _: &str,
+        _: DateTime<Utc>,
+    ) -> tidings_store::Result<bool> {
+        fail()
+    }
+    async fn catalogue(&self) -> tidings_store::Result<Vec<tidings_store::CatalogueEntry>> {
+        fail()
+    }
+    async fn remove_from_catalogue(&self, _: FeedId) -> tidings_store::Result<bool> {
+        fail()
+    }
     async fn remove_bot_key(&self, _: &str) -> tidings_store::Result<bool> {
         fail()
     }

@@ -93,6 +93,13 @@ const WRITES: &[Write] = &[
     },
     Write {
         method: "POST",
+        path: "/v1/catalogue",
+        content_type: "application/json",
+        body: Some(r#"{"url": "https://evil.example/feed.xml"}"#),
+        ok: 202,
+    },
+    Write {
+        method: "POST",
         path: "/v1/rules",
         content_type: "application/json",
         body: Some(r#"{"kind": "host", "value": "victim.example"}"#),
@@ -104,6 +111,13 @@ const WRITES: &[Write] = &[
         content_type: "application/json",
         body: None,
         ok: 200,
+    },
+    Write {
+        method: "DELETE",
+        path: "/v1/catalogue/{id}",
+        content_type: "application/json",
+        body: None,
+        ok: 204,
     },
     Write {
         method: "POST",
@@ -159,7 +173,8 @@ async fn snapshot(server: &Server, account: i64) -> String {
     let rules = server.store.blocks().await.expect("rules");
     let held = server.store.held_checks(100).await.expect("held");
     let jobs = server.store.page_jobs(100).await.expect("page jobs");
-    format!("{feeds:?}\n{mine:?}\n{reading:?}\n{rules:?}\n{held:?}\n{jobs:?}")
+    let catalogue = server.store.catalogue().await.expect("catalogue");
+    format!("{feeds:?}\n{mine:?}\n{reading:?}\n{rules:?}\n{held:?}\n{jobs:?}\n{catalogue:?}")
 }
 
 #[tokio::test]
@@ -195,6 +210,11 @@ async fn a_cookie_from_another_site_writes_nothing_and_the_bearer_key_does() {
         .await
         .expect("subscribe")
         .feed_id;
+    server
+        .store
+        .add_to_catalogue(feed, "test", t(0))
+        .await
+        .expect("catalogue");
     let rule = server
         .store
         .add_block(&NewBlock {

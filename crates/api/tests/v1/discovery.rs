@@ -337,3 +337,136 @@ async fn ff4_jobs_are_queued_for_the_crawl_and_followed() {
     is_problem(&answer, 422, "refused");
     assert!(plain.store.page_jobs(10).await.unwrap().is_empty());
 }
+
+/// SR2: the catalogue is for readers with a key; an admin adds a feed by queueing its
+/// verification read; a reader viewing a catalogue feed with nothing stored queues one read
+/// (once: not again while it waits, nor within an hour of a read), and sees the entries once
+/// stored.
+#[tokio::test]
+async fn sr2_the_catalogue_is_browsed_by_readers_and_curated_by_admins() {
+    let server = Server::start().await;
+    let (_, admin) = key(&server, Role::Admin).await;
+    let (_, reader) = key(&server, Role::Reader).await;
+    is_problem(
+        &call(&server, "GET", "/v1/catalogue", None, None).await,
+        401,
+        "unauthorized",
+    );
+    let add = r#"{"url": "https://example.org/feed.xml"}"#;
+    is_problem(
+        &call(&server, "POST", "/v1/catalogue", Some(&reader), Some(add)).await,
+        403,
+        "forbidden",
+    );
+    let (status, _, job) = call(&server, "POST", "/v1/catalogue", Some(&admin), Some(add)).await;
+    assert_eq!(status, 202, "{job}");
+    assert_eq!(job["kind"], "catalogue");
+    assert_eq!(job["state"], "queued");
+    is_problem(
+        &call(
+            &server,
+            "POST",
+            "/v1/catalogue",
+            Some(&admin),
+            Some(r#"{"url": "http://10.0.0.1/f"}"#),
+        )
+        .await,
+        400,
+        "invalid-parameter",
+    );
+
+    // The crawl verified it: the feed row is kept and listed, nothing stored yet.
+    let verified = job["id"].as_i64().unwrap();
+    let done = tidings_model::PageJobState::Done;
+    let now = chrono::Utc::now();
+    let ended = server
+        .store
+        .finish_page_job(verified, done, None, None, now);
+    assert!(ended.await.unwrap());
+    let feed = server
+        .subscribe("https://example.org/feed.xml", "verify")
+        .await;
+    server.store.unsubscribe(feed, "verify").await.unwrap();
+    server
+        .store
+        .add_to_catalogue(feed, "key:1", t(0))
+        .await
+        .unwrap();
+    let (status, _, listed) = call(&server, "GET", "/v1/catalogue", Some(&reader), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(listed["feeds"][0]["id"], feed.0);
+    let path = format!("/v1/catalogue/{feed}");
+    let queued = |server: &Server| {
+        let store = server.store.clone();
+        async move {
+            store
+                .page_jobs(100)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter(|j| j.kind == tidings_model::PageJobKind::Catalogue)
+                .collect::<Vec<_>>()
+        }
+    };
+    let before = queued(&server).await.len();
+    let (status, _, viewed) = call(&server, "GET", &path, Some(&reader), None).await;
+    assert_eq!(status, 200, "{viewed}");
+    assert_eq!(viewed["reading"], true);
+    assert_eq!(viewed["entries"].as_array().unwrap().len(), 0);
+    let (_, _, again) = call(&server, "GET", &path, Some(&reader), None).await;
+    assert_eq!(again["reading"], true);
+    let jobs = queued(&server).await;
+    assert_eq!(
+        jobs.len(),
+        before + 1,
+        "one read queued for both views: {jobs:?}"
+    );
+    // Read (nothing came of it) within the hour: no other read is queued.
+    for j in &jobs {
+        server
+            .store
+            .finish_page_job(
+                j.id,
+                tidings_model::PageJobState::Done,
+                None,
+                None,
+                chrono::Utc::now(),
+            )
+            .await
+            .unwrap();
+    }
+    server
+        .store
+        .apply_fetch(crate::support::ok(feed, chrono::Utc::now(), Vec::new()))
+        .await
+        .unwrap();
+    let (_, _, read) = call(&server, "GET", &path, Some(&reader), None).await;
+    assert_eq!(read["reading"], false);
+    assert_eq!(queued(&server).await.len(), before + 1);
+    // Entries stored: shown, no read.
+    server
+        .store
+        .apply_fetch(crate::support::ok(
+            feed,
+            chrono::Utc::now(),
+            vec![crate::support::dated("e1", chrono::Utc::now())],
+        ))
+        .await
+        .unwrap();
+    let (_, _, shown) = call(&server, "GET", &path, Some(&reader), None).await;
+    assert_eq!(shown["entries"].as_array().unwrap().len(), 1, "{shown}");
+    assert_eq!(shown["reading"], false);
+
+    is_problem(
+        &call(&server, "DELETE", &path, Some(&reader), None).await,
+        403,
+        "forbidden",
+    );
+    let (status, _, _) = call(&server, "DELETE", &path, Some(&admin), None).await;
+    assert_eq!(status, 204);
+    is_problem(
+        &call(&server, "GET", &path, Some(&reader), None).await,
+        404,
+        "not-found",
+    );
+}

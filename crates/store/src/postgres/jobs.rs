@@ -2,7 +2,9 @@
 
 use super::PgStore;
 use crate::codec::{self, JOB_COLUMNS, JobTimes, as_column};
-use crate::{JobFeed, JobFrontier, JobStep, NewPageJob, PageJob, QueuedPage, Result};
+use crate::{
+    CatalogueEntry, JobFeed, JobFrontier, JobStep, NewPageJob, PageJob, QueuedPage, Result,
+};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
@@ -265,5 +267,48 @@ impl PgStore {
                 .await?;
         tx.commit().await?;
         Ok(done.rows_affected())
+    }
+
+    pub(super) async fn add_to_catalogue_in(
+        &self,
+        feed: FeedId,
+        added_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        let added = sqlx::query(
+            "INSERT INTO catalogue (feed_id, added_by, added_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (feed_id) DO NOTHING",
+        )
+        .bind(feed.0)
+        .bind(added_by)
+        .bind(at)
+        .execute(&self.pool)
+        .await?;
+        Ok(added.rows_affected() == 1)
+    }
+
+    pub(super) async fn catalogue_in(&self) -> Result<Vec<CatalogueEntry>> {
+        let rows = sqlx::query(
+            "SELECT feed_id, added_by, added_at FROM catalogue ORDER BY added_at, feed_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(CatalogueEntry {
+                    feed_id: FeedId(row.try_get("feed_id")?),
+                    added_by: row.try_get("added_by")?,
+                    added_at: row.try_get("added_at")?,
+                })
+            })
+            .collect()
+    }
+
+    pub(super) async fn remove_from_catalogue_in(&self, feed: FeedId) -> Result<bool> {
+        let removed = sqlx::query("DELETE FROM catalogue WHERE feed_id = $1")
+            .bind(feed.0)
+            .execute(&self.pool)
+            .await?;
+        Ok(removed.rows_affected() == 1)
     }
 }

@@ -915,6 +915,23 @@ impl Store for PgStore {
         self.prune_page_jobs_in(before).await
     }
 
+    async fn add_to_catalogue(
+        &self,
+        feed: FeedId,
+        added_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        self.add_to_catalogue_in(feed, added_by, at).await
+    }
+
+    async fn catalogue(&self) -> Result<Vec<crate::CatalogueEntry>> {
+        self.catalogue_in().await
+    }
+
+    async fn remove_from_catalogue(&self, feed: FeedId) -> Result<bool> {
+        self.remove_from_catalogue_in(feed).await
+    }
+
     async fn entry_overlap(&self, ids: &[String], limit: u32) -> Result<Vec<crate::EntryOverlap>> {
         self.entry_overlap_in(ids, limit).await
     }

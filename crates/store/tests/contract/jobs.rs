@@ -298,3 +298,27 @@ pub async fn ff17_finished_jobs_are_dropped_after_their_retention(store: Arc<dyn
     }
     assert_eq!(store.prune_page_jobs(t(50)).await.unwrap(), 0);
 }
+
+/// SR2: the catalogue lists each feed once, in the order added, and forgets a feed taken off.
+pub async fn sr2_the_catalogue_lists_its_feeds_once(store: Arc<dyn Store>) {
+    let a = crate::support::feed(&store, "https://a.example/feed.xml").await;
+    let b = crate::support::feed(&store, "https://b.example/feed.xml").await;
+    assert!(store.add_to_catalogue(b, "cli", t(0)).await.unwrap());
+    assert!(store.add_to_catalogue(a, "key:1", t(5)).await.unwrap());
+    assert!(!store.add_to_catalogue(a, "key:2", t(9)).await.unwrap());
+    let listed = store.catalogue().await.unwrap();
+    let ids: Vec<_> = listed.iter().map(|c| c.feed_id).collect();
+    assert_eq!(ids, [b, a]);
+    assert_eq!(listed[1].added_by, "key:1");
+    assert_eq!(listed[1].added_at, t(5));
+    assert!(store.remove_from_catalogue(b).await.unwrap());
+    assert!(!store.remove_from_catalogue(b).await.unwrap());
+    let left: Vec<_> = store
+        .catalogue()
+        .await
+        .unwrap()
+        .iter()
+        .map(|c| c.feed_id)
+        .collect();
+    assert_eq!(left, [a]);
+}
