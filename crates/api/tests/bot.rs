@@ -47,6 +47,7 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                 "User-agent: tidings\nDisallow: /",
                 "Contact: see <a href=\"https://tidings.example/bot\">",
                 "A request that gets no answer is not tried again before its next scheduled read.",
+                "never on a schedule for being listed.</li>",
             ],
         ),
         (
@@ -71,6 +72,11 @@ fn every_embedded_profile_page_names_its_user_agent_and_numbers() {
                 "If robots.txt answers 429 or 5xx, we read feeds as if there were no robots.txt.",
                 "does not wait for it",
                 "Rules under <code>User-agent: *</code> alone do not stop feed reads",
+                "A feed of our catalogue (a list our operators keep for readers to browse): \
+                 read once to check it before it is listed, and when a signed-in reader views \
+                 it and we have nothing stored; never on a schedule for being listed. These \
+                 reads, like the first read of a new subscription, do not wait for a \
+                 crawl-delay.",
             ],
         ),
         (

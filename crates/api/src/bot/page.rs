@@ -235,6 +235,32 @@ fn fetched(html: &mut String, profile: &Profile, lang: Lang) {
             "Os endereços de feed que nossos usuários assinaram e, além deles, {others}.",
         )
     };
+    // SR2: the catalogue's one-off reads, and SR9: whether they wait for a crawl-delay.
+    let mut catalogue = tr!(
+        lang,
+        "A feed of our catalogue (a list our operators keep for readers to browse): read once \
+         to check it before it is listed, and when a signed-in reader views it and we have \
+         nothing stored; never on a schedule for being listed.",
+        "Un flux de notre catalogue (une liste que nos opérateurs tiennent pour nos lecteurs) : \
+         lu une fois pour le vérifier avant de l’y inscrire, et quand un lecteur connecté le \
+         consulte sans que nous ayons rien gardé ; jamais à intervalles pour la seule raison \
+         d’y figurer.",
+        "Um feed do nosso catálogo (uma lista que nossos operadores mantêm para os leitores): \
+         lido uma vez para verificá-lo antes de incluí-lo, e quando um leitor autenticado o \
+         visualiza e não temos nada guardado; nunca de forma periódica só por estar nele.",
+    );
+    if profile.robots.crawl_delay && profile.robots.first_add_skips_crawl_delay {
+        catalogue.push(' ');
+        catalogue.push_str(&tr!(
+            lang,
+            "These reads, like the first read of a new subscription, do not wait for a \
+             crawl-delay.",
+            "Ces lectures, comme la première lecture d’un nouvel abonnement, n’attendent pas \
+             le crawl-delay.",
+            "Essas leituras, como a primeira leitura de uma nova assinatura, não aguardam o \
+             crawl-delay.",
+        ));
+    }
     list(
         html,
         &[
@@ -248,6 +274,7 @@ fn fetched(html: &mut String, profile: &Profile, lang: Lang) {
                 "O <code>/robots.txt</code> de cada host, lido de novo quando a nossa cópia \
                  tem mais de {max_age}.",
             ),
+            catalogue,
         ],
     );
     html.push_str("</section>\n");
