@@ -209,6 +209,58 @@ async fn ff4_spider_reports_what_it_found_and_spent_within_its_budget() {
         "{said}"
     );
     assert_eq!(paths(&publisher), ["/robots.txt", "/", "/news.xml"]);
+    // The run is a job: ended, it cannot be resumed; an unknown one neither.
+    assert!(said.contains("(job 1)"), "{said}");
+    let out = tidings(&db, &[&ffbot[..], &["spider", "--resume", "1"]].concat()).await;
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("job 1 has ended (done, the requests budget spent)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = tidings(&db, &[&ffbot[..], &["spider", "--resume", "7"]].concat()).await;
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no job 7"), "{}", stderr(&out));
+    assert_eq!(paths(&publisher).len(), 3, "nothing more asked");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sr2_catalogue_add_verifies_a_feed_with_one_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let publisher = Publisher::start().await;
+    publisher.set("/news.xml", Resource::feed(rss("news", 1, 2), "\"n1\""));
+    publisher.set("/about", html(""));
+    let common = ["--allow-private-networks"];
+    let feed = publisher.url("/news.xml");
+    let out = tidings(&db, &[&common[..], &["catalogue", "add", &feed]].concat()).await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("is in the catalogue as feed 1: news"),
+        "{}",
+        stdout(&out)
+    );
+    let out = tidings(
+        &db,
+        &[&common[..], &["catalogue", "add", &publisher.url("/about")]].concat(),
+    )
+    .await;
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("was not added to the catalogue"),
+        "{}",
+        stderr(&out)
+    );
+    let out = tidings(&db, &["catalogue", "list"]).await;
+    let listed = stdout(&out);
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    assert!(listed.contains("/news.xml news (added "), "{listed}");
+    assert_eq!(paths(&publisher), ["/robots.txt", "/news.xml", "/about"]);
+    let out = tidings(&db, &["catalogue", "remove", "1"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = tidings(&db, &["catalogue", "remove", "1"]).await;
+    assert!(!out.status.success());
+    assert!(stdout(&tidings(&db, &["catalogue", "list"]).await).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

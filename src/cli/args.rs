@@ -117,6 +117,9 @@ pub enum Command {
     /// Search-engine query definitions, a discovery source (FF18): add, list, remove, run
     /// (no search provider is connected in this build: a query is kept, not run)
     Queries(super::queries::QueriesArgs),
+    /// The catalogue of feeds readers browse (SR2): add (verified with one read now), list,
+    /// remove
+    Catalogue(super::catalogue::CatalogueArgs),
     /// A bounded Spider Mode run from one page to find feeds (FF4): link depth, URLs,
     /// requests, bytes and time are limited (the profile's [spider], never past its ceilings);
     /// needs a profile that lists "discovery" (FFBot)

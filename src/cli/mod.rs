@@ -3,6 +3,7 @@
 
 mod args;
 mod blocks;
+mod catalogue;
 mod commands;
 mod crawl;
 mod keys;
@@ -64,6 +65,7 @@ async fn run(command: Command, settings: settings::Settings) -> Result<ExitCode>
         Command::Keys(a) => keys::run(&ctx, a).await,
         Command::Users(a) => users::run(&ctx, a).await,
         Command::Queries(a) => queries::run(&ctx, a).await,
+        Command::Catalogue(a) => catalogue::run(&ctx, a).await,
         Command::Spider(a) => spider::run(&ctx, a).await,
         Command::Discover(a) => spider::discover(&ctx, a).await,
         Command::Feeds(a) => commands::feeds(&ctx, a).await,
