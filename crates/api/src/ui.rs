@@ -30,6 +30,7 @@
 
 mod access;
 mod admin;
+mod catalogue;
 pub(crate) mod content;
 mod jobs;
 pub(crate) mod media;
@@ -78,6 +79,8 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/rules/remove", post(rules::remove))
         .route("/admin/discovery", get(review::list).post(review::decide))
         .route("/admin/jobs", get(jobs::list).post(jobs::start))
+        .route("/catalogue", get(catalogue::list).post(catalogue::add))
+        .route("/catalogue/{id}", get(catalogue::one))
         .route("/admin/jobs/{id}", get(jobs::one))
         .route("/icons/{feed}", get(media::icon))
         .route("/images/entries/{id}", get(media::entry_image))

@@ -114,6 +114,9 @@ fn top_bar(html: &mut String, frame: &Frame<'_>) {
          <nav aria-label=\"Main\"><ul>\n",
     );
     let mut items = vec![("reader", "/", "Reader")];
+    if frame.who.is_some() {
+        items.push(("catalogue", "/catalogue", "Catalogue"));
+    }
     if frame.is_admin() {
         items.push(("subscribe", "/subscribe", "Subscribe"));
         items.push(("admin", "/admin", "Admin"));

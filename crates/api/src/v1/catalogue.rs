@@ -20,7 +20,7 @@ use tidings_model::{FeedId, FeedUrl, PageJobKind};
 use tidings_store::{CatalogueEntry, EntryQuery, FeedRecord};
 
 /// Entries shown with one catalogue feed.
-const ENTRIES_SHOWN: u32 = 20;
+pub(crate) const ENTRIES_SHOWN: u32 = 20;
 
 /// A view finds nothing stored: one read is queued unless the feed was read this recently
 /// (seconds), or a read of it is already waiting.
@@ -120,7 +120,7 @@ pub async fn one(
 }
 
 /// The catalogue's entry for feed `id` and the feed, or a 404.
-async fn catalogue_feed(
+pub(crate) async fn catalogue_feed(
     state: &AppState,
     id: FeedId,
 ) -> Result<(CatalogueEntry, FeedRecord), Problem> {
@@ -141,7 +141,11 @@ async fn catalogue_feed(
 /// Queue one read of a catalogue feed a reader views with nothing stored (SR2), unless it
 /// was read within [`VIEW_READ_AGAIN_AFTER`] or a read of it already waits. Returns whether
 /// a read is queued or waiting.
-async fn queue_read(state: &AppState, feed: &FeedRecord, who: &str) -> Result<bool, Problem> {
+pub(crate) async fn queue_read(
+    state: &AppState,
+    feed: &FeedRecord,
+    who: &str,
+) -> Result<bool, Problem> {
     let now = Utc::now();
     let waiting = state.store.page_jobs(200).await?.into_iter().any(|j| {
         j.kind == PageJobKind::Catalogue && j.url == feed.url.as_str() && !j.state.finished()

@@ -9,7 +9,7 @@
 //! (matches held for review, FF3) and `reading`
 //! (an account's subscriptions and reading state, for a key that belongs to an account).
 
-mod catalogue;
+pub(crate) mod catalogue;
 pub(crate) mod cursor;
 mod discovery;
 mod entries;

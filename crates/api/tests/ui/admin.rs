@@ -443,3 +443,66 @@ async fn ff4_a_spider_run_is_started_and_followed_from_the_admin_page() {
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].kind, tidings_model::PageJobKind::Discover);
 }
+
+/// SR2: a logged-in reader browses the catalogue; viewing a feed with nothing stored queues
+/// one read and says so; an admin adds a feed by queueing its verification read.
+#[tokio::test]
+async fn sr2_the_catalogue_is_browsed_and_a_bare_feed_is_read_on_view() {
+    let ui = Ui::start().await;
+    let feed = ui
+        .subscribe("https://example.org/<feed>.xml", "verify")
+        .await;
+    ui.store.unsubscribe(feed, "verify").await.unwrap();
+    ui.store.add_to_catalogue(feed, "cli", t(0)).await.unwrap();
+    assert_eq!(ui.get("/catalogue", "").await.status, 303, "logged in only");
+    let page = ui.admin_page("/catalogue").await;
+    assert!(
+        page.contains(&format!("href=\"/catalogue/{feed}\"")),
+        "{page}"
+    );
+    assert!(!page.contains("<feed>"), "escaped: {page}");
+    let catalogue_jobs = |ui: &Ui| {
+        let store = ui.store.clone();
+        async move {
+            store
+                .page_jobs(10)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter(|j| j.kind == tidings_model::PageJobKind::Catalogue)
+                .count()
+        }
+    };
+    let shown = ui.admin_page(&format!("/catalogue/{feed}")).await;
+    assert!(shown.contains("it is being read now"), "{shown}");
+    let shown = ui.admin_page(&format!("/catalogue/{feed}")).await;
+    assert!(shown.contains("it is being read now"), "{shown}");
+    assert_eq!(catalogue_jobs(&ui).await, 1, "one read for two views");
+    ui.store
+        .apply_fetch(ok(
+            feed,
+            chrono::Utc::now(),
+            vec![crate::support::dated("e1", t(0))],
+        ))
+        .await
+        .unwrap();
+    let shown = ui.admin_page(&format!("/catalogue/{feed}")).await;
+    assert!(!shown.contains("being read now"), "{shown}");
+    assert!(shown.contains("e1"), "{shown}");
+
+    let added = ui
+        .admin_post(
+            "/catalogue",
+            &format!("url={}", form_value("https://news.example/rss")),
+        )
+        .await;
+    assert_eq!(added.status, 200, "{}", added.body);
+    assert!(
+        added.body.contains("is read once to check it"),
+        "{}",
+        added.body
+    );
+    assert_eq!(catalogue_jobs(&ui).await, 2);
+    let bad = ui.admin_post("/catalogue", "url=ftp%3A%2F%2Fx").await;
+    assert_eq!(bad.status, 400, "{}", bad.body);
+}
