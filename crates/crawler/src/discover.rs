@@ -33,6 +33,12 @@ pub enum Reach {
     Thorough,
 }
 
+/// Who the discovery job that keeps what a subscribed page offered is recorded as asked by
+/// ([`Crawler::resolve_page`]): the page's feed, which readers who subscribed to it look up.
+pub fn resolution_of(feed: FeedId) -> String {
+    format!("first read of feed {feed}")
+}
+
 /// A feed discovery found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoundFeed {
@@ -225,14 +231,34 @@ impl Crawler {
             return Ok(None);
         };
         let offered = self.page_offers(&record.url, html, &|_| {}).await?;
-        let requested_by = format!("first read of feed {feed}");
+        let moved = match offered.offers.first() {
+            Some(first) => {
+                let new = crate::operator::new_feed(&self.profile, self.now());
+                let moved = self
+                    .store
+                    .move_subscriptions(feed, &first.url, self.now(), &new)
+                    .await?;
+                tracing::info!(
+                    page = %record.url,
+                    feed = %first.url,
+                    feed_id = moved.feed_id.0,
+                    offered = offered.offers.len(),
+                    "a page subscribed to by its URL: its subscribers moved to the feed it offers (FF1)"
+                );
+                Some(moved.feed_id)
+            }
+            None => {
+                tracing::info!(feed_id = feed.0, url = %record.url, "an HTML page that offers no feed: kept as it is");
+                None
+            }
+        };
         let job = self
             .store
             .submit_page_job(&tidings_store::NewPageJob {
                 kind: tidings_model::PageJobKind::Discover,
                 url: record.url.as_str().to_owned(),
                 limits: None,
-                requested_by,
+                requested_by: resolution_of(feed),
                 at: self.now(),
                 running: true,
             })
@@ -240,12 +266,13 @@ impl Crawler {
         let found = offered
             .offers
             .iter()
-            .map(|o| tidings_store::JobFeed {
+            .enumerate()
+            .map(|(i, o)| tidings_store::JobFeed {
                 url: o.url.as_str().to_owned(),
                 title: o.title.clone(),
-                feed_id: None,
+                feed_id: if i == 0 { moved } else { None },
                 held: false,
-                note: None,
+                note: (i == 0).then(|| "taken for the page's subscribers".to_owned()),
             })
             .collect::<Vec<_>>();
         let (requests, checked) = offered
@@ -274,24 +301,10 @@ impl Crawler {
                 self.now(),
             )
             .await?;
-        let Some(first) = offered.offers.first() else {
-            tracing::info!(feed_id = feed.0, url = %record.url, "an HTML page that offers no feed: kept as it is");
-            return Ok(None);
-        };
-        let new = crate::operator::new_feed(&self.profile, self.now());
-        let moved = self
-            .store
-            .move_subscriptions(feed, &first.url, self.now(), &new)
-            .await?;
-        tracing::info!(
-            page = %record.url,
-            feed = %first.url,
-            feed_id = moved.feed_id.0,
-            offered = offered.offers.len(),
-            "a page subscribed to by its URL: its subscribers moved to the feed it offers (FF1)"
-        );
-        self.live.wake();
-        Ok(Some(moved.feed_id))
+        if moved.is_some() {
+            self.live.wake();
+        }
+        Ok(moved)
     }
 
     /// Find the feeds of `url` (FF1): a feed is itself; an HTML page's candidates are read in

@@ -47,3 +47,68 @@ async fn ff17_a_crawl_prunes_the_request_log_to_its_retention_period() {
     );
     assert!(oldest > sim.start + chrono::TimeDelta::hours(2), "{oldest}");
 }
+
+/// FF17: a crawl drops the page-queue jobs that finished longer ago than their retention
+/// period; one that finished more recently stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff17_a_crawl_drops_finished_jobs_after_their_retention_period() {
+    let sim = start(
+        vec![
+            HostSpec::new("kept.test")
+                .at("/robots.txt", Resource::robots("User-agent: *\nAllow: /\n"))
+                .at("/feed.xml", Resource::feed(FeedSpec::fixed("kept"))),
+        ],
+        |p| p.discovery.job_retention = 3 * 3600,
+    )
+    .await;
+    sim.subscribe("kept.test", "/feed.xml").await;
+    let job = |url: &str, at| tidings_store::NewPageJob {
+        kind: tidings_model::PageJobKind::Discover,
+        url: url.into(),
+        limits: None,
+        requested_by: "test".into(),
+        at,
+        running: true,
+    };
+    let now = sim.crawler.now();
+    let old = sim
+        .store
+        .submit_page_job(&job("https://old.example/", now))
+        .await
+        .unwrap();
+    let done = tidings_model::PageJobState::Done;
+    sim.store
+        .finish_page_job(old.id, done, None, None, now)
+        .await
+        .unwrap();
+    let recent = sim
+        .store
+        .submit_page_job(&job("https://recent.example/", now))
+        .await
+        .unwrap();
+    sim.store
+        .finish_page_job(
+            recent.id,
+            done,
+            None,
+            None,
+            now + chrono::TimeDelta::hours(2),
+        )
+        .await
+        .unwrap();
+    sim.crawl_hours(2.0).await;
+    assert!(
+        sim.store.page_job(old.id).await.unwrap().is_some(),
+        "within its period"
+    );
+    sim.crawl_hours(2.5).await;
+    assert_eq!(
+        sim.store.page_job(old.id).await.unwrap(),
+        None,
+        "dropped after 3 h"
+    );
+    assert!(
+        sim.store.page_job(recent.id).await.unwrap().is_some(),
+        "ended 2 h in: kept at 4.5 h"
+    );
+}

@@ -196,12 +196,21 @@ pub async fn feed(
         Err(e) => return page::failed(&frame, &e),
     };
     let Some(feed) = feeds.by_id.get(&id) else {
-        return page::message(
-            &frame,
-            StatusCode::NOT_FOUND,
-            "No such feed",
-            &format!("There is no feed {id}."),
-        );
+        // A page subscribed to by its URL became the feed it offers (FF1): say so, and offer
+        // the page's other feeds.
+        return match resolved_page(&state, id).await {
+            Ok(Some(main)) => page::html(
+                StatusCode::OK,
+                render(&frame, "Feeds of a page", None, &main),
+            ),
+            Ok(None) => page::message(
+                &frame,
+                StatusCode::NOT_FOUND,
+                "No such feed",
+                &format!("There is no feed {id}."),
+            ),
+            Err(e) => page::failed(&frame, &e),
+        };
     };
     let name = feed_name(feed);
     let mut main = format!(
@@ -233,6 +242,57 @@ pub async fn feed(
     older_link(&mut main, &entries, more, &format!("/feeds/{id}?"));
     let side = side(&frame, &feeds);
     page::html(StatusCode::OK, render(&frame, &name, Some(&side), &main))
+}
+
+/// What became of feed `id` when it was a page subscribed to by its URL: the feed its
+/// subscribers follow now and the page's other feeds, each with a subscribe button; `None`
+/// when it was no such page.
+async fn resolved_page(
+    state: &AppState,
+    id: tidings_model::FeedId,
+) -> Result<Option<String>, tidings_store::StoreError> {
+    let asked_by = tidings_crawler::discover::resolution_of(id);
+    let Some(job) = state
+        .store
+        .page_jobs(500)
+        .await?
+        .into_iter()
+        .find(|j| j.requested_by == asked_by)
+    else {
+        return Ok(None);
+    };
+    let offered = state.store.page_job_feeds(job.id).await?;
+    let mut main = format!(
+        "<h1>Feeds of a page</h1>\n<p><code>{}</code> is a web page, not a feed.</p>\n",
+        esc(&job.url)
+    );
+    if offered.is_empty() {
+        main.push_str("<p>It offers no feed.</p>\n");
+        return Ok(Some(main));
+    }
+    main.push_str(&format!(
+        "<p>It offers {} feed{}; its subscriptions now follow the first.</p>\n<ul>\n",
+        offered.len(),
+        if offered.len() == 1 { "" } else { "s" }
+    ));
+    for f in &offered {
+        let name = esc(f.title.as_deref().unwrap_or("(no title)"));
+        let line = match f.feed_id {
+            Some(feed) => format!(
+                "<a href=\"/feeds/{feed}\">{name}</a> <code>{}</code> (followed now)",
+                esc(&f.url)
+            ),
+            None => format!(
+                "{name} <code>{url}</code> <form class=\"inline\" method=\"post\" \
+                 action=\"/subscribe\"><input type=\"hidden\" name=\"url\" value=\"{url}\">\
+                 <button class=\"quiet\" type=\"submit\">Subscribe too</button></form>",
+                url = esc(&f.url)
+            ),
+        };
+        main.push_str(&format!("<li>{line}</li>\n"));
+    }
+    main.push_str("</ul>\n");
+    Ok(Some(main))
 }
 
 /// What the reader may know about a feed; the operator sees its full URL and subscribers.

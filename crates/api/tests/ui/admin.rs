@@ -506,3 +506,71 @@ async fn sr2_the_catalogue_is_browsed_and_a_bare_feed_is_read_on_view() {
     let bad = ui.admin_post("/catalogue", "url=ftp%3A%2F%2Fx").await;
     assert_eq!(bad.status, 400, "{}", bad.body);
 }
+
+/// FF1: the feed page of a URL that turned out to be a web page says which feed its
+/// subscriptions follow now and offers the page's other feeds to subscribe to as well.
+#[tokio::test]
+async fn ff1_a_page_subscribed_by_url_shows_the_feeds_it_offered() {
+    let ui = Ui::start().await;
+    let page = ui.subscribe("https://site.example/", "key:1").await;
+    let now = chrono::Utc::now();
+    let new = tidings_store::NewFeed {
+        next_fetch_at: now,
+        next_fetch_reason: "first read".into(),
+        interval_secs: 3600,
+    };
+    let posts = FeedUrl::parse("https://site.example/posts.xml").unwrap();
+    let moved = ui
+        .store
+        .move_subscriptions(page, &posts, now, &new)
+        .await
+        .unwrap()
+        .feed_id;
+    let job = ui
+        .store
+        .submit_page_job(&tidings_store::NewPageJob {
+            kind: tidings_model::PageJobKind::Discover,
+            url: "https://site.example/".into(),
+            limits: None,
+            requested_by: tidings_crawler::discover::resolution_of(page),
+            at: now,
+            running: true,
+        })
+        .await
+        .unwrap();
+    let offer = |url: &str, title: &str, feed_id| tidings_store::JobFeed {
+        url: url.into(),
+        title: Some(title.into()),
+        feed_id,
+        held: false,
+        note: None,
+    };
+    ui.store
+        .page_job_step(
+            job.id,
+            &tidings_store::JobStep {
+                found: vec![
+                    offer("https://site.example/posts.xml", "Posts", Some(moved)),
+                    offer("https://site.example/comments.atom", "Comments <all>", None),
+                ],
+                ..tidings_store::JobStep::default()
+            },
+            now,
+        )
+        .await
+        .unwrap();
+    let shown = ui.admin_page(&format!("/feeds/{page}")).await;
+    assert!(shown.contains("is a web page, not a feed"), "{shown}");
+    assert!(shown.contains("It offers 2 feeds"), "{shown}");
+    assert!(
+        shown.contains(&format!("href=\"/feeds/{moved}\"")),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("value=\"https://site.example/comments.atom\""),
+        "{shown}"
+    );
+    assert!(shown.contains("Comments &lt;all&gt;"), "escaped: {shown}");
+    let missing = ui.get("/feeds/999", &Ui::cookie(&ui.admin)).await;
+    assert_eq!(missing.status, 404);
+}

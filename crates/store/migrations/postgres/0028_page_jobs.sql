@@ -35,7 +35,7 @@ CREATE TABLE page_jobs (
 CREATE INDEX page_jobs_waiting ON page_jobs (state, id) WHERE state IN ('queued', 'running');
 CREATE INDEX page_jobs_finished ON page_jobs (finished_at) WHERE finished_at IS NOT NULL;
 
--- A job's frontier: every URL it queued, once; `done` once read.
+-- A job's frontier: every URL it queued, once, in order (`seq`); `done` once read.
 CREATE TABLE page_queue (
     job_id   BIGINT NOT NULL REFERENCES page_jobs (id) ON DELETE CASCADE,
     seq      BIGINT NOT NULL,
@@ -46,7 +46,7 @@ CREATE TABLE page_queue (
     PRIMARY KEY (job_id, url)
 );
 
-CREATE INDEX page_queue_pending ON page_queue (job_id, seq) WHERE NOT done;
+CREATE INDEX page_queue_order ON page_queue (job_id, seq);
 
 -- The feeds a job found, each once.
 CREATE TABLE page_job_feeds (
