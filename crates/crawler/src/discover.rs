@@ -36,8 +36,14 @@ pub enum Reach {
 /// Who the discovery job that keeps what a subscribed page offered is recorded as asked by
 /// ([`Crawler::resolve_page`]): the page's feed, which readers who subscribed to it look up.
 pub fn resolution_of(feed: FeedId) -> String {
-    format!("first read of feed {feed}")
+    format!("{RESOLUTION}{feed}")
 }
+
+/// How [`resolution_of`] begins.
+const RESOLUTION: &str = "first read of feed ";
+
+/// The newest page jobs a resolution looks through for pages met before.
+const RESOLUTIONS_REMEMBERED: u32 = 1000;
 
 /// A feed discovery found.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,9 +224,9 @@ impl Crawler {
     /// A feed's first read in a crawl met an HTML page: it was subscribed to by a site's or
     /// page's URL (the API, the web UI, a sync client's quick-add). Its subscribers move to
     /// the feed the page offers first ([`Crawler::page_offers`]: the page's own first
-    /// declared feed, or the first guess that parsed), each keeping its title and folder, and
-    /// the feed is read at once; every feed offered is kept as a finished discovery job so a
-    /// reader can take another. With none offered, the subscription stays as it is, its read
+    /// declared feed, or the first guess that parsed; never a page a resolution met before),
+    /// each keeping its title and folder, and the feed is read at once; every feed offered is
+    /// kept as a finished discovery job so a reader can take another. With none offered, the subscription stays as it is, its read
     /// failed as "an HTML page" with the reason.
     pub async fn resolve_page(
         &self,
@@ -231,7 +237,21 @@ impl Crawler {
             return Ok(None);
         };
         let offered = self.page_offers(&record.url, html, &|_| {}).await?;
-        let moved = match offered.offers.first() {
+        // A page another page's resolution already met is no feed to move to: two pages
+        // naming each other are each resolved once, never back and forth.
+        let met: std::collections::HashSet<String> = self
+            .store
+            .page_jobs(RESOLUTIONS_REMEMBERED)
+            .await?
+            .into_iter()
+            .filter(|j| j.requested_by.starts_with(RESOLUTION))
+            .map(|j| j.url)
+            .collect();
+        let taken = offered
+            .offers
+            .iter()
+            .position(|o| !met.contains(o.url.as_str()));
+        let moved = match taken.map(|i| &offered.offers[i]) {
             Some(first) => {
                 let new = crate::operator::new_feed(&self.profile, self.now());
                 let moved = self
@@ -270,9 +290,15 @@ impl Crawler {
             .map(|(i, o)| tidings_store::JobFeed {
                 url: o.url.as_str().to_owned(),
                 title: o.title.clone(),
-                feed_id: if i == 0 { moved } else { None },
+                feed_id: if Some(i) == taken { moved } else { None },
                 held: false,
-                note: (i == 0).then(|| "taken for the page's subscribers".to_owned()),
+                note: if Some(i) == taken {
+                    Some("taken for the page's subscribers".to_owned())
+                } else if met.contains(o.url.as_str()) {
+                    Some("a web page itself".to_owned())
+                } else {
+                    None
+                },
             })
             .collect::<Vec<_>>();
         let (requests, checked) = offered

@@ -606,3 +606,32 @@ async fn ff1_a_page_subscribed_by_its_url_becomes_its_feed() {
     assert_eq!(feeds.len(), 1);
     assert_eq!(feeds[0].url.as_str(), url);
 }
+
+/// FF1: two pages that name each other as their feed are each resolved once: the first
+/// page's subscribers move to the second, whose first read finds a page naming one already
+/// met, so they stay there; neither page is asked back and forth.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ff1_pages_naming_each_other_are_resolved_once() {
+    let host = HostSpec::new("loop.test")
+        .at("/robots.txt", Resource::robots(ALLOW_ALL))
+        .at(
+            "/a",
+            page("<link rel=alternate type=application/rss+xml href=/b>", ""),
+        )
+        .at(
+            "/b",
+            page("<link rel=alternate type=application/rss+xml href=/a>", ""),
+        );
+    let sim = start(vec![host], |_| {}).await;
+    sim.subscribe("loop.test", "/a").await;
+    sim.crawl_hours(0.5).await;
+    assert_eq!(sim.requests("loop.test", "/a").await.len(), 1);
+    assert_eq!(sim.requests("loop.test", "/b").await.len(), 1);
+    let feeds = sim.store.feeds().await.unwrap();
+    assert_eq!(feeds.len(), 1, "{feeds:?}");
+    assert!(feeds[0].url.as_str().ends_with("/b"));
+    assert_eq!(
+        feeds[0].subscribers, 1,
+        "the subscription is kept, on the second page"
+    );
+}
