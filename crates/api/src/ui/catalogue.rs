@@ -13,7 +13,7 @@ use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
-use tidings_crawler::operator::{self, JobAsk, SubmitError};
+use tidings_crawler::operator::{JobAsk, SubmitError};
 use tidings_model::FeedUrl;
 use tidings_store::EntryQuery;
 
@@ -51,39 +51,24 @@ pub async fn add(
             return catalogue_page(&state, &frame, StatusCode::BAD_REQUEST, Some(why)).await;
         }
     };
-    let who = caller.subscriber();
-    let request = operator::JobRequest {
-        url: &url,
-        ask: JobAsk::Catalogue,
-        requested_by: &who,
-        running: false,
-    };
-    let submitted = operator::submit_page_job(
-        &*state.store,
-        &state.profile,
-        request,
-        state.allow_private_networks,
-        chrono::Utc::now(),
-    )
-    .await;
-    let (status, outcome) = match submitted {
-        Ok(job) => {
-            tracing::info!(job = job.id, caller = %caller, "catalogue verification queued in the web ui (SR2)");
-            state.wake_crawler();
-            (
+    let (status, outcome) =
+        match crate::v1::discovery::queue(&state, &url, JobAsk::Catalogue, &caller.subscriber())
+            .await
+        {
+            Ok(job) => (
                 StatusCode::OK,
                 Ok(format!(
-                    "{url} is read once to check it (job {}); it is listed when it reads as a feed.",
+                    "{url} is read once to check it (job {}); it is listed when it reads as a \
+                     feed.",
                     job.id
                 )),
-            )
-        }
-        Err(SubmitError::Store(e)) => return page::failed(&frame, &e),
-        Err(SubmitError::Refused(refusal @ operator::Refusal::Blocked { .. })) => {
-            (StatusCode::UNPROCESSABLE_ENTITY, Err(refusal.to_string()))
-        }
-        Err(e) => (StatusCode::BAD_REQUEST, Err(e.to_string())),
-    };
+            ),
+            Err(SubmitError::Store(e)) => return page::failed(&frame, &e),
+            Err(e) => {
+                let problem = crate::v1::discovery::refused(e);
+                (problem.kind.status(), Err(problem.detail))
+            }
+        };
     catalogue_page(&state, &frame, status, Some(outcome)).await
 }
 
@@ -98,17 +83,7 @@ async fn catalogue_page(
         Err(e) => return page::failed(frame, &e),
     };
     let mut main = String::from("<h1>Catalogue</h1>\n");
-    match outcome {
-        None => {}
-        Some(Ok(text)) => main.push_str(&format!(
-            "<p class=\"notice\" role=\"status\">{}</p>\n",
-            esc(&text)
-        )),
-        Some(Err(text)) => main.push_str(&format!(
-            "<p class=\"error\" role=\"alert\">{}</p>\n",
-            esc(&text)
-        )),
-    }
+    page::outcome(&mut main, outcome);
     main.push_str("<p>Feeds our operators list for you to browse before subscribing.</p>\n");
     if listed.is_empty() {
         main.push_str("<p>The catalogue is empty.</p>\n");

@@ -13,7 +13,7 @@ use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
-use tidings_crawler::operator::{self, JobAsk, SubmitError};
+use tidings_crawler::operator::{JobAsk, SubmitError};
 use tidings_model::{FeedUrl, SpiderLimits};
 use tidings_store::PageJob;
 
@@ -68,25 +68,8 @@ pub async fn start(
             return jobs_page(&state, &frame, StatusCode::BAD_REQUEST, Some(why)).await;
         }
     };
-    let who = caller.subscriber();
-    let request = operator::JobRequest {
-        url: &url,
-        ask,
-        requested_by: &who,
-        running: false,
-    };
-    let submitted = operator::submit_page_job(
-        &*state.store,
-        &state.profile,
-        request,
-        state.allow_private_networks,
-        chrono::Utc::now(),
-    )
-    .await;
-    match submitted {
+    match crate::v1::discovery::queue(&state, &url, ask, &caller.subscriber()).await {
         Ok(job) => {
-            tracing::info!(job = job.id, kind = job.kind.as_str(), caller = %caller, "page job queued in the web ui");
-            state.wake_crawler();
             let done = Ok(format!(
                 "Job {} queued: the crawl works it and this page shows its progress.",
                 job.id
@@ -94,19 +77,10 @@ pub async fn start(
             jobs_page(&state, &frame, StatusCode::OK, Some(done)).await
         }
         Err(SubmitError::Store(e)) => page::failed(&frame, &e),
-        Err(SubmitError::Refused(refusal)) => {
-            let status = match refusal {
-                operator::Refusal::Blocked { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-                _ => StatusCode::BAD_REQUEST,
-            };
-            jobs_page(&state, &frame, status, Some(Err(refusal.to_string()))).await
-        }
-        Err(SubmitError::Limits(why)) => {
-            jobs_page(&state, &frame, StatusCode::BAD_REQUEST, Some(Err(why))).await
-        }
-        Err(SubmitError::NoDiscovery(why)) => {
-            let status = StatusCode::UNPROCESSABLE_ENTITY;
-            jobs_page(&state, &frame, status, Some(Err(why))).await
+        Err(e) => {
+            let problem = crate::v1::discovery::refused(e);
+            let status = problem.kind.status();
+            jobs_page(&state, &frame, status, Some(Err(problem.detail))).await
         }
     }
 }
@@ -251,17 +225,7 @@ async fn jobs_page(
     };
     let mut main = String::from("<h1>Discovery jobs</h1>\n");
     super::admin::admin_nav(&mut main);
-    match outcome {
-        None => {}
-        Some(Ok(text)) => main.push_str(&format!(
-            "<p class=\"notice\" role=\"status\">{}</p>\n",
-            esc(&text)
-        )),
-        Some(Err(text)) => main.push_str(&format!(
-            "<p class=\"error\" role=\"alert\">{}</p>\n",
-            esc(&text)
-        )),
-    }
+    page::outcome(&mut main, outcome);
     let d = state.profile.spider.default_limits();
     main.push_str(&format!(
         "<h2>Start</h2>\n<form method=\"post\" action=\"/admin/jobs\">\

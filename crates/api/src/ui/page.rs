@@ -149,6 +149,22 @@ fn top_bar(html: &mut String, frame: &Frame<'_>) {
     );
 }
 
+/// What a form did, as the page that answers it opens: a notice when it was done, an alert
+/// when it was refused.
+pub fn outcome(html: &mut String, outcome: Option<Result<String, String>>) {
+    match outcome {
+        None => {}
+        Some(Ok(text)) => html.push_str(&format!(
+            "<p class=\"notice\" role=\"status\">{}</p>\n",
+            esc(&text)
+        )),
+        Some(Err(text)) => html.push_str(&format!(
+            "<p class=\"error\" role=\"alert\">{}</p>\n",
+            esc(&text)
+        )),
+    }
+}
+
 /// An HTML answer with `status`; never stored by caches (pages may show a logged-in view).
 pub fn html(status: StatusCode, body: String) -> Response {
     (

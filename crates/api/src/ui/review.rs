@@ -82,17 +82,7 @@ async fn held_page(
     };
     let mut main = String::from("<h1>Held matches</h1>\n");
     super::admin::admin_nav(&mut main);
-    match outcome {
-        None => {}
-        Some(Ok(text)) => main.push_str(&format!(
-            "<p class=\"notice\" role=\"status\">{}</p>\n",
-            esc(&text)
-        )),
-        Some(Err(text)) => main.push_str(&format!(
-            "<p class=\"error\" role=\"alert\">{}</p>\n",
-            esc(&text)
-        )),
-    }
+    page::outcome(&mut main, outcome);
     main.push_str(
         "<p>Feeds discovery found that may be feeds already stored: about half their entries \
          are a stored feed's. Decide each: the same feed (a duplicate of it), a feed of its \

@@ -4,6 +4,7 @@
 //! key: never an anonymous caller) viewing a catalogue feed with nothing stored queues one
 //! read of it. The API itself sends nothing: reads are page-queue jobs the crawl works.
 
+use super::discovery::{queue, refused};
 use super::wire::{CatalogueAdd, CatalogueFeed, CatalogueList, Entry, Job};
 use crate::AppState;
 use crate::auth::{ReadAccess, WriteAccess};
@@ -15,7 +16,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use tidings_crawler::operator::{self, JobAsk, Refusal, SubmitError};
+use tidings_crawler::operator::{JobAsk, SubmitError};
 use tidings_model::{FeedId, FeedUrl, PageJobKind};
 use tidings_store::{CatalogueEntry, EntryQuery, FeedRecord};
 
@@ -159,36 +160,11 @@ pub(crate) async fn queue_read(
     {
         return Ok(false);
     }
-    let request = operator::JobRequest {
-        url: &feed.url,
-        ask: JobAsk::Catalogue,
-        requested_by: who,
-        running: false,
-    };
-    match operator::submit_page_job(
-        &*state.store,
-        &state.profile,
-        request,
-        state.allow_private_networks,
-        now,
-    )
-    .await
-    {
-        Ok(job) => {
-            tracing::info!(
-                job = job.id,
-                feed_id = feed.id.0,
-                "a catalogue feed viewed with nothing stored: one read queued (SR2)"
-            );
-            state.wake_crawler();
-            Ok(true)
-        }
+    match queue(state, &feed.url, JobAsk::Catalogue, who).await {
+        Ok(_) => Ok(true),
         // A rule now covers it, or the guard refuses it: nothing is read.
         Err(SubmitError::Refused(_)) => Ok(false),
-        Err(SubmitError::Store(e)) => Err(e.into()),
-        Err(e @ (SubmitError::Limits(_) | SubmitError::NoDiscovery(_))) => {
-            Err(Problem::internal(&e))
-        }
+        Err(e) => Err(refused(e)),
     }
 }
 
@@ -220,31 +196,9 @@ pub async fn add(
         super::params::json_object(body, r#"{"url": "https://example.org/feed.xml"}"#)?;
     let url = FeedUrl::parse(&body.url)
         .map_err(|e| Problem::invalid("url", format!("not an http(s) URL: {e}")))?;
-    let who = caller.subscriber();
-    let request = operator::JobRequest {
-        url: &url,
-        ask: JobAsk::Catalogue,
-        requested_by: &who,
-        running: false,
-    };
-    let job = operator::submit_page_job(
-        &*state.store,
-        &state.profile,
-        request,
-        state.allow_private_networks,
-        Utc::now(),
-    )
-    .await
-    .map_err(|e| match e {
-        SubmitError::Refused(refusal @ Refusal::Blocked { .. }) => {
-            Problem::new(ProblemKind::Refused, refusal.to_string())
-        }
-        SubmitError::Refused(refusal) => Problem::invalid("url", refusal.to_string()),
-        SubmitError::Store(e) => Problem::from(e),
-        e @ (SubmitError::Limits(_) | SubmitError::NoDiscovery(_)) => Problem::internal(&e),
-    })?;
-    tracing::info!(job = job.id, caller = %caller, "catalogue verification queued (SR2)");
-    state.wake_crawler();
+    let job = queue(&state, &url, JobAsk::Catalogue, &caller.subscriber())
+        .await
+        .map_err(refused)?;
     Ok((StatusCode::ACCEPTED, Json(Job::of(&job, Some(&[])))).into_response())
 }
 

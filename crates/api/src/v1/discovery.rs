@@ -21,6 +21,7 @@ use axum::http::StatusCode;
 use chrono::Utc;
 use tidings_crawler::operator::{self, JobAsk, Refusal, Review, ReviewError, SubmitError};
 use tidings_model::{FeedUrl, SpiderLimits};
+use tidings_store::PageJob;
 
 /// The most held matches one answer lists.
 const MOST_HELD: u32 = 500;
@@ -150,11 +151,32 @@ pub async fn submit(
             })
         }
     };
-    let who = caller.subscriber();
+    let job = queue(&state, &url, ask, &caller.subscriber())
+        .await
+        .map_err(refused)?;
+    let location = format!("/v1/discovery/jobs/{}", job.id);
+    let mut response = (StatusCode::ACCEPTED, Json(Job::of(&job, Some(&[])))).into_response();
+    if let Ok(value) = axum::http::HeaderValue::from_str(&location) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::LOCATION, value);
+    }
+    Ok(response)
+}
+
+/// Put a job in the page queue for `who` (`operator::submit_page_job` with this server's
+/// profile and address guard) and wake the crawl, which works it: what the API and the web
+/// UI submit.
+pub(crate) async fn queue(
+    state: &AppState,
+    url: &FeedUrl,
+    ask: JobAsk,
+    who: &str,
+) -> Result<PageJob, SubmitError> {
     let request = operator::JobRequest {
-        url: &url,
+        url,
         ask,
-        requested_by: &who,
+        requested_by: who,
         running: false,
     };
     let job = operator::submit_page_job(
@@ -164,8 +186,21 @@ pub async fn submit(
         state.allow_private_networks,
         Utc::now(),
     )
-    .await
-    .map_err(|e| match e {
+    .await?;
+    tracing::info!(
+        job = job.id,
+        kind = job.kind.as_str(),
+        requested_by = who,
+        "page job queued"
+    );
+    state.wake_crawler();
+    Ok(job)
+}
+
+/// A job refused, as a problem: 422 for a do-not-crawl rule or a profile that does not
+/// discover, 400 for a URL or limits that cannot be, 500 for the store.
+pub(crate) fn refused(e: SubmitError) -> Problem {
+    match e {
         SubmitError::Refused(refusal @ Refusal::Blocked { .. }) => {
             Problem::new(ProblemKind::Refused, refusal.to_string())
         }
@@ -173,17 +208,7 @@ pub async fn submit(
         SubmitError::NoDiscovery(why) => Problem::new(ProblemKind::Refused, why),
         SubmitError::Limits(why) => Problem::invalid("body", why),
         SubmitError::Store(e) => Problem::from(e),
-    })?;
-    tracing::info!(job = job.id, kind = job.kind.as_str(), caller = %caller, "page job queued");
-    state.wake_crawler();
-    let location = format!("/v1/discovery/jobs/{}", job.id);
-    let mut response = (StatusCode::ACCEPTED, Json(Job::of(&job, Some(&[])))).into_response();
-    if let Ok(value) = axum::http::HeaderValue::from_str(&location) {
-        response
-            .headers_mut()
-            .insert(axum::http::header::LOCATION, value);
     }
-    Ok(response)
 }
 
 /// `GET /v1/discovery/jobs`: the page queue's jobs, newest first.

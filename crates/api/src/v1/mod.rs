@@ -11,7 +11,7 @@
 
 pub(crate) mod catalogue;
 pub(crate) mod cursor;
-mod discovery;
+pub(crate) mod discovery;
 mod entries;
 pub(crate) mod feeds;
 pub(crate) mod hosts;
