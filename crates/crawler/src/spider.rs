@@ -161,6 +161,18 @@ impl Crawler {
         let limits = job
             .limits
             .ok_or_else(|| CrawlError::Refused(format!("page job {} is no spider run", job.id)))?;
+        // Queued under another profile, worked under one that does not discover: refused
+        // whole, rather than every page not sent.
+        if !self
+            .profile
+            .requests
+            .allows(tidings_model::RequestPurpose::Discovery)
+        {
+            return Err(CrawlError::Refused(format!(
+                "profile {} does not request discovery pages: spider job {} is not run",
+                self.profile.name, job.id
+            )));
+        }
         let start = Url::parse(&job.url)
             .map_err(|e| CrawlError::Refused(format!("page job {}: {e}", job.id)))?;
         self.keep_signing_key().await;

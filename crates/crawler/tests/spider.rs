@@ -266,6 +266,28 @@ async fn ff4_a_run_is_refused_past_the_ceilings_or_without_discovery() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("discovery"), "{err}");
+    // A run queued under another profile and taken by a crawl under one that does not
+    // discover fails whole, with the reason, and asks nothing.
+    let queued = plain
+        .store
+        .submit_page_job(&tidings_store::NewPageJob {
+            kind: tidings_model::PageJobKind::Spider,
+            url: start_url.as_str().to_owned(),
+            limits: Some(limits(&plain)),
+            requested_by: "key:1".into(),
+            at: plain.crawler.now(),
+            running: false,
+        })
+        .await
+        .unwrap();
+    let taken = plain.crawler.claim_page_job(None).await.unwrap().unwrap();
+    plain.crawler.work_page_job(taken, &|| false).await.unwrap();
+    let failed = plain.store.page_job(queued.id).await.unwrap().unwrap();
+    assert_eq!(failed.state, tidings_model::PageJobState::Failed);
+    assert!(
+        failed.error.as_deref().unwrap_or("").contains("discovery"),
+        "{failed:?}"
+    );
     assert!(sim.exchanges().await.is_empty());
     assert!(plain.exchanges().await.is_empty());
 }

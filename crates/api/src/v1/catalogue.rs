@@ -2,13 +2,14 @@
 //! admin adds a feed by its URL: the crawl verifies it with one read (a first add's, which
 //! does not wait for crawl-delay, SR9) and lists it when it reads as a feed. A reader (any
 //! key: never an anonymous caller) viewing a catalogue feed with nothing stored queues one
-//! read of it. The API itself sends nothing: reads are page-queue jobs the crawl works.
+//! read of it (without a key the answer is a 401, public reads or not). The API itself sends
+//! nothing: reads are page-queue jobs the crawl works.
 
 use super::discovery::{queue, refused};
-use super::wire::{CatalogueAdd, CatalogueFeed, CatalogueList, Entry, Job};
+use super::wire::{CatalogueFeed, CatalogueList, Entry, Job, Subscribe};
 use crate::AppState;
 use crate::auth::{ReadAccess, WriteAccess};
-use crate::openapi::AdminErrors;
+use crate::openapi::{AdminErrors, ReadErrors};
 use crate::problem::{self, Problem, ProblemKind};
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
@@ -49,8 +50,7 @@ fn wire(entry: &CatalogueEntry, feed: &FeedRecord) -> CatalogueFeed {
     security(("bearer" = [])),
     responses(
         (status = OK, description = "The catalogue's feeds.", body = CatalogueList),
-        (status = UNAUTHORIZED, description = "No key: the catalogue is for readers.",
-            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
     )
 )]
 pub async fn list(
@@ -90,10 +90,9 @@ fn reader(caller: Option<crate::auth::Caller>) -> Result<crate::auth::Caller, Pr
         (status = OK, description = "The feed and its newest entries.", body = CatalogueFeed),
         (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
             body = problem::Body, content_type = "application/problem+json"),
-        (status = UNAUTHORIZED, description = "No key: the catalogue is for readers.",
-            body = problem::Body, content_type = "application/problem+json"),
         (status = NOT_FOUND, description = "No catalogue feed has this id.",
             body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
     )
 )]
 pub async fn one(
@@ -175,7 +174,7 @@ pub(crate) async fn queue_read(
     path = "/v1/catalogue",
     operation_id = "add_to_catalogue",
     tag = "catalogue",
-    request_body(content = CatalogueAdd, content_type = "application/json"),
+    request_body(content = Subscribe, content_type = "application/json"),
     security(("bearer" = [])),
     responses(
         (status = ACCEPTED, description = "The verification read is queued.", body = Job),
@@ -192,7 +191,7 @@ pub async fn add(
     WriteAccess(caller): WriteAccess,
     body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Response, Problem> {
-    let body: CatalogueAdd =
+    let body: Subscribe =
         super::params::json_object(body, r#"{"url": "https://example.org/feed.xml"}"#)?;
     let url = FeedUrl::parse(&body.url)
         .map_err(|e| Problem::invalid("url", format!("not an http(s) URL: {e}")))?;

@@ -803,6 +803,8 @@ impl From<tidings_model::PageJobState> for JobState {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JobRequest {
+    /// The page (or feed) to start from: an http(s) URL with a host.
+    #[schema(example = "https://example.org/")]
     pub url: String,
     pub kind: JobKind,
     #[schema(minimum = 0)]
@@ -963,11 +965,4 @@ pub struct CatalogueFeed {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CatalogueList {
     pub feeds: Vec<CatalogueFeed>,
-}
-
-/// `POST /v1/catalogue`: a feed to verify and add.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CatalogueAdd {
-    pub url: String,
 }
