@@ -12,8 +12,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use tidings_crawler::spider::{Budget, SpiderLimits};
-use tidings_model::{FeedUrl, PageJobKind};
+use tidings_crawler::spider::Budget;
+use tidings_model::{FeedUrl, LimitsAsked, PageJobKind};
 
 #[derive(Debug, Args)]
 pub struct SpiderArgs {
@@ -71,15 +71,14 @@ pub async fn run(ctx: &Context, args: SpiderArgs) -> Result<ExitCode> {
                     return Ok(ExitCode::FAILURE);
                 }
             };
-            let defaults = ctx.settings.profile.spider.default_limits();
-            let limits = SpiderLimits {
-                depth: args.depth.unwrap_or(defaults.depth),
-                max_urls: args.max_urls.unwrap_or(defaults.max_urls),
-                max_requests: args.max_requests.unwrap_or(defaults.max_requests),
-                max_bytes: args.max_bytes.unwrap_or(defaults.max_bytes),
-                max_time: args.max_time.unwrap_or(defaults.max_time),
+            let limits = ctx.settings.profile.spider.limits(&LimitsAsked {
+                depth: args.depth,
+                max_urls: args.max_urls,
+                max_requests: args.max_requests,
+                max_bytes: args.max_bytes,
+                max_time: args.max_time,
                 linked_sites: args.linked_sites,
-            };
+            });
             match crawler.submit_spider(&start, limits, "cli", true).await {
                 Ok(job) => job,
                 Err(tidings_crawler::CrawlError::Refused(why)) => {

@@ -17,7 +17,7 @@ fn serene(p: &mut tidings_policy::Profile) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sr2_a_catalogue_feed_is_verified_with_one_read_that_skips_crawl_delay() {
+async fn sr2_sr9_a_catalogue_feed_is_verified_with_one_read_that_skips_crawl_delay() {
     let host = HostSpec::new("cat.test")
         .at(
             "/robots.txt",

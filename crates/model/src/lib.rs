@@ -28,6 +28,6 @@ pub use fetch::{
 };
 pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey, web_url};
 pub use label::{Label, UnknownLabel};
-pub use page_job::{PageJobKind, PageJobState, SpiderLimits};
+pub use page_job::{LimitsAsked, PageJobKind, PageJobState, SpiderLimits};
 pub use purpose::RequestPurpose;
 pub use ruling::Ruling;

@@ -43,6 +43,18 @@ pub enum PageJobState {
     Failed,
 }
 
+/// The limits a person asked a spider run for; each one left out is the profile's
+/// (`tidings_policy::profile::SpiderSettings::limits`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LimitsAsked {
+    pub depth: Option<u32>,
+    pub max_urls: Option<u32>,
+    pub max_requests: Option<u32>,
+    pub max_bytes: Option<u64>,
+    pub max_time: Option<Duration>,
+    pub linked_sites: bool,
+}
+
 impl PageJobKind {
     pub const ALL: [PageJobKind; 3] = [
         PageJobKind::Discover,

@@ -45,6 +45,17 @@ pub fn may_recheck(
     recheck_at(disposition, checked_at, settings).is_some_and(|at| now >= at)
 }
 
+/// SR2: a catalogue feed viewed with nothing stored is read once, and not again on a view
+/// within this long (seconds) of its last read: a feed that stays empty is not read at every
+/// view.
+pub const CATALOGUE_VIEW_READ_AGAIN_AFTER: i64 = 3_600;
+
+/// SR2: whether a reader's view of a catalogue feed with nothing stored, last read at
+/// `last_read` (never: `None`), may read it at `now`.
+pub fn may_read_on_view(last_read: Option<DateTime<Utc>>, now: DateTime<Utc>) -> bool {
+    last_read.is_none_or(|at| (now - at).num_seconds() >= CATALOGUE_VIEW_READ_AGAIN_AFTER)
+}
+
 /// What a checked URL whose answer brought neither a feed nor a page is (FF2): a failure for
 /// now (no answer, 5xx, 429, a read cut short) is checked again after `retry_failed`; a
 /// refusal (401, 403, 404, 410, a rule, too many redirects) and anything else (a body that is
@@ -175,6 +186,21 @@ fn by_entries(
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn sr2_a_view_reads_a_catalogue_feed_never_read_or_not_read_for_an_hour() {
+        let t0 = DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap();
+        let later = |s| t0 + chrono::Duration::seconds(s);
+        for (last, now, may) in [
+            (None, t0, true),
+            (Some(t0), t0, false),
+            (Some(t0), later(CATALOGUE_VIEW_READ_AGAIN_AFTER - 1), false),
+            (Some(t0), later(CATALOGUE_VIEW_READ_AGAIN_AFTER), true),
+            (Some(later(10)), t0, false),
+        ] {
+            assert_eq!(may_read_on_view(last, now), may, "{last:?} at {now}");
+        }
+    }
 
     fn settings() -> DiscoverySettings {
         DiscoverySettings::default()

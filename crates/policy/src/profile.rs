@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 pub use tidings_model::FailureKind;
-use tidings_model::SpiderLimits;
+use tidings_model::{LimitsAsked, SpiderLimits};
 
 /// The embedded `default` profile.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../profiles/default.toml");
@@ -607,6 +607,20 @@ impl SpiderSettings {
             max_bytes: self.max_bytes,
             max_time: std::time::Duration::from_secs(self.max_time),
             linked_sites: false,
+        }
+    }
+
+    /// The limits of a run as `asked`, the default budget filling what was left out (not yet
+    /// held to the ceilings: [`SpiderSettings::check`]).
+    pub fn limits(&self, asked: &LimitsAsked) -> SpiderLimits {
+        let d = self.default_limits();
+        SpiderLimits {
+            depth: asked.depth.unwrap_or(d.depth),
+            max_urls: asked.max_urls.unwrap_or(d.max_urls),
+            max_requests: asked.max_requests.unwrap_or(d.max_requests),
+            max_bytes: asked.max_bytes.unwrap_or(d.max_bytes),
+            max_time: asked.max_time.unwrap_or(d.max_time),
+            linked_sites: asked.linked_sites,
         }
     }
 

@@ -14,7 +14,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 use tidings_crawler::operator::{JobAsk, SubmitError};
-use tidings_model::{FeedUrl, SpiderLimits};
+use tidings_model::{FeedUrl, LimitsAsked};
 use tidings_store::PageJob;
 
 /// The most jobs the page lists.
@@ -90,7 +90,6 @@ fn ask_of(form: &StartForm, state: &AppState) -> Result<JobAsk, String> {
     match form.kind.as_str() {
         "discover" => Ok(JobAsk::Discover),
         "spider" => {
-            let defaults = state.profile.spider.default_limits();
             fn number<T: std::str::FromStr>(field: &str, value: &str) -> Result<Option<T>, String> {
                 let value = value.trim();
                 if value.is_empty() {
@@ -102,17 +101,14 @@ fn ask_of(form: &StartForm, state: &AppState) -> Result<JobAsk, String> {
                     .map_err(|_| format!("{field} is a whole number, not {value:?}"))
             }
             let minutes: Option<u64> = number("Time", &form.max_minutes)?;
-            Ok(JobAsk::Spider(SpiderLimits {
-                depth: number("Depth", &form.depth)?.unwrap_or(defaults.depth),
-                max_urls: number("URLs", &form.max_urls)?.unwrap_or(defaults.max_urls),
-                max_requests: number("Requests", &form.max_requests)?
-                    .unwrap_or(defaults.max_requests),
-                max_bytes: defaults.max_bytes,
-                max_time: minutes.map_or(defaults.max_time, |m| {
-                    std::time::Duration::from_secs(m.saturating_mul(60))
-                }),
+            Ok(JobAsk::Spider(state.profile.spider.limits(&LimitsAsked {
+                depth: number("Depth", &form.depth)?,
+                max_urls: number("URLs", &form.max_urls)?,
+                max_requests: number("Requests", &form.max_requests)?,
+                max_bytes: None,
+                max_time: minutes.map(|m| std::time::Duration::from_secs(m.saturating_mul(60))),
                 linked_sites: form.linked_sites.is_some(),
-            }))
+            })))
         }
         other => Err(format!("There is no job kind {other:?}.")),
     }

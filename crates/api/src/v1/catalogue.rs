@@ -24,10 +24,6 @@ use tidings_store::{CatalogueEntry, EntryQuery, FeedRecord};
 /// Entries shown with one catalogue feed.
 pub(crate) const ENTRIES_SHOWN: u32 = 20;
 
-/// A view finds nothing stored: one read is queued unless the feed was read this recently
-/// (seconds), or a read of it is already waiting.
-const VIEW_READ_AGAIN_AFTER: i64 = 3_600;
-
 fn wire(entry: &CatalogueEntry, feed: &FeedRecord) -> CatalogueFeed {
     CatalogueFeed {
         id: feed.id.0,
@@ -139,7 +135,8 @@ pub(crate) async fn catalogue_feed(
 }
 
 /// Queue one read of a catalogue feed a reader views with nothing stored (SR2), unless it
-/// was read within [`VIEW_READ_AGAIN_AFTER`] or a read of it already waits. Returns whether
+/// was read too recently (`tidings_policy::discovery::may_read_on_view`) or a read of it
+/// already waits. Returns whether
 /// a read is queued or waiting.
 pub(crate) async fn queue_read(
     state: &AppState,
@@ -153,10 +150,7 @@ pub(crate) async fn queue_read(
     if waiting {
         return Ok(true);
     }
-    if feed
-        .last_fetch_at
-        .is_some_and(|at| (now - at).num_seconds() < VIEW_READ_AGAIN_AFTER)
-    {
+    if !tidings_policy::discovery::may_read_on_view(feed.last_fetch_at, now) {
         return Ok(false);
     }
     match queue(state, &feed.url, JobAsk::Catalogue, who).await {

@@ -20,7 +20,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::Utc;
 use tidings_crawler::operator::{self, JobAsk, Refusal, Review, ReviewError, SubmitError};
-use tidings_model::{FeedUrl, SpiderLimits};
+use tidings_model::{FeedUrl, LimitsAsked};
 use tidings_store::PageJob;
 
 /// The most held matches one answer lists.
@@ -137,19 +137,14 @@ pub async fn submit(
     let ask = match body.kind {
         JobKind::Discover => JobAsk::Discover,
         JobKind::Catalogue => JobAsk::Catalogue,
-        JobKind::Spider => {
-            let defaults = state.profile.spider.default_limits();
-            JobAsk::Spider(SpiderLimits {
-                depth: body.depth.unwrap_or(defaults.depth),
-                max_urls: body.max_urls.unwrap_or(defaults.max_urls),
-                max_requests: body.max_requests.unwrap_or(defaults.max_requests),
-                max_bytes: body.max_bytes.unwrap_or(defaults.max_bytes),
-                max_time: body
-                    .max_time_secs
-                    .map_or(defaults.max_time, std::time::Duration::from_secs),
-                linked_sites: body.linked_sites.unwrap_or(false),
-            })
-        }
+        JobKind::Spider => JobAsk::Spider(state.profile.spider.limits(&LimitsAsked {
+            depth: body.depth,
+            max_urls: body.max_urls,
+            max_requests: body.max_requests,
+            max_bytes: body.max_bytes,
+            max_time: body.max_time_secs.map(std::time::Duration::from_secs),
+            linked_sites: body.linked_sites.unwrap_or(false),
+        })),
     };
     let job = queue(&state, &url, ask, &caller.subscriber())
         .await
