@@ -178,5 +178,6 @@ pub fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) 
             rule: "due: interval 1d".into(),
         }],
         host_floor: None,
+        fence: None,
     }
 }

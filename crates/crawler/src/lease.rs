@@ -18,7 +18,7 @@ use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
-use tidings_store::{HostClaim, Release, Store};
+use tidings_store::{Fence, HostClaim, Release, Store};
 
 /// What a request's time-out is topped up by before its lease must still run.
 pub const MARGIN: Duration = Duration::from_secs(5);
@@ -171,6 +171,15 @@ impl Leases {
             .filter(|(_, h)| h.lanes == 0 && h.token != 0)
             .map(|(host, _)| host.clone())
             .collect()
+    }
+
+    /// The fencing token of this process's lease on `host`, for a write made under it: the
+    /// store writes it only while no other holder has claimed the host since.
+    pub fn fence(&self, host: &str) -> Option<Fence> {
+        self.get(host).filter(|h| h.token != 0).map(|h| Fence {
+            host: host.to_owned(),
+            token: h.token,
+        })
     }
 
     /// Whether a lane keeps `host`.

@@ -270,8 +270,18 @@ impl Crawler {
             host_floor: out
                 .host_floor
                 .map(|(host, until)| (host.to_string(), until)),
+            fence: self.leases.fence(&crate::gate::host_of(feed.url.as_url())),
         };
         let applied = self.store.apply_fetch(record).await?;
+        if applied.fenced_out {
+            // Another process claimed the host while this read was under way (this one was
+            // paused or cut off past its lease): its state stands, this read is only logged.
+            tracing::warn!(
+                feed_id = feed.id.0,
+                url = %feed.url,
+                "host lease lost during the read; its result was not stored"
+            );
+        }
         let mut queued = false;
         if let Some(enrichment) = enrichment {
             match self

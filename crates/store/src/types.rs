@@ -306,6 +306,19 @@ pub struct FetchRecord {
     /// A Retry-After the answer gave, as a floor for every request to this host key
     /// (`scheme://host:port`) until then (C6); a later floor never moves an existing one earlier.
     pub host_floor: Option<(String, DateTime<Utc>)>,
+    /// The host lease the read was made under (C3 across processes), when it was: the feed's
+    /// state and entries are written only while the host's fencing token is still this one.
+    /// A holder that lost its lease (paused, cut off, its lease expired and taken) writes only
+    /// the request-log rows of what it sent, never over the new holder's state.
+    pub fence: Option<Fence>,
+}
+
+/// A host lease's fencing token, as a write names it ([`FetchRecord::fence`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fence {
+    /// The lease's host: a gate key (the lower-cased host name).
+    pub host: String,
+    pub token: i64,
 }
 
 /// What [`Store::apply_fetch`](crate::Store::apply_fetch) changed.
@@ -317,6 +330,9 @@ pub struct ApplyReport {
     pub updated_entries: u64,
     /// Known entries that did not change.
     pub unchanged_entries: u64,
+    /// The read's lease had moved to another holder ([`FetchRecord::fence`]): only its
+    /// request-log rows (and the Retry-After floor its answer set) were written.
+    pub fenced_out: bool,
 }
 
 /// What a read would add to one feed, for the bound on new entries per day (C8): see

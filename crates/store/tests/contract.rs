@@ -80,6 +80,7 @@ contract! {
     leases::c3_racing_claimers_get_one_lease,
     leases::c3_hosts_are_claimed_and_given_back_in_one_go,
     leases::c3_a_host_given_back_goes_to_the_one_waiting,
+    leases::c3_a_write_under_a_lost_lease_keeps_only_its_log,
     blocks::ff13_blocks_are_added_once_listed_and_removed,
     blocks::c10_wfm10_a_removed_feed_is_never_due_and_cannot_come_back,
     blocks::ff13_the_rules_version_moves_with_every_change,

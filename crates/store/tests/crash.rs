@@ -82,6 +82,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
             rule: "due".to_owned(),
         }],
         host_floor: None,
+        fence: None,
     }
 }
 

@@ -351,6 +351,7 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
             rule: "due: interval 1h".to_owned(),
         }],
         host_floor: None,
+        fence: None,
     }
 }
 
@@ -374,5 +375,6 @@ pub fn resource_done(id: i64, found: tidings_store::ResourceFound) -> tidings_st
         next_candidate_at: None,
         log: Vec::new(),
         host_floor: None,
+        fence: None,
     }
 }

@@ -8,13 +8,52 @@ use sqlx::{Postgres, Transaction};
 use std::collections::HashMap;
 use tidings_model::{Entry, FailureKind, FeedId, FeedUrl};
 
-/// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log row.
+/// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log rows. A read
+/// whose lease moved to another holder writes only its log rows and floor.
 pub(super) async fn apply(
     tx: &mut Transaction<'static, Postgres>,
     fetch: &mut FetchRecord,
 ) -> Result<ApplyReport> {
     let fetch_entries = std::mem::take(&mut fetch.entries);
     let fetch = &*fetch;
+    let report = if lease_moved(tx, fetch).await? {
+        ApplyReport {
+            fenced_out: true,
+            ..ApplyReport::default()
+        }
+    } else {
+        write_feed(tx, fetch, fetch_entries).await?
+    };
+    for log in &fetch.log {
+        insert_log(tx, log).await?;
+    }
+    if let Some((host, until)) = &fetch.host_floor {
+        raise_host_floor(tx, host, fetch.fetched_at, *until).await?;
+    }
+    Ok(report)
+}
+
+/// Whether the host lease `fetch` was read under has moved to another holder since (its
+/// fencing token moved). The lease row is held shared until the commit, so a claim of the
+/// host (`FOR UPDATE SKIP LOCKED`) comes wholly before this write or wholly after it.
+async fn lease_moved(tx: &mut Transaction<'static, Postgres>, fetch: &FetchRecord) -> Result<bool> {
+    let Some(fence) = &fetch.fence else {
+        return Ok(false);
+    };
+    let token: Option<i64> =
+        sqlx::query_scalar("SELECT token FROM host_leases WHERE host = $1 FOR SHARE")
+            .bind(&fence.host)
+            .fetch_optional(&mut **tx)
+            .await?;
+    Ok(token != Some(fence.token))
+}
+
+/// The feed's row and its entries.
+async fn write_feed(
+    tx: &mut Transaction<'static, Postgres>,
+    fetch: &FetchRecord,
+    fetch_entries: Vec<Entry>,
+) -> Result<ApplyReport> {
     let update = &fetch.update;
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM feeds WHERE id = $1 FOR UPDATE")
         .bind(fetch.feed_id.0)
@@ -150,13 +189,6 @@ pub(super) async fn apply(
     if report.new_entries > 0 {
         super::reading::count_new(tx, fetch.feed_id.0, report.new_entries, fetch.fetched_at)
             .await?;
-    }
-
-    for log in &fetch.log {
-        insert_log(tx, log).await?;
-    }
-    if let Some((host, until)) = &fetch.host_floor {
-        raise_host_floor(tx, host, fetch.fetched_at, *until).await?;
     }
     Ok(report)
 }

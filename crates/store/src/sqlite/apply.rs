@@ -10,7 +10,7 @@
 //! after another: an entry a fetch stores is known to a later fetch of the same feed.
 
 use crate::codec::{self, CounterDelta, micros};
-use crate::{ApplyReport, FeedUpdate, FetchRecord, RequestLogRow, Result, StoreError};
+use crate::{ApplyReport, FeedUpdate, Fence, FetchRecord, RequestLogRow, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
 use std::collections::{HashMap, HashSet};
@@ -27,6 +27,7 @@ pub(super) struct Prepared {
     entries: Vec<EntryRow>,
     log: Vec<RequestLogRow>,
     host_floor: Option<(String, i64)>,
+    fence: Option<Fence>,
 }
 
 /// The columns of one entry, ready to bind.
@@ -94,19 +95,34 @@ impl Prepared {
             entries,
             log: fetch.log,
             host_floor: fetch.host_floor.map(|(host, until)| (host, micros(until))),
+            fence: fetch.fence,
         })
     }
 }
 
 /// Apply `batch` in `tx`, in order. The inner result is one fetch's own: a fetch of a feed
-/// that does not exist is [`StoreError::NoSuchFeed`] and writes nothing, the others are
-/// applied. The outer error means the transaction is unusable and must be rolled back.
+/// that does not exist is [`StoreError::NoSuchFeed`] and writes nothing; a fetch whose host
+/// lease moved to another holder writes only its log rows and floor
+/// ([`ApplyReport::fenced_out`]); the others are applied. The outer error means the
+/// transaction is unusable and must be rolled back.
 pub(super) async fn apply_batch(
     tx: &mut Transaction<'static, Sqlite>,
     batch: &[&Prepared],
 ) -> Result<Vec<Result<ApplyReport>>> {
     let existing = existing_feeds(tx, batch).await?;
+    let tokens = lease_tokens(tx, batch).await?;
+    let moved = |p: &Prepared| {
+        p.fence
+            .as_ref()
+            .is_some_and(|f| tokens.get(&f.host) != Some(&f.token))
+    };
     let live: Vec<&Prepared> = batch
+        .iter()
+        .copied()
+        .filter(|p| existing.contains(&p.feed_id.0) && !moved(p))
+        .collect();
+    // What was sent is logged whoever holds the host now (C7).
+    let logged: Vec<&Prepared> = batch
         .iter()
         .copied()
         .filter(|p| existing.contains(&p.feed_id.0))
@@ -141,9 +157,9 @@ pub(super) async fn apply_batch(
         update_entry(tx, id, row).await?;
     }
 
-    let logs: Vec<&RequestLogRow> = live.iter().flat_map(|f| &f.log).collect();
+    let logs: Vec<&RequestLogRow> = logged.iter().flat_map(|f| &f.log).collect();
     insert_logs(tx, &logs).await?;
-    for fetch in &live {
+    for fetch in &logged {
         if let Some((host, until)) = &fetch.host_floor {
             raise_host_floor(tx, host, fetch.fetched_at, *until).await?;
         }
@@ -153,15 +169,41 @@ pub(super) async fn apply_batch(
     Ok(batch
         .iter()
         .map(|p| {
-            if existing.contains(&p.feed_id.0) {
+            if !existing.contains(&p.feed_id.0) {
+                Err(StoreError::NoSuchFeed(p.feed_id))
+            } else if moved(p) {
+                Ok(ApplyReport {
+                    fenced_out: true,
+                    ..ApplyReport::default()
+                })
+            } else {
                 let report = reports.remove(&next).unwrap_or_default();
                 next += 1;
                 Ok(report)
-            } else {
-                Err(StoreError::NoSuchFeed(p.feed_id))
             }
         })
         .collect())
+}
+
+/// The fencing tokens of the leases the batch's fetches were read under, in one query.
+async fn lease_tokens(
+    tx: &mut Transaction<'static, Sqlite>,
+    batch: &[&Prepared],
+) -> Result<HashMap<String, i64>> {
+    let hosts: Vec<&str> = batch
+        .iter()
+        .filter_map(|p| p.fence.as_ref().map(|f| f.host.as_str()))
+        .collect();
+    if hosts.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT host, token FROM host_leases WHERE host IN (SELECT value FROM json_each(?1))",
+    )
+    .bind(json(&hosts)?)
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(rows.into_iter().collect())
 }
 
 /// The ids among the batch's feeds that exist, in one query.

@@ -368,6 +368,7 @@ mod tests {
                 rule: "due".to_owned(),
             }],
             host_floor: None,
+            fence: None,
         }
     }
 
@@ -525,6 +526,7 @@ mod tests {
             new_entries: new,
             updated_entries: updated,
             unchanged_entries: unchanged,
+            fenced_out: false,
         }
     }
 

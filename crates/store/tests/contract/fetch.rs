@@ -12,6 +12,7 @@ fn report(new: u64, updated: u64, unchanged: u64) -> ApplyReport {
         new_entries: new,
         updated_entries: updated,
         unchanged_entries: unchanged,
+        fenced_out: false,
     }
 }
 

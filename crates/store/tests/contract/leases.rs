@@ -172,3 +172,61 @@ pub async fn c3_a_host_given_back_goes_to_the_one_waiting(store: Arc<dyn Store>)
     // A want nobody renews goes stale.
     held(store.claim_host(host, "serve", t(30), t(90)).await.unwrap());
 }
+
+/// A read made under a lease that moved to another holder since (its holder was paused past
+/// the lease and another claimed the host) writes only what it sent (C7): never over the new
+/// holder's feed state or entries. A read under the lease still held is written whole, and so
+/// is one whose lease merely expired with nobody claiming the host since.
+pub async fn c3_a_write_under_a_lost_lease_keeps_only_its_log(store: Arc<dyn Store>) {
+    use crate::support::{all_entries, entry, feed, ok};
+    use tidings_store::{Fence, LogQuery};
+    let host = "fenced.example";
+    let a = feed(&store, "https://fenced.example/a.xml").await;
+    let first = held(store.claim_host(host, "p1", t(0), t(60)).await.unwrap());
+    let fence = |token| {
+        Some(Fence {
+            host: host.to_owned(),
+            token,
+        })
+    };
+    let mut kept = ok(a, t(10), vec![entry("e1", "One", "")]);
+    kept.fence = fence(first.token);
+    let report = store.apply_fetch(kept).await.unwrap();
+    assert!(!report.fenced_out);
+    assert_eq!(report.new_entries, 1);
+    // The lease runs out unclaimed: the holder's late write still stands.
+    let mut late = ok(a, t(70), vec![entry("e2", "Two", "")]);
+    late.fence = fence(first.token);
+    assert!(!store.apply_fetch(late).await.unwrap().fenced_out);
+    // p2 claims the host and reads the feed; p1, resumed, writes what it read before.
+    let second = held(store.claim_host(host, "p2", t(80), t(140)).await.unwrap());
+    let mut current = ok(a, t(90), vec![entry("e3", "Three", "")]);
+    current.fence = fence(second.token);
+    assert!(!store.apply_fetch(current).await.unwrap().fenced_out);
+    let mut stale = ok(a, t(95), vec![entry("e4", "Four", "")]);
+    stale.fence = fence(first.token);
+    stale.update.next_fetch_reason = "stale".to_owned();
+    let report = store.apply_fetch(stale).await.unwrap();
+    assert!(report.fenced_out);
+    assert_eq!(report.new_entries, 0);
+    let record = store.feed(a).await.unwrap().unwrap();
+    assert_eq!(record.next_fetch_at, t(90) + chrono::Duration::hours(1));
+    assert_ne!(record.next_fetch_reason, "stale");
+    let mut ids: Vec<String> = all_entries(&store)
+        .await
+        .into_iter()
+        .map(|e| e.entry.id)
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["e1", "e2", "e3"]);
+    // Its request is logged all the same: it was sent.
+    let log = store
+        .request_log(&LogQuery {
+            feed: Some(a),
+            ..LogQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(log.len(), 4, "{log:?}");
+    assert!(log.iter().any(|row| row.at == t(95)));
+}

@@ -190,6 +190,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             rule: "due: interval 1h".to_owned(),
         }],
         host_floor: None,
+        fence: None,
     }
 }
 
