@@ -14,6 +14,9 @@ use tidings_read::{Body, Ending, Event, FeedState as ReadFeed, Need, Read, ReadO
 use tidings_store::{FeedMeta, FeedRecord, FeedState, FeedUpdate, FetchRecord, RequestLogRow};
 use url::Url;
 
+/// How long a read's record is offered to a store that fails for a passing reason.
+const APPLY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
 pub use tidings_read::Purpose;
 
 /// What happened to one feed.
@@ -181,6 +184,29 @@ impl Crawler {
         })
     }
 
+    /// Apply one read's record. The requests it made were sent, so a store that went away
+    /// (a database restart, a network cut) is asked again, with growing waits, for up to
+    /// [`APPLY_PATIENCE`] before the read is given up: a fetch made is not lost to an outage
+    /// the store comes back from. (Its lease is fenced as before: if another holder took the
+    /// host meanwhile, only the log rows are written.)
+    async fn apply_durably(
+        &self,
+        record: FetchRecord,
+    ) -> Result<tidings_store::ApplyReport, CrawlError> {
+        let started = std::time::Instant::now();
+        let mut wait = std::time::Duration::from_millis(100);
+        loop {
+            match self.store.apply_fetch(record.clone()).await {
+                Err(e) if e.is_transient() && started.elapsed() + wait < APPLY_PATIENCE => {
+                    tracing::warn!(feed_id = record.feed_id.0, error = %e, retry_in = ?wait, "storing a read failed; trying again");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(std::time::Duration::from_secs(5));
+                }
+                other => return Ok(other?),
+            }
+        }
+    }
+
     /// Store one read's outcome: the feed's new state, its entries and the request-log rows,
     /// in one transaction.
     async fn store_outcome(
@@ -272,7 +298,7 @@ impl Crawler {
                 .map(|(host, until)| (host.to_string(), until)),
             fence: self.leases.fence(&crate::gate::host_of(feed.url.as_url())),
         };
-        let applied = self.store.apply_fetch(record).await?;
+        let applied = self.apply_durably(record).await?;
         if applied.fenced_out {
             // Another process claimed the host while this read was under way (this one was
             // paused or cut off past its lease): its state stands, this read is only logged.

@@ -222,7 +222,23 @@ pub struct RunSummary {
     pub resources: u64,
 }
 
+/// How long a crawl waits after its store failed before it tries again, doubled after each
+/// failure in a row up to [`STORE_RETRY_MAX`].
+const STORE_RETRY_FIRST: std::time::Duration = std::time::Duration::from_millis(500);
+const STORE_RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(30);
+
 impl RunSummary {
+    /// Add the totals of another run.
+    fn merge(&mut self, other: &RunSummary) {
+        self.feeds += other.feeds;
+        self.fetched += other.fetched;
+        self.not_modified += other.not_modified;
+        self.failed += other.failed;
+        self.new_entries += other.new_entries;
+        self.updated_entries += other.updated_entries;
+        self.resources += other.resources;
+    }
+
     fn add(&mut self, r: &FeedReport) {
         self.feeds += 1;
         match (r.is_success(), r.outcome.is_not_modified()) {
@@ -301,13 +317,43 @@ impl Crawler {
         // The page queue is worked beside the feeds, one job at a time (FF1, FF4).
         let (ended, crawl_ended) = watch::channel(false);
         let jobs = tokio::spawn(self.clone().work_page_jobs(until.clone(), crawl_ended));
-        let ran = self.work(Work::Until(until), progress).await;
+        let mut summary = RunSummary::default();
+        let mut outage = STORE_RETRY_FIRST;
+        let ran = loop {
+            let started = std::time::Instant::now();
+            match self
+                .work(Work::Until(until.clone()), progress.clone())
+                .await
+            {
+                Ok(ran) => {
+                    summary.merge(&ran.summary);
+                    break Ok(());
+                }
+                // The store went away (a database restarted, a network cut): what was
+                // committed stays, reads in flight have finished, leases were given back or
+                // expire. The crawl waits and starts its pass again.
+                Err(CrawlError::Store(e)) if !until.reached(self.now()) => {
+                    if started.elapsed() > STORE_RETRY_MAX {
+                        // A new outage after a good while: not one that goes on.
+                        outage = STORE_RETRY_FIRST;
+                    }
+                    tracing::warn!(error = %e, retry_in = ?outage, "the store failed; the crawl goes on once it answers");
+                    let mut stop = until.stop.clone();
+                    tokio::select! {
+                        () = tokio::time::sleep(outage) => {}
+                        _ = stop.changed() => {}
+                    }
+                    outage = (outage * 2).min(STORE_RETRY_MAX);
+                }
+                Err(e) => break Err(e),
+            }
+        };
         // The crawl ended (stopped, at its deadline, or failed): so does the queue's worker.
         let _ = ended.send(true);
         if jobs.await.is_err() {
             tracing::error!("internal error in the page queue's worker");
         }
-        Ok(ran?.summary)
+        ran.map(|()| summary)
     }
 
     /// The one loop behind [`Crawler::crawl`], [`Crawler::refresh_due`] and

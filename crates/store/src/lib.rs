@@ -63,6 +63,35 @@ pub enum StoreError {
     FeedRemoved(String),
 }
 
+impl StoreError {
+    /// Whether the same call may succeed if made again soon: the database could not be
+    /// reached or went away mid-call (a restart, a network cut), or it gave the transaction
+    /// up to let another go (a serialization failure, a deadlock). Nothing of a failed call
+    /// is stored.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            StoreError::Database(e) => match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_) => true,
+                sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                    // PostgreSQL: connection exceptions (08…), the server shutting down or
+                    // starting (57P01–57P03), serialization failures and deadlocks (40…);
+                    // SQLite: the database busy or locked.
+                    code.starts_with("08")
+                        || code.starts_with("57P")
+                        || code.starts_with("40")
+                        || code == "5"
+                        || code == "6"
+                }),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// What the rest of tidings may ask of the database.
