@@ -157,6 +157,11 @@ const SQLITE: &[Source] = &[
         "catalogue",
         include_str!("../migrations/sqlite/0029_catalogue.sql"),
     ),
+    (
+        30,
+        "search index only",
+        include_str!("../migrations/sqlite/0030_search_index_only.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -304,6 +309,11 @@ const POSTGRES: &[Source] = &[
         29,
         "catalogue",
         include_str!("../migrations/postgres/0029_catalogue.sql"),
+    ),
+    (
+        30,
+        "search index only",
+        include_str!("../migrations/postgres/0030_search_index_only.sql"),
     ),
 ];
 

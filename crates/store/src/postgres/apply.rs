@@ -8,6 +8,21 @@ use sqlx::{Postgres, Transaction};
 use std::collections::HashMap;
 use tidings_model::{Entry, FailureKind, FeedId, FeedUrl};
 
+/// The search vector of an entry (title and `codec::search_text`), from the statement's
+/// parameters for them: the only place PostgreSQL is told which words an entry holds (the
+/// text itself is in the entry's JSON, never stored twice).
+macro_rules! search_vector {
+    ($title:literal, $text:literal) => {
+        concat!(
+            "to_tsvector('simple', left(coalesce(",
+            $title,
+            ", '') || ' ' || coalesce(",
+            $text,
+            ", ''), 100000))"
+        )
+    };
+}
+
 /// Apply `fetch` in `tx`: update the feed, upsert the entries, append the log rows. A read
 /// whose lease moved to another holder writes only its log rows and floor.
 pub(super) async fn apply(
@@ -313,13 +328,14 @@ async fn upsert_entry(
     let at = fetch.fetched_at;
     match known.get_mut(key.as_ref()) {
         None => {
-            let id: i64 = sqlx::query_scalar(
+            let id: i64 = sqlx::query_scalar(concat!(
                 "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
                  updated, expires, sort_at, first_seen_at, updated_at, content_hash, data, \
-                 categories, search_text) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15) \
-                 RETURNING id",
-            )
+                 categories, search) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, ",
+                search_vector!("$4", "$15"),
+                ") RETURNING id"
+            ))
             .bind(fetch.feed_id.0)
             .bind(key.as_ref())
             .bind(without_nul_opt(entry.guid.as_deref()))
@@ -346,11 +362,13 @@ async fn upsert_entry(
             report.new_entries += 1;
         }
         Some(stored) if stored.content_hash != encoded.content_hash => {
-            sqlx::query(
+            sqlx::query(concat!(
                 "UPDATE entries SET guid = $2, title = $3, link = $4, summary = $5, published = $6, \
                  updated = $7, expires = $8, sort_at = $9, updated_at = $10, content_hash = $11, \
-                 data = $12, categories = $13, search_text = $14 WHERE id = $1",
-            )
+                 data = $12, categories = $13, search = ",
+                search_vector!("$3", "$14"),
+                " WHERE id = $1"
+            ))
             .bind(stored.id)
             .bind(without_nul_opt(entry.guid.as_deref()))
             .bind(without_nul_opt(entry.title.as_deref()))

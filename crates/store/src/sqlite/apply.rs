@@ -609,21 +609,30 @@ impl<'a> EntryWrites<'a> {
 
 const ENTRY_INSERT: &str = "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, \
                             published, updated, expires, sort_at, first_seen_at, updated_at, \
-                            content_hash, data, categories, search_text) VALUES ";
-const ENTRY_PARAMS: usize = 16;
+                            content_hash, data, categories) VALUES ";
+const ENTRY_PARAMS: usize = 15;
+const SEARCH_INSERT: &str = "INSERT INTO entries_fts (rowid, title, search_text) VALUES ";
+const SEARCH_PARAMS: usize = 3;
 
-/// Insert new entries, in order (their row ids follow the batch order). The rows are bound
-/// by reference, not copied (C8: a large entry is held as few times as it can be).
+/// Insert new entries, in order (their row ids follow the batch order), and their words into
+/// the search index. The rows are bound by reference, not copied (C8: a large entry is held
+/// as few times as it can be).
 async fn insert_entries(
     tx: &mut Transaction<'static, Sqlite>,
     rows: Vec<NewRow<'_>>,
 ) -> Result<()> {
-    static SQL: LazyLock<Vec<String>> = LazyLock::new(|| multi_row_sql(ENTRY_INSERT, ENTRY_PARAMS));
+    static SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
+        multi_row_sql(ENTRY_INSERT, ENTRY_PARAMS)
+            .into_iter()
+            .map(|sql| sql + " RETURNING id")
+            .collect()
+    });
     let sizes: Vec<usize> = chunks(&rows).into_iter().map(|(_, size)| size).collect();
     let mut rows = rows.into_iter();
     for size in sizes {
-        let mut query = sqlx::query(sql_for(&SQL, size));
-        for new in rows.by_ref().take(size) {
+        let chunk: Vec<NewRow<'_>> = rows.by_ref().take(size).collect();
+        let mut query = sqlx::query_scalar(sql_for(&SQL, size));
+        for new in &chunk {
             let sort_at = new.row.sort_at(new.first_seen_at);
             let e = new.row;
             query = query
@@ -641,8 +650,34 @@ async fn insert_entries(
                 .bind(new.updated_at)
                 .bind(e.content_hash.as_str())
                 .bind(Arc::clone(&e.data))
-                .bind(e.categories.as_deref())
-                .bind(e.search_text.as_deref());
+                .bind(e.categories.as_deref());
+        }
+        // A multi-row INSERT gives its rows ids in the order of its VALUES; RETURNING lists
+        // them in no promised order.
+        let mut ids: Vec<i64> = query.fetch_all(&mut **tx).await?;
+        ids.sort_unstable();
+        let indexed: Vec<(i64, &EntryRow)> =
+            ids.into_iter().zip(chunk.iter().map(|n| n.row)).collect();
+        index_words(tx, &indexed).await?;
+    }
+    Ok(())
+}
+
+/// Write the words of `rows` (row id, entry) into the search index, which keeps the index
+/// only, never the text (the text is the entry's, in its JSON).
+async fn index_words(
+    tx: &mut Transaction<'static, Sqlite>,
+    rows: &[(i64, &EntryRow)],
+) -> Result<()> {
+    static SQL: LazyLock<Vec<String>> =
+        LazyLock::new(|| multi_row_sql(SEARCH_INSERT, SEARCH_PARAMS));
+    for (chunk, size) in chunks(rows) {
+        let mut query = sqlx::query(sql_for(&SQL, size));
+        for (id, row) in chunk {
+            query = query
+                .bind(*id)
+                .bind(row.title.as_deref())
+                .bind(row.search_text.as_deref());
         }
         query.execute(&mut **tx).await?;
     }
@@ -658,7 +693,7 @@ async fn update_entry(
     sqlx::query(
         "UPDATE entries SET guid = ?2, title = ?3, link = ?4, summary = ?5, published = ?6, \
          updated = ?7, expires = ?8, sort_at = ?9, updated_at = ?10, content_hash = ?11, \
-         data = ?12, categories = ?13, search_text = ?14 WHERE id = ?1",
+         data = ?12, categories = ?13 WHERE id = ?1",
     )
     .bind(id)
     .bind(e.guid.as_deref())
@@ -673,10 +708,13 @@ async fn update_entry(
     .bind(e.content_hash.as_str())
     .bind(Arc::clone(&e.data))
     .bind(e.categories.as_deref())
-    .bind(e.search_text.as_deref())
     .execute(&mut **tx)
     .await?;
-    Ok(())
+    sqlx::query("DELETE FROM entries_fts WHERE rowid = ?1")
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    index_words(tx, &[(id, e)]).await
 }
 
 /// Rows per multi-row `INSERT`, largest first. Every batch is cut into chunks of these sizes,
