@@ -26,6 +26,10 @@
 //! apart from the load generator's, also per fetch. Request times are the fetcher's own
 //! (`duration_ms` of the request log: send to body read, whole milliseconds).
 //!
+//! `--db postgres://…` stores into that PostgreSQL database instead of a temporary SQLite file
+//! (each scenario in a schema of its own, dropped afterwards); the CPU reported is then the
+//! crawler's only, not the server's.
+//!
 //! `--gap SECS` sets the profile's gap between two requests to a host (0 by default), and
 //! `--first-pass-only` stops after the first pass, printed against its floor (the busiest
 //! host's feeds one after another, the gap between two, in waves of `--concurrency` hosts):
@@ -83,6 +87,9 @@ struct Args {
     first_pass_only: bool,
     /// Sum the store's statements' time by statement and print the costliest.
     sql_stats: bool,
+    /// A PostgreSQL URL to store into (each scenario in a fresh schema, dropped after);
+    /// a SQLite file in a temporary directory when not given.
+    db: Option<String>,
     smoke: bool,
 }
 
@@ -102,6 +109,7 @@ impl Args {
             gap: 0.0,
             first_pass_only: false,
             sql_stats: false,
+            db: None,
             smoke,
         };
         let mut it = raw.into_iter();
@@ -127,6 +135,7 @@ impl Args {
                 "--sim-threads" => args.sim_threads = value()?.parse()?,
                 "--crawl-threads" => args.crawl_threads = value()?.parse()?,
                 "--gap" => args.gap = value()?.parse()?,
+                "--db" => args.db = Some(value()?),
                 "--scenario" => {
                     args.scenarios = match value()?.as_str() {
                         "not-modified" => vec![Scenario::NotModified],
@@ -177,8 +186,23 @@ fn run(args: &Args, scenario: Scenario) -> Result<bool, Error> {
     let clock = SimClock::scaled(SystemTime::now(), 1);
     let web = sim_rt.block_on(Web::start_with(specs, clock))?;
     let dir = tempfile::tempdir()?;
-    let db = dir.path().join("bench.db");
-    let outcome = crawl_rt.block_on(crawl(args, scenario, &web, db.to_string_lossy().as_ref()))?;
+    let outcome = match &args.db {
+        None => {
+            let db = dir.path().join("bench.db");
+            crawl_rt.block_on(crawl(args, scenario, &web, db.to_string_lossy().as_ref()))?
+        }
+        Some(base) => crawl_rt.block_on(async {
+            let schema = format!(
+                "bench_{}_{}",
+                std::process::id(),
+                scenario.name().replace('-', "_")
+            );
+            let url = schema_url(base, &schema, &format!("CREATE SCHEMA {schema}")).await?;
+            let outcome = crawl(args, scenario, &web, &url).await;
+            schema_url(base, &schema, &format!("DROP SCHEMA {schema} CASCADE")).await?;
+            outcome
+        })?,
+    };
     drop(web);
     sim_rt.shutdown_timeout(Duration::from_secs(1));
     crawl_rt.shutdown_timeout(Duration::from_secs(1));
@@ -220,6 +244,19 @@ fn host_name(h: usize) -> String {
 
 fn feed_path(f: usize) -> String {
     format!("/feed/{f}.xml")
+}
+
+/// Run `sql` on the database at `base`, and give the URL that stores into `schema` there.
+async fn schema_url(base: &str, schema: &str, sql: &str) -> Result<String, Error> {
+    use sqlx::Connection;
+    let mut admin = sqlx::PgConnection::connect(base).await?;
+    sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()))
+        .execute(&mut admin)
+        .await?;
+    let separator = if base.contains('?') { '&' } else { '?' };
+    Ok(format!(
+        "{base}{separator}options=-c%20search_path%3D{schema}"
+    ))
 }
 
 async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> Result<bool, Error> {
