@@ -29,8 +29,19 @@ pub(super) async fn apply(
     tx: &mut Transaction<'static, Postgres>,
     fetch: &mut FetchRecord,
 ) -> Result<ApplyReport> {
-    let fetch_entries = std::mem::take(&mut fetch.entries);
-    let fetch = &*fetch;
+    // The entries are lent to the write and given back whatever happens, so a fetch whose
+    // transaction failed can be applied again.
+    let mut entries = std::mem::take(&mut fetch.entries);
+    let report = apply_lent(tx, fetch, &mut entries).await;
+    fetch.entries = entries;
+    report
+}
+
+async fn apply_lent(
+    tx: &mut Transaction<'static, Postgres>,
+    fetch: &FetchRecord,
+    fetch_entries: &mut [Entry],
+) -> Result<ApplyReport> {
     let report = if lease_moved(tx, fetch).await? {
         ApplyReport {
             fenced_out: true,
@@ -67,7 +78,7 @@ async fn lease_moved(tx: &mut Transaction<'static, Postgres>, fetch: &FetchRecor
 async fn write_feed(
     tx: &mut Transaction<'static, Postgres>,
     fetch: &FetchRecord,
-    fetch_entries: Vec<Entry>,
+    fetch_entries: &mut [Entry],
 ) -> Result<ApplyReport> {
     let update = &fetch.update;
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM feeds WHERE id = $1 FOR UPDATE")
@@ -197,9 +208,9 @@ async fn write_feed(
     }
 
     let mut report = ApplyReport::default();
-    let mut known = known_entries(tx, fetch.feed_id, &fetch_entries).await?;
-    for mut entry in fetch_entries {
-        upsert_entry(tx, fetch, &mut entry, &mut known, &mut report).await?;
+    let mut known = known_entries(tx, fetch.feed_id, fetch_entries).await?;
+    for entry in fetch_entries.iter_mut() {
+        upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
     }
     if report.new_entries > 0 {
         super::reading::count_new(tx, fetch.feed_id.0, report.new_entries, fetch.fetched_at)

@@ -4,14 +4,17 @@
 //! Times are `TIMESTAMPTZ`; the full-text index is a generated `tsvector` column (configuration
 //! `simple`, so no language guessing and no stop words) searched with `plainto_tsquery`, which
 //! reads any input as plain words. `apply_fetch` locks the feed row (`FOR UPDATE`) so two
-//! processes can never interleave the fetch results of one feed.
+//! processes can never interleave the fetch results of one feed. A process's fetches are
+//! written by group commit (`group`): many in one transaction.
 
 mod accounts;
 mod apply;
 mod checks;
+mod group;
 mod images;
 mod jobs;
 mod keys;
+mod leases;
 mod reading;
 mod resources;
 mod rows;
@@ -25,14 +28,13 @@ use crate::codec::{
 use crate::freshness::ClearOnDrop;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
-    HostLease, HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result,
-    RobotsCache, Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
+    HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
+    Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, QueryBuilder};
-use std::collections::HashMap;
 use std::str::FromStr;
 use std::time::Duration;
 use tidings_model::{FeedId, FeedUrl};
@@ -48,6 +50,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// Fetches are written by group commit (`group`).
+    writer: group::Writer,
     /// The do-not-crawl rules' version, as last read.
     blocks_version: std::sync::Arc<crate::freshness::Kept>,
 }
@@ -82,6 +86,7 @@ impl PgStore {
             .await?;
         migrations::postgres().run(&pool).await?;
         Ok(PgStore {
+            writer: group::Writer::start(pool.clone()),
             pool,
             blocks_version: Default::default(),
         })
@@ -311,11 +316,8 @@ impl Store for PgStore {
         Ok(at)
     }
 
-    async fn apply_fetch(&self, mut fetch: FetchRecord) -> Result<ApplyReport> {
-        let mut tx = self.pool.begin().await?;
-        let report = apply::apply(&mut tx, &mut fetch).await?;
-        tx.commit().await?;
-        Ok(report)
+    async fn apply_fetch(&self, fetch: FetchRecord) -> Result<ApplyReport> {
+        self.writer.apply(fetch).await
     }
 
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>> {
@@ -526,78 +528,7 @@ impl Store for PgStore {
         now: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Vec<HostClaim>> {
-        sqlx::query(
-            "INSERT INTO host_leases (host, holder, token, expires_at) \
-             SELECT h, NULL, 0, '-infinity' FROM unnest($1::text[]) AS h \
-             ON CONFLICT (host) DO NOTHING",
-        )
-        .bind(hosts)
-        .execute(&self.pool)
-        .await?;
-        // Rows are taken only if no other claimer holds their lock (SKIP LOCKED) and the host
-        // is free, expired or already this holder's.
-        let claimed: Vec<(String, i64, DateTime<Utc>, Option<DateTime<Utc>>)> = sqlx::query_as(
-            "WITH free AS ( \
-                 SELECT host FROM host_leases \
-                 WHERE host = ANY($1) AND (holder = $2 \
-                     OR ((holder IS NULL OR expires_at <= $3) \
-                         AND (wanted_by IS NULL OR wanted_by = $2 OR wanted_at <= $5))) \
-                 FOR UPDATE SKIP LOCKED) \
-             UPDATE host_leases l SET holder = $2, token = l.token + 1, expires_at = $4, \
-                 wanted_by = CASE WHEN l.wanted_by = $2 THEN NULL ELSE l.wanted_by END \
-             FROM free WHERE l.host = free.host \
-             RETURNING l.host, l.token, l.expires_at, l.last_end",
-        )
-        .bind(hosts)
-        .bind(holder)
-        .bind(now)
-        .bind(until)
-        .bind(now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default())
-        .fetch_all(&self.pool)
-        .await?;
-        let held: HashMap<String, HostLease> = claimed
-            .into_iter()
-            .map(|(host, token, expires_at, last_end)| {
-                (
-                    host,
-                    HostLease {
-                        token,
-                        expires_at,
-                        last_end,
-                    },
-                )
-            })
-            .collect();
-        let mut claims = Vec::with_capacity(hosts.len());
-        for host in hosts {
-            claims.push(match held.get(host) {
-                Some(lease) => HostClaim::Held(*lease),
-                None => {
-                    // Busy: say so, first come first served, and learn until when.
-                    let stale =
-                        now - chrono::Duration::from_std(crate::WANT_FRESH).unwrap_or_default();
-                    let until: DateTime<Utc> = sqlx::query_scalar(
-                        "UPDATE host_leases SET \
-                             wanted_by = CASE WHEN wanted_by IS NULL OR wanted_by = $2 \
-                                 OR wanted_at <= $4 THEN $2 ELSE wanted_by END, \
-                             wanted_at = CASE WHEN wanted_by IS NULL OR wanted_by = $2 \
-                                 OR wanted_at <= $4 THEN $3 ELSE wanted_at END \
-                         WHERE host = $1 RETURNING expires_at",
-                    )
-                    .bind(host)
-                    .bind(holder)
-                    .bind(now)
-                    .bind(stale)
-                    .fetch_one(&self.pool)
-                    .await?;
-                    // A row locked by another claimer this instant: busy until it settles.
-                    HostClaim::Busy {
-                        until: until.max(now),
-                    }
-                }
-            });
-        }
-        Ok(claims)
+        self.writer.claim(hosts, holder, now, until).await
     }
 
     async fn release_hosts(
@@ -606,27 +537,7 @@ impl Store for PgStore {
         releases: &[Release],
         now: DateTime<Utc>,
     ) -> Result<u64> {
-        if releases.is_empty() {
-            return Ok(0);
-        }
-        let hosts: Vec<&str> = releases.iter().map(|r| r.host.as_str()).collect();
-        let tokens: Vec<i64> = releases.iter().map(|r| r.token).collect();
-        let ends: Vec<Option<DateTime<Utc>>> = releases.iter().map(|r| r.last_end).collect();
-        let done = sqlx::query(
-            "UPDATE host_leases l SET holder = NULL, expires_at = $4, \
-                 last_end = GREATEST(l.last_end, r.last_end) \
-             FROM (SELECT unnest($1::text[]) AS host, unnest($2::bigint[]) AS token, \
-                          unnest($3::timestamptz[]) AS last_end) r \
-             WHERE l.host = r.host AND l.holder = $5 AND l.token = r.token",
-        )
-        .bind(&hosts)
-        .bind(&tokens)
-        .bind(&ends)
-        .bind(now)
-        .bind(holder)
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected())
+        self.writer.give_back(holder, releases, now).await
     }
 
     async fn save_robots(
