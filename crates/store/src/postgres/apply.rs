@@ -209,9 +209,21 @@ async fn write_feed(
 
     let mut report = ApplyReport::default();
     let mut known = known_entries(tx, fetch.feed_id, fetch_entries).await?;
+    // New entries go in one statement; one named twice in the read is known by its second
+    // time (the first is written then), as if each were written in turn.
+    let mut new = NewEntries::default();
     for entry in fetch_entries.iter_mut() {
-        upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
+        let key = codec::entry_key(&entry.id).into_owned();
+        if new.keys.contains(&key) {
+            new.insert(tx, fetch, &mut known, &mut report).await?;
+        }
+        if known.contains_key(&key) {
+            upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
+        } else {
+            new.push(key, entry, fetch.fetched_at)?;
+        }
     }
+    new.insert(tx, fetch, &mut known, &mut report).await?;
     if report.new_entries > 0 {
         super::reading::count_new(tx, fetch.feed_id.0, report.new_entries, fetch.fetched_at)
             .await?;
@@ -321,6 +333,117 @@ async fn known_entries(
             (key, known)
         })
         .collect())
+}
+
+/// New entries of one read, as columns, written together.
+#[derive(Default)]
+struct NewEntries {
+    keys: Vec<String>,
+    guid: Vec<Option<String>>,
+    title: Vec<Option<String>>,
+    link: Vec<Option<String>>,
+    summary: Vec<Option<String>>,
+    published: Vec<Option<DateTime<Utc>>>,
+    updated: Vec<Option<DateTime<Utc>>>,
+    expires: Vec<Option<DateTime<Utc>>>,
+    sort_at: Vec<DateTime<Utc>>,
+    hash: Vec<String>,
+    data: Vec<String>,
+    categories: Vec<Option<String>>,
+    search_text: Vec<Option<String>>,
+}
+
+impl NewEntries {
+    /// Queue `entry` (stored under `key`), first seen at `at`. The exact entry is in `data`
+    /// (its summary in the column when NUL-free, see `encode_entry`); the key is bounded and
+    /// free of NUL.
+    fn push(&mut self, key: String, entry: &mut Entry, at: DateTime<Utc>) -> Result<()> {
+        let encoded = codec::encode_entry(entry)?;
+        let owned = |s: Option<&str>| without_nul_opt(s).map(std::borrow::Cow::into_owned);
+        self.keys.push(key);
+        self.guid.push(owned(entry.guid.as_deref()));
+        self.title.push(owned(entry.title.as_deref()));
+        self.link.push(owned(entry.link.as_deref()));
+        self.summary.push(owned(entry.summary.as_deref()));
+        self.published.push(entry.published);
+        self.updated.push(entry.updated);
+        self.expires.push(entry.expires);
+        self.sort_at.push(sort_time(entry, at));
+        self.hash.push(encoded.content_hash);
+        self.data.push(encoded.data);
+        self.categories
+            .push(codec::category_column(&entry.categories));
+        self.search_text.push(encoded.search_text);
+        Ok(())
+    }
+
+    /// Write the queued entries in one statement, make them known and count them.
+    async fn insert(
+        &mut self,
+        tx: &mut Transaction<'static, Postgres>,
+        fetch: &FetchRecord,
+        known: &mut HashMap<String, Known>,
+        report: &mut ApplyReport,
+    ) -> Result<()> {
+        if self.keys.is_empty() {
+            return Ok(());
+        }
+        let written = std::mem::take(self);
+        let at = fetch.fetched_at;
+        let ids: Vec<(i64, String)> = sqlx::query_as(concat!(
+            "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
+             updated, expires, sort_at, first_seen_at, updated_at, content_hash, data, \
+             categories, search) \
+             SELECT $1, u.key, u.guid, u.title, u.link, u.summary, u.published, u.updated, \
+             u.expires, u.sort_at, $2, $2, u.hash, u.data, u.categories, ",
+            search_vector!("u.title", "u.search_text"),
+            " FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], \
+             $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], \
+             $12::text[], $13::text[], $14::text[], $15::text[]) WITH ORDINALITY \
+             AS u(key, guid, title, link, summary, published, updated, expires, sort_at, hash, \
+             data, categories, search_text, n) ORDER BY u.n \
+             RETURNING id, entry_key"
+        ))
+        .bind(fetch.feed_id.0)
+        .bind(at)
+        .bind(&written.keys)
+        .bind(&written.guid)
+        .bind(&written.title)
+        .bind(&written.link)
+        .bind(&written.summary)
+        .bind(&written.published)
+        .bind(&written.updated)
+        .bind(&written.expires)
+        .bind(&written.sort_at)
+        .bind(&written.hash)
+        .bind(&written.data)
+        .bind(&written.categories)
+        .bind(&written.search_text)
+        .fetch_all(&mut **tx)
+        .await?;
+        let hashes: HashMap<&str, &String> = written
+            .keys
+            .iter()
+            .map(String::as_str)
+            .zip(&written.hash)
+            .collect();
+        for (id, key) in ids {
+            let content_hash = hashes
+                .get(key.as_str())
+                .map(|h| (*h).clone())
+                .unwrap_or_default();
+            known.insert(
+                key,
+                Known {
+                    id,
+                    content_hash,
+                    first_seen_at: at,
+                },
+            );
+            report.new_entries += 1;
+        }
+        Ok(())
+    }
 }
 
 /// Insert or update one entry of `fetch`, counting what happened in `report`.
