@@ -218,7 +218,7 @@ async fn write_feed(
             new.insert(tx, fetch, &mut known, &mut report).await?;
         }
         if known.contains_key(&key) {
-            upsert_entry(tx, fetch, entry, &mut known, &mut report).await?;
+            update_entry(tx, fetch, entry, &mut known, &mut report).await?;
         } else {
             new.push(key, entry, fetch.fetched_at)?;
         }
@@ -446,8 +446,8 @@ impl NewEntries {
     }
 }
 
-/// Insert or update one entry of `fetch`, counting what happened in `report`.
-async fn upsert_entry(
+/// Update one known entry of `fetch` when it changed, counting what happened in `report`.
+async fn update_entry(
     tx: &mut Transaction<'static, Postgres>,
     fetch: &FetchRecord,
     entry: &mut Entry,
@@ -461,40 +461,6 @@ async fn upsert_entry(
     let key = codec::entry_key(&entry.id);
     let at = fetch.fetched_at;
     match known.get_mut(key.as_ref()) {
-        None => {
-            let id: i64 = sqlx::query_scalar(concat!(
-                "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
-                 updated, expires, sort_at, first_seen_at, updated_at, content_hash, data, \
-                 categories, search) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, ",
-                search_vector!("$4", "$15"),
-                ") RETURNING id"
-            ))
-            .bind(fetch.feed_id.0)
-            .bind(key.as_ref())
-            .bind(without_nul_opt(entry.guid.as_deref()))
-            .bind(without_nul_opt(entry.title.as_deref()))
-            .bind(without_nul_opt(entry.link.as_deref()))
-            .bind(without_nul_opt(entry.summary.as_deref()))
-            .bind(entry.published)
-            .bind(entry.updated)
-            .bind(entry.expires)
-            .bind(sort_time(entry, at))
-            .bind(at)
-            .bind(&encoded.content_hash)
-            .bind(&encoded.data)
-            .bind(codec::category_column(&entry.categories))
-            .bind(encoded.search_text.as_deref())
-            .fetch_one(&mut **tx)
-            .await?;
-            let stored = Known {
-                id,
-                content_hash: encoded.content_hash,
-                first_seen_at: at,
-            };
-            known.insert(key.into_owned(), stored);
-            report.new_entries += 1;
-        }
         Some(stored) if stored.content_hash != encoded.content_hash => {
             sqlx::query(concat!(
                 "UPDATE entries SET guid = $2, title = $3, link = $4, summary = $5, published = $6, \
@@ -523,6 +489,8 @@ async fn upsert_entry(
             report.updated_entries += 1;
         }
         Some(_) => report.unchanged_entries += 1,
+        // New entries are written together (`NewEntries`), never here.
+        None => {}
     }
     Ok(())
 }

@@ -6,6 +6,9 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use std::collections::HashMap;
 
+/// A lease as a claim returns it: host, token, expiry, the last request's end.
+type LeaseRow = (String, i64, DateTime<Utc>, Option<DateTime<Utc>>);
+
 /// Claim `hosts` for `holder` (see `Store::claim_hosts`): one answer per host, in order.
 pub(super) async fn claim(
     pool: &PgPool,
@@ -24,7 +27,7 @@ pub(super) async fn claim(
     .await?;
     // Rows are taken only if no other claimer holds their lock (SKIP LOCKED) and the host
     // is free, expired or already this holder's.
-    let claimed: Vec<(String, i64, DateTime<Utc>, Option<DateTime<Utc>>)> = sqlx::query_as(
+    let claimed: Vec<LeaseRow> = sqlx::query_as(
         "WITH free AS ( \
                  SELECT host FROM host_leases \
                  WHERE host = ANY($1) AND (holder = $2 \
