@@ -16,9 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 use support::{command, stderr, tidings};
-use tidings_sim::{
-    Behaviour, Exchange, Expectations, FeedSpec, HostSpec, Resource, Rule, TimeBase, Web, audit,
-};
+use tidings_sim::{Behaviour, Exchange, FeedSpec, HostSpec, Resource, Web};
 use tidings_store::{EntryQuery, LogQuery};
 
 const HOSTS: usize = 6;
@@ -203,17 +201,7 @@ async fn c3_c7_crawlers_on_one_postgres_survive_kill_stop_and_a_database_restart
     let exchanges = web.recorder().exchanges();
 
     // C3 across processes, whatever happened to them.
-    let expect = Expectations {
-        default_gap: Duration::from_secs(1),
-        gap_clock: TimeBase::Monotonic,
-        ..Expectations::default()
-    };
-    let violations: Vec<String> = audit(&exchanges, &expect)
-        .into_iter()
-        .filter(|v| matches!(v.rule, Rule::InFlight | Rule::Gap))
-        .map(|v| v.to_string())
-        .collect();
-    assert!(violations.is_empty(), "{violations:#?}");
+    support::assert_one_in_flight_and_gaps(&exchanges, Duration::from_secs(1));
 
     // C7: every request the publisher saw is logged, but for the killed process's requests
     // in flight (or answered and not yet stored) when it died: at most one per host.

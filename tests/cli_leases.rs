@@ -9,9 +9,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 use support::{command, stderr, tidings};
-use tidings_sim::{
-    Behaviour, Expectations, FeedSpec, HostSpec, Resource, Rule, TimeBase, Web, audit,
-};
+use tidings_sim::{Behaviour, FeedSpec, HostSpec, Resource, Web};
 use tokio::io::AsyncBufReadExt;
 
 const HOSTS: usize = 3;
@@ -134,17 +132,7 @@ async fn share_hosts_across_processes(db: &str) {
         feed_requests >= 2 * HOSTS * FEEDS_PER_HOST,
         "{feed_requests} feed requests"
     );
-    let expect = Expectations {
-        default_gap: Duration::from_secs(1),
-        gap_clock: TimeBase::Monotonic,
-        ..Expectations::default()
-    };
-    let violations: Vec<String> = audit(&exchanges, &expect)
-        .into_iter()
-        .filter(|v| matches!(v.rule, Rule::InFlight | Rule::Gap))
-        .map(|v| v.to_string())
-        .collect();
-    assert!(violations.is_empty(), "{violations:#?}");
+    support::assert_one_in_flight_and_gaps(&exchanges, Duration::from_secs(1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -302,3 +302,24 @@ pub async fn with_stdin(db: &Path, args: &[&str], input: &str) -> Output {
     drop(stdin);
     child.wait_with_output().await.expect("wait")
 }
+
+/// C3 from the publisher's own record: no host saw two requests in flight, none a gap shorter
+/// than `gap` (measured on the monotonic clock). Panics with every violation found.
+#[allow(dead_code)]
+pub fn assert_one_in_flight_and_gaps(
+    exchanges: &[tidings_sim::Exchange],
+    gap: std::time::Duration,
+) {
+    use tidings_sim::{Expectations, Rule, TimeBase, audit};
+    let expect = Expectations {
+        default_gap: gap,
+        gap_clock: TimeBase::Monotonic,
+        ..Expectations::default()
+    };
+    let violations: Vec<String> = audit(exchanges, &expect)
+        .into_iter()
+        .filter(|v| matches!(v.rule, Rule::InFlight | Rule::Gap))
+        .map(|v| v.to_string())
+        .collect();
+    assert!(violations.is_empty(), "{violations:#?}");
+}

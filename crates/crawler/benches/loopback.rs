@@ -338,12 +338,7 @@ async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> R
     loop {
         let summary = crawler.refresh_due(far, progress.clone()).await?;
         rounds += 1;
-        total.feeds += summary.feeds;
-        total.fetched += summary.fetched;
-        total.not_modified += summary.not_modified;
-        total.failed += summary.failed;
-        total.new_entries += summary.new_entries;
-        total.updated_entries += summary.updated_entries;
+        total.merge(&summary);
         // The recorder keeps every exchange in memory; count and forget them per round.
         requests += web.recorder().len();
         web.recorder().clear();

@@ -229,7 +229,7 @@ const STORE_RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl RunSummary {
     /// Add the totals of another run.
-    fn merge(&mut self, other: &RunSummary) {
+    pub fn merge(&mut self, other: &RunSummary) {
         self.feeds += other.feeds;
         self.fetched += other.fetched;
         self.not_modified += other.not_modified;
