@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The PostgreSQL capacity benchmark (issue 17; figures in docs/benchmarks.md): committed
-# fetches per second of 1, 2 and 4 crawler processes writing into one PostgreSQL server, next
-# to the physical limit of that server measured in the same run (pgbench, one-row commits).
+# The PostgreSQL capacity benchmark (issue 17; figures in docs/benchmarks.md): lease claims
+# and committed fetches per second of 1, 2 and 4 crawler processes writing into one
+# PostgreSQL server, next to the physical limit of that server measured in the same run
+# (pgbench, one-row commits).
 #
 #   tools/pg_capacity.sh [DATABASE_URL] [SECONDS]
 #
@@ -35,14 +36,16 @@ for scenario in not-modified new-entries; do
     done
     wait
     total=0
+    claims=0
     for out in "${outs[@]}"; do
       rate="$(sed -n 's/^throughput: \([0-9]*\) fetches.*/\1/p' "$out")"
       failed="$(sed -n 's/^outcomes: .* \([0-9]*\) failed/\1/p' "$out")"
       [ -n "$rate" ] || { cat "$out" >&2; exit 1; }
       [ "${failed:-0}" = 0 ] || echo "warning: $failed reads failed in one process" >&2
       total=$((total + rate))
+      claims=$((claims + $(sed -n 's/^host leases: .*(\([0-9]*\)\/s)/\1/p' "$out")))
       rm -f "$out"
     done
-    echo "$scenario, $n process(es): $total committed fetches/s"
+    echo "$scenario, $n process(es): $total committed fetches/s, $claims lease claims/s"
   done
 done

@@ -246,6 +246,21 @@ fn feed_path(f: usize) -> String {
     format!("/feed/{f}.xml")
 }
 
+/// How many host-lease claims the store has granted so far: every claim moves its host's
+/// fencing token by one from 0, so their sum counts them.
+async fn lease_claims(db: &str) -> Result<i64, Error> {
+    use sqlx::Connection;
+    const SQL: &str = "SELECT CAST(COALESCE(SUM(token), 0) AS BIGINT) FROM host_leases";
+    let claims = if db.starts_with("postgres") {
+        let mut c = sqlx::PgConnection::connect(db).await?;
+        sqlx::query_scalar(SQL).fetch_one(&mut c).await?
+    } else {
+        let mut c = sqlx::SqliteConnection::connect(&format!("sqlite://{db}")).await?;
+        sqlx::query_scalar(SQL).fetch_one(&mut c).await?
+    };
+    Ok(claims)
+}
+
 /// Run `sql` on the database at `base`, and give the URL that stores into `schema` there.
 async fn schema_url(base: &str, schema: &str, sql: &str) -> Result<String, Error> {
     use sqlx::Connection;
@@ -328,6 +343,7 @@ async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> R
     web.recorder().clear();
     let entries_before = store.count_entries(None).await?;
 
+    let claims_before = lease_claims(db).await?;
     let load_before = load_average();
     sql_stats::reset();
     let cpu_before = Cpu::read();
@@ -387,6 +403,11 @@ async fn crawl(args: &Args, scenario: Scenario, web: &RunningWeb, db: &str) -> R
         "throughput: {:.0} fetches/s ({:.0} requests/s on the wire)",
         per_sec(total.feeds as f64),
         per_sec(requests as f64)
+    );
+    let claims = lease_claims(db).await?.saturating_sub(claims_before);
+    println!(
+        "host leases: {claims} claims in the measured phase ({:.0}/s)",
+        per_sec(claims as f64)
     );
     println!(
         "entries: {} new reported, {stored} rows stored in the measured phase ({:.0}/s), \
