@@ -15,6 +15,7 @@ pub mod label;
 pub mod page_job;
 pub mod purpose;
 pub mod ruling;
+pub mod websub;
 
 pub use disposition::{CheckSource, Disposition};
 pub use failure::{FailureKind, FailureTotals, UnknownFailureKind};
@@ -31,3 +32,4 @@ pub use label::{Label, UnknownLabel};
 pub use page_job::{LimitsAsked, PageJobKind, PageJobState, SpiderLimits};
 pub use purpose::RequestPurpose;
 pub use ruling::Ruling;
+pub use websub::SubscriptionState;

@@ -20,16 +20,20 @@ pub enum RequestPurpose {
     Image,
     /// A page inspected for the feeds it links (FF1).
     Discovery,
+    /// A WebSub subscription asked of the hub a feed names (pushed entries instead of polls).
+    #[serde(rename = "websub")]
+    WebSub,
 }
 
 impl RequestPurpose {
-    pub const ALL: [RequestPurpose; 6] = [
+    pub const ALL: [RequestPurpose; 7] = [
         RequestPurpose::Feed,
         RequestPurpose::Robots,
         RequestPurpose::ArticlePage,
         RequestPurpose::Icon,
         RequestPurpose::Image,
         RequestPurpose::Discovery,
+        RequestPurpose::WebSub,
     ];
 
     /// The purpose named `name` (as [`RequestPurpose::as_str`] writes it).
@@ -45,6 +49,7 @@ impl RequestPurpose {
             RequestPurpose::Icon => "icon",
             RequestPurpose::Image => "image",
             RequestPurpose::Discovery => "discovery",
+            RequestPurpose::WebSub => "websub",
         }
     }
 }

@@ -9,7 +9,8 @@
 //! request sends), [`schedule`] (what happens after an answer), [`blocklist`] (the operator's
 //! do-not-crawl rules, FF13), [`discovery`] (what a checked URL was and whether a feed found is
 //! one already stored, FF2, FF3), [`egress`] (refusals per egress address, WFM8), [`volume`] (how
-//! much one feed may add, C8).
+//! much one feed may add, C8), [`websub`] (when a hub is asked to push a feed, and how a pushed
+//! feed is polled).
 
 pub mod blocklist;
 pub mod conditional;
@@ -22,6 +23,7 @@ pub mod retry;
 pub mod robots;
 pub mod schedule;
 pub mod volume;
+pub mod websub;
 
 pub use blocklist::{Block, BlockKind, BlockList, RuleError, parse_rule};
 pub use profile::{

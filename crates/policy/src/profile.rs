@@ -152,6 +152,10 @@ pub struct Profile {
     /// A bounded Spider Mode run's default budget and its ceilings (FF4).
     #[serde(default)]
     pub spider: SpiderSettings,
+    /// WebSub subscriptions: the lease asked, its renewal and the slower polls while a hub
+    /// pushes (for a profile that lists the `websub` purpose).
+    #[serde(default)]
+    pub websub: crate::websub::WebSubSettings,
 }
 
 /// A profile's `[keep]`: what of each entry is stored.
@@ -1417,6 +1421,7 @@ impl Profile {
         self.images.validate()?;
         self.discovery.validate()?;
         self.spider.validate()?;
+        self.websub.validate()?;
         self.signing.validate()
     }
 }

@@ -337,6 +337,8 @@ pub enum Requested {
     Page,
     Icon,
     Image,
+    /// A WebSub subscription asked of a hub (the only request tidings sends as a `POST`).
+    Hub,
 }
 
 /// What a run may request: the kinds its profile lists, and the feeds it subscribed.
@@ -485,7 +487,9 @@ fn purposes(
             continue;
         };
         let key = (e.host.clone(), e.target.clone());
-        let kind = if e.path() == ROBOTS_PATH {
+        let kind = if e.method.eq_ignore_ascii_case("POST") {
+            Requested::Hub
+        } else if e.path() == ROBOTS_PATH {
             Requested::Robots
         } else if feeds.contains(&key) {
             Requested::Feed

@@ -162,6 +162,21 @@ pub trait Store: Send + Sync {
     /// log row, all in one transaction. Either all of it is stored or none of it.
     async fn apply_fetch(&self, fetch: FetchRecord) -> Result<ApplyReport>;
 
+    /// Store the entries a WebSub hub pushed for one feed, as a read's would be (upserted by
+    /// identity, counted unread), and count the push on the feed's subscription; the feed's
+    /// own state (schedule, validators, failures) is left as it is.
+    async fn apply_push(&self, push: PushRecord) -> Result<ApplyReport>;
+
+    /// The feed's WebSub subscription, if it has one.
+    async fn websub(&self, feed: FeedId) -> Result<Option<WebSubRecord>>;
+
+    /// The WebSub subscription whose callback is named `token`.
+    async fn websub_by_token(&self, token: &str) -> Result<Option<WebSubRecord>>;
+
+    /// Write the feed's subscription as `record` says (made or replaced whole; its push
+    /// count and last push stay the store's).
+    async fn save_websub(&self, record: &WebSubRecord) -> Result<()>;
+
     /// Stored entries, newest first (see `StoredEntry::sort_at`).
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>>;
 

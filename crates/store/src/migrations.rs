@@ -162,6 +162,11 @@ const SQLITE: &[Source] = &[
         "search index only",
         include_str!("../migrations/sqlite/0030_search_index_only.sql"),
     ),
+    (
+        31,
+        "websub",
+        include_str!("../migrations/sqlite/0031_websub.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -314,6 +319,11 @@ const POSTGRES: &[Source] = &[
         30,
         "search index only",
         include_str!("../migrations/postgres/0030_search_index_only.sql"),
+    ),
+    (
+        31,
+        "websub",
+        include_str!("../migrations/postgres/0031_websub.sql"),
     ),
 ];
 

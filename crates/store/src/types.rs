@@ -313,6 +313,54 @@ pub struct FetchRecord {
     pub fence: Option<Fence>,
 }
 
+/// Entries a WebSub hub pushed for one feed ([`Store::apply_push`](crate::Store::apply_push)),
+/// already kept as the profile keeps a read's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PushRecord {
+    pub feed_id: FeedId,
+    pub received_at: DateTime<Utc>,
+    pub entries: Vec<Entry>,
+}
+
+/// A feed's WebSub subscription: the hub asked, the topic, the callback's token and the secret
+/// the hub signs with. Its `Debug` never shows the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WebSubRecord {
+    pub feed_id: FeedId,
+    /// Names the callback URL (`/websub/{token}`); random, unguessable.
+    pub token: String,
+    pub hub: String,
+    pub topic: String,
+    /// The `hub.secret` sent: the key of the HMAC every pushed body must carry.
+    pub secret: String,
+    pub state: tidings_model::SubscriptionState,
+    /// When the hub was last asked.
+    pub requested_at: DateTime<Utc>,
+    /// When the verified lease ends.
+    pub lease_until: Option<DateTime<Utc>>,
+    /// Why it is denied or failed, as the hub or the request said.
+    pub reason: Option<String>,
+    /// Pushes stored (signed, for this topic).
+    pub pushes: i64,
+    pub last_push_at: Option<DateTime<Utc>>,
+}
+
+impl std::fmt::Debug for WebSubRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebSubRecord")
+            .field("feed_id", &self.feed_id)
+            .field("hub", &self.hub)
+            .field("topic", &self.topic)
+            .field("state", &self.state)
+            .field("requested_at", &self.requested_at)
+            .field("lease_until", &self.lease_until)
+            .field("reason", &self.reason)
+            .field("pushes", &self.pushes)
+            .field("last_push_at", &self.last_push_at)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A host lease's fencing token, as a write names it ([`FetchRecord::fence`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fence {

@@ -32,6 +32,8 @@ mod log;
 mod reading;
 #[path = "contract/resources.rs"]
 mod resources;
+#[path = "contract/websub.rs"]
+mod websub;
 
 macro_rules! contract {
     ($($module:ident::$case:ident),* $(,)?) => {
@@ -55,6 +57,8 @@ macro_rules! contract {
 }
 
 contract! {
+    websub::websub_a_subscription_is_kept_per_feed_and_found_by_its_token,
+    websub::websub_pushed_entries_join_the_feed_and_leave_its_schedule,
     reading::ff1_a_pages_subscribers_move_to_its_feed,
     jobs::ff4_a_spider_job_goes_on_where_it_stopped,
     jobs::ff1_discovery_jobs_are_taken_in_order,

@@ -40,6 +40,24 @@ impl Store for Broken {
     async fn feed(&self, _: FeedId) -> tidings_store::Result<Option<FeedRecord>> {
         fail()
     }
+    async fn apply_push(&self, _: tidings_store::PushRecord) -> tidings_store::Result<ApplyReport> {
+        fail()
+    }
+    async fn websub(
+        &self,
+        _: FeedId,
+    ) -> tidings_store::Result<Option<tidings_store::WebSubRecord>> {
+        fail()
+    }
+    async fn websub_by_token(
+        &self,
+        _: &str,
+    ) -> tidings_store::Result<Option<tidings_store::WebSubRecord>> {
+        fail()
+    }
+    async fn save_websub(&self, _: &tidings_store::WebSubRecord) -> tidings_store::Result<()> {
+        fail()
+    }
     async fn feed_by_url(&self, _: &FeedUrl) -> tidings_store::Result<Option<FeedRecord>> {
         fail()
     }

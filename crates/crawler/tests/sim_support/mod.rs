@@ -282,6 +282,7 @@ impl Sim {
                 P::ArticlePage | P::Discovery => Requested::Page,
                 P::Icon => Requested::Icon,
                 P::Image => Requested::Image,
+                P::WebSub => Requested::Hub,
             })
             .collect();
         tidings_sim::PurposeCheck {

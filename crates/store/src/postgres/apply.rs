@@ -2,7 +2,7 @@
 //! identity, and the request log row.
 
 use crate::codec::{self, CounterDelta, sort_time, without_nul_opt};
-use crate::{ApplyReport, FetchRecord, Result, StoreError};
+use crate::{ApplyReport, FetchRecord, PushRecord, Result, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::{Postgres, Transaction};
 use std::collections::HashMap;
@@ -207,26 +207,58 @@ async fn write_feed(
         .await?;
     }
 
+    write_entries(tx, fetch.feed_id, fetch.fetched_at, fetch_entries).await
+}
+
+/// Entries pushed by a WebSub hub: written as a read's would be, counted on the feed's
+/// subscription, in their own transaction; the feed's row is only locked.
+pub(super) async fn apply_push(
+    tx: &mut Transaction<'static, Postgres>,
+    push: &mut PushRecord,
+) -> Result<ApplyReport> {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM feeds WHERE id = $1 FOR UPDATE")
+        .bind(push.feed_id.0)
+        .fetch_optional(&mut **tx)
+        .await?;
+    if exists.is_none() {
+        return Err(StoreError::NoSuchFeed(push.feed_id));
+    }
+    let report = write_entries(tx, push.feed_id, push.received_at, &mut push.entries).await?;
+    sqlx::query("UPDATE websub SET pushes = pushes + 1, last_push_at = $2 WHERE feed_id = $1")
+        .bind(push.feed_id.0)
+        .bind(push.received_at)
+        .execute(&mut **tx)
+        .await?;
+    Ok(report)
+}
+
+/// The entries of one read or push of `feed_id`, seen at `at`: new ones inserted, changed ones
+/// updated, counted unread.
+async fn write_entries(
+    tx: &mut Transaction<'static, Postgres>,
+    feed_id: FeedId,
+    at: DateTime<Utc>,
+    fetch_entries: &mut [Entry],
+) -> Result<ApplyReport> {
     let mut report = ApplyReport::default();
-    let mut known = known_entries(tx, fetch.feed_id, fetch_entries).await?;
+    let mut known = known_entries(tx, feed_id, fetch_entries).await?;
     // New entries go in one statement; one named twice in the read is known by its second
     // time (the first is written then), as if each were written in turn.
     let mut new = NewEntries::default();
     for entry in fetch_entries.iter_mut() {
         let key = codec::entry_key(&entry.id).into_owned();
         if new.keys.contains(&key) {
-            new.insert(tx, fetch, &mut known, &mut report).await?;
+            new.insert(tx, feed_id, at, &mut known, &mut report).await?;
         }
         if known.contains_key(&key) {
-            update_entry(tx, fetch, entry, &mut known, &mut report).await?;
+            update_entry(tx, at, entry, &mut known, &mut report).await?;
         } else {
-            new.push(key, entry, fetch.fetched_at)?;
+            new.push(key, entry, at)?;
         }
     }
-    new.insert(tx, fetch, &mut known, &mut report).await?;
+    new.insert(tx, feed_id, at, &mut known, &mut report).await?;
     if report.new_entries > 0 {
-        super::reading::count_new(tx, fetch.feed_id.0, report.new_entries, fetch.fetched_at)
-            .await?;
+        super::reading::count_new(tx, feed_id.0, report.new_entries, at).await?;
     }
     Ok(report)
 }
@@ -381,7 +413,8 @@ impl NewEntries {
     async fn insert(
         &mut self,
         tx: &mut Transaction<'static, Postgres>,
-        fetch: &FetchRecord,
+        feed_id: FeedId,
+        at: DateTime<Utc>,
         known: &mut HashMap<String, Known>,
         report: &mut ApplyReport,
     ) -> Result<()> {
@@ -389,7 +422,6 @@ impl NewEntries {
             return Ok(());
         }
         let written = std::mem::take(self);
-        let at = fetch.fetched_at;
         let ids: Vec<(i64, String)> = sqlx::query_as(concat!(
             "INSERT INTO entries (feed_id, entry_key, guid, title, link, summary, published, \
              updated, expires, sort_at, first_seen_at, updated_at, content_hash, data, \
@@ -404,7 +436,7 @@ impl NewEntries {
              data, categories, search_text, n) ORDER BY u.n \
              RETURNING id, entry_key"
         ))
-        .bind(fetch.feed_id.0)
+        .bind(feed_id.0)
         .bind(at)
         .bind(&written.keys)
         .bind(&written.guid)
@@ -446,10 +478,10 @@ impl NewEntries {
     }
 }
 
-/// Update one known entry of `fetch` when it changed, counting what happened in `report`.
+/// Update one known entry when it changed (seen at `at`), counting what happened in `report`.
 async fn update_entry(
     tx: &mut Transaction<'static, Postgres>,
-    fetch: &FetchRecord,
+    at: DateTime<Utc>,
     entry: &mut Entry,
     known: &mut HashMap<String, Known>,
     report: &mut ApplyReport,
@@ -459,7 +491,6 @@ async fn update_entry(
     // The exact entry is in `data` (its summary in the column when NUL-free, see
     // `encode_entry`); the key is bounded and free of NUL.
     let key = codec::entry_key(&entry.id);
-    let at = fetch.fetched_at;
     match known.get_mut(key.as_ref()) {
         Some(stored) if stored.content_hash != encoded.content_hash => {
             sqlx::query(concat!(

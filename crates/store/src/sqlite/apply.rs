@@ -10,7 +10,9 @@
 //! after another: an entry a fetch stores is known to a later fetch of the same feed.
 
 use crate::codec::{self, CounterDelta, micros};
-use crate::{ApplyReport, FeedUpdate, Fence, FetchRecord, RequestLogRow, Result, StoreError};
+use crate::{
+    ApplyReport, FeedUpdate, Fence, FetchRecord, PushRecord, RequestLogRow, Result, StoreError,
+};
 use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
 use std::collections::{HashMap, HashSet};
@@ -23,7 +25,9 @@ use tidings_model::{FailureKind, FeedId, FeedUrl};
 pub(super) struct Prepared {
     feed_id: FeedId,
     fetched_at: i64,
-    update: FeedUpdate,
+    /// The feed's row after the read; `None` for pushed content ([`PushRecord`]), which adds
+    /// entries and leaves the feed's state as it is.
+    update: Option<FeedUpdate>,
     entries: Vec<EntryRow>,
     log: Vec<RequestLogRow>,
     host_floor: Option<(String, i64)>,
@@ -66,38 +70,54 @@ impl Prepared {
     /// text is held once as a column and once in its JSON, never a third time; the parsed
     /// entry is dropped as soon as its row is made).
     pub(super) fn of(fetch: FetchRecord) -> Result<Prepared> {
-        let entries = fetch
-            .entries
-            .into_iter()
-            .map(|mut entry| {
-                let encoded = codec::encode_entry(&mut entry)?;
-                let data = Arc::from(encoded.data);
-                Ok(EntryRow {
-                    key: codec::entry_key(&entry.id).into_owned(),
-                    categories: codec::category_column(&entry.categories),
-                    published: entry.published.map(micros),
-                    updated: entry.updated.map(micros),
-                    expires: entry.expires.map(micros),
-                    guid: entry.guid,
-                    title: entry.title,
-                    link: entry.link,
-                    summary: entry.summary.map(Arc::from),
-                    content_hash: encoded.content_hash,
-                    data,
-                    search_text: encoded.search_text,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
         Ok(Prepared {
             feed_id: fetch.feed_id,
             fetched_at: micros(fetch.fetched_at),
-            update: fetch.update,
-            entries,
+            update: Some(fetch.update),
+            entries: entry_rows(fetch.entries)?,
             log: fetch.log,
             host_floor: fetch.host_floor.map(|(host, until)| (host, micros(until))),
             fence: fetch.fence,
         })
     }
+
+    /// Pushed content: its entries only, counted on the feed's subscription.
+    pub(super) fn of_push(push: PushRecord) -> Result<Prepared> {
+        Ok(Prepared {
+            feed_id: push.feed_id,
+            fetched_at: micros(push.received_at),
+            update: None,
+            entries: entry_rows(push.entries)?,
+            log: Vec::new(),
+            host_floor: None,
+            fence: None,
+        })
+    }
+}
+
+/// Serialise and hash `entries`, one row each.
+fn entry_rows(entries: Vec<tidings_model::Entry>) -> Result<Vec<EntryRow>> {
+    entries
+        .into_iter()
+        .map(|mut entry| {
+            let encoded = codec::encode_entry(&mut entry)?;
+            let data = Arc::from(encoded.data);
+            Ok(EntryRow {
+                key: codec::entry_key(&entry.id).into_owned(),
+                categories: codec::category_column(&entry.categories),
+                published: entry.published.map(micros),
+                updated: entry.updated.map(micros),
+                expires: entry.expires.map(micros),
+                guid: entry.guid,
+                title: entry.title,
+                link: entry.link,
+                summary: entry.summary.map(Arc::from),
+                content_hash: encoded.content_hash,
+                data,
+                search_text: encoded.search_text,
+            })
+        })
+        .collect()
 }
 
 /// Apply `batch` in `tx`, in order. The inner result is one fetch's own: a fetch of a feed
@@ -129,11 +149,12 @@ pub(super) async fn apply_batch(
         .collect();
 
     for fetch in &live {
-        if let Some(url) = &fetch.update.url {
+        if let Some(url) = fetch.update.as_ref().and_then(|u| u.url.as_ref()) {
             ensure_host(tx, url, fetch.fetched_at).await?;
         }
     }
     update_feeds(tx, &live).await?;
+    count_pushes(tx, &live).await?;
     insert_directive_changes(tx, &live).await?;
 
     let mut known = known_entries(tx, &live).await?;
@@ -276,11 +297,15 @@ static FEED_UPDATE_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
 /// twice in one batch is updated in rounds (its first fetch in the first, and so on), since
 /// one statement may not update a row twice, so its row ends as after its last fetch.
 async fn update_feeds(tx: &mut Transaction<'static, Sqlite>, live: &[&Prepared]) -> Result<()> {
-    for round in &rounds_by(live, |fetch| fetch.feed_id.0) {
+    let reads: Vec<(FeedId, i64, &FeedUpdate)> = live
+        .iter()
+        .filter_map(|p| p.update.as_ref().map(|u| (p.feed_id, p.fetched_at, u)))
+        .collect();
+    for round in &rounds_by(&reads, |(feed, ..)| feed.0) {
         for (chunk, size) in chunks(round) {
             let mut query = sqlx::query(sql_for(&FEED_UPDATE_SQL, size));
-            for fetch in chunk {
-                query = bind_update(query, fetch)?;
+            for (feed, at, update) in chunk {
+                query = bind_update(query, *feed, *at, update)?;
             }
             query.execute(&mut **tx).await?;
         }
@@ -291,12 +316,13 @@ async fn update_feeds(tx: &mut Transaction<'static, Sqlite>, live: &[&Prepared])
 /// Bind the values of [`FEED_SET`] for `fetch`, in order.
 fn bind_update<'q>(
     query: sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments>,
-    fetch: &'q Prepared,
+    feed: FeedId,
+    fetched_at: i64,
+    update: &'q FeedUpdate,
 ) -> Result<sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments>> {
-    let update = &fetch.update;
     let delta = CounterDelta::of(update.last_outcome);
     Ok(query
-        .bind(fetch.feed_id.0)
+        .bind(feed.0)
         .bind(update.url.as_ref().map(FeedUrl::as_str))
         .bind(
             update
@@ -325,7 +351,7 @@ fn bind_update<'q>(
         .bind(update.last_status)
         .bind(update.last_outcome.as_str())
         .bind(update.last_error.as_deref())
-        .bind(fetch.fetched_at)
+        .bind(fetched_at)
         .bind(delta.ok)
         .bind(delta.not_modified)
         .bind(delta.errors)
@@ -369,13 +395,25 @@ fn bind_update<'q>(
         ))
 }
 
+/// Each push of the batch counted on its feed's WebSub subscription.
+async fn count_pushes(tx: &mut Transaction<'static, Sqlite>, live: &[&Prepared]) -> Result<()> {
+    for push in live.iter().filter(|p| p.update.is_none()) {
+        sqlx::query("UPDATE websub SET pushes = pushes + 1, last_push_at = ?2 WHERE feed_id = ?1")
+            .bind(push.feed_id.0)
+            .bind(push.fetched_at)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
 /// FF14: a row for each change of a feed's directives in the batch, in order.
 async fn insert_directive_changes(
     tx: &mut Transaction<'static, Sqlite>,
     live: &[&Prepared],
 ) -> Result<()> {
     for fetch in live {
-        if let Some(change) = &fetch.update.directives {
+        if let Some(change) = fetch.update.as_ref().and_then(|u| u.directives.as_ref()) {
             sqlx::query(
                 "INSERT INTO feed_directives (feed_id, at, seen, current, full_response) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -26,6 +26,7 @@ mod leases;
 mod reading;
 mod resources;
 mod rows;
+mod websub;
 
 use crate::DirectiveRecord;
 use crate::Release;
@@ -316,6 +317,11 @@ impl Store for SqliteStore {
             .bind(feed.0)
             .execute(&mut *tx)
             .await?;
+        // Its hub stops being listened to: a push for it finds no callback (WFM10).
+        sqlx::query("DELETE FROM websub WHERE feed_id = ?1")
+            .bind(feed.0)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(found)
     }
@@ -416,6 +422,22 @@ impl Store for SqliteStore {
 
     async fn apply_fetch(&self, fetch: FetchRecord) -> Result<ApplyReport> {
         self.apply_grouped(apply::Prepared::of(fetch)?).await
+    }
+
+    async fn apply_push(&self, push: crate::PushRecord) -> Result<ApplyReport> {
+        self.apply_push_in(push).await
+    }
+
+    async fn websub(&self, feed: FeedId) -> Result<Option<crate::WebSubRecord>> {
+        self.websub_in(feed).await
+    }
+
+    async fn websub_by_token(&self, token: &str) -> Result<Option<crate::WebSubRecord>> {
+        self.websub_by_token_in(token).await
+    }
+
+    async fn save_websub(&self, record: &crate::WebSubRecord) -> Result<()> {
+        self.save_websub_in(record).await
     }
 
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>> {
