@@ -138,19 +138,50 @@ pub(crate) fn log_row(
     sent: &Sent<Url>,
 ) -> RequestLogRow {
     RequestLogRow {
-        at: sent.at,
-        feed_id: feed,
-        host: HostKey::of(&sent.target).to_string(),
-        purpose: sent.kind.as_str().to_string(),
-        url: sent.target.to_string(),
         egress: match sent.kind {
             RequestKind::Resource(_) => egress,
             RequestKind::Robots => None,
         },
-        status: sent.status.map(i32::from),
-        outcome: sent.label,
-        bytes: i64::try_from(sent.bytes).unwrap_or(i64::MAX),
-        duration_ms: i64::try_from(sent.duration.as_millis()).unwrap_or(i64::MAX),
-        rule: sent.allowed.to_string(),
+        ..log_row_of(
+            sent.at,
+            feed,
+            &sent.target,
+            sent.kind.as_str(),
+            sent.status,
+            sent.label,
+            sent.bytes,
+            sent.duration,
+            &sent.allowed.to_string(),
+        )
+    }
+}
+
+/// The request-log row of a request to `url` for `purpose` (the log's name of it), sent from
+/// the default address at `at`, that ended in `label` after `duration`; `rule` says what
+/// allowed it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn log_row_of(
+    at: chrono::DateTime<chrono::Utc>,
+    feed: Option<FeedId>,
+    url: &Url,
+    purpose: &str,
+    status: Option<u16>,
+    label: tidings_model::Label,
+    bytes: u64,
+    duration: std::time::Duration,
+    rule: &str,
+) -> RequestLogRow {
+    RequestLogRow {
+        at,
+        feed_id: feed,
+        host: HostKey::of(url).to_string(),
+        purpose: purpose.to_string(),
+        url: url.to_string(),
+        egress: None,
+        status: status.map(i32::from),
+        outcome: label,
+        bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
+        duration_ms: i64::try_from(duration.as_millis()).unwrap_or(i64::MAX),
+        rule: rule.to_owned(),
     }
 }

@@ -26,6 +26,7 @@ pub mod refresh;
 pub mod run;
 pub mod search;
 pub mod spider;
+pub mod websub;
 
 pub use clock::Clock;
 pub use live::{GateView, Live};
@@ -104,6 +105,10 @@ pub struct CrawlerConfig {
     pub host_concurrency: usize,
     /// The time the policy reads (real, or sped up by `--time-scale`).
     pub clock: Clock,
+    /// The public URL hubs reach this instance's `serve` at (`--websub-callback`): with one,
+    /// a feed that names a WebSub hub is subscribed to there (under a profile that lists the
+    /// `websub` purpose); without one, no hub is asked.
+    pub websub_callback: Option<url::Url>,
 }
 
 impl Default for CrawlerConfig {
@@ -111,6 +116,7 @@ impl Default for CrawlerConfig {
         CrawlerConfig {
             host_concurrency: DEFAULT_HOST_CONCURRENCY,
             clock: Clock::real(),
+            websub_callback: None,
         }
     }
 }
@@ -133,6 +139,8 @@ pub struct Crawler {
     key_checked: Arc<tokio::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>>,
     /// Give-backs of ended lanes still being written ([`Crawler::end_lane`]).
     giving_back: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    /// WebSub subscription requests under way ([`Crawler::websub_after`]).
+    websub_tasks: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// The search providers connected (FF18): none unless a caller connects one.
     providers: Arc<[Arc<dyn search::SearchProvider>]>,
 }
@@ -159,6 +167,7 @@ impl Crawler {
             live,
             key_checked: Arc::default(),
             giving_back: Arc::default(),
+            websub_tasks: Arc::default(),
             providers: Arc::new([]),
         }
     }
@@ -263,6 +272,8 @@ impl Crawler {
     /// (at the end of a run: one whose lane ended while a request waited is left to it),
     /// once the give-backs of ended lanes are written.
     pub async fn give_back_unkept(&self) {
+        // A subscription request holds its hub's lease until it is answered.
+        self.websub_settle().await;
         let pending =
             std::mem::take(&mut *self.giving_back.lock().unwrap_or_else(|e| e.into_inner()));
         for task in pending {

@@ -241,6 +241,23 @@ impl Crawler {
             .collect();
         // What the read asks of the page queue (SR1), decided before its entries are stored.
         let enrichment = self.enrichment_of(feed, out.verdict.parsed.as_deref());
+        // WebSub: the hub the body names, and the feed's subscription, which slows its polls.
+        let named = out
+            .verdict
+            .parsed
+            .as_deref()
+            .and_then(|p| crate::websub::Named::of(p, feed.url.as_url()));
+        let websub = self.websub_of(feed.id).await;
+        let mut next_fetch_at = out.decision.next_fetch_at;
+        let mut next_fetch_reason = out.decision.reason.clone();
+        if ending == Ending::Read
+            && out.decision.lifecycle == Lifecycle::Active
+            && out.decision.failure.is_none()
+            && let Some((at, reason)) = self.websub_stretch(websub.as_ref(), next_fetch_at)
+        {
+            next_fetch_at = at;
+            next_fetch_reason = reason;
+        }
         let (meta, entries) = match out.verdict.parsed.map(|p| *p) {
             Some(parsed) => (
                 Some(FeedMeta {
@@ -277,8 +294,8 @@ impl Crawler {
                 state,
                 state_reason,
                 held_by: out.decision.held_by.clone(),
-                next_fetch_at: out.decision.next_fetch_at,
-                next_fetch_reason: out.decision.reason.clone(),
+                next_fetch_at,
+                next_fetch_reason: next_fetch_reason.clone(),
                 interval_secs: i64::try_from(out.decision.interval_secs).unwrap_or(i64::MAX),
                 consecutive_failures: i32::try_from(out.decision.consecutive_failures)
                     .unwrap_or(i32::MAX),
@@ -307,6 +324,9 @@ impl Crawler {
                 url = %feed.url,
                 "host lease lost during the read; its result was not stored"
             );
+        }
+        if !applied.fenced_out {
+            self.websub_after(feed, websub, named);
         }
         let mut queued = false;
         if let Some(enrichment) = enrichment {
@@ -338,8 +358,8 @@ impl Crawler {
                 Ending::SetAside => None,
                 _ => error,
             },
-            next_fetch_at: out.decision.next_fetch_at,
-            next_fetch_reason: out.decision.reason,
+            next_fetch_at,
+            next_fetch_reason,
             queued,
             html_page: None,
         })

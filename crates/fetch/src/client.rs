@@ -267,7 +267,21 @@ impl Fetcher {
         signature: Option<WebBotAuthHeaders>,
     ) -> Result<reqwest::Response, reqwest::Error> {
         let validators = &request.validators;
-        let mut builder = client.get(url.clone());
+        let mut builder = match &request.form {
+            None => client.get(url.clone()),
+            Some(form) => {
+                let body = url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(form)
+                    .finish();
+                client
+                    .post(url.clone())
+                    .header(
+                        header::CONTENT_TYPE,
+                        HeaderValue::from_static("application/x-www-form-urlencoded"),
+                    )
+                    .body(body)
+            }
+        };
         // Web Bot Auth (SR11): the values are ASCII built here, so each is a valid header.
         if let Some(signed) = signature {
             for (name, value) in [

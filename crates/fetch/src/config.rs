@@ -102,6 +102,10 @@ pub struct FetchRequest {
     /// A body longer than the cap is read to the cap and kept so (its head is what is looked
     /// for: an article page's, SR1) instead of being `TooLarge`.
     pub keep_prefix: bool,
+    /// Send a `POST` with this form (`application/x-www-form-urlencoded`) instead of a `GET`:
+    /// a WebSub subscription asked of a hub. Its values may be secret (`hub.secret`), so its
+    /// `Debug` lists only the names.
+    pub form: Option<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for FetchRequest {
@@ -116,6 +120,13 @@ impl std::fmt::Debug for FetchRequest {
             .field("user_agent", &self.user_agent)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("keep_prefix", &self.keep_prefix)
+            .field(
+                "form",
+                &self
+                    .form
+                    .as_ref()
+                    .map(|f| f.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>()),
+            )
             .finish()
     }
 }
@@ -133,6 +144,7 @@ impl FetchRequest {
             user_agent: None,
             max_body_bytes: None,
             keep_prefix: false,
+            form: None,
         }
     }
 }

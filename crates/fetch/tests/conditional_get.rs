@@ -50,6 +50,7 @@ async fn round_trip(etag: &'static [u8], last_modified: &'static [u8]) {
             user_agent: None,
             max_body_bytes: None,
             keep_prefix: false,
+            form: None,
         })
         .await;
     assert!(
@@ -102,6 +103,7 @@ async fn c4_not_modified_carries_the_304s_own_validators_only() {
             user_agent: None,
             max_body_bytes: None,
             keep_prefix: false,
+            form: None,
         })
         .await;
     // Empty: the caller keeps what it stored.
@@ -159,6 +161,7 @@ async fn c4_validators_follow_redirect_hops() {
             user_agent: None,
             max_body_bytes: None,
             keep_prefix: false,
+            form: None,
         })
         .await;
     assert!(

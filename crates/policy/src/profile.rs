@@ -1422,6 +1422,15 @@ impl Profile {
         self.discovery.validate()?;
         self.spider.validate()?;
         self.websub.validate()?;
+        // A pushed body comes with no robots.txt copy, whose AI crawler groups decide an
+        // excerpt (DFB2): a profile that keeps excerpts reads its feeds itself.
+        if self.requests.allows(tidings_model::RequestPurpose::WebSub)
+            && self.keep.summary == SummaryKeep::Excerpt
+        {
+            return Err(ProfileError::Invalid(
+                "requests.purposes may not list \"websub\" with keep.summary = \"excerpt\"".into(),
+            ));
+        }
         self.signing.validate()
     }
 }

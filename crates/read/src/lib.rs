@@ -29,11 +29,13 @@
 mod locator;
 mod machine;
 mod outcome;
+mod push;
 
 pub use locator::Locator;
 pub use machine::{FeedState, Read, ResourceState};
 pub use outcome::failure_text;
 pub use outcome::{Allowed, Ending, NotSent, ReadOutcome, ResourceOutcome, RobotsWhy, Sent};
+pub use push::keep_pushed;
 
 use chrono::{DateTime, Utc};
 use std::sync::{Arc, OnceLock};

@@ -174,8 +174,9 @@ pub trait Store: Send + Sync {
     async fn websub_by_token(&self, token: &str) -> Result<Option<WebSubRecord>>;
 
     /// Write the feed's subscription as `record` says (made or replaced whole; its push
-    /// count and last push stay the store's).
-    async fn save_websub(&self, record: &WebSubRecord) -> Result<()>;
+    /// count and last push stay the store's), with the request-log rows of the request that
+    /// asked the hub, if one did (C7), in one transaction.
+    async fn save_websub(&self, record: &WebSubRecord, log: &[RequestLogRow]) -> Result<()>;
 
     /// Stored entries, newest first (see `StoredEntry::sort_at`).
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>>;

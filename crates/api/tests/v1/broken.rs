@@ -55,7 +55,11 @@ impl Store for Broken {
     ) -> tidings_store::Result<Option<tidings_store::WebSubRecord>> {
         fail()
     }
-    async fn save_websub(&self, _: &tidings_store::WebSubRecord) -> tidings_store::Result<()> {
+    async fn save_websub(
+        &self,
+        _: &tidings_store::WebSubRecord,
+        _: &[RequestLogRow],
+    ) -> tidings_store::Result<()> {
         fail()
     }
     async fn feed_by_url(&self, _: &FeedUrl) -> tidings_store::Result<Option<FeedRecord>> {

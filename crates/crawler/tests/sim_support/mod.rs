@@ -66,6 +66,8 @@ pub struct Setup {
     pub max_body_bytes: u64,
     /// The fetcher's User-Agent, when not [`UA`] (a profile's template, PF10).
     pub user_agent: Option<String>,
+    /// The public callback URL WebSub hubs are given (`--websub-callback`); none by default.
+    pub websub_callback: Option<url::Url>,
 }
 
 impl Default for Setup {
@@ -76,6 +78,7 @@ impl Default for Setup {
             host_concurrency: 16,
             max_body_bytes: tidings_policy::profile::FetchLimits::default().max_body_bytes,
             user_agent: None,
+            websub_callback: None,
         }
     }
 }
@@ -160,6 +163,7 @@ pub async fn start_with(
         CrawlerConfig {
             host_concurrency: setup.host_concurrency,
             clock,
+            websub_callback: setup.websub_callback.clone(),
         },
     );
     Sim {

@@ -2,7 +2,7 @@
 //! written in a transaction of their own (pushes are rare beside reads).
 
 use super::PgStore;
-use crate::{ApplyReport, PushRecord, Result, StoreError, WebSubRecord};
+use crate::{ApplyReport, PushRecord, RequestLogRow, Result, StoreError, WebSubRecord};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 use tidings_model::{FeedId, SubscriptionState};
@@ -34,7 +34,12 @@ impl PgStore {
         row.as_ref().map(from_row).transpose()
     }
 
-    pub(super) async fn save_websub_in(&self, r: &WebSubRecord) -> Result<()> {
+    pub(super) async fn save_websub_in(
+        &self,
+        r: &WebSubRecord,
+        log: &[RequestLogRow],
+    ) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO websub (feed_id, token, hub, topic, secret, state, requested_at, \
              lease_until, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
@@ -52,8 +57,12 @@ impl PgStore {
         .bind(r.requested_at)
         .bind(r.lease_until)
         .bind(crate::codec::without_nul_opt(r.reason.as_deref()))
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        for row in log {
+            super::apply::insert_log(&mut tx, row).await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 }

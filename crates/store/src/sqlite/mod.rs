@@ -436,8 +436,8 @@ impl Store for SqliteStore {
         self.websub_by_token_in(token).await
     }
 
-    async fn save_websub(&self, record: &crate::WebSubRecord) -> Result<()> {
-        self.save_websub_in(record).await
+    async fn save_websub(&self, record: &crate::WebSubRecord, log: &[RequestLogRow]) -> Result<()> {
+        self.save_websub_in(record, log).await
     }
 
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>> {

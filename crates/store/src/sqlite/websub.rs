@@ -3,7 +3,7 @@
 
 use super::SqliteStore;
 use crate::codec::{self, micros};
-use crate::{ApplyReport, PushRecord, Result, StoreError, WebSubRecord};
+use crate::{ApplyReport, PushRecord, RequestLogRow, Result, StoreError, WebSubRecord};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use tidings_model::{FeedId, SubscriptionState};
@@ -33,7 +33,11 @@ impl SqliteStore {
         row.as_ref().map(from_row).transpose()
     }
 
-    pub(super) async fn save_websub_in(&self, r: &WebSubRecord) -> Result<()> {
+    pub(super) async fn save_websub_in(
+        &self,
+        r: &WebSubRecord,
+        log: &[RequestLogRow],
+    ) -> Result<()> {
         let (_turn, mut tx) = self.write().await?;
         sqlx::query(
             "INSERT INTO websub (feed_id, token, hub, topic, secret, state, requested_at, \
@@ -54,6 +58,9 @@ impl SqliteStore {
         .bind(r.reason.as_deref())
         .execute(&mut *tx)
         .await?;
+        for row in log {
+            super::apply::insert_log(&mut tx, row).await?;
+        }
         tx.commit().await?;
         Ok(())
     }

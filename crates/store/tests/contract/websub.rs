@@ -27,7 +27,10 @@ fn requested(feed: FeedId, token: &str, at: i64) -> WebSubRecord {
 pub async fn websub_a_subscription_is_kept_per_feed_and_found_by_its_token(store: Arc<dyn Store>) {
     let a = feed(&store, "https://example.org/feed").await;
     assert_eq!(store.websub(a).await.unwrap(), None);
-    store.save_websub(&requested(a, "tok-a", 10)).await.unwrap();
+    store
+        .save_websub(&requested(a, "tok-a", 10), &[])
+        .await
+        .unwrap();
     let saved = store.websub(a).await.unwrap().expect("saved");
     assert_eq!(saved, requested(a, "tok-a", 10));
     assert_eq!(store.websub_by_token("tok-a").await.unwrap(), Some(saved));
@@ -36,7 +39,7 @@ pub async fn websub_a_subscription_is_kept_per_feed_and_found_by_its_token(store
     let mut live = requested(a, "tok-a", 10);
     live.state = SubscriptionState::Live;
     live.lease_until = Some(t(864_010));
-    store.save_websub(&live).await.unwrap();
+    store.save_websub(&live, &[]).await.unwrap();
     store
         .apply_push(PushRecord {
             feed_id: a,
@@ -50,7 +53,7 @@ pub async fn websub_a_subscription_is_kept_per_feed_and_found_by_its_token(store
     assert_eq!(after.lease_until, Some(t(864_010)));
     assert_eq!((after.pushes, after.last_push_at), (1, Some(t(20))));
     // A later save (a renewal) keeps the count.
-    store.save_websub(&live).await.unwrap();
+    store.save_websub(&live, &[]).await.unwrap();
     assert_eq!(store.websub(a).await.unwrap().unwrap().pushes, 1);
     // The secret is never in the record's Debug.
     assert!(!format!("{after:?}").contains("s3cret"));
