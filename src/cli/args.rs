@@ -60,6 +60,17 @@ pub struct GlobalArgs {
     )]
     pub signature_agent: Option<String>,
 
+    /// The public URL this instance's `serve` is reached at by WebSub hubs: with it, a feed
+    /// that names a hub is subscribed to there (callbacks at URL/websub/TOKEN) and polled less
+    /// often while the hub pushes; without it, no hub is asked [default: none]
+    #[arg(
+        long,
+        global = true,
+        env = "TIDINGS_WEBSUB_CALLBACK",
+        value_name = "URL"
+    )]
+    pub websub_callback: Option<String>,
+
     /// Run crawler time N times faster than real time (tests, demos) [default: 1]
     #[arg(long, global = true, env = "TIDINGS_TIME_SCALE", value_name = "N")]
     pub time_scale: Option<u32>,

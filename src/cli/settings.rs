@@ -33,6 +33,8 @@ pub struct FileSettings {
     pub egress: Vec<String>,
     /// The origin named in Signature-Agent when the profile signs (SR11).
     pub signature_agent: Option<String>,
+    /// The public URL WebSub hubs reach `serve` at (the same as `--websub-callback`).
+    pub websub_callback: Option<String>,
     pub log: Option<String>,
     pub max_body_bytes: Option<u64>,
     pub connect_timeout_secs: Option<u64>,
@@ -127,6 +129,7 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
     // Checked now, so a bad file fails every command, not only `serve`.
     resolve_serve(&ServeLimitArgs::default(), &serve_file)?;
     let signature_agent = file.signature_agent.clone();
+    let websub = websub_callback(global, &file, &mut profile)?;
     let db = global
         .db
         .clone()
@@ -165,7 +168,10 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
             bail!("{name} must be at least 1");
         }
     }
-    let mut crawler = CrawlerConfig::default();
+    let mut crawler = CrawlerConfig {
+        websub_callback: websub,
+        ..CrawlerConfig::default()
+    };
     if let Some(n) = file.host_concurrency {
         if n == 0 {
             bail!("host_concurrency must be at least 1");
@@ -209,6 +215,41 @@ pub fn resolve(global: &GlobalArgs, file: FileSettings) -> Result<Settings> {
         crawler,
         serve_file,
     })
+}
+
+/// The WebSub callback URL, flag over file. Without one the profile does not list the
+/// `websub` purpose, so that the bot page says only what is done.
+fn websub_callback(
+    global: &GlobalArgs,
+    file: &FileSettings,
+    profile: &mut Profile,
+) -> Result<Option<url::Url>> {
+    let Some(given) = global
+        .websub_callback
+        .as_deref()
+        .or(file.websub_callback.as_deref())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    else {
+        profile
+            .requests
+            .purposes
+            .retain(|p| *p != tidings_model::RequestPurpose::WebSub);
+        return Ok(None);
+    };
+    let url = url::Url::parse(given)
+        .with_context(|| format!("--websub-callback {given:?} is not a URL"))?;
+    if !matches!(url.scheme(), "http" | "https")
+        || url.host_str().is_none()
+        || url.query().is_some()
+        || url.fragment().is_some()
+    {
+        bail!(
+            "--websub-callback must be an http(s) URL without a query or fragment (hubs add \
+             /websub/TOKEN to it), not {given:?}"
+        );
+    }
+    Ok(Some(url))
 }
 
 /// `tidings serve`'s limits: each flag, else the file's key, else the default; zero is

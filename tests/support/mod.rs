@@ -206,6 +206,7 @@ pub fn command(db: &Path) -> tokio::process::Command {
         "TIDINGS_PROFILE",
         "TIDINGS_DB",
         "TIDINGS_LOG",
+        "TIDINGS_WEBSUB_CALLBACK",
     ] {
         cmd.env_remove(var);
     }

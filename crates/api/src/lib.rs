@@ -23,6 +23,7 @@ pub mod server;
 pub mod throttle;
 pub mod ui;
 pub mod v1;
+pub mod websub;
 
 use axum::Router;
 use std::sync::Arc;
@@ -115,6 +116,7 @@ pub fn router(state: AppState) -> Router {
         .merge(keydir::routes())
         .merge(ui::routes())
         .merge(compat::routes())
+        .merge(websub::routes())
         .with_state(state)
 }
 

@@ -193,7 +193,8 @@ mod tests {
         let hub = "https://hub.example/";
         let topic = "https://example.org/feed";
         // (what is stored, now in hours, the hub and topic the read found, expected)
-        let cases: [(Option<Standing>, i64, &str, &str, Option<Ask>); 11] = [
+        type Case<'a> = (Option<Standing<'a>>, i64, &'a str, &'a str, Option<Ask>);
+        let cases: [Case; 11] = [
             (None, 0, hub, topic, Some(Ask::New)),
             (Some(standing(Live, 0, Some(240))), 1, hub, topic, None),
             (

@@ -14,6 +14,9 @@
 //! - [`auditor`]: a pure check of a recorded run against the politeness rules (C1, C3, C4, C6,
 //!   robots and do-not-crawl, SR11 signatures), returning the violations.
 //!
+//! - [`hub`]: a WebSub hub (subscriptions verified at their callbacks, signed distribution).
+//! - [`client`]: a small HTTP/1.1 client for tests (one request per connection).
+//!
 //! It does not speak TLS or HTTP/2, and it is not a general-purpose server.
 //!
 //! A test serves a few hosts, points the crawler at them, then audits what was recorded:
@@ -42,8 +45,10 @@
 pub mod auditor;
 pub mod behaviour;
 pub mod budget;
+pub mod client;
 pub mod clock;
 pub mod content;
+pub mod hub;
 pub mod recorder;
 pub mod scenario;
 pub mod signatures;
