@@ -151,6 +151,38 @@ struct Change {
     after: &'static str,
 }
 
+/// The default profile lists `websub` (the CLI drops it when no callback is configured): the
+/// page names the hub request with the profile's lease and poll, in every language.
+#[test]
+fn websub_the_page_says_a_hub_is_asked_and_how_often_the_feed_is_read_meanwhile() {
+    let mut profile = embedded("default");
+    for (lang, phrase) in [
+        (
+            Lang::En,
+            "a subscription of 10 days, renewed before it ends, with a secret so that we keep \
+             only what your hub signed; while it lasts we read your feed itself at most every 6 \
+             hours",
+        ),
+        (Lang::Fr, "un abonnement de 10 jours"),
+        (Lang::Pt, "uma assinatura de 10 dias"),
+    ] {
+        let page = render(&profile, lang, VERSION);
+        assert!(
+            page.contains(phrase),
+            "{lang:?}: missing {phrase:?}\n{page}"
+        );
+    }
+    profile.websub.live_poll = 12 * 3_600;
+    profile.websub.renew_before = 86_400;
+    let page = render(&profile, Lang::En, VERSION);
+    assert!(page.contains("at most every 12 hours"), "{page}");
+    profile
+        .requests
+        .purposes
+        .retain(|p| *p != tidings_model::RequestPurpose::WebSub);
+    assert!(!render(&profile, Lang::En, VERSION).contains("WebSub"));
+}
+
 #[test]
 fn changing_a_profile_value_changes_the_page_and_the_behaviour() {
     let rows = [
@@ -1162,6 +1194,7 @@ fn sr1_ff9_wfm1_each_page_says_what_it_fetches_besides_feeds() {
     ];
     for (name, lang, present, absent) in rows {
         let page = render(&embedded(name), lang, VERSION);
+        assert!(!page.contains("WebSub"), "{name}: lists no hub\n{page}");
         for phrase in present {
             assert!(
                 page.contains(phrase),

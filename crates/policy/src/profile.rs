@@ -1447,6 +1447,11 @@ mod tests {
                 "\"GPT Bot\" is not a robots.txt",
             ),
             ("[keep]\nexcerpt_max_chars = 0", "keep.excerpt_max_chars"),
+            (
+                "[requests]\npurposes = [\"feed\", \"robots\", \"websub\"]\n[keep]\nsummary = \"excerpt\"",
+                "may not list \"websub\" with keep.summary",
+            ),
+            ("[websub]\nlive_poll = 90000", "websub: renew_before"),
             ("[requests]\npurposes = [\"feed\"]", "requests.purposes"),
         ] {
             let err = Profile::from_toml(&format!("name = \"t\"\n{bad}\n"))

@@ -363,9 +363,19 @@ fn purpose_words(lang: Lang, purpose: tidings_model::RequestPurpose, profile: &P
             let poll = duration(lang, w.live_poll);
             tr!(
                 lang,
-                "the WebSub hub your feed names (<code>rel=\"hub\"</code>), asked to send us                  your new entries: a subscription of {lease}, renewed before it ends, with a                  secret so that we keep only what your hub signed; while it lasts we read your                  feed itself at most every {poll}",
-                "le hub WebSub que nomme votre flux (<code>rel=\"hub\"</code>), à qui nous                  demandons de nous envoyer vos nouvelles entrées : un abonnement de {lease},                  renouvelé avant son terme, avec un secret pour ne garder que ce que votre hub                  a signé ; tant qu’il dure, nous lisons votre flux lui-même au plus tous les                  {poll}",
-                "o hub WebSub que o seu feed indica (<code>rel=\"hub\"</code>), a quem pedimos                  que nos envie as suas novas entradas: uma assinatura de {lease}, renovada antes                  de acabar, com um segredo para guardarmos só o que o seu hub assinou; enquanto                  ela dura, lemos o próprio feed no máximo a cada {poll}"
+                "the WebSub hub your feed names (<code>rel=\"hub\"</code>), asked to send us \
+                 your new entries: a subscription of {lease}, renewed before it ends, with a \
+                 secret so that we keep only what your hub signed; while it lasts we read your \
+                 feed itself at most every {poll}",
+                "le hub WebSub que nomme votre flux (<code>rel=\"hub\"</code>), à qui nous \
+                 demandons de nous envoyer vos nouvelles entrées : un abonnement de {lease}, \
+                 renouvelé avant son terme, avec un secret pour ne garder que ce que votre hub \
+                 a signé ; tant qu’il dure, nous lisons votre flux lui-même au plus tous les \
+                 {poll}",
+                "o hub WebSub que o seu feed indica (<code>rel=\"hub\"</code>), a quem pedimos \
+                 que nos envie as suas novas entradas: uma assinatura de {lease}, renovada antes \
+                 de acabar, com um segredo para guardarmos só o que o seu hub assinou; enquanto \
+                 ela dura, lemos o próprio feed no máximo a cada {poll}"
             )
         }
         P::Feed | P::Robots => String::new(),
