@@ -1,12 +1,14 @@
 //! How many bytes a stored entry takes (issue 17, "bytes per entry"; docs/benchmarks.md):
 //!
 //! ```text
-//! cargo run --release -p tidings-crawler --example entry_bytes -- DB FEEDS
+//! cargo run --release -p tidings-crawler --example entry_bytes -- DB FEEDS [XML_DIR]
 //! ```
 //!
 //! Fills the SQLite file `DB` (which must not exist) with `FEEDS` generated feeds of 20
 //! articles each (see [`document`]), parsed and stored as a read stores them; then vacuums the
-//! file and prints its size, the entries stored and the bytes per entry.
+//! file and prints its size, the entries stored and the bytes per entry. With `XML_DIR`, each
+//! feed's document is also written there (`feed-N.xml`), for other readers to store the same
+//! feeds (`tools/reader_size.py`).
 
 use chrono::{TimeZone, Utc};
 use std::path::Path;
@@ -19,9 +21,13 @@ use tidings_store::{FeedMeta, FeedState, FeedUpdate, FetchRecord, NewFeed, Reque
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [db, feeds] = args.as_slice() else {
-        eprintln!("usage: entry_bytes DB FEEDS");
-        return ExitCode::from(2);
+    let (db, feeds, xml_dir) = match args.as_slice() {
+        [db, feeds] => (db, feeds, None),
+        [db, feeds, dir] => (db, feeds, Some(Path::new(dir))),
+        _ => {
+            eprintln!("usage: entry_bytes DB FEEDS [XML_DIR]");
+            return ExitCode::from(2);
+        }
     };
     let Ok(feeds) = feeds.parse::<usize>() else {
         eprintln!("FEEDS is a number");
@@ -31,7 +37,7 @@ async fn main() -> ExitCode {
         eprintln!("{db} exists: give a new file");
         return ExitCode::from(2);
     }
-    match run(db, feeds).await {
+    match run(db, feeds, xml_dir).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("entry_bytes: {e}");
@@ -156,7 +162,14 @@ fn document(f: usize) -> String {
     xml
 }
 
-async fn run(db: &str, feeds: usize) -> Result<(), Box<dyn std::error::Error>> {
+async fn run(
+    db: &str,
+    feeds: usize,
+    xml_dir: Option<&Path>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(dir) = xml_dir {
+        std::fs::create_dir_all(dir)?;
+    }
     let store: Arc<dyn Store> = tidings_store::open(db).await?;
     let at = Utc
         .with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
@@ -168,6 +181,9 @@ async fn run(db: &str, feeds: usize) -> Result<(), Box<dyn std::error::Error>> {
         let url = FeedUrl::parse(&format!("https://site{f}.example/feed.xml"))?;
         let bytes = document(f);
         input += bytes.len();
+        if let Some(dir) = xml_dir {
+            std::fs::write(dir.join(format!("feed-{f}.xml")), &bytes)?;
+        }
         let options = ParseOptions {
             base_url: Some(url.as_str()),
             ..ParseOptions::default()

@@ -133,3 +133,75 @@ async fn a_rule_stored_by_another_process_moves_the_version_seen_here() {
         .await;
     assert!(here.blocks_version().await.unwrap() > before);
 }
+
+/// An entry's JSON is kept compressed when that saves room (a BLOB); an entry an older
+/// version kept as JSON text reads back the same, beside packed ones.
+#[tokio::test]
+async fn entries_kept_as_text_by_an_older_version_read_beside_packed_ones() {
+    use tidings_model::Entry;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let store = tidings_store::open(path.to_str().unwrap()).await.unwrap();
+    let url = FeedUrl::parse("https://example.org/feed").unwrap();
+    let new = tidings_store::NewFeed {
+        next_fetch_at: now(),
+        next_fetch_reason: "first add".into(),
+        interval_secs: 3600,
+    };
+    let feed = store
+        .subscribe(&url, "t", now(), &new)
+        .await
+        .unwrap()
+        .feed_id;
+    let entry = |id: &str, words: usize| Entry {
+        id: id.into(),
+        title: Some(id.into()),
+        content: Some("<p>the council met</p>".repeat(words)),
+        ..Entry::default()
+    };
+    store
+        .apply_push(tidings_store::PushRecord {
+            feed_id: feed,
+            received_at: now(),
+            entries: vec![entry("long", 200), entry("old", 200)],
+        })
+        .await
+        .unwrap();
+    let conn = format!("sqlite://{}", path.display());
+    let mut c = sqlx::SqliteConnection::connect(&conn).await.unwrap();
+    let kinds: Vec<(String, String, i64)> = sqlx::query_as(
+        "SELECT entry_key, typeof(data), length(data) FROM entries ORDER BY entry_key",
+    )
+    .fetch_all(&mut c)
+    .await
+    .unwrap();
+    assert!(
+        kinds
+            .iter()
+            .all(|(_, kind, len)| kind == "blob" && *len < 1_000),
+        "{kinds:?}"
+    );
+    // As an older version wrote it: the JSON as text.
+    let json = serde_json::to_string(&entry("old", 200)).unwrap();
+    sqlx::query("UPDATE entries SET data = ?1 WHERE entry_key = 'old'")
+        .bind(&json)
+        .execute(&mut c)
+        .await
+        .unwrap();
+    let text: String =
+        sqlx::query_scalar("SELECT typeof(data) FROM entries WHERE entry_key = 'old'")
+            .fetch_one(&mut c)
+            .await
+            .unwrap();
+    assert_eq!(text, "text");
+    let stored = store
+        .entries(&tidings_store::EntryQuery {
+            feed: Some(feed),
+            ..tidings_store::EntryQuery::default()
+        })
+        .await
+        .unwrap();
+    let mut read: Vec<Entry> = stored.into_iter().map(|s| s.entry).collect();
+    read.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(read, vec![entry("long", 200), entry("old", 200)]);
+}

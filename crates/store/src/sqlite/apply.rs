@@ -50,8 +50,8 @@ struct EntryRow {
     /// See [`codec::category_column`].
     categories: Option<String>,
     content_hash: String,
-    /// See `summary`.
-    data: Arc<str>,
+    /// The JSON as kept ([`codec::pack_entry`]); shared like `summary`.
+    data: Arc<[u8]>,
     /// See [`codec::search_text`].
     search_text: Option<String>,
 }
@@ -101,7 +101,7 @@ fn entry_rows(entries: Vec<tidings_model::Entry>) -> Result<Vec<EntryRow>> {
         .into_iter()
         .map(|mut entry| {
             let encoded = codec::encode_entry(&mut entry)?;
-            let data = Arc::from(encoded.data);
+            let data = Arc::from(codec::pack_entry(encoded.data));
             Ok(EntryRow {
                 key: codec::entry_key(&entry.id).into_owned(),
                 categories: codec::category_column(&entry.categories),

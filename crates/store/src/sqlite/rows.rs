@@ -79,7 +79,11 @@ pub(super) fn entry_from_row(row: &SqliteRow) -> Result<StoredEntry> {
     Ok(StoredEntry {
         id: row.try_get("id")?,
         feed_id: FeedId(row.try_get("feed_id")?),
-        entry: codec::decode_entry(row.try_get("data")?, row.try_get("summary")?)?,
+        // Raw bytes: a packed entry is a BLOB, one stored by an older version TEXT.
+        entry: codec::decode_entry(
+            &codec::unpack_entry(row.try_get_unchecked::<&[u8], _>("data")?)?,
+            row.try_get("summary")?,
+        )?,
         sort_at: from_micros(row.try_get("sort_at")?)?,
         first_seen_at: from_micros(row.try_get("first_seen_at")?)?,
         updated_at: from_micros(row.try_get("updated_at")?)?,
