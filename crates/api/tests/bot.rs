@@ -6,7 +6,7 @@ use tidings_api::bot::{Lang, render};
 use tidings_api::{AppState, router};
 use tidings_policy::Profile;
 use tidings_policy::profile::{EMBEDDED, LongCrawlDelay, OnRobotsFailure, PauseCount};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tidings_sim::client::Answer;
 
 const VERSION: &str = "9.8.7";
 
@@ -902,31 +902,18 @@ async fn state() -> (AppState, tempfile::TempDir) {
     (state, dir)
 }
 
-/// One HTTP/1.1 request over a fresh connection; the whole response as text.
-async fn get(addr: std::net::SocketAddr, path: &str, headers: &str) -> String {
-    let mut stream = tokio::net::TcpStream::connect(addr)
-        .await
-        .unwrap_or_else(|e| panic!("connect: {e}"));
-    let request =
-        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n{headers}Connection: close\r\n\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .unwrap_or_else(|e| panic!("write: {e}"));
-    let mut response = Vec::new();
-    stream
-        .read_to_end(&mut response)
-        .await
-        .unwrap_or_else(|e| panic!("read: {e}"));
-    String::from_utf8(response).unwrap_or_else(|e| panic!("utf-8: {e}"))
-}
-
-fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
-    let head = response.split("\r\n\r\n").next()?;
-    head.lines().skip(1).find_map(|line| {
-        let (n, v) = line.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
+/// `GET path` with `headers` over a fresh connection (the sim's test client).
+async fn get(addr: std::net::SocketAddr, path: &str, headers: &[(&str, &str)]) -> Answer {
+    tidings_sim::client::request(
+        addr,
+        "GET",
+        path,
+        headers,
+        b"",
+        std::time::Duration::from_secs(10),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("GET {path}: {e}"))
 }
 
 #[tokio::test]
@@ -940,41 +927,51 @@ async fn bot_page_is_served_with_strict_headers() {
         .unwrap_or_else(|e| panic!("addr: {e}"));
     let server = tokio::spawn(async move { axum::serve(listener, router(state)).await });
 
-    let fr = get(addr, "/bot?lang=fr", "Accept-Language: pt-BR, en;q=0.5\r\n").await;
-    assert!(fr.starts_with("HTTP/1.1 200 "), "{fr}");
-    assert_eq!(
-        header(&fr, "content-type"),
-        Some("text/html; charset=utf-8")
-    );
-    assert_eq!(header(&fr, "content-language"), Some("fr"));
-    assert_eq!(header(&fr, "vary"), Some("Accept-Language"));
-    assert_eq!(header(&fr, "x-content-type-options"), Some("nosniff"));
-    let csp = header(&fr, "content-security-policy").unwrap_or("");
+    let fr = get(
+        addr,
+        "/bot?lang=fr",
+        &[("Accept-Language", "pt-BR, en;q=0.5")],
+    )
+    .await;
+    assert_eq!(fr.status, 200, "{}", fr.text());
+    assert_eq!(fr.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(fr.header("content-language"), Some("fr"));
+    assert_eq!(fr.header("vary"), Some("Accept-Language"));
+    assert_eq!(fr.header("x-content-type-options"), Some("nosniff"));
+    let csp = fr.header("content-security-policy").unwrap_or("");
     assert!(
         csp.starts_with("default-src 'none'; style-src 'self'"),
         "{csp}"
     );
     assert!(!csp.contains("unsafe"), "{csp}");
-    assert!(fr.contains("<html lang=\"fr\">"));
-    assert!(fr.contains("SereneReader/1.0 (+https://serenereader.com/bot)"));
-    assert!(fr.contains("Intervalle habituel entre deux lectures d’un flux : 30 minutes."));
-
-    let pt = get(addr, "/bot", "Accept-Language: fr;q=0.4, pt-BR;q=0.8\r\n").await;
-    assert_eq!(header(&pt, "content-language"), Some("pt"));
-    assert!(pt.contains("<html lang=\"pt\">"));
-
-    let en = get(addr, "/bot?lang=xx", "").await;
-    assert_eq!(header(&en, "content-language"), Some("en"));
-    assert!(en.contains("<html lang=\"en\">"));
-
-    let css = get(addr, "/static/bot.css", "").await;
-    assert!(css.starts_with("HTTP/1.1 200 "), "{css}");
-    assert_eq!(
-        header(&css, "content-type"),
-        Some("text/css; charset=utf-8")
+    assert!(fr.text().contains("<html lang=\"fr\">"));
+    assert!(
+        fr.text()
+            .contains("SereneReader/1.0 (+https://serenereader.com/bot)")
     );
-    assert_eq!(header(&css, "x-content-type-options"), Some("nosniff"));
-    assert!(css.contains("max-width"));
+    assert!(
+        fr.text()
+            .contains("Intervalle habituel entre deux lectures d’un flux : 30 minutes.")
+    );
+
+    let pt = get(
+        addr,
+        "/bot",
+        &[("Accept-Language", "fr;q=0.4, pt-BR;q=0.8")],
+    )
+    .await;
+    assert_eq!(pt.header("content-language"), Some("pt"));
+    assert!(pt.text().contains("<html lang=\"pt\">"));
+
+    let en = get(addr, "/bot?lang=xx", &[]).await;
+    assert_eq!(en.header("content-language"), Some("en"));
+    assert!(en.text().contains("<html lang=\"en\">"));
+
+    let css = get(addr, "/static/bot.css", &[]).await;
+    assert_eq!(css.status, 200, "{}", css.text());
+    assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
+    assert_eq!(css.header("x-content-type-options"), Some("nosniff"));
+    assert!(css.text().contains("max-width"));
 
     server.abort();
 }
@@ -999,11 +996,12 @@ async fn pf11_sr12_feed_ips_are_published_only_when_the_profile_says_so() {
         .map(|a| a.parse().unwrap_or_else(|e| panic!("{a}: {e}")))
         .collect();
     let serene = serve(serene.with_egress(addresses.clone())).await;
-    let answer = get(serene, "/feed-ips.txt", "").await;
-    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    let answer = get(serene, "/feed-ips.txt", &[]).await;
+    assert_eq!(answer.status, 404, "{}", answer.text());
     assert!(
-        !answer.contains("192.0.2.7"),
-        "SR12: never published: {answer}"
+        !answer.text().contains("192.0.2.7"),
+        "SR12: never published: {}",
+        answer.text()
     );
 
     let (plain, _b) = state().await;
@@ -1012,19 +1010,19 @@ async fn pf11_sr12_feed_ips_are_published_only_when_the_profile_says_so() {
         ..plain
     };
     let published = serve(plain.clone().with_egress(addresses)).await;
-    let answer = get(published, "/feed-ips.txt", "").await;
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let answer = get(published, "/feed-ips.txt", &[]).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
     assert_eq!(
-        header(&answer, "content-type"),
+        answer.header("content-type"),
         Some("text/plain; charset=utf-8")
     );
-    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let body = answer.text();
     let listed: Vec<&str> = body.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(listed, ["192.0.2.7", "2001:db8::1"], "PF11: {body}");
 
     let unconfigured = serve(plain).await;
-    let answer = get(unconfigured, "/feed-ips.txt", "").await;
-    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let answer = get(unconfigured, "/feed-ips.txt", &[]).await;
+    let body = answer.text();
     assert!(body.lines().all(|l| l.starts_with('#')), "{body}");
     assert!(body.contains("this server's own address"), "{body}");
 }
