@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 use support::{Publisher, Resource, command, rss, stderr, tidings};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Child;
 
 /// A started `tidings serve` and the address it printed.
@@ -186,27 +186,22 @@ async fn call(
     token: Option<&str>,
     body: Option<&str>,
 ) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let body = body.unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").expect("end of headers");
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
-    (status, body.to_owned())
+    let bearer = token.map(|t| format!("Bearer {t}"));
+    let mut headers = vec![("Content-Type", "application/json")];
+    if let Some(b) = bearer.as_deref() {
+        headers.push(("Authorization", b));
+    }
+    let answer = tidings_sim::client::request(
+        addr,
+        method,
+        path,
+        &headers,
+        body.unwrap_or_default().as_bytes(),
+        Duration::from_secs(30),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    (answer.status, answer.text())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

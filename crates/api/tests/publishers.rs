@@ -18,28 +18,24 @@ struct Page {
 }
 
 async fn get(server: &Server, path: &str) -> Page {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(server.addr)
-        .await
-        .expect("connect");
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        server.addr
-    );
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read answer");
-    let text = String::from_utf8(raw).expect("utf-8 answer");
-    let (head, body) = text.split_once("\r\n\r\n").expect("end of headers");
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status");
+    let answer = tidings_sim::client::request(
+        server.addr,
+        "GET",
+        path,
+        &[],
+        b"",
+        std::time::Duration::from_secs(10),
+    )
+    .await
+    .expect("an answer");
     Page {
-        status,
-        head: head.to_ascii_lowercase(),
-        body: body.to_owned(),
+        status: answer.status,
+        head: answer
+            .headers
+            .iter()
+            .map(|(name, value)| format!("{name}: {}\n", value.to_ascii_lowercase()))
+            .collect(),
+        body: answer.text(),
     }
 }
 

@@ -206,35 +206,32 @@ impl Ui {
         headers: &str,
         body: Option<(&str, &str)>,
     ) -> Page {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let mut stream = tokio::net::TcpStream::connect(self.addr)
-            .await
-            .expect("connect");
-        let content = match body {
-            Some((kind, body)) => format!(
-                "Content-Type: {kind}\r\nContent-Length: {}\r\n\r\n{body}",
-                body.len()
-            ),
-            None => "\r\n".to_owned(),
-        };
-        let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{headers}{content}",
-            self.addr
-        );
-        stream.write_all(request.as_bytes()).await.expect("send");
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).await.expect("read answer");
-        let text = String::from_utf8(raw).expect("a UTF-8 answer");
-        let (head, body) = text.split_once("\r\n\r\n").expect("end of headers");
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("status line");
+        let mut pairs: Vec<(&str, &str)> = headers
+            .split("\r\n")
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim(), value.trim()))
+            .collect();
+        if let Some((kind, _)) = body {
+            pairs.push(("Content-Type", kind));
+        }
+        let answer = tidings_sim::client::request(
+            self.addr,
+            method,
+            path,
+            &pairs,
+            body.map_or(&b""[..], |(_, b)| b.as_bytes()),
+            std::time::Duration::from_secs(30),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let mut head = format!("HTTP/1.1 {}\r\n", answer.status);
+        for (name, value) in &answer.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
         Page {
-            status,
-            head: head.to_owned(),
-            body: body.to_owned(),
+            status: answer.status,
+            head,
+            body: String::from_utf8(answer.body).expect("a UTF-8 answer"),
         }
     }
 

@@ -237,38 +237,33 @@ pub async fn send_typed(
     content_type: &str,
     body: Option<&str>,
 ) -> (u16, String, Vec<u8>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let content = match body {
-        Some(body) => format!(
-            "Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        ),
-        None => "\r\n".to_owned(),
-    };
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}{content}"
-    );
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read answer");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("end of headers");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let body = raw[split + 4..].to_vec();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .expect("status line");
+    let mut pairs: Vec<(&str, &str)> = headers
+        .split("\r\n")
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim(), value.trim()))
+        .collect();
+    if body.is_some() {
+        pairs.push(("Content-Type", content_type));
+    }
+    let answer = tidings_sim::client::request(
+        addr,
+        method,
+        path,
+        &pairs,
+        body.unwrap_or_default().as_bytes(),
+        std::time::Duration::from_secs(30),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
     assert!(
-        header(&head, "transfer-encoding").is_none(),
+        answer.header("transfer-encoding").is_none(),
         "{method} {path}: chunked answer"
     );
-    (status, head, body)
+    let mut head = format!("HTTP/1.1 {}\r\n", answer.status);
+    for (name, value) in &answer.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    (answer.status, head, answer.body)
 }
 
 /// The value of header `name` in a response head.
