@@ -247,6 +247,18 @@ async fn websub_a_feed_naming_a_hub_is_pushed_and_polled_less() {
         assert!(!listed.contains(&dropped.to_owned()), "{listed:?}");
     }
 
+    // The subscription as the API shows it: live, one push stored, never its secret.
+    let shown = call(addr, "GET", "/v1/feeds/1/websub", None).await;
+    assert_eq!(shown.status, 200, "{}", shown.text());
+    let sub: serde_json::Value = serde_json::from_slice(&shown.body).unwrap();
+    assert_eq!(sub["state"], "live", "{sub}");
+    assert_eq!(sub["hub"], hub.url());
+    assert_eq!(sub["topic"], feed_url.as_str());
+    assert_eq!(sub["pushes"], 1, "only the signed push counts: {sub}");
+    assert!(sub["lease_until"].is_string(), "{sub}");
+    let secret = ask.field("hub.secret").unwrap();
+    assert!(!shown.text().contains(secret) && !shown.text().contains(&token));
+
     // Callbacks that are not ours: an unknown token, another topic.
     let unknown = format!("/websub/{}", "0".repeat(32));
     assert_eq!(call(addr, "POST", &unknown, None).await.status, 410);

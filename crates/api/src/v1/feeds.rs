@@ -3,7 +3,9 @@
 //! egress address) and `DELETE /v1/feeds/{id}` (unsubscribe).
 
 use super::params;
-use super::wire::{DirectiveChange, DirectiveHistory, Feed, FeedChange, FeedList, Subscribe};
+use super::wire::{
+    DirectiveChange, DirectiveHistory, Feed, FeedChange, FeedList, Subscribe, WebSubscription,
+};
 use crate::AppState;
 use crate::auth::{ReadAccess, WriteAccess};
 use crate::openapi::{AdminErrors, ReadErrors};
@@ -127,6 +129,40 @@ pub async fn directives(
     Ok(Json(DirectiveHistory {
         changes: changes.iter().map(DirectiveChange::from).collect(),
     }))
+}
+
+/// The feed's WebSub subscription: the hub it names, the topic, where it stands, its lease and
+/// the pushes stored (never its secret or its callback). 404 when the feed has none (no
+/// callback configured, no hub named, or not asked yet).
+#[utoipa::path(
+    get,
+    path = "/v1/feeds/{id}/websub",
+    operation_id = "get_feed_websub",
+    tag = "feeds",
+    params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = OK, description = "The subscription.", body = WebSubscription),
+        (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
+            body = problem::Body, content_type = "application/problem+json"),
+        (status = NOT_FOUND, description = "No feed has this id, or it has no subscription.",
+            body = problem::Body, content_type = "application/problem+json"),
+        ReadErrors,
+    )
+)]
+pub async fn websub(
+    State(state): State<AppState>,
+    _: ReadAccess,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<WebSubscription>, Problem> {
+    let Path(id) = id?;
+    let id = params::feed_id("id", &id)?;
+    match state.store.websub(id).await? {
+        Some(record) => Ok(Json(WebSubscription::from(&record))),
+        None => Err(Problem::not_found(format!(
+            "feed {id} has no WebSub subscription"
+        ))),
+    }
 }
 
 /// Subscribe the calling key to a feed.

@@ -44,6 +44,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(feeds::list, feeds::create))
         .routes(routes!(feeds::get, feeds::patch, feeds::delete))
         .routes(routes!(feeds::directives))
+        .routes(routes!(feeds::websub))
         .routes(routes!(operator::remove_feed))
         .routes(routes!(operator::rules, operator::add_rule))
         .routes(routes!(operator::remove_rule))

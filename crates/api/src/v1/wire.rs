@@ -66,6 +66,42 @@ pub struct Feed {
     pub icon: Option<String>,
 }
 
+/// `GET /v1/feeds/{id}/websub`: a feed's WebSub subscription.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WebSubscription {
+    /// The hub the feed names.
+    pub hub: String,
+    /// What the hub knows the feed as: its `rel="self"` URL, else the URL read.
+    pub topic: String,
+    /// `requested` (asked, not verified yet), `live` (the hub pushes until `lease_until`),
+    /// `denied` (the hub refused) or `failed` (the request was not accepted).
+    pub state: String,
+    /// When the hub was last asked.
+    pub requested_at: DateTime<Utc>,
+    /// When the verified lease ends; it is renewed by a read before then.
+    pub lease_until: Option<DateTime<Utc>>,
+    /// Why it is denied or failed.
+    pub reason: Option<String>,
+    /// Pushes stored.
+    pub pushes: i64,
+    pub last_push_at: Option<DateTime<Utc>>,
+}
+
+impl From<&tidings_store::WebSubRecord> for WebSubscription {
+    fn from(r: &tidings_store::WebSubRecord) -> WebSubscription {
+        WebSubscription {
+            hub: r.hub.clone(),
+            topic: r.topic.clone(),
+            state: r.state.as_str().to_owned(),
+            requested_at: r.requested_at,
+            lease_until: r.lease_until,
+            reason: r.reason.clone(),
+            pushes: r.pushes,
+            last_push_at: r.last_push_at,
+        }
+    }
+}
+
 /// `GET /v1/feeds/{id}/directives`: each change of a feed's directives, newest first (FF14).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct DirectiveHistory {
