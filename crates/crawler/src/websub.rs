@@ -368,6 +368,10 @@ pub async fn accept_push(
     let Some(feed) = store.feed(record.feed_id).await? else {
         return Ok(Pushed::Gone);
     };
+    // Nobody reads it any more: the hub is told to stop, as for a subscription not ours.
+    if feed.subscribers == 0 {
+        return Ok(Pushed::Gone);
+    }
     if !matches!(feed.state, tidings_store::FeedState::Active) {
         return Ok(Pushed::Ignored(format!(
             "the feed is {}, not read",

@@ -204,6 +204,10 @@ async fn websub_a_push_is_stored_only_when_live_signed_a_feed_and_within_bounds(
     let stored = store.websub(feed).await.unwrap().unwrap();
     assert_eq!(stored.pushes, 1);
 
+    // A feed nobody subscribes to any more is not pushed to: the hub is told it is gone.
+    store.unsubscribe(feed, "alice").await.unwrap();
+    assert_eq!(push(body.clone(), Some(signed(&body))).await, Pushed::Gone);
+
     // A feed removed on request takes its subscription with it.
     store.remove_feed(feed).await.unwrap();
     assert_eq!(push(body.clone(), Some(signed(&body))).await, Pushed::Gone);
