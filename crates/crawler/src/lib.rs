@@ -11,6 +11,7 @@
 //! (everything due, once or continuously), [`live`] (what it sent and its gate, for
 //! `/metrics` and the API), [`keys`] (the Web Bot Auth keys the fetcher signs with, SR11).
 
+mod backoff;
 pub mod blocks;
 pub mod clock;
 pub mod discover;

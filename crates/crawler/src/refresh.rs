@@ -194,13 +194,18 @@ impl Crawler {
         record: FetchRecord,
     ) -> Result<tidings_store::ApplyReport, CrawlError> {
         let started = std::time::Instant::now();
-        let mut wait = std::time::Duration::from_millis(100);
+        let mut backoff = crate::backoff::Backoff::new(
+            std::time::Duration::from_millis(100),
+            std::time::Duration::from_secs(5),
+        );
         loop {
             match self.store.apply_fetch(record.clone()).await {
-                Err(e) if e.is_transient() && started.elapsed() + wait < APPLY_PATIENCE => {
+                Err(e)
+                    if e.is_transient() && started.elapsed() + backoff.peek() < APPLY_PATIENCE =>
+                {
+                    let wait = backoff.next_wait();
                     tracing::warn!(feed_id = record.feed_id.0, error = %e, retry_in = ?wait, "storing a read failed; trying again");
                     tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(std::time::Duration::from_secs(5));
                 }
                 other => return Ok(other?),
             }

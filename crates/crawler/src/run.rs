@@ -222,10 +222,12 @@ pub struct RunSummary {
     pub resources: u64,
 }
 
-/// How long a crawl waits after its store failed before it tries again, doubled after each
-/// failure in a row up to [`STORE_RETRY_MAX`].
-const STORE_RETRY_FIRST: std::time::Duration = std::time::Duration::from_millis(500);
-const STORE_RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long a crawl waits after its store failed before it tries again: 0.5 s, doubled after
+/// each failure in a row up to 30 s.
+const STORE_RETRY: crate::backoff::Backoff = crate::backoff::Backoff::new(
+    std::time::Duration::from_millis(500),
+    std::time::Duration::from_secs(30),
+);
 
 impl RunSummary {
     /// Add the totals of another run.
@@ -318,7 +320,7 @@ impl Crawler {
         let (ended, crawl_ended) = watch::channel(false);
         let jobs = tokio::spawn(self.clone().work_page_jobs(until.clone(), crawl_ended));
         let mut summary = RunSummary::default();
-        let mut outage = STORE_RETRY_FIRST;
+        let mut outage = STORE_RETRY;
         let ran = loop {
             let started = std::time::Instant::now();
             match self
@@ -333,17 +335,17 @@ impl Crawler {
                 // committed stays, reads in flight have finished, leases were given back or
                 // expire. The crawl waits and starts its pass again.
                 Err(CrawlError::Store(e)) if !until.reached(self.now()) => {
-                    if started.elapsed() > STORE_RETRY_MAX {
+                    if started.elapsed() > outage.max() {
                         // A new outage after a good while: not one that goes on.
-                        outage = STORE_RETRY_FIRST;
+                        outage.reset();
                     }
-                    tracing::warn!(error = %e, retry_in = ?outage, "the store failed; the crawl goes on once it answers");
+                    let wait = outage.next_wait();
+                    tracing::warn!(error = %e, retry_in = ?wait, "the store failed; the crawl goes on once it answers");
                     let mut stop = until.stop.clone();
                     tokio::select! {
-                        () = tokio::time::sleep(outage) => {}
+                        () = tokio::time::sleep(wait) => {}
                         _ = stop.changed() => {}
                     }
-                    outage = (outage * 2).min(STORE_RETRY_MAX);
                 }
                 Err(e) => break Err(e),
             }
