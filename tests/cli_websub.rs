@@ -12,23 +12,9 @@ use tidings_sim::client::{self, Answer};
 use tidings_sim::hub::Hub;
 use tidings_sim::{Behaviour, HostSpec, Resource, Web};
 
-/// Feeds read every second, a hub asked for an hour's lease, and a pushed feed read every
-/// minute.
-const PROFILE: &str = r#"
-name = "websub-test"
-user_agent = "tidings-test/{version}"
-[schedule]
-default_interval = 1
-min_interval = 1
-max_interval = 60
-[backoff]
-first = 1
-max = 60
-[pacing]
-host_gap = 0
-[hints]
-adaptive = false
-jitter = 0.0
+/// Feeds read every second (the tests' fast profile), a hub asked for an hour's lease, and a
+/// pushed feed read every minute.
+const WEBSUB: &str = r#"
 [requests]
 purposes = ["feed", "robots", "websub"]
 [websub]
@@ -118,7 +104,7 @@ async fn websub_a_feed_naming_a_hub_is_pushed_and_polled_less() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     let profile = dir.path().join("websub.toml");
-    std::fs::write(&profile, PROFILE).unwrap();
+    std::fs::write(&profile, format!("{}{WEBSUB}", support::FAST_PROFILE)).unwrap();
     let mut global = vec![
         "--profile".to_owned(),
         profile.to_string_lossy().into_owned(),

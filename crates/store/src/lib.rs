@@ -29,6 +29,7 @@ mod migrations;
 mod postgres;
 pub mod reading;
 mod sqlite;
+mod websub;
 
 pub use postgres::PgStore;
 pub use reading::{

@@ -7,8 +7,7 @@ use sqlx::Row;
 use sqlx::postgres::PgRow;
 use tidings_model::{FeedId, SubscriptionState};
 
-const COLUMNS: &str = "SELECT feed_id, token, hub, topic, secret, state, requested_at, \
-     lease_until, reason, pushes, last_push_at FROM websub";
+use crate::websub::{SAVE, SELECT};
 
 impl PgStore {
     pub(super) async fn apply_push_in(&self, mut push: PushRecord) -> Result<ApplyReport> {
@@ -19,7 +18,7 @@ impl PgStore {
     }
 
     pub(super) async fn websub_in(&self, feed: FeedId) -> Result<Option<WebSubRecord>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COLUMNS} WHERE feed_id = $1")))
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE feed_id = $1")))
             .bind(feed.0)
             .fetch_optional(&self.pool)
             .await?;
@@ -27,7 +26,7 @@ impl PgStore {
     }
 
     pub(super) async fn websub_by_token_in(&self, token: &str) -> Result<Option<WebSubRecord>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COLUMNS} WHERE token = $1")))
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE token = $1")))
             .bind(token)
             .fetch_optional(&self.pool)
             .await?;
@@ -40,25 +39,18 @@ impl PgStore {
         log: &[RequestLogRow],
     ) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO websub (feed_id, token, hub, topic, secret, state, requested_at, \
-             lease_until, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
-             ON CONFLICT (feed_id) DO UPDATE SET token = excluded.token, hub = excluded.hub, \
-             topic = excluded.topic, secret = excluded.secret, state = excluded.state, \
-             requested_at = excluded.requested_at, lease_until = excluded.lease_until, \
-             reason = excluded.reason",
-        )
-        .bind(r.feed_id.0)
-        .bind(&r.token)
-        .bind(crate::codec::without_nul(&r.hub))
-        .bind(crate::codec::without_nul(&r.topic))
-        .bind(&r.secret)
-        .bind(r.state.as_str())
-        .bind(r.requested_at)
-        .bind(r.lease_until)
-        .bind(crate::codec::without_nul_opt(r.reason.as_deref()))
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(SAVE)
+            .bind(r.feed_id.0)
+            .bind(&r.token)
+            .bind(crate::codec::without_nul(&r.hub))
+            .bind(crate::codec::without_nul(&r.topic))
+            .bind(&r.secret)
+            .bind(r.state.as_str())
+            .bind(r.requested_at)
+            .bind(r.lease_until)
+            .bind(crate::codec::without_nul_opt(r.reason.as_deref()))
+            .execute(&mut *tx)
+            .await?;
         for row in log {
             super::apply::insert_log(&mut tx, row).await?;
         }

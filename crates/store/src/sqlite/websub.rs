@@ -8,8 +8,14 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use tidings_model::{FeedId, SubscriptionState};
 
-const COLUMNS: &str = "SELECT feed_id, token, hub, topic, secret, state, requested_at, \
-     lease_until, reason, pushes, last_push_at FROM websub";
+use crate::websub::{SAVE, SELECT, for_sqlite};
+use std::sync::LazyLock;
+
+static BY_FEED: LazyLock<String> =
+    LazyLock::new(|| for_sqlite(&format!("{SELECT} WHERE feed_id = $1")));
+static BY_TOKEN: LazyLock<String> =
+    LazyLock::new(|| for_sqlite(&format!("{SELECT} WHERE token = $1")));
+static SAVE_SQLITE: LazyLock<String> = LazyLock::new(|| for_sqlite(SAVE));
 
 impl SqliteStore {
     pub(super) async fn apply_push_in(&self, push: PushRecord) -> Result<ApplyReport> {
@@ -18,7 +24,7 @@ impl SqliteStore {
     }
 
     pub(super) async fn websub_in(&self, feed: FeedId) -> Result<Option<WebSubRecord>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COLUMNS} WHERE feed_id = ?1")))
+        let row = sqlx::query(sqlx::AssertSqlSafe(BY_FEED.as_str()))
             .bind(feed.0)
             .fetch_optional(&self.pool)
             .await?;
@@ -26,7 +32,7 @@ impl SqliteStore {
     }
 
     pub(super) async fn websub_by_token_in(&self, token: &str) -> Result<Option<WebSubRecord>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COLUMNS} WHERE token = ?1")))
+        let row = sqlx::query(sqlx::AssertSqlSafe(BY_TOKEN.as_str()))
             .bind(token)
             .fetch_optional(&self.pool)
             .await?;
@@ -39,25 +45,18 @@ impl SqliteStore {
         log: &[RequestLogRow],
     ) -> Result<()> {
         let (_turn, mut tx) = self.write().await?;
-        sqlx::query(
-            "INSERT INTO websub (feed_id, token, hub, topic, secret, state, requested_at, \
-             lease_until, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
-             ON CONFLICT (feed_id) DO UPDATE SET token = excluded.token, hub = excluded.hub, \
-             topic = excluded.topic, secret = excluded.secret, state = excluded.state, \
-             requested_at = excluded.requested_at, lease_until = excluded.lease_until, \
-             reason = excluded.reason",
-        )
-        .bind(r.feed_id.0)
-        .bind(&r.token)
-        .bind(&r.hub)
-        .bind(&r.topic)
-        .bind(&r.secret)
-        .bind(r.state.as_str())
-        .bind(micros(r.requested_at))
-        .bind(r.lease_until.map(micros))
-        .bind(r.reason.as_deref())
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(sqlx::AssertSqlSafe(SAVE_SQLITE.as_str()))
+            .bind(r.feed_id.0)
+            .bind(&r.token)
+            .bind(&r.hub)
+            .bind(&r.topic)
+            .bind(&r.secret)
+            .bind(r.state.as_str())
+            .bind(micros(r.requested_at))
+            .bind(r.lease_until.map(micros))
+            .bind(r.reason.as_deref())
+            .execute(&mut *tx)
+            .await?;
         for row in log {
             super::apply::insert_log(&mut tx, row).await?;
         }
