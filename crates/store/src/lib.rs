@@ -23,11 +23,13 @@
 
 mod types;
 
+mod accounts;
 mod codec;
 pub mod freshness;
 mod migrations;
 mod postgres;
 pub mod reading;
+mod sql;
 mod sqlite;
 mod websub;
 

@@ -1,16 +1,13 @@
 //! Accounts on PostgreSQL: names unique ignoring case, argon2id hashes, never a password.
 
 use super::PgStore;
+use crate::accounts::pg::{
+    ADD, ADD_SESSION, BY_FEVER_KEY, BY_NAME, DROP_EXPIRED_SESSIONS, END_SESSION, END_SESSIONS_OF,
+    LIST, REMOVE, SESSION_ACCOUNT, SET_API_PASSWORD, SET_PASSWORD,
+};
 use crate::codec::{self, without_nul};
 use crate::{Account, AccountSecrets, ApiPassword, NewAccount, NewSession, Result, SessionKind};
 use chrono::{DateTime, Utc};
-
-macro_rules! columns {
-    () => {
-        "id, name, role, api_password_hash IS NOT NULL, created_at, updated_at, \
-         password_hash, api_password_hash"
-    };
-}
 
 type AccountTuple = (
     i64,
@@ -41,43 +38,29 @@ fn from_row(
 }
 
 pub async fn add(store: &PgStore, account: &NewAccount) -> Result<Option<Account>> {
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "INSERT INTO accounts (name, name_key, role, password_hash, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (name_key) DO NOTHING RETURNING ",
-        columns!()
-    ))
-    .bind(without_nul(&account.name).as_ref())
-    .bind(without_nul(&codec::account_key(&account.name)).as_ref())
-    .bind(account.role.as_str())
-    .bind(without_nul(&account.password_hash).as_ref())
-    .bind(account.created_at)
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(ADD)
+        .bind(without_nul(&account.name).as_ref())
+        .bind(without_nul(&codec::account_key(&account.name)).as_ref())
+        .bind(account.role.as_str())
+        .bind(without_nul(&account.password_hash).as_ref())
+        .bind(account.created_at)
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(|r| from_row(r).map(|s| s.account)).transpose()
 }
 
 pub async fn list(store: &PgStore) -> Result<Vec<Account>> {
-    let rows: Vec<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts ORDER BY name_key"
-    ))
-    .fetch_all(&store.pool)
-    .await?;
+    let rows: Vec<AccountTuple> = sqlx::query_as(LIST).fetch_all(&store.pool).await?;
     rows.into_iter()
         .map(|r| from_row(r).map(|s| s.account))
         .collect()
 }
 
 pub async fn secrets(store: &PgStore, name: &str) -> Result<Option<AccountSecrets>> {
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts WHERE name_key = $1"
-    ))
-    .bind(without_nul(&codec::account_key(name)).as_ref())
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(BY_NAME)
+        .bind(without_nul(&codec::account_key(name)).as_ref())
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(from_row).transpose()
 }
 
@@ -95,18 +78,11 @@ async fn set(store: &PgStore, name: &str, change: Change<'_>, at: DateTime<Utc>)
     let key = without_nul(&codec::account_key(name)).into_owned();
     let (query, ended) = match change {
         Change::Login(hash) => (
-            sqlx::query(
-                "UPDATE accounts SET password_hash = $1, updated_at = $2 WHERE name_key = $3",
-            )
-            .bind(hash.to_owned()),
+            sqlx::query(SET_PASSWORD).bind(hash.to_owned()),
             SessionKind::Web,
         ),
         Change::Api(password) => (
-            sqlx::query(
-                "UPDATE accounts SET api_password_hash = $1, fever_key_hash = $4, \
-                 updated_at = $2 WHERE name_key = $3",
-            )
-            .bind(password.map(|p| p.hash.clone())),
+            sqlx::query(SET_API_PASSWORD).bind(password.map(|p| p.hash.clone())),
             SessionKind::Sync,
         ),
     };
@@ -116,14 +92,11 @@ async fn set(store: &PgStore, name: &str, change: Change<'_>, at: DateTime<Utc>)
         Change::Login(_) => query,
     };
     let done = query.execute(&mut *tx).await?;
-    sqlx::query(
-        "DELETE FROM sessions WHERE kind = $1 \
-         AND account_id IN (SELECT id FROM accounts WHERE name_key = $2)",
-    )
-    .bind(ended.as_str())
-    .bind(&key)
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query(END_SESSIONS_OF)
+        .bind(ended.as_str())
+        .bind(&key)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
@@ -147,19 +120,15 @@ pub async fn set_api_password(
 }
 
 pub async fn by_fever_key(store: &PgStore, fever_key_hash: &str) -> Result<Option<Account>> {
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts WHERE fever_key_hash = $1"
-    ))
-    .bind(without_nul(fever_key_hash).as_ref())
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(BY_FEVER_KEY)
+        .bind(without_nul(fever_key_hash).as_ref())
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(|r| from_row(r).map(|s| s.account)).transpose()
 }
 
 pub async fn remove(store: &PgStore, name: &str) -> Result<bool> {
-    let done = sqlx::query("DELETE FROM accounts WHERE name_key = $1")
+    let done = sqlx::query(REMOVE)
         .bind(without_nul(&codec::account_key(name)).as_ref())
         .execute(&store.pool)
         .await?;
@@ -169,22 +138,19 @@ pub async fn remove(store: &PgStore, name: &str) -> Result<bool> {
 pub async fn create_session(store: &PgStore, session: &NewSession) -> Result<()> {
     let mut tx = store.pool.begin().await?;
     // Expired sessions go as new ones come: the table holds the live ones and a few more.
-    sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
+    sqlx::query(DROP_EXPIRED_SESSIONS)
         .bind(session.account_id)
         .bind(session.created_at)
         .execute(&mut *tx)
         .await?;
-    sqlx::query(
-        "INSERT INTO sessions (token_hash, account_id, kind, created_at, expires_at) \
-         VALUES ($1, $2, $3, $4, $5)",
-    )
-    .bind(&session.token_hash)
-    .bind(session.account_id)
-    .bind(session.kind.as_str())
-    .bind(session.created_at)
-    .bind(session.expires_at)
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query(ADD_SESSION)
+        .bind(&session.token_hash)
+        .bind(session.account_id)
+        .bind(session.kind.as_str())
+        .bind(session.created_at)
+        .bind(session.expires_at)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(())
 }
@@ -195,23 +161,18 @@ pub async fn session_account(
     kind: SessionKind,
     now: DateTime<Utc>,
 ) -> Result<Option<Account>> {
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts WHERE id = (SELECT account_id FROM sessions \
-         WHERE token_hash = $1 AND kind = $2 AND expires_at > $3)"
-    ))
-    .bind(without_nul(token_hash).as_ref())
-    .bind(kind.as_str())
-    .bind(now)
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(SESSION_ACCOUNT)
+        .bind(without_nul(token_hash).as_ref())
+        .bind(kind.as_str())
+        .bind(now)
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(|r| from_row(r).map(|s| s.account)).transpose()
 }
 
 pub async fn end_session(store: &PgStore, token_hash: &str) -> Result<bool> {
     let mut tx = store.pool.begin().await?;
-    let done = sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+    let done = sqlx::query(END_SESSION)
         .bind(without_nul(token_hash).as_ref())
         .execute(&mut *tx)
         .await?;

@@ -224,7 +224,7 @@ pub(super) async fn apply_push(
         return Err(StoreError::NoSuchFeed(push.feed_id));
     }
     let report = write_entries(tx, push.feed_id, push.received_at, &mut push.entries).await?;
-    sqlx::query(crate::websub::COUNT_PUSH)
+    sqlx::query(crate::websub::pg::COUNT_PUSH)
         .bind(push.feed_id.0)
         .bind(push.received_at)
         .execute(&mut **tx)

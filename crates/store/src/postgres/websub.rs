@@ -7,7 +7,7 @@ use sqlx::Row;
 use sqlx::postgres::PgRow;
 use tidings_model::{FeedId, SubscriptionState};
 
-use crate::websub::{SAVE, SELECT};
+use crate::websub::pg::{BY_FEED, BY_TOKEN, SAVE};
 
 impl PgStore {
     pub(super) async fn apply_push_in(&self, mut push: PushRecord) -> Result<ApplyReport> {
@@ -18,7 +18,7 @@ impl PgStore {
     }
 
     pub(super) async fn websub_in(&self, feed: FeedId) -> Result<Option<WebSubRecord>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE feed_id = $1")))
+        let row = sqlx::query(BY_FEED)
             .bind(feed.0)
             .fetch_optional(&self.pool)
             .await?;
@@ -26,7 +26,7 @@ impl PgStore {
     }
 
     pub(super) async fn websub_by_token_in(&self, token: &str) -> Result<Option<WebSubRecord>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE token = $1")))
+        let row = sqlx::query(BY_TOKEN)
             .bind(token)
             .fetch_optional(&self.pool)
             .await?;

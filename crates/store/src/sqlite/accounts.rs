@@ -1,16 +1,13 @@
 //! Accounts on SQLite: names unique ignoring case, argon2id hashes, never a password.
 
 use super::SqliteStore;
+use crate::accounts::lite::{
+    ADD, ADD_SESSION, BY_FEVER_KEY, BY_NAME, DROP_EXPIRED_SESSIONS, END_SESSION, END_SESSIONS_OF,
+    LIST, REMOVE, SESSION_ACCOUNT, SET_API_PASSWORD, SET_PASSWORD,
+};
 use crate::codec::{self, micros};
 use crate::{Account, AccountSecrets, ApiPassword, NewAccount, NewSession, Result, SessionKind};
 use chrono::{DateTime, Utc};
-
-macro_rules! columns {
-    () => {
-        "id, name, role, api_password_hash IS NOT NULL, created_at, updated_at, \
-         password_hash, api_password_hash"
-    };
-}
 
 type AccountTuple = (i64, String, String, bool, i64, i64, String, Option<String>);
 
@@ -33,44 +30,32 @@ fn from_row(
 
 pub async fn add(store: &SqliteStore, account: &NewAccount) -> Result<Option<Account>> {
     let (_turn, mut tx) = store.write().await?;
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "INSERT INTO accounts (name, name_key, role, password_hash, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (name_key) DO NOTHING RETURNING ",
-        columns!()
-    ))
-    .bind(&account.name)
-    .bind(codec::account_key(&account.name))
-    .bind(account.role.as_str())
-    .bind(&account.password_hash)
-    .bind(micros(account.created_at))
-    .fetch_optional(&mut *tx)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(sqlx::AssertSqlSafe(ADD.as_str()))
+        .bind(&account.name)
+        .bind(codec::account_key(&account.name))
+        .bind(account.role.as_str())
+        .bind(&account.password_hash)
+        .bind(micros(account.created_at))
+        .fetch_optional(&mut *tx)
+        .await?;
     tx.commit().await?;
     row.map(|r| from_row(r).map(|s| s.account)).transpose()
 }
 
 pub async fn list(store: &SqliteStore) -> Result<Vec<Account>> {
-    let rows: Vec<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts ORDER BY name_key"
-    ))
-    .fetch_all(&store.pool)
-    .await?;
+    let rows: Vec<AccountTuple> = sqlx::query_as(sqlx::AssertSqlSafe(LIST.as_str()))
+        .fetch_all(&store.pool)
+        .await?;
     rows.into_iter()
         .map(|r| from_row(r).map(|s| s.account))
         .collect()
 }
 
 pub async fn secrets(store: &SqliteStore, name: &str) -> Result<Option<AccountSecrets>> {
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts WHERE name_key = ?1"
-    ))
-    .bind(codec::account_key(name))
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(sqlx::AssertSqlSafe(BY_NAME.as_str()))
+        .bind(codec::account_key(name))
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(from_row).transpose()
 }
 
@@ -93,18 +78,12 @@ async fn set(
     let key = codec::account_key(name);
     let (query, ended) = match change {
         Change::Login(hash) => (
-            sqlx::query(
-                "UPDATE accounts SET password_hash = ?1, updated_at = ?2 WHERE name_key = ?3",
-            )
-            .bind(hash.to_owned()),
+            sqlx::query(sqlx::AssertSqlSafe(SET_PASSWORD.as_str())).bind(hash.to_owned()),
             SessionKind::Web,
         ),
         Change::Api(password) => (
-            sqlx::query(
-                "UPDATE accounts SET api_password_hash = ?1, fever_key_hash = ?4, \
-                 updated_at = ?2 WHERE name_key = ?3",
-            )
-            .bind(password.map(|p| p.hash.clone())),
+            sqlx::query(sqlx::AssertSqlSafe(SET_API_PASSWORD.as_str()))
+                .bind(password.map(|p| p.hash.clone())),
             SessionKind::Sync,
         ),
     };
@@ -114,14 +93,11 @@ async fn set(
         Change::Login(_) => query,
     };
     let done = query.execute(&mut *tx).await?;
-    sqlx::query(
-        "DELETE FROM sessions WHERE kind = ?1 \
-         AND account_id IN (SELECT id FROM accounts WHERE name_key = ?2)",
-    )
-    .bind(ended.as_str())
-    .bind(&key)
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(END_SESSIONS_OF.as_str()))
+        .bind(ended.as_str())
+        .bind(&key)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
@@ -145,20 +121,16 @@ pub async fn set_api_password(
 }
 
 pub async fn by_fever_key(store: &SqliteStore, fever_key_hash: &str) -> Result<Option<Account>> {
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts WHERE fever_key_hash = ?1"
-    ))
-    .bind(fever_key_hash)
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(sqlx::AssertSqlSafe(BY_FEVER_KEY.as_str()))
+        .bind(fever_key_hash)
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(|r| from_row(r).map(|s| s.account)).transpose()
 }
 
 pub async fn remove(store: &SqliteStore, name: &str) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
-    let done = sqlx::query("DELETE FROM accounts WHERE name_key = ?1")
+    let done = sqlx::query(sqlx::AssertSqlSafe(REMOVE.as_str()))
         .bind(codec::account_key(name))
         .execute(&mut *tx)
         .await?;
@@ -169,22 +141,19 @@ pub async fn remove(store: &SqliteStore, name: &str) -> Result<bool> {
 pub async fn create_session(store: &SqliteStore, session: &NewSession) -> Result<()> {
     let (_turn, mut tx) = store.write().await?;
     // Expired sessions go as new ones come: the table holds the live ones and a few more.
-    sqlx::query("DELETE FROM sessions WHERE account_id = ?1 AND expires_at <= ?2")
+    sqlx::query(sqlx::AssertSqlSafe(DROP_EXPIRED_SESSIONS.as_str()))
         .bind(session.account_id)
         .bind(micros(session.created_at))
         .execute(&mut *tx)
         .await?;
-    sqlx::query(
-        "INSERT INTO sessions (token_hash, account_id, kind, created_at, expires_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )
-    .bind(&session.token_hash)
-    .bind(session.account_id)
-    .bind(session.kind.as_str())
-    .bind(micros(session.created_at))
-    .bind(micros(session.expires_at))
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(ADD_SESSION.as_str()))
+        .bind(&session.token_hash)
+        .bind(session.account_id)
+        .bind(session.kind.as_str())
+        .bind(micros(session.created_at))
+        .bind(micros(session.expires_at))
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(())
 }
@@ -195,23 +164,18 @@ pub async fn session_account(
     kind: SessionKind,
     now: DateTime<Utc>,
 ) -> Result<Option<Account>> {
-    let row: Option<AccountTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM accounts WHERE id = (SELECT account_id FROM sessions \
-         WHERE token_hash = ?1 AND kind = ?2 AND expires_at > ?3)"
-    ))
-    .bind(token_hash)
-    .bind(kind.as_str())
-    .bind(micros(now))
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<AccountTuple> = sqlx::query_as(sqlx::AssertSqlSafe(SESSION_ACCOUNT.as_str()))
+        .bind(token_hash)
+        .bind(kind.as_str())
+        .bind(micros(now))
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(|r| from_row(r).map(|s| s.account)).transpose()
 }
 
 pub async fn end_session(store: &SqliteStore, token_hash: &str) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
-    let done = sqlx::query("DELETE FROM sessions WHERE token_hash = ?1")
+    let done = sqlx::query(sqlx::AssertSqlSafe(END_SESSION.as_str()))
         .bind(token_hash)
         .execute(&mut *tx)
         .await?;

@@ -398,13 +398,13 @@ fn bind_update<'q>(
 /// Each push of the batch counted on its feed's WebSub subscription.
 async fn count_pushes(tx: &mut Transaction<'static, Sqlite>, live: &[&Prepared]) -> Result<()> {
     for push in live.iter().filter(|p| p.update.is_none()) {
-        static COUNT_PUSH: LazyLock<String> =
-            LazyLock::new(|| crate::websub::for_sqlite(crate::websub::COUNT_PUSH));
-        sqlx::query(sqlx::AssertSqlSafe(COUNT_PUSH.as_str()))
-            .bind(push.feed_id.0)
-            .bind(push.fetched_at)
-            .execute(&mut **tx)
-            .await?;
+        sqlx::query(sqlx::AssertSqlSafe(
+            crate::websub::lite::COUNT_PUSH.as_str(),
+        ))
+        .bind(push.feed_id.0)
+        .bind(push.fetched_at)
+        .execute(&mut **tx)
+        .await?;
     }
     Ok(())
 }

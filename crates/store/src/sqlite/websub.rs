@@ -8,14 +8,7 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use tidings_model::{FeedId, SubscriptionState};
 
-use crate::websub::{SAVE, SELECT, for_sqlite};
-use std::sync::LazyLock;
-
-static BY_FEED: LazyLock<String> =
-    LazyLock::new(|| for_sqlite(&format!("{SELECT} WHERE feed_id = $1")));
-static BY_TOKEN: LazyLock<String> =
-    LazyLock::new(|| for_sqlite(&format!("{SELECT} WHERE token = $1")));
-static SAVE_SQLITE: LazyLock<String> = LazyLock::new(|| for_sqlite(SAVE));
+use crate::websub::lite::{BY_FEED, BY_TOKEN, SAVE};
 
 impl SqliteStore {
     pub(super) async fn apply_push_in(&self, push: PushRecord) -> Result<ApplyReport> {
@@ -45,7 +38,7 @@ impl SqliteStore {
         log: &[RequestLogRow],
     ) -> Result<()> {
         let (_turn, mut tx) = self.write().await?;
-        sqlx::query(sqlx::AssertSqlSafe(SAVE_SQLITE.as_str()))
+        sqlx::query(sqlx::AssertSqlSafe(SAVE.as_str()))
             .bind(r.feed_id.0)
             .bind(&r.token)
             .bind(&r.hub)
