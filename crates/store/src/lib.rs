@@ -26,6 +26,7 @@ mod types;
 mod accounts;
 mod codec;
 pub mod freshness;
+mod keys;
 mod migrations;
 mod postgres;
 pub mod reading;

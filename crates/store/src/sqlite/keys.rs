@@ -2,14 +2,12 @@
 
 use super::SqliteStore;
 use crate::codec::{self, micros};
+use crate::keys::lite::{
+    ADD_BOT_KEY, ADD_KEY, KEY_BY_HASH, KEY_USED, LIST_BOT_KEYS, LIST_KEYS, REMOVE_BOT_KEY,
+    REVOKE_KEY,
+};
 use crate::{ApiKey, NewKey, Result};
 use chrono::{DateTime, Utc};
-
-macro_rules! columns {
-    () => {
-        "id, name, role, prefix, created_at, revoked_at, last_used_at, account_id"
-    };
-}
 
 type KeyTuple = (
     i64,
@@ -39,66 +37,52 @@ fn key_from_row(
 
 pub async fn create(store: &SqliteStore, key: &NewKey) -> Result<ApiKey> {
     let (_turn, mut tx) = store.write().await?;
-    let row: KeyTuple = sqlx::query_as(concat!(
-        "INSERT INTO api_keys (name, role, key_hash, prefix, created_at, account_id) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING ",
-        columns!(),
-        ""
-    ))
-    .bind(key.name.as_deref())
-    .bind(&key.role)
-    .bind(&key.hash)
-    .bind(&key.prefix)
-    .bind(micros(key.created_at))
-    .bind(key.account_id)
-    .fetch_one(&mut *tx)
-    .await?;
+    let row: KeyTuple = sqlx::query_as(sqlx::AssertSqlSafe(ADD_KEY.as_str()))
+        .bind(key.name.as_deref())
+        .bind(&key.role)
+        .bind(&key.hash)
+        .bind(&key.prefix)
+        .bind(micros(key.created_at))
+        .bind(key.account_id)
+        .fetch_one(&mut *tx)
+        .await?;
     tx.commit().await?;
     key_from_row(row)
 }
 
 pub async fn by_hash(store: &SqliteStore, hash: &str) -> Result<Option<ApiKey>> {
-    let row: Option<KeyTuple> = sqlx::query_as(concat!(
-        "SELECT ",
-        columns!(),
-        " FROM api_keys WHERE key_hash = ?1"
-    ))
-    .bind(hash)
-    .fetch_optional(&store.pool)
-    .await?;
+    let row: Option<KeyTuple> = sqlx::query_as(sqlx::AssertSqlSafe(KEY_BY_HASH.as_str()))
+        .bind(hash)
+        .fetch_optional(&store.pool)
+        .await?;
     row.map(key_from_row).transpose()
 }
 
 pub async fn list(store: &SqliteStore) -> Result<Vec<ApiKey>> {
-    let rows: Vec<KeyTuple> =
-        sqlx::query_as(concat!("SELECT ", columns!(), " FROM api_keys ORDER BY id"))
-            .fetch_all(&store.pool)
-            .await?;
+    let rows: Vec<KeyTuple> = sqlx::query_as(sqlx::AssertSqlSafe(LIST_KEYS.as_str()))
+        .fetch_all(&store.pool)
+        .await?;
     rows.into_iter().map(key_from_row).collect()
 }
 
 pub async fn revoke(store: &SqliteStore, id: i64, at: DateTime<Utc>) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
-    let done =
-        sqlx::query("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL")
-            .bind(micros(at))
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+    let done = sqlx::query(sqlx::AssertSqlSafe(REVOKE_KEY.as_str()))
+        .bind(micros(at))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
 
 pub async fn touch(store: &SqliteStore, id: i64, at: DateTime<Utc>) -> Result<()> {
     let (_turn, mut tx) = store.write().await?;
-    sqlx::query(
-        "UPDATE api_keys SET last_used_at = ?1 \
-         WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
-    )
-    .bind(micros(at))
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(KEY_USED.as_str()))
+        .bind(micros(at))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(())
 }
@@ -108,30 +92,24 @@ type BotKeyTuple = (String, String, String, i64, i64, i64);
 /// Store a Web Bot Auth key; false when its keyid exists already.
 pub async fn add_bot_key(store: &SqliteStore, key: &crate::BotKeyRow) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
-    let done = sqlx::query(
-        "INSERT INTO bot_keys (keyid, public_key, secret, created_at, not_before, expires_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (keyid) DO NOTHING",
-    )
-    .bind(&key.keyid)
-    .bind(&key.public_key)
-    .bind(&key.secret)
-    .bind(micros(key.created_at))
-    .bind(micros(key.not_before))
-    .bind(micros(key.expires_at))
-    .execute(&mut *tx)
-    .await?;
+    let done = sqlx::query(sqlx::AssertSqlSafe(ADD_BOT_KEY.as_str()))
+        .bind(&key.keyid)
+        .bind(&key.public_key)
+        .bind(&key.secret)
+        .bind(micros(key.created_at))
+        .bind(micros(key.not_before))
+        .bind(micros(key.expires_at))
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
 
 /// Every Web Bot Auth key, by `not_before`, then in the order they were made.
 pub async fn bot_keys(store: &SqliteStore) -> Result<Vec<crate::BotKeyRow>> {
-    let rows: Vec<BotKeyTuple> = sqlx::query_as(
-        "SELECT keyid, public_key, secret, created_at, not_before, expires_at \
-         FROM bot_keys ORDER BY not_before, created_at, keyid",
-    )
-    .fetch_all(&store.pool)
-    .await?;
+    let rows: Vec<BotKeyTuple> = sqlx::query_as(sqlx::AssertSqlSafe(LIST_BOT_KEYS.as_str()))
+        .fetch_all(&store.pool)
+        .await?;
     rows.into_iter()
         .map(
             |(keyid, public_key, secret, created_at, not_before, expires_at)| {
@@ -151,7 +129,7 @@ pub async fn bot_keys(store: &SqliteStore) -> Result<Vec<crate::BotKeyRow>> {
 /// Delete the Web Bot Auth key `keyid`; false when there is none.
 pub async fn remove_bot_key(store: &SqliteStore, keyid: &str) -> Result<bool> {
     let (_turn, mut tx) = store.write().await?;
-    let done = sqlx::query("DELETE FROM bot_keys WHERE keyid = ?1")
+    let done = sqlx::query(sqlx::AssertSqlSafe(REMOVE_BOT_KEY.as_str()))
         .bind(keyid)
         .execute(&mut *tx)
         .await?;
