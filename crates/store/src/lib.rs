@@ -30,6 +30,7 @@ mod keys;
 mod migrations;
 mod postgres;
 pub mod reading;
+mod search;
 mod sql;
 mod sqlite;
 mod websub;

@@ -3,6 +3,7 @@
 use super::PgStore;
 use super::apply::{insert_log, raise_host_floor};
 use crate::codec;
+use crate::search::pg::{ADD_QUERY, LIST_QUERIES, QUERY_BY_TEXT, QUERY_RAN, REMOVE_QUERY};
 use crate::{CheckApply, EntryOverlap, Result, SearchQuery, StoredCheck, UrlCheck};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
@@ -121,37 +122,30 @@ impl PgStore {
         at: DateTime<Utc>,
     ) -> Result<(SearchQuery, bool)> {
         let mut tx = self.pool.begin().await?;
-        let new = sqlx::query(
-            "INSERT INTO search_queries (provider, query, created_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (provider, query) DO NOTHING",
-        )
-        .bind(provider)
-        .bind(query)
-        .bind(at)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let new = sqlx::query(ADD_QUERY)
+            .bind(provider)
+            .bind(query)
+            .bind(at)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             == 1;
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{QUERY_COLUMNS} WHERE provider = $1 AND query = $2"
-        )))
-        .bind(provider)
-        .bind(query)
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = sqlx::query(QUERY_BY_TEXT)
+            .bind(provider)
+            .bind(query)
+            .fetch_one(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok((query_from_row(&row)?, new))
     }
 
     pub(super) async fn search_queries_in(&self) -> Result<Vec<SearchQuery>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{QUERY_COLUMNS} ORDER BY id")))
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(LIST_QUERIES).fetch_all(&self.pool).await?;
         rows.iter().map(query_from_row).collect()
     }
 
     pub(super) async fn remove_search_query_in(&self, id: i64) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM search_queries WHERE id = $1")
+        let done = sqlx::query(REMOVE_QUERY)
             .bind(id)
             .execute(&self.pool)
             .await?;
@@ -164,7 +158,7 @@ impl PgStore {
         at: DateTime<Utc>,
         result: &str,
     ) -> Result<()> {
-        sqlx::query("UPDATE search_queries SET last_run_at = $2, last_result = $3 WHERE id = $1")
+        sqlx::query(QUERY_RAN)
             .bind(id)
             .bind(at)
             .bind(result)
@@ -188,9 +182,6 @@ fn check_from_row(row: &PgRow) -> Result<StoredCheck> {
         },
     })
 }
-
-const QUERY_COLUMNS: &str =
-    "SELECT id, provider, query, created_at, last_run_at, last_result FROM search_queries";
 
 fn query_from_row(row: &PgRow) -> Result<SearchQuery> {
     Ok(SearchQuery {

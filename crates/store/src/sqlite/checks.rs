@@ -3,6 +3,7 @@
 use super::SqliteStore;
 use super::apply::{insert_log, json, raise_host_floor};
 use crate::codec::{self, micros};
+use crate::search::lite::{ADD_QUERY, LIST_QUERIES, QUERY_BY_TEXT, QUERY_RAN, REMOVE_QUERY};
 use crate::{CheckApply, EntryOverlap, Result, SearchQuery, StoredCheck, UrlCheck};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
@@ -121,37 +122,32 @@ impl SqliteStore {
         at: DateTime<Utc>,
     ) -> Result<(SearchQuery, bool)> {
         let (_turn, mut tx) = self.write().await?;
-        let new = sqlx::query(
-            "INSERT INTO search_queries (provider, query, created_at) VALUES (?1, ?2, ?3) \
-             ON CONFLICT (provider, query) DO NOTHING",
-        )
-        .bind(provider)
-        .bind(query)
-        .bind(micros(at))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let new = sqlx::query(sqlx::AssertSqlSafe(ADD_QUERY.as_str()))
+            .bind(provider)
+            .bind(query)
+            .bind(micros(at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             == 1;
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{QUERY_COLUMNS} WHERE provider = ?1 AND query = ?2"
-        )))
-        .bind(provider)
-        .bind(query)
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(QUERY_BY_TEXT.as_str()))
+            .bind(provider)
+            .bind(query)
+            .fetch_one(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok((query_from_row(&row)?, new))
     }
 
     pub(super) async fn search_queries_in(&self) -> Result<Vec<SearchQuery>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{QUERY_COLUMNS} ORDER BY id")))
+        let rows = sqlx::query(sqlx::AssertSqlSafe(LIST_QUERIES.as_str()))
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(query_from_row).collect()
     }
 
     pub(super) async fn remove_search_query_in(&self, id: i64) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM search_queries WHERE id = ?1")
+        let done = sqlx::query(sqlx::AssertSqlSafe(REMOVE_QUERY.as_str()))
             .bind(id)
             .execute(&self.pool)
             .await?;
@@ -164,7 +160,7 @@ impl SqliteStore {
         at: DateTime<Utc>,
         result: &str,
     ) -> Result<()> {
-        sqlx::query("UPDATE search_queries SET last_run_at = ?2, last_result = ?3 WHERE id = ?1")
+        sqlx::query(sqlx::AssertSqlSafe(QUERY_RAN.as_str()))
             .bind(id)
             .bind(micros(at))
             .bind(result)
@@ -188,9 +184,6 @@ fn check_from_row(row: &SqliteRow) -> Result<StoredCheck> {
         },
     })
 }
-
-const QUERY_COLUMNS: &str =
-    "SELECT id, provider, query, created_at, last_run_at, last_result FROM search_queries";
 
 fn query_from_row(row: &SqliteRow) -> Result<SearchQuery> {
     Ok(SearchQuery {
