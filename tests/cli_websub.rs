@@ -236,7 +236,8 @@ async fn websub_a_feed_naming_a_hub_is_pushed_and_polled_less() {
     // The subscription as the API shows it: live, one push stored, never its secret.
     let shown = call(addr, "GET", "/v1/feeds/1/websub", None).await;
     assert_eq!(shown.status, 200, "{}", shown.text());
-    let sub: serde_json::Value = serde_json::from_slice(&shown.body).unwrap();
+    let shown_json: serde_json::Value = serde_json::from_slice(&shown.body).unwrap();
+    let sub = &shown_json["subscription"];
     assert_eq!(sub["state"], "live", "{sub}");
     assert_eq!(sub["hub"], hub.url());
     assert_eq!(sub["topic"], feed_url.as_str());

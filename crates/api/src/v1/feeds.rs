@@ -4,7 +4,8 @@
 
 use super::params;
 use super::wire::{
-    DirectiveChange, DirectiveHistory, Feed, FeedChange, FeedList, Subscribe, WebSubscription,
+    DirectiveChange, DirectiveHistory, Feed, FeedChange, FeedList, FeedWebSub, Subscribe,
+    WebSubscription,
 };
 use crate::AppState;
 use crate::auth::{ReadAccess, WriteAccess};
@@ -131,9 +132,9 @@ pub async fn directives(
     }))
 }
 
-/// The feed's WebSub subscription: the hub it names, the topic, where it stands, its lease and
-/// the pushes stored (never its secret or its callback). 404 when the feed has none (no
-/// callback configured, no hub named, or not asked yet).
+/// The feed's WebSub subscription, if it has one: the hub it names, the topic, where it
+/// stands, its lease and the pushes stored (never its secret or its callback). A feed has none
+/// when no callback is configured, its feed names no hub, or the hub was not asked yet.
 #[utoipa::path(
     get,
     path = "/v1/feeds/{id}/websub",
@@ -142,10 +143,10 @@ pub async fn directives(
     params(("id" = i64, Path, minimum = 1, description = "The feed's id.")),
     security((), ("bearer" = [])),
     responses(
-        (status = OK, description = "The subscription.", body = WebSubscription),
+        (status = OK, description = "The subscription, or `null`.", body = FeedWebSub),
         (status = BAD_REQUEST, description = "`id` is not a positive whole number.",
             body = problem::Body, content_type = "application/problem+json"),
-        (status = NOT_FOUND, description = "No feed has this id, or it has no subscription.",
+        (status = NOT_FOUND, description = "No feed has this id.",
             body = problem::Body, content_type = "application/problem+json"),
         ReadErrors,
     )
@@ -154,15 +155,16 @@ pub async fn websub(
     State(state): State<AppState>,
     _: ReadAccess,
     id: Result<Path<String>, PathRejection>,
-) -> Result<Json<WebSubscription>, Problem> {
+) -> Result<Json<FeedWebSub>, Problem> {
     let Path(id) = id?;
     let id = params::feed_id("id", &id)?;
-    match state.store.websub(id).await? {
-        Some(record) => Ok(Json(WebSubscription::from(&record))),
-        None => Err(Problem::not_found(format!(
-            "feed {id} has no WebSub subscription"
-        ))),
+    if state.store.feed(id).await?.is_none() {
+        return Err(Problem::not_found(format!("no feed with id {id}")));
     }
+    let subscription = state.store.websub(id).await?;
+    Ok(Json(FeedWebSub {
+        subscription: subscription.as_ref().map(WebSubscription::from),
+    }))
 }
 
 /// Subscribe the calling key to a feed.

@@ -66,7 +66,13 @@ pub struct Feed {
     pub icon: Option<String>,
 }
 
-/// `GET /v1/feeds/{id}/websub`: a feed's WebSub subscription.
+/// `GET /v1/feeds/{id}/websub`: a feed's WebSub subscription, `null` when it has none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FeedWebSub {
+    pub subscription: Option<WebSubscription>,
+}
+
+/// A feed's WebSub subscription.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct WebSubscription {
     /// The hub the feed names.

@@ -171,3 +171,49 @@ async fn ff7_a_feeds_thumbnail_is_served_with_its_decision() {
     assert_eq!(got.json["image"]["shown"], false);
     assert_eq!(got.json["image"]["why"], "no licence declared");
 }
+
+/// A feed's WebSub subscription: `null` until the hub was asked, then where it stands, never
+/// its secret or callback token; 404 for no feed.
+#[tokio::test]
+async fn websub_a_feeds_subscription_is_shown_without_its_secret() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let path = format!("/v1/feeds/{}/websub", feed.0);
+    let none = server.get(&path).await;
+    assert_eq!(none.status, 200);
+    assert!(none.json["subscription"].is_null(), "{}", none.json);
+    server
+        .store
+        .save_websub(
+            &tidings_store::WebSubRecord {
+                feed_id: feed,
+                token: "0123456789abcdef0123456789abcdef".into(),
+                hub: "https://hub.example/".into(),
+                topic: "https://one.example/feed.xml".into(),
+                secret: "do-not-show".into(),
+                state: tidings_model::SubscriptionState::Live,
+                requested_at: t(0),
+                lease_until: Some(t(3_600)),
+                reason: None,
+                pushes: 0,
+                last_push_at: None,
+            },
+            &[],
+        )
+        .await
+        .unwrap();
+    let live = server.get(&path).await;
+    assert_eq!(live.status, 200);
+    let sub = &live.json["subscription"];
+    assert_eq!(sub["state"], "live");
+    assert_eq!(sub["hub"], "https://hub.example/");
+    assert_eq!(sub["pushes"], 0);
+    let text = live.json.to_string();
+    assert!(
+        !text.contains("do-not-show") && !text.contains("0123456789abcdef"),
+        "{text}"
+    );
+    assert_eq!(server.get("/v1/feeds/999/websub").await.status, 404);
+}
