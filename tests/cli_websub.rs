@@ -84,7 +84,7 @@ where
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn websub_a_feed_naming_a_hub_is_pushed_and_polled_less() {
+async fn c7_websub_a_feed_naming_a_hub_is_pushed_and_polled_less() {
     let hub = Hub::start("127.0.0.1".parse().unwrap()).await.unwrap();
     let feed = |ids: &[&str]| {
         Resource::new(Behaviour::Body {

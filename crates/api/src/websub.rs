@@ -33,17 +33,12 @@ fn plain(status: StatusCode, text: impl Into<String>) -> Response {
         .into_response()
 }
 
-/// Whether a callback token could be one of ours (32 hex digits), before the store is asked.
-fn plausible(token: &str) -> bool {
-    token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
 async fn verify(
     State(state): State<AppState>,
     Path(token): Path<String>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    if !plausible(&token) {
+    if !websub::is_token(&token) {
         return plain(StatusCode::NOT_FOUND, "no such subscription\n");
     }
     let asked = Verification {
@@ -80,7 +75,7 @@ async fn push(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if !plausible(&token) {
+    if !websub::is_token(&token) {
         return plain(StatusCode::GONE, "no such subscription\n");
     }
     let limit = usize::try_from(state.profile.websub.max_push_bytes).unwrap_or(usize::MAX);

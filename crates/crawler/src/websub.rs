@@ -29,6 +29,16 @@ use url::Url;
 /// The callback path under the configured public URL: `{callback}/websub/{token}`.
 pub const CALLBACK_PATH: &str = "websub";
 
+/// Random bytes in a callback's token (written as hex) and in a subscription's secret.
+const TOKEN_BYTES: usize = 16;
+const SECRET_BYTES: usize = 32;
+
+/// Whether `token` could name one of our callbacks (as many hex digits as [`TOKEN_BYTES`]
+/// make), before any store is asked.
+pub fn is_token(token: &str) -> bool {
+    token.len() == 2 * TOKEN_BYTES && token.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// What a read found of WebSub in the feed it parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Named {
@@ -160,7 +170,7 @@ impl Crawler {
             .filter(|k| k.hub == named.hub.as_str() && k.topic == named.topic);
         let (token, secret) = match same {
             Some(k) => (k.token.clone(), k.secret.clone()),
-            None => (random_hex(16)?, random_hex(32)?),
+            None => (random_hex(TOKEN_BYTES)?, random_hex(SECRET_BYTES)?),
         };
         let callback_url = callback_url(callback, &token)?;
         let budget = crate::time_limit(&self.fetcher, 1);
