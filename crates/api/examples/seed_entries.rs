@@ -176,6 +176,7 @@ pub fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) 
             bytes: 20_000,
             duration_ms: 80,
             rule: "due: interval 1d".into(),
+            ticket: None,
         }],
         host_floor: None,
         fence: None,

@@ -53,6 +53,7 @@ fn row(feed: FeedId, at: DateTime<Utc>, host: &str, url: &str) -> RequestLogRow 
         bytes: 4321,
         duration_ms: 12,
         rule: "due: interval 1h".to_owned(),
+        ticket: None,
     }
 }
 

@@ -239,6 +239,7 @@ async fn run(
                 bytes: 10_000,
                 duration_ms: 50,
                 rule: "first add".into(),
+                ticket: None,
             }],
             host_floor: None,
             fence: None,

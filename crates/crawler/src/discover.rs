@@ -542,6 +542,7 @@ impl Crawler {
                                 started_at: now(),
                                 duration: std::time::Duration::ZERO,
                                 bytes: 0,
+                                ticket: None,
                             }));
                         }
                         b.requests += 1;

@@ -8,7 +8,7 @@ use crate::{CrawlError, Crawler};
 use std::net::IpAddr;
 use std::sync::Arc;
 use tidings_fetch::FetchRequest;
-use tidings_model::{FeedId, FetchOutcome, HostKey};
+use tidings_model::{FeedId, FetchOutcome, HostKey, Label};
 use tidings_read::{Answer, Event, Need, RequestKind, RobotsCopy, Sent};
 use tidings_store::RequestLogRow;
 use url::Url;
@@ -59,7 +59,11 @@ impl Crawler {
                     .map(|real| real.saturating_mul(self.config.clock.scale()));
                 Event::Quiet(quiet)
             }
-            Need::Send { request, gap } => {
+            Need::Send {
+                request,
+                gap,
+                allowed,
+            } => {
                 let budget = crate::time_limit(&self.fetcher, request.patience);
                 let fetch = FetchRequest {
                     validators: request.validators.clone(),
@@ -94,9 +98,35 @@ impl Crawler {
                         started_at: self.now(),
                         duration: std::time::Duration::ZERO,
                         bytes: 0,
+                        ticket: None,
                     })
                 } else {
-                    let response = self.send(&fetch, request.kind.as_str()).await;
+                    // C7: the request's row is written before it is sent.
+                    let ahead = RequestLogRow {
+                        egress: fetch.egress.map(|a| a.to_string()),
+                        ..log_row_of(
+                            self.now(),
+                            match request.kind {
+                                RequestKind::Resource(_) => asker.feed,
+                                RequestKind::Robots => None,
+                            },
+                            &request.target,
+                            request.kind.as_str(),
+                            None,
+                            Label::InFlight,
+                            0,
+                            std::time::Duration::ZERO,
+                            &allowed.to_string(),
+                        )
+                    };
+                    let (response, ticket) =
+                        match self.send(&fetch, request.kind.as_str(), &ahead).await {
+                            Ok(sent) => sent,
+                            Err(e) => {
+                                turn.end(self).await;
+                                return Err(e);
+                            }
+                        };
                     let clock = &self.config.clock;
                     Event::Answer(Answer {
                         // Rows and every instant are kept in crawler time; the fetcher's clock
@@ -105,6 +135,7 @@ impl Crawler {
                         duration: response.duration,
                         bytes: response.bytes,
                         outcome: clock.answer_outcome(response.outcome),
+                        ticket: Some(ticket),
                     })
                 };
                 turn.end(self).await;
@@ -142,6 +173,7 @@ pub(crate) fn log_row(
             RequestKind::Resource(_) => egress,
             RequestKind::Robots => None,
         },
+        ticket: sent.ticket,
         ..log_row_of(
             sent.at,
             feed,
@@ -183,5 +215,6 @@ pub(crate) fn log_row_of(
         bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
         duration_ms: i64::try_from(duration.as_millis()).unwrap_or(i64::MAX),
         rule: rule.to_owned(),
+        ticket: None,
     }
 }

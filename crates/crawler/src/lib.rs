@@ -327,14 +327,19 @@ impl Crawler {
             .then(|| Profile::user_agent_of_feed(&self.fetcher.config().user_agent, subscribers))
     }
 
+    /// Send one request, once its row `ahead` is written to the request log (C7), and count
+    /// it in [`Crawler::live`]. Nothing is sent when the row cannot be written. The ticket
+    /// goes into the request's own row, which closes the one written ahead.
     pub(crate) async fn send(
         &self,
         request: &tidings_fetch::FetchRequest,
         purpose: &'static str,
-    ) -> tidings_fetch::FetchResponse {
+        ahead: &tidings_store::RequestLogRow,
+    ) -> Result<(tidings_fetch::FetchResponse, tidings_model::RequestTicket), CrawlError> {
+        let ticket = self.store.open_request(ahead).await?;
         let response = self.fetcher.fetch(request).await;
         self.live.record(purpose, &response);
-        response
+        Ok((response, ticket))
     }
 
     /// The first request of this process to a host is spaced from the last one the request
@@ -357,9 +362,17 @@ impl Crawler {
         let Some(row) = last else {
             return;
         };
-        // The row's time is crawler time; its duration was measured in real time.
+        // The row's time is crawler time; its duration was measured in real time. A request
+        // whose answer was never stored (its process stopped) may have lasted as long as any
+        // request may.
         let scale = i64::from(self.config.clock.scale());
-        let ended = chrono::Duration::try_milliseconds(row.duration_ms.saturating_mul(scale))
+        let took_ms = if row.outcome == tidings_model::Label::InFlight {
+            let longest = time_limit(&self.fetcher, self.profile.retry.no_answer_patience);
+            i64::try_from(longest.as_millis()).unwrap_or(i64::MAX)
+        } else {
+            row.duration_ms
+        };
+        let ended = chrono::Duration::try_milliseconds(took_ms.saturating_mul(scale))
             .and_then(|took| row.at.checked_add_signed(took))
             .unwrap_or(row.at);
         let ago = (self.now() - ended).to_std().unwrap_or_default();

@@ -20,7 +20,7 @@ use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use tidings_fetch::FetchRequest;
-use tidings_model::{FeedId, RequestPurpose, SubscriptionState};
+use tidings_model::{FeedId, Label, RequestPurpose, SubscriptionState};
 use tidings_policy::Profile;
 use tidings_policy::websub::{self as rule, Ask, Standing};
 use tidings_store::{FeedRecord, PushRecord, Store, WebSubRecord};
@@ -216,18 +216,31 @@ impl Crawler {
             ]),
             ..FetchRequest::new(named.hub.clone())
         };
-        let response = self.send(&request, RequestPurpose::WebSub.as_str()).await;
-        turn.end(self).await;
-        let clock = &self.config.clock;
-        let outcome = clock.answer_outcome(response.outcome);
-        let status = outcome.status();
-        let accepted = status.is_some_and(|s| (200..300).contains(&s));
         let why = match ask {
             Ask::New => "websub: the feed names this hub",
             Ask::Renew => "websub: the lease ends soon",
             Ask::Again => "websub: asked again after a day",
         };
-        let row = log_row_of(
+        let purpose = RequestPurpose::WebSub.as_str();
+        let ahead = log_row_of(
+            self.now(),
+            Some(feed),
+            &named.hub,
+            purpose,
+            None,
+            Label::InFlight,
+            0,
+            std::time::Duration::ZERO,
+            why,
+        );
+        let sent = self.send(&request, purpose, &ahead).await;
+        turn.end(self).await;
+        let (response, ticket) = sent?;
+        let clock = &self.config.clock;
+        let outcome = clock.answer_outcome(response.outcome);
+        let status = outcome.status();
+        let accepted = status.is_some_and(|s| (200..300).contains(&s));
+        let mut row = log_row_of(
             clock.crawler_time_of(response.started_at),
             Some(feed),
             &named.hub,
@@ -238,6 +251,7 @@ impl Crawler {
             response.duration,
             why,
         );
+        row.ticket = Some(ticket);
         if !accepted {
             let said =
                 status.map_or_else(|| outcome.label().as_str().to_owned(), |s| s.to_string());

@@ -15,6 +15,13 @@ impl fmt::Display for FeedId {
     }
 }
 
+/// A request's write-ahead row in the request log: written before the request is sent, and
+/// closed by the request's own row once its answer is stored (C7). A row never closed is a
+/// request whose process stopped before storing its answer, logged all the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RequestTicket(pub i64);
+
 /// Why a string is not a feed URL.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FeedUrlError {

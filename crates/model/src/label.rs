@@ -51,11 +51,14 @@ pub enum Label {
     Postponed,
     /// The read failed inside tidings (the store, a task); nothing of it was stored.
     InternalError,
+    /// Sent, and no answer stored yet: the request is in flight, or the process that sent it
+    /// stopped before storing what came back (the request log's write-ahead row, C7).
+    InFlight,
 }
 
 impl Label {
     /// Every label, in declaration order.
-    pub const ALL: [Label; 20] = [
+    pub const ALL: [Label; 21] = [
         Label::Ok,
         Label::NotModified,
         Label::Unchanged,
@@ -76,6 +79,7 @@ impl Label {
         Label::Blocked,
         Label::Postponed,
         Label::InternalError,
+        Label::InFlight,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -100,6 +104,7 @@ impl Label {
             Label::Blocked => "blocked",
             Label::Postponed => "postponed",
             Label::InternalError => "internal_error",
+            Label::InFlight => "in_flight",
         }
     }
 
@@ -130,9 +135,11 @@ impl Label {
     }
 
     /// Whether it counts as an error of the feed: a request was sent and failed because of
-    /// the publisher's answer (not the crawler's own pause).
+    /// the publisher's answer (not the crawler's own pause, nor an answer not yet stored).
     pub fn is_error(self) -> bool {
-        self.was_sent() && !self.is_success() && self != Label::CrawlerPaused
+        self.was_sent()
+            && !self.is_success()
+            && !matches!(self, Label::CrawlerPaused | Label::InFlight)
     }
 }
 
@@ -199,6 +206,7 @@ mod tests {
             (Label::Blocked, false, false, false, false),
             (Label::Postponed, false, false, false, true),
             (Label::InternalError, false, false, false, false),
+            (Label::InFlight, true, false, false, false),
         ];
         for (label, sent, success, error, keeps) in rows {
             assert_eq!(

@@ -27,7 +27,7 @@ pub use fetch::{
     AnswerFailure, CacheHints, FetchOutcome, Fetched, RetryAfter, RightsHeaders, TransportError,
     Validators,
 };
-pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey, web_url};
+pub use ids::{FeedId, FeedUrl, FeedUrlError, HostKey, RequestTicket, web_url};
 pub use label::{Label, UnknownLabel};
 pub use page_job::{LimitsAsked, PageJobKind, PageJobState, SpiderLimits};
 pub use purpose::RequestPurpose;

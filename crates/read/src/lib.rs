@@ -40,7 +40,7 @@ pub use push::keep_pushed;
 use chrono::{DateTime, Utc};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use tidings_model::{FetchOutcome, RequestPurpose, Validators};
+use tidings_model::{FetchOutcome, RequestPurpose, RequestTicket, Validators};
 
 /// The validators of a request that sends none (robots.txt).
 static NO_VALIDATORS: Validators = Validators {
@@ -157,6 +157,8 @@ pub enum Need<'a, L: Locator> {
     Send {
         request: &'a Request<'a, L>,
         gap: Duration,
+        /// The rule that allows it, for the row a driver writes ahead of it (C7).
+        allowed: &'a Allowed<L>,
     },
     /// Store `copy` as `host`'s robots.txt, with the facts of the requests that read it (C7):
     /// [`Event::Saved`].
@@ -252,6 +254,9 @@ pub struct Answer {
     pub started_at: DateTime<Utc>,
     pub duration: Duration,
     pub bytes: u64,
+    /// The write-ahead row the driver logged before sending, if it keeps one (C7); handed
+    /// back in the request's [`Sent`] so that its row closes it.
+    pub ticket: Option<RequestTicket>,
 }
 
 /// A stored robots.txt: when it was read, the status of the answer (`None`: no answer) and

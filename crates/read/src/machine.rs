@@ -140,7 +140,21 @@ struct RobotsRead<'p, L: Locator> {
     /// The request for the current hop.
     request: Request<'p, L>,
     why: RobotsWhy,
+    /// The rule of the current hop's request.
+    allowed: Allowed<L>,
     hops: Vec<Sent<L>>,
+}
+
+impl<L: Locator> RobotsRead<'_, L> {
+    /// The rule of a request for the current hop: why the file is read, and the origin it
+    /// was asked for when a redirect left it.
+    fn allowed(&self) -> Allowed<L> {
+        Allowed::Robots {
+            why: self.why,
+            redirected_from: (self.request.target.host() != self.origin)
+                .then(|| self.origin.clone()),
+        }
+    }
 }
 
 /// The need the driver is asked to meet, owned by the read.
@@ -285,6 +299,7 @@ impl<'p, L: Locator> Read<'p, L> {
                 Some(robots) => Need::Send {
                     request: &robots.request,
                     gap: host_gap(self.profile, None, false),
+                    allowed: &robots.allowed,
                 },
                 None => Need::Done,
             },
@@ -297,7 +312,11 @@ impl<'p, L: Locator> Read<'p, L> {
                 target: &self.target,
             },
             Pending::Answer => match &self.in_flight {
-                Some((request, gap, _)) => Need::Send { request, gap: *gap },
+                Some((request, gap, allowed)) => Need::Send {
+                    request,
+                    gap: *gap,
+                    allowed,
+                },
                 None => Need::Done,
             },
             Pending::Judge(body) => Need::Judge {
@@ -447,8 +466,13 @@ impl<'p, L: Locator> Read<'p, L> {
             Some(_) => RobotsWhy::AfterDeferring,
         };
         let first = self.target.robots_txt();
+        let origin = self.target.host();
         self.robots = Some(RobotsRead {
-            origin: self.target.host(),
+            allowed: Allowed::Robots {
+                why,
+                redirected_from: None,
+            },
+            origin,
             request: Request {
                 target: first.clone(),
                 kind: RequestKind::Robots,
@@ -481,11 +505,7 @@ impl<'p, L: Locator> Read<'p, L> {
         if let FetchOutcome::Blocked { reason } = &answer.outcome {
             return self.robots_not_sent(reason.clone(), now);
         }
-        let allowed = Allowed::Robots {
-            why: robots.why,
-            redirected_from: (robots.request.target.host() != robots.origin)
-                .then(|| robots.origin.clone()),
-        };
+        let allowed = robots.allowed.clone();
         // Redirects are followed hop by hop (RFC 9309 allows five): each hop is checked,
         // waits for its own host's turn and is logged.
         if let FetchOutcome::Redirect {
@@ -497,6 +517,7 @@ impl<'p, L: Locator> Read<'p, L> {
             let seen = next == robots.first || robots.hops.iter().any(|h| h.target == next);
             if !seen && robots.hops.len() < usize::from(self.profile.fetch.max_redirects) {
                 let from = std::mem::replace(&mut robots.request.target, next);
+                robots.allowed = robots.allowed();
                 robots.hops.push(sent(
                     &answer,
                     from,
@@ -1301,5 +1322,6 @@ fn sent<L: Locator>(
         bytes: answer.bytes,
         duration: answer.duration,
         allowed,
+        ticket: answer.ticket,
     }
 }

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
-use tidings_model::{AnswerFailure, FetchOutcome, Label};
+use tidings_model::{AnswerFailure, FetchOutcome, Label, RequestTicket};
 use tidings_policy::Decision;
 use tidings_policy::egress::EgressRecord;
 use tidings_policy::pages::PageNext;
@@ -89,6 +89,8 @@ pub struct Sent<L: Locator> {
     pub bytes: u64,
     pub duration: Duration,
     pub allowed: Allowed<L>,
+    /// The write-ahead row this request's row closes ([`crate::Answer::ticket`]).
+    pub ticket: Option<RequestTicket>,
 }
 
 /// How a read ended.

@@ -193,6 +193,47 @@ fn ff11_c6_ff13_a_redirect_hop_is_checked_like_a_request_of_its_own() {
 }
 
 #[test]
+fn c7_every_request_is_handed_out_with_its_rule_and_its_row_closes_that_ticket() {
+    // A driver writes a row ahead of each request (C7) from what `Need::Send` gives it; the
+    // request's own row, once its answer is stored, carries the same ticket, URL and rule.
+    let p = profile("default");
+    let mut world = World::default()
+        .answer(
+            "https://a.example/robots.txt",
+            redirect(301, "https://c.example/robots.txt"),
+        )
+        .answer("https://c.example/robots.txt", FetchOutcome::NotFound)
+        .answer("https://a.example/f", redirect(301, "https://b.example/g"))
+        .answer("https://b.example/robots.txt", FetchOutcome::NotFound)
+        .answer("https://b.example/g", ok("<rss/>"));
+    let out = world.run(Read::new(
+        &feed("https://a.example/f"),
+        Purpose::FirstAdd,
+        &p,
+    ));
+    assert_eq!(out.ending(), Ending::Read);
+    let mut rows = world.closed.clone();
+    rows.extend(
+        out.sent
+            .iter()
+            .map(|s| (s.ticket, s.target.to_string(), s.allowed.to_string())),
+    );
+    rows.sort_by_key(|r| r.0.map(|t| t.0));
+    let ahead: Vec<_> = world
+        .ahead
+        .iter()
+        .map(|(t, url, rule)| (Some(*t), url.clone(), rule.clone()))
+        .collect();
+    assert_eq!(rows, ahead);
+    assert_eq!(ahead.len(), 5, "{ahead:#?}");
+    assert_eq!(
+        ahead[1].2,
+        "robots.txt before the first feed of this origin (FF11); redirected from https://a.example:443",
+        "a hop of robots.txt to another origin says so before it is sent"
+    );
+}
+
+#[test]
 fn c8_a_redirect_loop_ends_at_the_url_seen_before() {
     let p = profile("default");
     let mut world = World::default()

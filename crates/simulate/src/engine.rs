@@ -290,7 +290,7 @@ impl<'w> Shard<'w> {
                     let last = self.hosts[h].last_end;
                     Event::Quiet((last != NONE).then(|| ms_duration(now - last)))
                 }
-                Need::Send { request, gap } => {
+                Need::Send { request, gap, .. } => {
                     let last = self.hosts[h].last_end;
                     let start = if last == NONE {
                         now
@@ -351,6 +351,8 @@ impl<'w> Shard<'w> {
                         started_at: self.web.at(start),
                         duration: ms_duration(end - start),
                         bytes: 0,
+                        // The modelled web keeps no request log to write ahead.
+                        ticket: None,
                     })
                 }
                 Need::SaveRobots { copy, .. } => {

@@ -68,9 +68,6 @@ pub fn decode_queue_state(column: &str) -> Result<crate::QueueState> {
         .ok_or_else(|| StoreError::Corrupt(format!("unknown resource state {column:?}")))
 }
 
-/// The [`RequestLogRow`](crate::RequestLogRow) columns of `request_log`.
-pub const LOG_COLUMNS: &str = "SELECT at, feed_id, host, purpose, url, egress, status, outcome, bytes, duration_ms, rule FROM request_log";
-
 /// `text` as a column copy for PostgreSQL, which refuses NUL in `TEXT`: NUL becomes U+FFFD.
 /// The exact entry is always kept: in the JSON `data` column, where NUL is escaped, with its
 /// summary in the `summary` column only when that column holds it exactly (see

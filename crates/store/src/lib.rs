@@ -27,6 +27,7 @@ mod accounts;
 mod codec;
 pub mod freshness;
 mod keys;
+mod log;
 mod migrations;
 mod postgres;
 pub mod reading;
@@ -47,7 +48,7 @@ pub use types::*;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
-use tidings_model::{FeedId, FeedUrl};
+use tidings_model::{FeedId, FeedUrl, RequestTicket};
 
 /// Everything that can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -186,8 +187,16 @@ pub trait Store: Send + Sync {
     /// Stored entries, newest first (see `StoredEntry::sort_at`).
     async fn entries(&self, query: &EntryQuery) -> Result<Vec<StoredEntry>>;
 
-    /// Request log rows, newest first.
+    /// Request log rows, newest first: the rows of answered requests and the write-ahead
+    /// rows not closed yet (outcome `in_flight`, no status, 0 bytes and 0 ms).
     async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>>;
+
+    /// Write the request-log row of a request about to be sent (C7): `row`'s time, feed,
+    /// host, purpose, URL, egress and rule (its answer's fields are not kept), committed
+    /// before this returns. The request's own row, written with the answer, names the ticket
+    /// and closes it in the same transaction; until then the log shows it as `in_flight`, and
+    /// so it stays if the process stops first.
+    async fn open_request(&self, row: &RequestLogRow) -> Result<RequestTicket>;
 
     /// Delete the request-log rows older than `before` (FF17: the log has its own retention
     /// period), a batch at a time so no write waits long behind it. Returns the rows deleted.

@@ -167,6 +167,11 @@ const SQLITE: &[Source] = &[
         "websub",
         include_str!("../migrations/sqlite/0031_websub.sql"),
     ),
+    (
+        32,
+        "requests open",
+        include_str!("../migrations/sqlite/0032_requests_open.sql"),
+    ),
 ];
 
 const POSTGRES: &[Source] = &[
@@ -324,6 +329,11 @@ const POSTGRES: &[Source] = &[
         31,
         "websub",
         include_str!("../migrations/postgres/0031_websub.sql"),
+    ),
+    (
+        32,
+        "requests open",
+        include_str!("../migrations/postgres/0032_requests_open.sql"),
     ),
 ];
 

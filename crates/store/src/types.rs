@@ -2,7 +2,9 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tidings_model::{Entry, FailureKind, FailureTotals, FeedId, FeedUrl, Label, Validators};
+use tidings_model::{
+    Entry, FailureKind, FailureTotals, FeedId, FeedUrl, Label, RequestTicket, Validators,
+};
 
 /// Whether a feed is fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -290,6 +292,11 @@ pub struct RequestLogRow {
     pub duration_ms: i64,
     /// The rule that allowed the request ("due: interval 1h", "first add").
     pub rule: String,
+    /// The write-ahead row ([`Store::open_request`](crate::Store::open_request)) this row
+    /// closes, written in the same transaction; `None` when none was written. The store's own
+    /// bookkeeping, never shown.
+    #[serde(skip)]
+    pub ticket: Option<RequestTicket>,
 }
 
 /// Everything one fetch changes, applied atomically by

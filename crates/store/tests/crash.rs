@@ -80,6 +80,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
             bytes: 100,
             duration_ms: 5,
             rule: "due".to_owned(),
+            ticket: None,
         }],
         host_floor: None,
         fence: None,

@@ -97,6 +97,12 @@ impl Store for Broken {
     async fn request_log(&self, _: &LogQuery) -> tidings_store::Result<Vec<RequestLogRow>> {
         fail()
     }
+    async fn open_request(
+        &self,
+        _: &RequestLogRow,
+    ) -> tidings_store::Result<tidings_model::RequestTicket> {
+        fail()
+    }
     async fn directive_history(
         &self,
         _: FeedId,

@@ -344,6 +344,7 @@ pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
             bytes: 1234,
             duration_ms: 56,
             rule: "due: interval 1h".to_owned(),
+            ticket: None,
         }],
         host_floor: None,
         fence: None,

@@ -63,6 +63,8 @@ pub struct Script {
     pub user_agents: Arc<Mutex<Vec<(String, String)>>>,
     /// Feed requests from these addresses get a 403 (robots.txt is still served).
     pub refused_sources: Arc<Mutex<Vec<std::net::IpAddr>>>,
+    /// Requests for these paths are answered only once their gate is opened.
+    held: Arc<Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>>,
 }
 
 impl Script {
@@ -73,6 +75,14 @@ impl Script {
             .entry(path.into())
             .or_default()
             .push(answer);
+    }
+
+    /// Hold every request for `path` unanswered until the returned gate is opened
+    /// (`add_permits(1)` lets one through).
+    pub fn hold(&self, path: &str) -> Arc<tokio::sync::Semaphore> {
+        let gate = Arc::new(tokio::sync::Semaphore::new(0));
+        self.held.lock().unwrap().insert(path.into(), gate.clone());
+        gate
     }
 
     pub fn count(&self, path: &str) -> usize {
@@ -131,6 +141,10 @@ pub async fn serve(script: Script) -> u16 {
                     .lock()
                     .unwrap()
                     .push((path.clone(), std::time::Instant::now()));
+                let held = script.held.lock().unwrap().get(&path).cloned();
+                if let Some(gate) = held {
+                    let _ = gate.acquire().await.map(|permit| permit.forget());
+                }
                 let refused = path != "/robots.txt"
                     && script.refused_sources.lock().unwrap().contains(&peer.ip());
                 let answer = if refused {

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tidings_model::{
-    CacheHints, Entry, Feed, FeedFormat, FetchOutcome, Fetched, ParsedFeed, TransportError,
-    Validators,
+    CacheHints, Entry, Feed, FeedFormat, FetchOutcome, Fetched, ParsedFeed, RequestTicket,
+    TransportError, Validators,
 };
 use tidings_policy::{BodyVerdict, FeedHints, FeedSchedule, Profile};
 use tidings_read::{
@@ -84,6 +84,11 @@ pub struct World {
     pub feed_at: bool,
     pub trace: Vec<String>,
     pub saved: Vec<(String, RobotsCopy, Vec<String>)>,
+    /// Every request's write-ahead row, as a driver that keeps one writes it before sending:
+    /// its ticket (the request's number), URL and rule (C7).
+    pub ahead: Vec<(RequestTicket, String, String)>,
+    /// The rows of the robots.txt requests saved, as (ticket, URL, rule).
+    pub closed: Vec<(Option<RequestTicket>, String, String)>,
     /// What the driver's examination of a resource's body says (usable when unset).
     pub examined: Option<Result<(), String>>,
 }
@@ -133,7 +138,14 @@ impl World {
                     self.trace.push(format!("quiet {}", Locator::host(target)));
                     Event::Quiet(self.quiet)
                 }
-                Need::Send { request, gap } => {
+                Need::Send {
+                    request,
+                    gap,
+                    allowed,
+                } => {
+                    let ticket = RequestTicket(i64::try_from(self.ahead.len()).unwrap() + 1);
+                    self.ahead
+                        .push((ticket, request.target.to_string(), allowed.to_string()));
                     self.trace.push(format!(
                         "send {} {} gap {}s patience {}",
                         request.kind.as_str(),
@@ -152,6 +164,7 @@ impl World {
                         started_at,
                         duration: Duration::from_millis(200),
                         bytes: 10,
+                        ticket: Some(ticket),
                     })
                 }
                 Need::SaveRobots { host, copy, sent } => {
@@ -161,6 +174,10 @@ impl World {
                         RobotsCopy::clone(copy),
                         sent.iter().map(|s| s.allowed.to_string()).collect(),
                     ));
+                    self.closed.extend(
+                        sent.iter()
+                            .map(|s| (s.ticket, s.target.to_string(), s.allowed.to_string())),
+                    );
                     Event::Saved
                 }
                 Need::Judge { body, .. } => {

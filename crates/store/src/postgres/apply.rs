@@ -284,7 +284,7 @@ pub(super) async fn raise_host_floor(
     Ok(())
 }
 
-/// Append one request-log row (C7).
+/// Append one request-log row (C7), closing the write-ahead row it names.
 pub(super) async fn insert_log(
     tx: &mut Transaction<'static, Postgres>,
     log: &crate::RequestLogRow,
@@ -306,7 +306,31 @@ pub(super) async fn insert_log(
     .bind(&log.rule)
     .execute(&mut **tx)
     .await?;
+    if let Some(ticket) = log.ticket {
+        sqlx::query("DELETE FROM requests_open WHERE id = $1")
+            .bind(ticket.0)
+            .execute(&mut **tx)
+            .await?;
+    }
     Ok(())
+}
+
+/// Write a request's write-ahead row (C7), committed alone: its ticket is the row's id.
+pub(super) async fn open_request(
+    pool: &sqlx::PgPool,
+    row: &crate::RequestLogRow,
+) -> Result<tidings_model::RequestTicket> {
+    let id: i64 = sqlx::query_scalar(crate::log::pg::OPEN)
+        .bind(row.at)
+        .bind(row.feed_id.map(|f| f.0))
+        .bind(&row.host)
+        .bind(&row.purpose)
+        .bind(&row.url)
+        .bind(row.egress.as_deref())
+        .bind(&row.rule)
+        .fetch_one(pool)
+        .await?;
+    Ok(tidings_model::RequestTicket(id))
 }
 
 /// Make sure a host row exists for `url`'s host.

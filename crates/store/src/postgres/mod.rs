@@ -23,10 +23,11 @@ mod websub;
 use crate::DirectiveRecord;
 use crate::Release;
 use crate::codec::{
-    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
-    MAX_LOG_LIMIT, SearchFilter, select_feeds, without_nul, without_nul_opt,
+    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT,
+    SearchFilter, select_feeds, without_nul, without_nul_opt,
 };
 use crate::freshness::ClearOnDrop;
+use crate::log;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
     HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
@@ -38,7 +39,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, QueryBuilder};
 use std::str::FromStr;
 use std::time::Duration;
-use tidings_model::{FeedId, FeedUrl};
+use tidings_model::{FeedId, FeedUrl, RequestTicket};
 
 /// Connections in the pool of one process.
 const MAX_CONNECTIONS: u32 = 8;
@@ -438,46 +439,64 @@ impl Store for PgStore {
         let mut deleted = 0;
         loop {
             let mut tx = self.pool.begin().await?;
-            let done = sqlx::query(
-                "DELETE FROM request_log WHERE id IN \
-                 (SELECT id FROM request_log WHERE at < $1 LIMIT $2)",
-            )
-            .bind(before)
-            .bind(BATCH)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            let done = sqlx::query(log::pg::PRUNE)
+                .bind(before)
+                .bind(BATCH)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
             tx.commit().await?;
             deleted += done;
             if done < u64::try_from(BATCH).unwrap_or(u64::MAX) {
-                return Ok(deleted);
+                break;
             }
         }
+        let open = sqlx::query(log::pg::PRUNE_OPEN)
+            .bind(before)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(deleted + open)
     }
 
     async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>> {
-        let mut sql = QueryBuilder::<Postgres>::new(LOG_COLUMNS);
-        sql.push(" WHERE TRUE");
-        if let Some(host) = &query.host {
-            match codec::host_name_pattern(host) {
-                None => sql.push(" AND host = ").push_bind(host.as_str()),
-                Some(pattern) => sql
-                    .push(" AND host LIKE ")
-                    .push_bind(pattern)
-                    .push(" ESCAPE '\\'"),
-            };
+        let limit = codec::limit(query.limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT);
+        let mut sql = QueryBuilder::<Postgres>::new(log::LISTING_START);
+        for (i, source) in [log::ANSWERED, log::UNANSWERED.as_str()]
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                sql.push(log::LISTING_BETWEEN);
+            }
+            sql.push(source).push(" WHERE TRUE");
+            if let Some(host) = &query.host {
+                match codec::host_name_pattern(host) {
+                    None => sql.push(" AND host = ").push_bind(host.clone()),
+                    Some(pattern) => sql
+                        .push(" AND host LIKE ")
+                        .push_bind(pattern)
+                        .push(" ESCAPE '\\'"),
+                };
+            }
+            if let Some(feed) = query.feed {
+                sql.push(" AND feed_id = ").push_bind(feed.0);
+            }
+            sql.push(log::NEWEST_FIRST).push_bind(limit);
         }
-        if let Some(feed) = query.feed {
-            sql.push(" AND feed_id = ").push_bind(feed.0);
-        }
-        sql.push(" ORDER BY at DESC, id DESC LIMIT ")
-            .push_bind(codec::limit(query.limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT));
+        sql.push(log::LISTING_END)
+            .push(log::NEWEST_FIRST)
+            .push_bind(limit);
         sql.build()
             .fetch_all(&self.pool)
             .await?
             .iter()
             .map(rows::log_from_row)
             .collect()
+    }
+
+    async fn open_request(&self, row: &RequestLogRow) -> Result<RequestTicket> {
+        apply::open_request(&self.pool, row).await
     }
 
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {

@@ -102,6 +102,7 @@ pub(super) fn log_from_row(row: &PgRow) -> Result<RequestLogRow> {
         bytes: row.try_get("bytes")?,
         duration_ms: row.try_get("duration_ms")?,
         rule: row.try_get("rule")?,
+        ticket: None,
     })
 }
 

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{Sqlite, Transaction};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
-use tidings_model::{FailureKind, FeedId, FeedUrl};
+use tidings_model::{FailureKind, FeedId, FeedUrl, RequestTicket};
 
 /// One fetch made ready for writing: owned, with every entry serialised and hashed, so the
 /// writer does nothing but SQL.
@@ -466,7 +466,25 @@ const LOG_INSERT: &str = "INSERT INTO request_log (at, feed_id, host, purpose, u
                           status, outcome, bytes, duration_ms, rule) VALUES ";
 const LOG_PARAMS: usize = 11;
 
-/// Append request-log rows (C7), in order.
+/// Write a request's write-ahead row (C7); its ticket is the row's id.
+pub(super) async fn open_request(
+    tx: &mut Transaction<'static, Sqlite>,
+    row: &RequestLogRow,
+) -> Result<RequestTicket> {
+    let id: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(crate::log::lite::OPEN.as_str()))
+        .bind(micros(row.at))
+        .bind(row.feed_id.map(|f| f.0))
+        .bind(row.host.as_str())
+        .bind(row.purpose.as_str())
+        .bind(row.url.as_str())
+        .bind(row.egress.as_deref())
+        .bind(row.rule.as_str())
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(RequestTicket(id))
+}
+
+/// Append request-log rows (C7), in order, each closing the write-ahead row it names.
 async fn insert_logs(tx: &mut Transaction<'static, Sqlite>, logs: &[&RequestLogRow]) -> Result<()> {
     static SQL: LazyLock<Vec<String>> = LazyLock::new(|| multi_row_sql(LOG_INSERT, LOG_PARAMS));
     for (chunk, size) in chunks(logs) {
@@ -486,6 +504,15 @@ async fn insert_logs(tx: &mut Transaction<'static, Sqlite>, logs: &[&RequestLogR
                 .bind(log.rule.as_str());
         }
         query.execute(&mut **tx).await?;
+    }
+    let tickets: Vec<i64> = logs.iter().filter_map(|l| l.ticket).map(|t| t.0).collect();
+    if !tickets.is_empty() {
+        let ids = serde_json::to_string(&tickets)
+            .map_err(|e| StoreError::Corrupt(format!("tickets: {e}")))?;
+        sqlx::query("DELETE FROM requests_open WHERE id IN (SELECT value FROM json_each(?1))")
+            .bind(ids)
+            .execute(&mut **tx)
+            .await?;
     }
     Ok(())
 }

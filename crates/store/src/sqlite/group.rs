@@ -22,10 +22,11 @@
 use super::SqliteStore;
 use super::apply::{self, Prepared};
 use super::leases::{self, Claim, GiveBack};
-use crate::{ApplyReport, HostClaim, Result, StoreError};
+use crate::{ApplyReport, HostClaim, RequestLogRow, Result, StoreError};
 use sqlx::{Sqlite, Transaction};
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use tidings_model::RequestTicket;
 use tokio::sync::oneshot;
 
 /// The most writes in one transaction, to bound how long one commit holds the write turn.
@@ -38,6 +39,8 @@ pub(super) enum Write {
     Fetch(Box<Prepared>),
     Claim(Claim),
     GiveBack(GiveBack),
+    /// A request's write-ahead row (C7), committed before the request is sent.
+    Open(Box<RequestLogRow>),
 }
 
 /// What a write answers, by kind.
@@ -46,6 +49,7 @@ pub(super) enum Written {
     Fetch(ApplyReport),
     Claim(Vec<HostClaim>),
     GiveBack(u64),
+    Open(RequestTicket),
 }
 
 /// The writes waiting for the writer.
@@ -95,6 +99,14 @@ impl SqliteStore {
     pub(super) async fn give_back_grouped(&self, give_back: GiveBack) -> Result<u64> {
         match self.grouped(Write::GiveBack(give_back)).await? {
             Written::GiveBack(n) => Ok(n),
+            other => Err(mismatch(&other)),
+        }
+    }
+
+    /// Queue a request's write-ahead row and wait until it is committed.
+    pub(super) async fn open_grouped(&self, row: RequestLogRow) -> Result<RequestTicket> {
+        match self.grouped(Write::Open(Box::new(row))).await? {
+            Written::Open(ticket) => Ok(ticket),
             other => Err(mismatch(&other)),
         }
     }
@@ -173,8 +185,10 @@ impl SqliteStore {
 }
 
 /// Apply `writes` in `tx`. The fetches go together (`apply::apply_batch`, in their order); the
-/// lease writes touch only `host_leases`, which no fetch writes, and go after them, so the
-/// outcome is that of applying every write one after another.
+/// lease writes touch only `host_leases`, which no fetch writes, and go after them; the
+/// write-ahead rows last (a fetch closes only a row committed before its request was sent,
+/// so never one of its own batch), so the outcome is that of applying every write one after
+/// another.
 async fn apply_writes(
     tx: &mut Transaction<'static, Sqlite>,
     writes: &[&Write],
@@ -193,6 +207,13 @@ async fn apply_writes(
     }
     .into_iter();
     let mut leases = lease_writes(tx, writes).await?.into_iter();
+    let mut opened = Vec::new();
+    for write in writes {
+        if let Write::Open(row) = write {
+            opened.push(apply::open_request(tx, row).await?);
+        }
+    }
+    let mut opened = opened.into_iter();
     let mut results = Vec::with_capacity(writes.len());
     for write in writes {
         results.push(match write {
@@ -201,6 +222,10 @@ async fn apply_writes(
                 .unwrap_or(Err(StoreError::WriterStopped))
                 .map(Written::Fetch),
             Write::Claim(_) | Write::GiveBack(_) => leases.next().ok_or(StoreError::WriterStopped),
+            Write::Open(_) => opened
+                .next()
+                .map(Written::Open)
+                .ok_or(StoreError::WriterStopped),
         });
     }
     Ok(results)
@@ -220,7 +245,7 @@ async fn lease_writes(
     let mut hosts: HashSet<&str> = HashSet::new();
     for &write in writes {
         let named: Vec<&str> = match write {
-            Write::Fetch(_) => continue,
+            Write::Fetch(_) | Write::Open(_) => continue,
             Write::Claim(c) => c.hosts.iter().map(String::as_str).collect(),
             Write::GiveBack(g) => g.releases.iter().map(|r| r.host.as_str()).collect(),
         };
@@ -254,7 +279,7 @@ async fn lease_phase(
     let mut now = None;
     for write in phase {
         match write {
-            Write::Fetch(_) => {}
+            Write::Fetch(_) | Write::Open(_) => {}
             Write::Claim(c) => {
                 claims.extend(c.rows());
                 now = now.max(Some(c.now));
@@ -276,7 +301,7 @@ async fn lease_phase(
     let mut out = Vec::with_capacity(phase.len());
     for write in phase {
         match write {
-            Write::Fetch(_) => {}
+            Write::Fetch(_) | Write::Open(_) => {}
             Write::Claim(c) => {
                 out.push(Written::Claim(
                     claimed.by_ref().take(c.hosts.len()).collect(),
@@ -366,6 +391,7 @@ mod tests {
                 bytes: 1,
                 duration_ms: 1,
                 rule: "due".to_owned(),
+                ticket: None,
             }],
             host_floor: None,
             fence: None,

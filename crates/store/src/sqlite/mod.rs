@@ -31,10 +31,11 @@ mod websub;
 use crate::DirectiveRecord;
 use crate::Release;
 use crate::codec::{
-    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, LOG_COLUMNS, MAX_ENTRY_LIMIT,
-    MAX_LOG_LIMIT, SearchFilter, micros, select_feeds,
+    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT,
+    SearchFilter, micros, select_feeds,
 };
 use crate::freshness::ClearOnDrop;
+use crate::log;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
     HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
@@ -50,7 +51,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
-use tidings_model::{FeedId, FeedUrl};
+use tidings_model::{FeedId, FeedUrl, RequestTicket};
 use tokio::sync::OwnedMutexGuard;
 
 /// How long a writer waits for another writer before giving up.
@@ -536,46 +537,66 @@ impl Store for SqliteStore {
         let mut deleted = 0;
         loop {
             let (_turn, mut tx) = self.write().await?;
-            let done = sqlx::query(
-                "DELETE FROM request_log WHERE id IN \
-                 (SELECT id FROM request_log WHERE at < ?1 LIMIT ?2)",
-            )
-            .bind(micros(before))
-            .bind(BATCH)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            let done = sqlx::query(sqlx::AssertSqlSafe(log::lite::PRUNE.as_str()))
+                .bind(micros(before))
+                .bind(BATCH)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
             tx.commit().await?;
             deleted += done;
             if done < u64::try_from(BATCH).unwrap_or(u64::MAX) {
-                return Ok(deleted);
+                break;
             }
         }
+        let (_turn, mut tx) = self.write().await?;
+        let open = sqlx::query(sqlx::AssertSqlSafe(log::lite::PRUNE_OPEN.as_str()))
+            .bind(micros(before))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(deleted + open)
     }
 
     async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>> {
-        let mut sql = QueryBuilder::<Sqlite>::new(LOG_COLUMNS);
-        sql.push(" WHERE 1 = 1");
-        if let Some(host) = &query.host {
-            match codec::host_name_pattern(host) {
-                None => sql.push(" AND host = ").push_bind(host.as_str()),
-                Some(pattern) => sql
-                    .push(" AND host LIKE ")
-                    .push_bind(pattern)
-                    .push(" ESCAPE '\\'"),
-            };
+        let limit = codec::limit(query.limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT);
+        let mut sql = QueryBuilder::<Sqlite>::new(log::LISTING_START);
+        for (i, source) in [log::ANSWERED, log::UNANSWERED.as_str()]
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                sql.push(log::LISTING_BETWEEN);
+            }
+            sql.push(source).push(" WHERE 1 = 1");
+            if let Some(host) = &query.host {
+                match codec::host_name_pattern(host) {
+                    None => sql.push(" AND host = ").push_bind(host.clone()),
+                    Some(pattern) => sql
+                        .push(" AND host LIKE ")
+                        .push_bind(pattern)
+                        .push(" ESCAPE '\\'"),
+                };
+            }
+            if let Some(feed) = query.feed {
+                sql.push(" AND feed_id = ").push_bind(feed.0);
+            }
+            sql.push(log::NEWEST_FIRST).push_bind(limit);
         }
-        if let Some(feed) = query.feed {
-            sql.push(" AND feed_id = ").push_bind(feed.0);
-        }
-        sql.push(" ORDER BY at DESC, id DESC LIMIT ")
-            .push_bind(codec::limit(query.limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT));
+        sql.push(log::LISTING_END)
+            .push(log::NEWEST_FIRST)
+            .push_bind(limit);
         sql.build()
             .fetch_all(&self.pool)
             .await?
             .iter()
             .map(rows::log_from_row)
             .collect()
+    }
+
+    async fn open_request(&self, row: &RequestLogRow) -> Result<RequestTicket> {
+        self.open_grouped(row.clone()).await
     }
 
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {

@@ -106,6 +106,7 @@ pub(super) fn log_from_row(row: &SqliteRow) -> Result<RequestLogRow> {
         bytes: row.try_get("bytes")?,
         duration_ms: row.try_get("duration_ms")?,
         rule: row.try_get("rule")?,
+        ticket: None,
     })
 }
 

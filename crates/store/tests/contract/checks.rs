@@ -149,6 +149,7 @@ pub async fn c7_a_checks_requests_are_logged_with_it(store: Arc<dyn Store>) {
         bytes: 0,
         duration_ms: 12,
         rule: "FF1: common path of https://slow.example/".into(),
+        ticket: None,
     };
     store
         .apply_check(&CheckApply {

@@ -95,6 +95,7 @@ pub async fn robots_cache_round_trips_and_logs_its_fetch(store: Arc<dyn Store>) 
         bytes: 20,
         duration_ms: 3,
         rule: "robots.txt before the first request".to_owned(),
+        ticket: None,
     };
     let first = tidings_store::RobotsCache {
         fetched_at: t(10),
@@ -152,6 +153,121 @@ pub async fn ff17_the_request_log_is_pruned_by_its_retention_period(store: Arc<d
     assert_eq!(store.prune_request_log(t(250)).await.unwrap(), 0);
     assert!(store.feed(one).await.unwrap().is_some(), "the feed stays");
     assert_eq!(store.prune_request_log(t(10_000)).await.unwrap(), 2);
+    assert!(
+        store
+            .request_log(&LogQuery::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// C7: a request's row is written before it is sent. Until its answer is stored the log shows
+/// it as `in_flight` (no status, bytes or duration), by host and by feed like any row; the
+/// request's own row closes it in the same write (a fetch's, a robots.txt copy's, a
+/// discovery check's alike); a row never closed (its process stopped) stays in the log until
+/// the retention removes it (FF17).
+pub async fn c7_a_request_is_logged_before_it_is_sent_and_closed_by_its_answer(
+    store: Arc<dyn Store>,
+) {
+    let one = feed(&store, "https://one.example/feed").await;
+    let mut ahead = outcome(one, t(100), "ok", Some(200)).log.remove(0);
+    let host = ahead.host.clone();
+    assert_eq!(host, "https://example.org:443");
+    ahead.outcome = tidings_model::Label::InFlight;
+    ahead.status = None;
+    ahead.bytes = 0;
+    ahead.duration_ms = 0;
+    ahead.rule = "due: interval 1h; robots: 404, everything allowed".to_owned();
+    ahead.egress = Some("192.0.2.9".to_owned());
+    let ticket = store.open_request(&ahead).await.unwrap();
+    let by_feed = LogQuery {
+        feed: Some(one),
+        ..Default::default()
+    };
+    let open = store.request_log(&by_feed).await.unwrap();
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0], ahead, "shown as written, in flight");
+    let by_host = LogQuery {
+        host: Some("example.org".to_owned()),
+        ..Default::default()
+    };
+    assert_eq!(store.request_log(&by_host).await.unwrap(), open);
+
+    // Its answer, stored: one row for the request, the one written ahead gone.
+    let mut answered = outcome(one, t(100), "ok", Some(200));
+    answered.log[0].ticket = Some(ticket);
+    answered.log[0].bytes = 512;
+    store.apply_fetch(answered).await.unwrap();
+    let rows = store.request_log(&by_feed).await.unwrap();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0].outcome, tidings_model::Label::Ok);
+    assert_eq!(rows[0].bytes, 512);
+
+    // robots.txt closes its own.
+    let mut robots = ahead.clone();
+    robots.feed_id = None;
+    robots.purpose = "robots".to_owned();
+    robots.url = format!("{host}/robots.txt");
+    robots.at = t(200);
+    let robots_ticket = store.open_request(&robots).await.unwrap();
+    assert_ne!(robots_ticket, ticket);
+    assert_eq!(
+        store.request_log(&by_host).await.unwrap()[0].outcome,
+        tidings_model::Label::InFlight
+    );
+    let copy = tidings_store::RobotsCache {
+        fetched_at: t(201),
+        status: Some(404),
+        body: None,
+    };
+    let done = tidings_store::RequestLogRow {
+        outcome: tidings_model::Label::NotFound,
+        status: Some(404),
+        ticket: Some(robots_ticket),
+        ..robots.clone()
+    };
+    store.save_robots(&host, &copy, &[done]).await.unwrap();
+    let labels: Vec<_> = store
+        .request_log(&by_host)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.outcome)
+        .collect();
+    assert_eq!(
+        labels,
+        [tidings_model::Label::NotFound, tidings_model::Label::Ok]
+    );
+
+    // A request whose process stopped: its row stays, newest first among the others, and
+    // limits count it.
+    let mut orphan = ahead.clone();
+    orphan.at = t(300);
+    store.open_request(&orphan).await.unwrap();
+    let newest = store
+        .request_log(&LogQuery {
+            limit: 1,
+            ..by_host.clone()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        newest,
+        [orphan.clone()],
+        "the host's last request, for the gate"
+    );
+    let all = store.request_log(&LogQuery::default()).await.unwrap();
+    assert_eq!(all.len(), 3);
+    assert!(all.windows(2).all(|w| w[0].at >= w[1].at), "newest first");
+
+    // FF17: the retention takes written-ahead rows with the others.
+    assert_eq!(store.prune_request_log(t(250)).await.unwrap(), 2);
+    assert_eq!(
+        store.request_log(&LogQuery::default()).await.unwrap(),
+        [orphan]
+    );
+    assert_eq!(store.prune_request_log(t(400)).await.unwrap(), 1);
     assert!(
         store
             .request_log(&LogQuery::default())

@@ -194,6 +194,7 @@ pub async fn sr4_sr6_a_resources_failure_is_remembered_with_its_log_and_floor(
         bytes: 0,
         duration_ms: 12,
         rule: "preview of entry; robots: 404, everything allowed".into(),
+        ticket: None,
     };
     store
         .apply_resource(&ResourceApply {

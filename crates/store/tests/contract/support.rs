@@ -188,6 +188,7 @@ pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>
             bytes: 1234,
             duration_ms: 56,
             rule: "due: interval 1h".to_owned(),
+            ticket: None,
         }],
         host_floor: None,
         fence: None,
