@@ -178,10 +178,13 @@ impl Crawler {
                 next_candidate_at: None,
                 log: Vec::new(),
                 host_floor: None,
+                fence: None,
             };
             self.store.apply_resource(&apply).await?;
             return Ok(report(job, Label::Blocked, "not a URL".into(), None));
         };
+        // The host whose lease the read is made under (its result is fenced by it).
+        let lease_host = crate::gate::host_of(&target);
         // PF10: a profile whose User-Agent counts subscribers counts the feed's.
         let user_agent = match job.feed_id {
             Some(id) if self.profile.counts_subscribers() => self
@@ -287,8 +290,16 @@ impl Crawler {
             host_floor: out
                 .host_floor
                 .map(|(host, until)| (host.to_string(), until)),
+            fence: self.leases.fence(&lease_host),
         };
-        self.store.apply_resource(&apply).await?;
+        if self.store.apply_resource(&apply).await?.fenced_out {
+            // Another process claimed the host while this read was under way: the resource
+            // is as that process left it, this read only logged.
+            tracing::warn!(
+                url = %job.url,
+                "host lease lost during the read; its result was not stored"
+            );
+        }
         if cached {
             self.prune_images(now).await?;
         }

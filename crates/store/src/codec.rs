@@ -41,9 +41,6 @@ pub(crate) use select_feeds;
 /// The [`StoredEntry`](crate::StoredEntry) columns of `entries e`.
 pub const ENTRY_COLUMNS: &str = "SELECT e.id, e.feed_id, e.sort_at, e.first_seen_at, e.updated_at, e.content_hash, e.data, e.summary, r.preview, r.page FROM entries e LEFT JOIN resources r ON r.id = e.page_id";
 
-/// The [`ResourceRecord`](crate::ResourceRecord) columns of `resources`.
-pub const RESOURCE_COLUMNS: &str = "SELECT id, purpose, url, feed_id, site, first_add, state, due_at, reason, retries, created_at, read_at, last_status, last_outcome, last_error, preview, page FROM resources";
-
 /// The purpose column of a queued resource.
 pub fn decode_purpose(column: &str) -> Result<tidings_model::RequestPurpose> {
     tidings_model::RequestPurpose::from_name(column)
@@ -573,9 +570,7 @@ pub struct JobTimes {
 }
 
 /// The columns a page job is read from, after its times (`JOB_COLUMNS` in each backend).
-pub const JOB_COLUMNS: &str = "id, kind, url, state, requested_by, depth, max_urls, \
-     max_requests, max_bytes, max_time_ms, linked_sites, requests, bytes, urls, pages, \
-     elapsed_ms, feeds, duplicates, refused, stopped_by, error";
+pub const JOB_COLUMNS: &str = crate::jobs::job_columns!();
 
 /// A page job from a row of [`JOB_COLUMNS`] on either backend.
 pub fn page_job<'r, R>(row: &'r R, times: JobTimes) -> Result<crate::PageJob>

@@ -24,13 +24,17 @@
 mod types;
 
 mod accounts;
+mod checks;
 mod codec;
 pub mod freshness;
+mod images;
+mod jobs;
 mod keys;
 mod log;
 mod migrations;
 mod postgres;
 pub mod reading;
+mod resources;
 mod search;
 mod sql;
 mod sqlite;
@@ -521,8 +525,11 @@ pub trait Store: Send + Sync {
     /// When the next queued resource falls due after `after` (its feed active), if any does.
     async fn next_resource_due(&self, after: DateTime<Utc>) -> Result<Option<DateTime<Utc>>>;
 
-    /// Apply one read of a queued resource with its request-log rows, in one transaction.
-    async fn apply_resource(&self, apply: &ResourceApply) -> Result<()>;
+    /// Apply one read of a queued resource with its request-log rows, in one transaction. A
+    /// read made under a host lease that moved to another holder since (`apply.fence`, as a
+    /// feed's) writes only its log rows and host floor: the resource's state is the new
+    /// holder's (only [`ApplyReport::fenced_out`] is set).
+    async fn apply_resource(&self, apply: &ResourceApply) -> Result<ApplyReport>;
 
     /// The queue, most recently read or queued first, of one purpose or all, at most `limit`.
     async fn resources(

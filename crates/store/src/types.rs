@@ -705,6 +705,9 @@ pub struct ResourceApply {
     pub log: Vec<RequestLogRow>,
     /// C6: a Retry-After for every request to this host (only ever moves later).
     pub host_floor: Option<(String, DateTime<Utc>)>,
+    /// The host lease the read was made under, as for a feed's read
+    /// ([`FetchRecord::fence`]); `None` when it was made under none.
+    pub fence: Option<Fence>,
 }
 
 /// One check of a URL by discovery (FF2): only its identity, its disposition and the

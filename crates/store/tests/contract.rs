@@ -144,6 +144,7 @@ contract! {
     resources::sr4_sr6_a_resources_failure_is_remembered_with_its_log_and_floor,
     resources::sr7_a_sites_icon_candidates_are_asked_one_at_a_time_and_the_icon_is_kept,
     resources::wfm10_a_removed_feeds_resources_are_never_due,
+    resources::c3_a_resource_read_under_a_lost_lease_keeps_only_its_log,
     resources::ff9_the_image_cache_keeps_one_copy_per_url_within_its_bounds,
     resources::sr1_the_sites_with_an_icon_kept_are_known,
 }

@@ -365,7 +365,10 @@ impl Store for Broken {
     ) -> tidings_store::Result<Option<DateTime<Utc>>> {
         fail()
     }
-    async fn apply_resource(&self, _: &tidings_store::ResourceApply) -> tidings_store::Result<()> {
+    async fn apply_resource(
+        &self,
+        _: &tidings_store::ResourceApply,
+    ) -> tidings_store::Result<tidings_store::ApplyReport> {
         fail()
     }
     async fn resources(

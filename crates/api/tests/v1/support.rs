@@ -371,5 +371,6 @@ pub fn resource_done(id: i64, found: tidings_store::ResourceFound) -> tidings_st
         next_candidate_at: None,
         log: Vec::new(),
         host_floor: None,
+        fence: None,
     }
 }

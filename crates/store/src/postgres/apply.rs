@@ -284,13 +284,15 @@ pub(super) async fn raise_host_floor(
     Ok(())
 }
 
-/// Append one request-log row (C7), closing the write-ahead row it names.
+/// Append one request-log row (C7), closing the write-ahead row it names in the same
+/// statement.
 pub(super) async fn insert_log(
     tx: &mut Transaction<'static, Postgres>,
     log: &crate::RequestLogRow,
 ) -> Result<()> {
     sqlx::query(
-        "INSERT INTO request_log (at, feed_id, host, purpose, url, egress, status, outcome, \
+        "WITH closed AS (DELETE FROM requests_open WHERE id = $12) \
+         INSERT INTO request_log (at, feed_id, host, purpose, url, egress, status, outcome, \
          bytes, duration_ms, rule) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
     .bind(log.at)
@@ -304,33 +306,54 @@ pub(super) async fn insert_log(
     .bind(log.bytes)
     .bind(log.duration_ms)
     .bind(&log.rule)
+    .bind(log.ticket.map(|t| t.0))
     .execute(&mut **tx)
     .await?;
-    if let Some(ticket) = log.ticket {
-        sqlx::query("DELETE FROM requests_open WHERE id = $1")
-            .bind(ticket.0)
-            .execute(&mut **tx)
-            .await?;
-    }
     Ok(())
 }
 
-/// Write a request's write-ahead row (C7), committed alone: its ticket is the row's id.
-pub(super) async fn open_request(
+/// Write requests' write-ahead rows (C7) in one statement and one commit: each row's ticket,
+/// in the order of `rows`. The ids are drawn from the table's sequence with their rows' places,
+/// so each caller gets its own whatever order the rows are written in.
+pub(super) async fn open_requests(
     pool: &sqlx::PgPool,
-    row: &crate::RequestLogRow,
-) -> Result<tidings_model::RequestTicket> {
-    let id: i64 = sqlx::query_scalar(crate::log::pg::OPEN)
-        .bind(row.at)
-        .bind(row.feed_id.map(|f| f.0))
-        .bind(&row.host)
-        .bind(&row.purpose)
-        .bind(&row.url)
-        .bind(row.egress.as_deref())
-        .bind(&row.rule)
-        .fetch_one(pool)
-        .await?;
-    Ok(tidings_model::RequestTicket(id))
+    rows: &[&crate::RequestLogRow],
+) -> Result<Vec<tidings_model::RequestTicket>> {
+    let column = |f: fn(&crate::RequestLogRow) -> Option<String>| -> Vec<Option<String>> {
+        rows.iter().map(|r| f(r)).collect()
+    };
+    let at: Vec<DateTime<Utc>> = rows.iter().map(|r| r.at).collect();
+    let feed: Vec<Option<i64>> = rows.iter().map(|r| r.feed_id.map(|f| f.0)).collect();
+    let placed: Vec<(i64, i64)> = sqlx::query_as(
+        "WITH given AS (SELECT nextval(pg_get_serial_sequence('requests_open', 'id')) AS id, \
+             r.* FROM unnest($1::timestamptz[], $2::bigint[], $3::text[], $4::text[], \
+             $5::text[], $6::text[], $7::text[]) WITH ORDINALITY \
+             AS r(at, feed_id, host, purpose, url, egress, rule, place)), \
+         written AS (INSERT INTO requests_open (id, at, feed_id, host, purpose, url, egress, \
+             rule) SELECT id, at, feed_id, host, purpose, url, egress, rule FROM given) \
+         SELECT id, place FROM given",
+    )
+    .bind(&at)
+    .bind(&feed)
+    .bind(column(|r| Some(r.host.clone())))
+    .bind(column(|r| Some(r.purpose.clone())))
+    .bind(column(|r| Some(r.url.clone())))
+    .bind(column(|r| r.egress.clone()))
+    .bind(column(|r| Some(r.rule.clone())))
+    .fetch_all(pool)
+    .await?;
+    let mut tickets = vec![None; rows.len()];
+    for (id, place) in placed {
+        let slot = usize::try_from(place - 1)
+            .ok()
+            .and_then(|i| tickets.get_mut(i))
+            .ok_or_else(|| StoreError::Corrupt(format!("write-ahead row placed at {place}")))?;
+        *slot = Some(tidings_model::RequestTicket(id));
+    }
+    tickets
+        .into_iter()
+        .map(|t| t.ok_or_else(|| StoreError::Corrupt("a write-ahead row not written".into())))
+        .collect()
 }
 
 /// Make sure a host row exists for `url`'s host.

@@ -2,6 +2,7 @@
 //! kept within its bounds; and which sites have an icon kept.
 
 use super::PgStore;
+use crate::images::pg as sql;
 use crate::{ImageBounds, ImageCacheStats, Result, StoredImage};
 use chrono::{DateTime, Duration, Utc};
 use sqlx::{Postgres, Row, Transaction};
@@ -31,19 +32,14 @@ impl PgStore {
         let mut tx = self.pool.begin().await?;
         let mut new = 0;
         for url in urls {
-            new += sqlx::query(
-                "INSERT INTO resources (purpose, url, feed_id, state, due_at, reason, created_at) \
-                 SELECT 'image', $1, $2, 'due', $3, $4, $3 \
-                 WHERE NOT EXISTS (SELECT 1 FROM images WHERE url = $1) \
-                 ON CONFLICT (purpose, url) DO NOTHING",
-            )
-            .bind(url)
-            .bind(feed.0)
-            .bind(due_at)
-            .bind(reason)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            new += sqlx::query(sql::QUEUE_IMAGE)
+                .bind(url)
+                .bind(feed.0)
+                .bind(due_at)
+                .bind(reason)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
         }
         tx.commit().await?;
         Ok(new)
@@ -54,12 +50,10 @@ impl PgStore {
         url: &str,
         at: DateTime<Utc>,
     ) -> Result<Option<StoredImage>> {
-        let row = sqlx::query(
-            "SELECT url, media_type, body, fetched_at, used_at FROM images WHERE url = $1",
-        )
-        .bind(url)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row = sqlx::query(sql::IMAGE)
+            .bind(url)
+            .fetch_optional(&self.pool)
+            .await?;
         let Some(row) = row else { return Ok(None) };
         let used: DateTime<Utc> = row.try_get("used_at")?;
         if used < at - TOUCH_AFTER {
@@ -164,14 +158,11 @@ async fn drop_images(
         dropped = query.execute(&mut **tx).await?.rows_affected();
     }
     if dropped > 0 {
-        sqlx::query(
-            "INSERT INTO image_evictions (reason, count) VALUES ($1, $2) \
-             ON CONFLICT (reason) DO UPDATE SET count = image_evictions.count + excluded.count",
-        )
-        .bind(reason)
-        .bind(i64::try_from(dropped).unwrap_or(i64::MAX))
-        .execute(&mut **tx)
-        .await?;
+        sqlx::query(sql::COUNT_EVICTIONS)
+            .bind(reason)
+            .bind(i64::try_from(dropped).unwrap_or(i64::MAX))
+            .execute(&mut **tx)
+            .await?;
     }
     Ok(dropped)
 }

@@ -496,7 +496,7 @@ impl Store for PgStore {
     }
 
     async fn open_request(&self, row: &RequestLogRow) -> Result<RequestTicket> {
-        apply::open_request(&self.pool, row).await
+        self.writer.open(row.clone()).await
     }
 
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
@@ -723,7 +723,7 @@ impl Store for PgStore {
         self.next_resource_due_in(after).await
     }
 
-    async fn apply_resource(&self, apply: &crate::ResourceApply) -> Result<()> {
+    async fn apply_resource(&self, apply: &crate::ResourceApply) -> Result<ApplyReport> {
         self.apply_resource_in(apply).await
     }
 

@@ -4,18 +4,15 @@
 use super::PgStore;
 use super::apply::{insert_log, raise_host_floor};
 use super::rows::resource_from_row;
-use crate::codec::{self, RESOURCE_COLUMNS};
+use crate::codec;
+use crate::resources::pg as sql;
 use crate::{
-    NewPage, QueueState, ResourceApply, ResourceFound, ResourceRecord, Result, StoredIcon,
+    ApplyReport, NewPage, QueueState, ResourceApply, ResourceFound, ResourceRecord, Result,
+    StoredIcon,
 };
 use chrono::{DateTime, Utc};
-use sqlx::Row;
+use sqlx::{Postgres, Row, Transaction};
 use tidings_model::{FeedId, RequestPurpose};
-
-/// The condition that a resource's feed (if it has one) is still read: a feed removed on
-/// request, paused or off asks for nothing more (WFM10).
-const FEED_READ: &str =
-    "(feed_id IS NULL OR feed_id IN (SELECT id FROM feeds WHERE state = 'active'))";
 
 impl PgStore {
     pub(super) async fn queue_pages_in(
@@ -28,28 +25,20 @@ impl PgStore {
         let mut tx = self.pool.begin().await?;
         let mut new = 0;
         for page in pages {
-            new += sqlx::query(
-                "INSERT INTO resources (purpose, url, feed_id, state, due_at, reason, created_at) \
-                 VALUES ('article_page', $1, $2, 'due', $3, $4, $3) \
-                 ON CONFLICT (purpose, url) DO NOTHING",
-            )
-            .bind(&page.url)
-            .bind(feed.0)
-            .bind(due_at)
-            .bind(reason)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            sqlx::query(
-                "UPDATE entries SET page_id = (SELECT id FROM resources \
-                 WHERE purpose = 'article_page' AND url = $1) \
-                 WHERE feed_id = $2 AND entry_key = $3 AND page_id IS NULL",
-            )
-            .bind(&page.url)
-            .bind(feed.0)
-            .bind(&page.entry_key)
-            .execute(&mut *tx)
-            .await?;
+            new += sqlx::query(sql::QUEUE_PAGE)
+                .bind(&page.url)
+                .bind(feed.0)
+                .bind(due_at)
+                .bind(reason)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            sqlx::query(sql::LINK_PAGE)
+                .bind(&page.url)
+                .bind(feed.0)
+                .bind(&page.entry_key)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         Ok(new)
@@ -65,17 +54,15 @@ impl PgStore {
         reason: &str,
     ) -> Result<bool> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query("UPDATE feeds SET site = $1 WHERE id = $2")
+        sqlx::query(sql::SET_SITE)
             .bind(site)
             .bind(feed.0)
             .execute(&mut *tx)
             .await?;
-        let known: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM resources WHERE purpose = 'icon' AND site = $1 LIMIT 1",
-        )
-        .bind(site)
-        .fetch_optional(&mut *tx)
-        .await?;
+        let known: Option<i64> = sqlx::query_scalar(sql::SITE_QUEUED)
+            .bind(site)
+            .fetch_optional(&mut *tx)
+            .await?;
         if known.is_some() {
             tx.commit().await?;
             return Ok(false);
@@ -88,23 +75,19 @@ impl PgStore {
             } else {
                 (QueueState::Due, Some(due_at))
             };
-            let added = sqlx::query(
-                "INSERT INTO resources (purpose, url, feed_id, site, rank, first_add, state, \
-                 due_at, reason, created_at) VALUES ('icon', $1, $2, $3, $4, $5, $6, $7, $8, $9) \
-                 ON CONFLICT (purpose, url) DO NOTHING",
-            )
-            .bind(url)
-            .bind(feed.0)
-            .bind(site)
-            .bind(i32::try_from(rank).unwrap_or(i32::MAX))
-            .bind(first_add && !queued)
-            .bind(state.as_str())
-            .bind(due)
-            .bind(reason)
-            .bind(due_at)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            let added = sqlx::query(sql::QUEUE_ICON)
+                .bind(url)
+                .bind(feed.0)
+                .bind(site)
+                .bind(i32::try_from(rank).unwrap_or(i32::MAX))
+                .bind(first_add && !queued)
+                .bind(state.as_str())
+                .bind(due)
+                .bind(reason)
+                .bind(due_at)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
             queued |= added > 0;
         }
         tx.commit().await?;
@@ -116,14 +99,11 @@ impl PgStore {
         now: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<ResourceRecord>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{RESOURCE_COLUMNS} WHERE due_at IS NOT NULL AND due_at <= $1 \
-             AND state <> 'waiting' AND {FEED_READ} ORDER BY due_at, id LIMIT $2"
-        )))
-        .bind(now)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sql::DUE)
+            .bind(now)
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(resource_from_row).collect()
     }
 
@@ -131,100 +111,29 @@ impl PgStore {
         &self,
         after: DateTime<Utc>,
     ) -> Result<Option<DateTime<Utc>>> {
-        let next: Option<DateTime<Utc>> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "SELECT MIN(due_at) FROM resources WHERE due_at > $1 AND state <> 'waiting' \
-             AND {FEED_READ}"
-        )))
-        .bind(after)
-        .fetch_one(&self.pool)
-        .await?;
+        let next: Option<DateTime<Utc>> = sqlx::query_scalar(sql::NEXT_DUE)
+            .bind(after)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(next)
     }
 
-    pub(super) async fn apply_resource_in(&self, apply: &ResourceApply) -> Result<()> {
+    pub(super) async fn apply_resource_in(&self, apply: &ResourceApply) -> Result<ApplyReport> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "UPDATE resources SET state = $2, due_at = $3, reason = $4, retries = $5 WHERE id = $1",
-        )
-        .bind(apply.id)
-        .bind(apply.state.as_str())
-        .bind(apply.due_at)
-        .bind(codec::without_nul(&apply.reason))
-        .bind(i32::try_from(apply.retries).unwrap_or(i32::MAX))
-        .execute(&mut *tx)
-        .await?;
-        if let Some(read) = &apply.read {
-            sqlx::query(
-                "UPDATE resources SET read_at = $2, last_status = $3, last_outcome = $4, \
-                 last_error = $5 WHERE id = $1",
-            )
-            .bind(apply.id)
-            .bind(apply.at)
-            .bind(read.status)
-            .bind(read.outcome.as_str())
-            .bind(codec::without_nul_opt(read.error.as_deref()))
-            .execute(&mut *tx)
-            .await?;
-        }
-        match &apply.found {
-            ResourceFound::Nothing => {}
-            ResourceFound::Page { preview, record } => {
-                let json = preview.as_ref().map(codec::encode_thumbnail).transpose()?;
-                sqlx::query("UPDATE resources SET preview = $2, page = $3 WHERE id = $1")
-                    .bind(apply.id)
-                    .bind(json)
-                    .bind(codec::encode_page(record)?)
-                    .execute(&mut *tx)
-                    .await?;
+        // Under a lease another holder has claimed since, only what was sent is written.
+        let moved = match &apply.fence {
+            Some(fence) => {
+                let token: Option<i64> =
+                    sqlx::query_scalar("SELECT token FROM host_leases WHERE host = $1 FOR SHARE")
+                        .bind(&fence.host)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                token != Some(fence.token)
             }
-            ResourceFound::Icon {
-                site,
-                media_type,
-                body,
-            } => {
-                sqlx::query(
-                    "INSERT INTO icons (site, url, media_type, body, fetched_at) \
-                     SELECT $1, url, $2, $3, $4 FROM resources WHERE id = $5 \
-                     ON CONFLICT (site) DO UPDATE SET url = excluded.url, \
-                     media_type = excluded.media_type, body = excluded.body, \
-                     fetched_at = excluded.fetched_at",
-                )
-                .bind(site)
-                .bind(media_type)
-                .bind(body.as_slice())
-                .bind(apply.at)
-                .bind(apply.id)
-                .execute(&mut *tx)
-                .await?;
-            }
-            ResourceFound::Image { media_type, body } => {
-                sqlx::query(
-                    "INSERT INTO images (url, media_type, body, bytes, fetched_at, used_at) \
-                     SELECT url, $1, $2, $3, $4, $4 FROM resources WHERE id = $5 \
-                     ON CONFLICT (url) DO UPDATE SET media_type = excluded.media_type, \
-                     body = excluded.body, bytes = excluded.bytes, \
-                     fetched_at = excluded.fetched_at, used_at = excluded.used_at",
-                )
-                .bind(media_type)
-                .bind(body.as_slice())
-                .bind(i64::try_from(body.len()).unwrap_or(i64::MAX))
-                .bind(apply.at)
-                .bind(apply.id)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
-        if let Some(at) = apply.next_candidate_at {
-            sqlx::query(
-                "UPDATE resources SET state = 'due', due_at = $2 WHERE id = (\
-                 SELECT w.id FROM resources w, resources r WHERE r.id = $1 \
-                 AND w.purpose = 'icon' AND w.site = r.site AND w.state = 'waiting' \
-                 ORDER BY w.rank LIMIT 1)",
-            )
-            .bind(apply.id)
-            .bind(at)
-            .execute(&mut *tx)
-            .await?;
+            None => false,
+        };
+        if !moved {
+            write_resource(&mut tx, apply).await?;
         }
         for row in &apply.log {
             insert_log(&mut tx, row).await?;
@@ -233,7 +142,10 @@ impl PgStore {
             raise_host_floor(&mut tx, host, apply.at, *until).await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(ApplyReport {
+            fenced_out: moved,
+            ..ApplyReport::default()
+        })
     }
 
     pub(super) async fn resources_in(
@@ -241,24 +153,19 @@ impl PgStore {
         purpose: Option<RequestPurpose>,
         limit: u32,
     ) -> Result<Vec<ResourceRecord>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{RESOURCE_COLUMNS} WHERE $1::TEXT IS NULL OR purpose = $1 \
-             ORDER BY COALESCE(read_at, created_at) DESC, id DESC LIMIT $2"
-        )))
-        .bind(purpose.map(RequestPurpose::as_str))
-        .bind(i64::from(limit.clamp(1, 1000)))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sql::LIST)
+            .bind(purpose.map(RequestPurpose::as_str))
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(resource_from_row).collect()
     }
 
     pub(super) async fn icon_in(&self, site: &str) -> Result<Option<StoredIcon>> {
-        let row = sqlx::query(
-            "SELECT site, url, media_type, body, fetched_at FROM icons WHERE site = $1",
-        )
-        .bind(site)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row = sqlx::query(sql::ICON)
+            .bind(site)
+            .fetch_optional(&self.pool)
+            .await?;
         row.map(|row| {
             Ok(StoredIcon {
                 site: row.try_get("site")?,
@@ -270,4 +177,74 @@ impl PgStore {
         })
         .transpose()
     }
+}
+
+/// What one read of a queued resource changes of its row, its page, icon or image, and the
+/// site's next icon candidate.
+async fn write_resource(
+    tx: &mut Transaction<'static, Postgres>,
+    apply: &ResourceApply,
+) -> Result<()> {
+    sqlx::query(sql::SET_STATE)
+        .bind(apply.id)
+        .bind(apply.state.as_str())
+        .bind(apply.due_at)
+        .bind(codec::without_nul(&apply.reason))
+        .bind(i32::try_from(apply.retries).unwrap_or(i32::MAX))
+        .execute(&mut **tx)
+        .await?;
+    if let Some(read) = &apply.read {
+        sqlx::query(sql::SET_READ)
+            .bind(apply.id)
+            .bind(apply.at)
+            .bind(read.status)
+            .bind(read.outcome.as_str())
+            .bind(codec::without_nul_opt(read.error.as_deref()))
+            .execute(&mut **tx)
+            .await?;
+    }
+    match &apply.found {
+        ResourceFound::Nothing => {}
+        ResourceFound::Page { preview, record } => {
+            let json = preview.as_ref().map(codec::encode_thumbnail).transpose()?;
+            sqlx::query(sql::SET_PAGE)
+                .bind(apply.id)
+                .bind(json)
+                .bind(codec::encode_page(record)?)
+                .execute(&mut **tx)
+                .await?;
+        }
+        ResourceFound::Icon {
+            site,
+            media_type,
+            body,
+        } => {
+            sqlx::query(sql::KEEP_ICON)
+                .bind(site)
+                .bind(media_type)
+                .bind(body.as_slice())
+                .bind(apply.at)
+                .bind(apply.id)
+                .execute(&mut **tx)
+                .await?;
+        }
+        ResourceFound::Image { media_type, body } => {
+            sqlx::query(sql::KEEP_IMAGE)
+                .bind(media_type)
+                .bind(body.as_slice())
+                .bind(i64::try_from(body.len()).unwrap_or(i64::MAX))
+                .bind(apply.at)
+                .bind(apply.id)
+                .execute(&mut **tx)
+                .await?;
+        }
+    }
+    if let Some(at) = apply.next_candidate_at {
+        sqlx::query(sql::NEXT_CANDIDATE)
+            .bind(apply.id)
+            .bind(at)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
 }

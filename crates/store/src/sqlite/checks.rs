@@ -10,26 +10,22 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use tidings_model::FeedId;
 
-const COLUMNS: &str =
-    "SELECT id, url, checked_at, disposition, reason, feed_id, source, found_on FROM url_checks";
+use crate::checks::{check_columns, lite as sql};
 
 impl SqliteStore {
     pub(super) async fn apply_check_in(&self, apply: &CheckApply) -> Result<i64> {
         let check = &apply.check;
         let (_turn, mut tx) = self.write().await?;
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO url_checks (url, checked_at, disposition, reason, feed_id, source, \
-             found_on) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
-        )
-        .bind(&check.url)
-        .bind(micros(check.at))
-        .bind(check.disposition.as_str())
-        .bind(&check.reason)
-        .bind(check.feed_id.map(|f| f.0))
-        .bind(check.source.as_str())
-        .bind(check.found_on.as_deref())
-        .fetch_one(&mut *tx)
-        .await?;
+        let id: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql::ADD.as_str()))
+            .bind(&check.url)
+            .bind(micros(check.at))
+            .bind(check.disposition.as_str())
+            .bind(&check.reason)
+            .bind(check.feed_id.map(|f| f.0))
+            .bind(check.source.as_str())
+            .bind(check.found_on.as_deref())
+            .fetch_one(&mut *tx)
+            .await?;
         for row in &apply.log {
             insert_log(&mut tx, row).await?;
         }
@@ -41,10 +37,11 @@ impl SqliteStore {
     }
 
     pub(super) async fn last_checks_in(&self, urls: &[String]) -> Result<Vec<StoredCheck>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{COLUMNS} WHERE id IN (SELECT MAX(id) FROM url_checks \
+        let rows = sqlx::query(concat!(
+            check_columns!(),
+            " WHERE id IN (SELECT MAX(id) FROM url_checks \
              WHERE url IN (SELECT value FROM json_each(?1)) GROUP BY url) ORDER BY url"
-        )))
+        ))
         .bind(json(&urls)?)
         .fetch_all(&self.pool)
         .await?;
@@ -52,7 +49,7 @@ impl SqliteStore {
     }
 
     pub(super) async fn url_check_in(&self, id: i64) -> Result<Option<StoredCheck>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{COLUMNS} WHERE id = ?1")))
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql::BY_ID.as_str()))
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
@@ -60,33 +57,26 @@ impl SqliteStore {
     }
 
     pub(super) async fn url_checks_in(&self, url: &str, limit: u32) -> Result<Vec<StoredCheck>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{COLUMNS} WHERE url = ?1 ORDER BY id DESC LIMIT ?2"
-        )))
-        .bind(url)
-        .bind(i64::from(limit.clamp(1, 1000)))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql::BY_URL.as_str()))
+            .bind(url)
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(check_from_row).collect()
     }
 
     pub(super) async fn held_checks_in(&self, limit: u32) -> Result<Vec<StoredCheck>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{COLUMNS} WHERE id IN (SELECT MAX(id) FROM url_checks WHERE url IN \
-             (SELECT url FROM url_checks WHERE disposition = 'held') GROUP BY url) \
-             AND disposition = 'held' ORDER BY id LIMIT ?1"
-        )))
-        .bind(i64::from(limit.clamp(1, 1000)))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql::HELD.as_str()))
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(check_from_row).collect()
     }
     pub(super) async fn feeds_with_content_hash_in(&self, hash: &str) -> Result<Vec<FeedId>> {
-        let ids: Vec<i64> =
-            sqlx::query_scalar("SELECT id FROM feeds WHERE content_hash = ?1 ORDER BY id")
-                .bind(hash)
-                .fetch_all(&self.pool)
-                .await?;
+        let ids: Vec<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql::FEEDS_WITH_HASH.as_str()))
+            .bind(hash)
+            .fetch_all(&self.pool)
+            .await?;
         Ok(ids.into_iter().map(FeedId).collect())
     }
 

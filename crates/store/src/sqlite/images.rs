@@ -4,6 +4,7 @@
 use super::SqliteStore;
 use super::apply::json;
 use crate::codec::{self, micros};
+use crate::images::lite as sql;
 use crate::{ImageBounds, ImageCacheStats, Result, StoredImage};
 use chrono::{DateTime, Utc};
 use sqlx::{Row, Sqlite, Transaction};
@@ -33,19 +34,14 @@ impl SqliteStore {
         let (_turn, mut tx) = self.write().await?;
         let mut new = 0;
         for url in urls {
-            new += sqlx::query(
-                "INSERT INTO resources (purpose, url, feed_id, state, due_at, reason, created_at) \
-                 SELECT 'image', ?1, ?2, 'due', ?3, ?4, ?3 \
-                 WHERE NOT EXISTS (SELECT 1 FROM images WHERE url = ?1) \
-                 ON CONFLICT (purpose, url) DO NOTHING",
-            )
-            .bind(url)
-            .bind(feed.0)
-            .bind(micros(due_at))
-            .bind(reason)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            new += sqlx::query(sqlx::AssertSqlSafe(sql::QUEUE_IMAGE.as_str()))
+                .bind(url)
+                .bind(feed.0)
+                .bind(micros(due_at))
+                .bind(reason)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
         }
         tx.commit().await?;
         Ok(new)
@@ -56,12 +52,10 @@ impl SqliteStore {
         url: &str,
         at: DateTime<Utc>,
     ) -> Result<Option<StoredImage>> {
-        let row = sqlx::query(
-            "SELECT url, media_type, body, fetched_at, used_at FROM images WHERE url = ?1",
-        )
-        .bind(url)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql::IMAGE.as_str()))
+            .bind(url)
+            .fetch_optional(&self.pool)
+            .await?;
         let Some(row) = row else { return Ok(None) };
         let used: i64 = row.try_get("used_at")?;
         if used < micros(at) - TOUCH_AFTER_MICROS {
@@ -156,14 +150,11 @@ async fn drop_images(
     .await?
     .rows_affected();
     if dropped > 0 {
-        sqlx::query(
-            "INSERT INTO image_evictions (reason, count) VALUES (?1, ?2) \
-             ON CONFLICT (reason) DO UPDATE SET count = count + excluded.count",
-        )
-        .bind(reason)
-        .bind(i64::try_from(dropped).unwrap_or(i64::MAX))
-        .execute(&mut **tx)
-        .await?;
+        sqlx::query(sqlx::AssertSqlSafe(sql::COUNT_EVICTIONS.as_str()))
+            .bind(reason)
+            .bind(i64::try_from(dropped).unwrap_or(i64::MAX))
+            .execute(&mut **tx)
+            .await?;
     }
     Ok(dropped)
 }

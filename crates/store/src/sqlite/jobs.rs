@@ -2,6 +2,7 @@
 
 use super::SqliteStore;
 use crate::codec::{self, JOB_COLUMNS, JobTimes, as_column, micros};
+use crate::jobs::lite as sql;
 use crate::{
     CatalogueEntry, JobFeed, JobFrontier, JobStep, NewPageJob, PageJob, QueuedPage, Result,
 };
@@ -9,10 +10,6 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use tidings_model::{FeedId, PageJobState};
-
-fn select() -> String {
-    format!("SELECT created_at, started_at, updated_at, finished_at, {JOB_COLUMNS} FROM page_jobs")
-}
 
 fn job_from_row(row: &SqliteRow) -> Result<PageJob> {
     let times = JobTimes {
@@ -28,33 +25,27 @@ impl SqliteStore {
     pub(super) async fn submit_page_job_in(&self, job: &NewPageJob) -> Result<PageJob> {
         let (_turn, mut tx) = self.write().await?;
         let limits = job.limits.as_ref();
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO page_jobs (kind, url, state, requested_by, created_at, updated_at, \
-             depth, max_urls, max_requests, max_bytes, max_time_ms, linked_sites, started_at) \
-             VALUES (?1, ?2, ?11, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12) RETURNING id",
-        )
-        .bind(job.kind.as_str())
-        .bind(&job.url)
-        .bind(&job.requested_by)
-        .bind(micros(job.at))
-        .bind(limits.map(|l| i64::from(l.depth)))
-        .bind(limits.map(|l| i64::from(l.max_urls)))
-        .bind(limits.map(|l| i64::from(l.max_requests)))
-        .bind(limits.map(|l| as_column(l.max_bytes)))
-        .bind(limits.map(|l| as_column(l.max_time.as_millis())))
-        .bind(limits.map(|l| l.linked_sites))
-        .bind(if job.running { "running" } else { "queued" })
-        .bind(job.running.then_some(micros(job.at)))
-        .fetch_one(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO page_queue (job_id, seq, url, depth, found_on) VALUES (?1, 0, ?2, 0, NULL)",
-        )
-        .bind(id)
-        .bind(&job.url)
-        .execute(&mut *tx)
-        .await?;
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{} WHERE id = ?1", select())))
+        let id: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql::SUBMIT.as_str()))
+            .bind(job.kind.as_str())
+            .bind(&job.url)
+            .bind(&job.requested_by)
+            .bind(micros(job.at))
+            .bind(limits.map(|l| i64::from(l.depth)))
+            .bind(limits.map(|l| i64::from(l.max_urls)))
+            .bind(limits.map(|l| i64::from(l.max_requests)))
+            .bind(limits.map(|l| as_column(l.max_bytes)))
+            .bind(limits.map(|l| as_column(l.max_time.as_millis())))
+            .bind(limits.map(|l| l.linked_sites))
+            .bind(if job.running { "running" } else { "queued" })
+            .bind(job.running.then_some(micros(job.at)))
+            .fetch_one(&mut *tx)
+            .await?;
+        sqlx::query(sqlx::AssertSqlSafe(sql::FIRST_PAGE.as_str()))
+            .bind(id)
+            .bind(&job.url)
+            .execute(&mut *tx)
+            .await?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql::BY_ID.as_str()))
             .bind(id)
             .fetch_one(&mut *tx)
             .await?;
@@ -63,7 +54,7 @@ impl SqliteStore {
     }
 
     pub(super) async fn page_job_in(&self, id: i64) -> Result<Option<PageJob>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{} WHERE id = ?1", select())))
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql::BY_ID.as_str()))
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
@@ -71,13 +62,10 @@ impl SqliteStore {
     }
 
     pub(super) async fn page_jobs_in(&self, limit: u32) -> Result<Vec<PageJob>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{} ORDER BY id DESC LIMIT ?1",
-            select()
-        )))
-        .bind(i64::from(limit.clamp(1, 1000)))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql::NEWEST.as_str()))
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(job_from_row).collect()
     }
 
@@ -106,27 +94,22 @@ impl SqliteStore {
 
     pub(super) async fn release_page_job_in(&self, id: i64, at: DateTime<Utc>) -> Result<bool> {
         let (_turn, mut tx) = self.write().await?;
-        let released = sqlx::query(
-            "UPDATE page_jobs SET state = 'queued', updated_at = ?2 WHERE id = ?1 \
-             AND state = 'running'",
-        )
-        .bind(id)
-        .bind(micros(at))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let released = sqlx::query(sqlx::AssertSqlSafe(sql::GIVE_BACK.as_str()))
+            .bind(id)
+            .bind(micros(at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             == 1;
         tx.commit().await?;
         Ok(released)
     }
 
     pub(super) async fn page_job_frontier_in(&self, id: i64) -> Result<JobFrontier> {
-        let rows = sqlx::query(
-            "SELECT url, depth, found_on, done FROM page_queue WHERE job_id = ?1 ORDER BY seq",
-        )
-        .bind(id)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql::FRONTIER.as_str()))
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
         let mut frontier = JobFrontier::default();
         for row in &rows {
             let url: String = row.try_get("url")?;
@@ -150,69 +133,55 @@ impl SqliteStore {
     ) -> Result<()> {
         let (_turn, mut tx) = self.write().await?;
         if let Some(url) = &step.done {
-            sqlx::query("UPDATE page_queue SET done = 1 WHERE job_id = ?1 AND url = ?2")
+            sqlx::query(sqlx::AssertSqlSafe(sql::PAGE_DONE.as_str()))
                 .bind(id)
                 .bind(url)
                 .execute(&mut *tx)
                 .await?;
         }
         for page in &step.queued {
-            sqlx::query(
-                "INSERT INTO page_queue (job_id, seq, url, depth, found_on) VALUES (?1, \
-                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM page_queue WHERE job_id = ?1), ?2, ?3, ?4) \
-                 ON CONFLICT (job_id, url) DO NOTHING",
-            )
-            .bind(id)
-            .bind(&page.url)
-            .bind(i64::from(page.depth))
-            .bind(page.found_on.as_deref())
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(sqlx::AssertSqlSafe(sql::QUEUE_PAGE.as_str()))
+                .bind(id)
+                .bind(&page.url)
+                .bind(i64::from(page.depth))
+                .bind(page.found_on.as_deref())
+                .execute(&mut *tx)
+                .await?;
         }
         for feed in &step.found {
-            sqlx::query(
-                "INSERT INTO page_job_feeds (job_id, seq, url, title, feed_id, held, note) \
-                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM page_job_feeds \
-                 WHERE job_id = ?1), ?2, ?3, ?4, ?5, ?6) ON CONFLICT (job_id, url) DO NOTHING",
-            )
-            .bind(id)
-            .bind(&feed.url)
-            .bind(feed.title.as_deref())
-            .bind(feed.feed_id.map(|f| f.0))
-            .bind(feed.held)
-            .bind(feed.note.as_deref())
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(sqlx::AssertSqlSafe(sql::FOUND.as_str()))
+                .bind(id)
+                .bind(&feed.url)
+                .bind(feed.title.as_deref())
+                .bind(feed.feed_id.map(|f| f.0))
+                .bind(feed.held)
+                .bind(feed.note.as_deref())
+                .execute(&mut *tx)
+                .await?;
         }
         let s = &step.spent;
-        sqlx::query(
-            "UPDATE page_jobs SET updated_at = ?2, requests = ?3, bytes = ?4, urls = ?5, \
-             pages = ?6, elapsed_ms = ?7, feeds = ?8, duplicates = ?9, refused = ?10 \
-             WHERE id = ?1",
-        )
-        .bind(id)
-        .bind(micros(at))
-        .bind(i64::from(s.requests))
-        .bind(as_column(s.bytes))
-        .bind(i64::from(s.urls))
-        .bind(i64::from(s.pages))
-        .bind(as_column(s.elapsed.as_millis()))
-        .bind(i64::from(s.feeds))
-        .bind(i64::from(s.duplicates))
-        .bind(i64::from(s.refused))
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(sqlx::AssertSqlSafe(sql::SPENT.as_str()))
+            .bind(id)
+            .bind(micros(at))
+            .bind(i64::from(s.requests))
+            .bind(as_column(s.bytes))
+            .bind(i64::from(s.urls))
+            .bind(i64::from(s.pages))
+            .bind(as_column(s.elapsed.as_millis()))
+            .bind(i64::from(s.feeds))
+            .bind(i64::from(s.duplicates))
+            .bind(i64::from(s.refused))
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(())
     }
 
     pub(super) async fn page_job_feeds_in(&self, id: i64) -> Result<Vec<JobFeed>> {
-        let rows = sqlx::query(
-            "SELECT url, title, feed_id, held, note FROM page_job_feeds WHERE job_id = ?1 ORDER BY seq",
-        )
-        .bind(id)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql::FINDS.as_str()))
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|row| {
                 Ok(JobFeed {
@@ -235,21 +204,18 @@ impl SqliteStore {
         at: DateTime<Utc>,
     ) -> Result<bool> {
         let (_turn, mut tx) = self.write().await?;
-        let ended = sqlx::query(
-            "UPDATE page_jobs SET state = ?2, stopped_by = ?3, error = ?4, finished_at = ?5, \
-             updated_at = ?5 WHERE id = ?1 AND state IN ('queued', 'running')",
-        )
-        .bind(id)
-        .bind(state.as_str())
-        .bind(stopped_by)
-        .bind(error)
-        .bind(micros(at))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let ended = sqlx::query(sqlx::AssertSqlSafe(sql::FINISH.as_str()))
+            .bind(id)
+            .bind(state.as_str())
+            .bind(stopped_by)
+            .bind(error)
+            .bind(micros(at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             == 1;
         if ended {
-            sqlx::query("DELETE FROM page_queue WHERE job_id = ?1")
+            sqlx::query(sqlx::AssertSqlSafe(sql::DROP_FRONTIER.as_str()))
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
@@ -260,11 +226,10 @@ impl SqliteStore {
 
     pub(super) async fn prune_page_jobs_in(&self, before: DateTime<Utc>) -> Result<u64> {
         let (_turn, mut tx) = self.write().await?;
-        let done =
-            sqlx::query("DELETE FROM page_jobs WHERE finished_at IS NOT NULL AND finished_at < ?1")
-                .bind(micros(before))
-                .execute(&mut *tx)
-                .await?;
+        let done = sqlx::query(sqlx::AssertSqlSafe(sql::PRUNE.as_str()))
+            .bind(micros(before))
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(done.rows_affected())
     }
@@ -276,25 +241,20 @@ impl SqliteStore {
         at: DateTime<Utc>,
     ) -> Result<bool> {
         let (_turn, mut tx) = self.write().await?;
-        let added = sqlx::query(
-            "INSERT INTO catalogue (feed_id, added_by, added_at) VALUES (?1, ?2, ?3) \
-             ON CONFLICT (feed_id) DO NOTHING",
-        )
-        .bind(feed.0)
-        .bind(added_by)
-        .bind(micros(at))
-        .execute(&mut *tx)
-        .await?;
+        let added = sqlx::query(sqlx::AssertSqlSafe(sql::CATALOGUE_ADD.as_str()))
+            .bind(feed.0)
+            .bind(added_by)
+            .bind(micros(at))
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(added.rows_affected() == 1)
     }
 
     pub(super) async fn catalogue_in(&self) -> Result<Vec<CatalogueEntry>> {
-        let rows = sqlx::query(
-            "SELECT feed_id, added_by, added_at FROM catalogue ORDER BY added_at, feed_id",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql::CATALOGUE.as_str()))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|row| {
                 Ok(CatalogueEntry {
@@ -308,7 +268,7 @@ impl SqliteStore {
 
     pub(super) async fn remove_from_catalogue_in(&self, feed: FeedId) -> Result<bool> {
         let (_turn, mut tx) = self.write().await?;
-        let removed = sqlx::query("DELETE FROM catalogue WHERE feed_id = ?1")
+        let removed = sqlx::query(sqlx::AssertSqlSafe(sql::CATALOGUE_REMOVE.as_str()))
             .bind(feed.0)
             .execute(&mut *tx)
             .await?;

@@ -836,7 +836,7 @@ impl Store for SqliteStore {
         self.next_resource_due_in(after).await
     }
 
-    async fn apply_resource(&self, apply: &crate::ResourceApply) -> Result<()> {
+    async fn apply_resource(&self, apply: &crate::ResourceApply) -> Result<ApplyReport> {
         self.apply_resource_in(apply).await
     }
 

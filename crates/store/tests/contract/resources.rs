@@ -33,6 +33,7 @@ fn done(id: i64, at: i64, found: ResourceFound) -> ResourceApply {
         next_candidate_at: None,
         log: Vec::new(),
         host_floor: None,
+        fence: None,
     }
 }
 
@@ -494,4 +495,110 @@ pub async fn sr1_the_sites_with_an_icon_kept_are_known(store: Arc<dyn Store>) {
         .await
         .unwrap();
     assert_eq!(store.sites_with_icons(&sites).await.unwrap(), vec![site]);
+}
+
+/// C3: a resource read made under a host lease another holder has claimed since writes only
+/// what it sent (its log rows, C7, and its host floor, C6), never over the resource as the new
+/// holder left it; one under the lease still held is written whole.
+pub async fn c3_a_resource_read_under_a_lost_lease_keeps_only_its_log(store: Arc<dyn Store>) {
+    use tidings_store::{Fence, HostClaim, LogQuery};
+    let a = feed(&store, "https://a.example/feed.xml").await;
+    store
+        .apply_fetch(ok(a, t(1), vec![entry("a1", "A1", "")]))
+        .await
+        .unwrap();
+    store
+        .queue_pages(a, &[page("a1", "https://a.example/post")], t(2), "x")
+        .await
+        .unwrap();
+    let id = store.due_resources(t(2), 1).await.unwrap()[0].id;
+    let token = |claim: HostClaim| match claim {
+        HostClaim::Held(lease) => lease.token,
+        HostClaim::Busy { until } => panic!("busy until {until}"),
+    };
+    let fence = |token| {
+        Some(Fence {
+            host: "a.example".to_owned(),
+            token,
+        })
+    };
+    let first = token(
+        store
+            .claim_host("a.example", "p1", t(2), t(62))
+            .await
+            .unwrap(),
+    );
+    // p1 is paused past its lease; p2 claims the host and reads the page.
+    let second = token(
+        store
+            .claim_host("a.example", "p2", t(70), t(130))
+            .await
+            .unwrap(),
+    );
+    let current = store
+        .apply_resource(&ResourceApply {
+            fence: fence(second),
+            ..done(id, 75, ResourceFound::Nothing)
+        })
+        .await
+        .unwrap();
+    assert!(!current.fenced_out);
+    // p1, resumed, writes the 503 it got before: only its request and floor are kept.
+    let log = RequestLogRow {
+        at: t(60),
+        feed_id: Some(a),
+        host: "https://a.example:443".into(),
+        purpose: "article_page".into(),
+        url: "https://a.example/post".into(),
+        egress: None,
+        status: Some(503),
+        outcome: Label::ServerError,
+        bytes: 0,
+        duration_ms: 12,
+        rule: "preview of entry; robots: 404, everything allowed".into(),
+        ticket: None,
+    };
+    let stale = store
+        .apply_resource(&ResourceApply {
+            state: QueueState::Due,
+            due_at: Some(t(100)),
+            reason: "stale".into(),
+            retries: 1,
+            read: Some(ResourceRead {
+                status: Some(503),
+                outcome: Label::ServerError,
+                error: Some("http 503".into()),
+            }),
+            log: vec![log.clone()],
+            host_floor: Some(("https://a.example:443".into(), t(600))),
+            fence: fence(first),
+            ..done(id, 80, ResourceFound::Nothing)
+        })
+        .await
+        .unwrap();
+    assert!(stale.fenced_out);
+    let kept = &store.resources(None, 10).await.unwrap()[0];
+    assert_eq!(
+        (
+            kept.state,
+            kept.reason.as_str(),
+            kept.retries,
+            kept.last_status
+        ),
+        (QueueState::Done, "read", 0, Some(200)),
+        "as p2 left it"
+    );
+    assert!(store.due_resources(t(1000), 5).await.unwrap().is_empty());
+    assert_eq!(
+        store.host_floor("https://a.example:443").await.unwrap(),
+        Some(t(600))
+    );
+    let logged = store
+        .request_log(&LogQuery {
+            feed: Some(a),
+            ..LogQuery::default()
+        })
+        .await
+        .unwrap();
+    assert!(logged.contains(&log), "{logged:?}");
 }
