@@ -8,9 +8,8 @@ mod support;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
-use support::{command, stderr, tidings};
+use support::{command, listening_address, stderr, tidings};
 use tidings_sim::{Behaviour, FeedSpec, HostSpec, Resource, Web};
-use tokio::io::AsyncBufReadExt;
 
 const HOSTS: usize = 3;
 const FEEDS_PER_HOST: usize = 4;
@@ -81,18 +80,7 @@ async fn share_hosts_across_processes(db: &str) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start tidings serve");
-    let mut lines = tokio::io::BufReader::new(serve.stdout.take().unwrap()).lines();
-    loop {
-        let line = lines
-            .next_line()
-            .await
-            .unwrap()
-            .expect("serve prints its address");
-        if line.starts_with("listening on") {
-            break;
-        }
-    }
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    listening_address(&mut serve).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let extra = web
         .url("h0.test", &format!("/f{FEEDS_PER_HOST}.xml"))

@@ -8,9 +8,8 @@ mod support;
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
-use support::{command, stderr, stdout, tidings};
+use support::{command, listening_address, stderr, stdout, tidings};
 use tidings_sim::{FeedSpec, Header, HostSpec, Resource, TimeBase, Web};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sr11_bot_keys_are_generated_rotated_and_listed() {
@@ -147,44 +146,28 @@ async fn serve(db: &std::path::Path, global: &[&str]) -> (tokio::process::Child,
         .stderr(Stdio::null())
         .spawn()
         .expect("start tidings serve");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let addr = loop {
-        let line = lines
-            .next_line()
-            .await
-            .expect("read stdout")
-            .expect("serve printed its address");
-        if let Some(rest) = line.strip_prefix("listening on http://") {
-            break rest.parse().expect("a socket address");
-        }
-    };
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let addr = listening_address(&mut child).await;
     (child, addr)
 }
 
 /// GET `path` with `Host: host`: status, headers (names lower-cased) and body.
 async fn get(addr: SocketAddr, host: &str, path: &str) -> (u16, Vec<Header>, Vec<u8>) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a response head");
-    let head = String::from_utf8(raw[..split].to_vec()).expect("ASCII head");
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .expect("a status line");
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| Header::new(n.trim(), v.trim()))
+    let answer = tidings_sim::client::request(
+        addr,
+        "GET",
+        path,
+        &[("Host", host)],
+        &[],
+        Duration::from_secs(10),
+    )
+    .await
+    .expect("an answer");
+    let headers = answer
+        .headers
+        .iter()
+        .map(|(name, value)| Header::new(name, value.as_bytes()))
         .collect();
-    (status, headers, raw[split + 4..].to_vec())
+    (answer.status, headers, answer.body)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
