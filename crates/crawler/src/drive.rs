@@ -104,7 +104,7 @@ impl Crawler {
                     // C7: the request's row is written before it is sent.
                     let ahead = RequestLogRow {
                         egress: fetch.egress.map(|a| a.to_string()),
-                        ..log_row_of(
+                        ..ahead_row(
                             self.now(),
                             match request.kind {
                                 RequestKind::Resource(_) => asker.feed,
@@ -112,10 +112,6 @@ impl Crawler {
                             },
                             &request.target,
                             request.kind.as_str(),
-                            None,
-                            Label::InFlight,
-                            0,
-                            std::time::Duration::ZERO,
                             &allowed.to_string(),
                         )
                     };
@@ -186,6 +182,28 @@ pub(crate) fn log_row(
             &sent.allowed.to_string(),
         )
     }
+}
+
+/// The row a request to `url` for `purpose` is logged with before it is sent (C7): no answer
+/// yet (`in_flight`), `rule` what allows it.
+pub(crate) fn ahead_row(
+    at: chrono::DateTime<chrono::Utc>,
+    feed: Option<FeedId>,
+    url: &Url,
+    purpose: &str,
+    rule: &str,
+) -> RequestLogRow {
+    log_row_of(
+        at,
+        feed,
+        url,
+        purpose,
+        None,
+        Label::InFlight,
+        0,
+        std::time::Duration::ZERO,
+        rule,
+    )
 }
 
 /// The request-log row of a request to `url` for `purpose` (the log's name of it), sent from

@@ -15,12 +15,12 @@
 //! The API serves the callback and calls [`verify_intent`] and [`accept_push`]; they need
 //! only the store and the profile, so a `serve --no-crawl` node answers hubs too.
 
-use crate::drive::log_row_of;
+use crate::drive::{ahead_row, log_row_of};
 use crate::{CrawlError, Crawler};
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use tidings_fetch::FetchRequest;
-use tidings_model::{FeedId, Label, RequestPurpose, SubscriptionState};
+use tidings_model::{FeedId, RequestPurpose, SubscriptionState};
 use tidings_policy::Profile;
 use tidings_policy::websub::{self as rule, Ask, Standing};
 use tidings_store::{FeedRecord, PushRecord, Store, WebSubRecord};
@@ -222,17 +222,7 @@ impl Crawler {
             Ask::Again => "websub: asked again after a day",
         };
         let purpose = RequestPurpose::WebSub.as_str();
-        let ahead = log_row_of(
-            self.now(),
-            Some(feed),
-            &named.hub,
-            purpose,
-            None,
-            Label::InFlight,
-            0,
-            std::time::Duration::ZERO,
-            why,
-        );
+        let ahead = ahead_row(self.now(), Some(feed), &named.hub, purpose, why);
         let sent = self.send(&request, purpose, &ahead).await;
         turn.end(self).await;
         let (response, ticket) = sent?;
@@ -244,7 +234,7 @@ impl Crawler {
             clock.crawler_time_of(response.started_at),
             Some(feed),
             &named.hub,
-            RequestPurpose::WebSub.as_str(),
+            purpose,
             status,
             outcome.label(),
             response.bytes,
