@@ -41,3 +41,41 @@ pub(crate) const LISTING_BETWEEN: &str = ") AS answered UNION ALL SELECT * FROM 
 pub(crate) const LISTING_END: &str = ") AS unanswered) AS log";
 /// The order of every listing and of each source in it.
 pub(crate) const NEWEST_FIRST: &str = " ORDER BY at DESC, id DESC LIMIT ";
+
+/// The listing `query` asks for, on either backend: each source filtered, ordered and limited
+/// alike, then the two merged newest first.
+pub(crate) fn listing<DB>(query: &crate::LogQuery) -> sqlx::QueryBuilder<DB>
+where
+    DB: sqlx::Database,
+    DB::Arguments: Default,
+    for<'t> String: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+    for<'t> i64: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+{
+    let limit = crate::codec::limit(
+        query.limit,
+        crate::codec::DEFAULT_LOG_LIMIT,
+        crate::codec::MAX_LOG_LIMIT,
+    );
+    let mut sql = sqlx::QueryBuilder::<DB>::new(LISTING_START);
+    for (i, source) in [ANSWERED, UNANSWERED.as_str()].into_iter().enumerate() {
+        if i > 0 {
+            sql.push(LISTING_BETWEEN);
+        }
+        sql.push(source).push(" WHERE 1 = 1");
+        if let Some(host) = &query.host {
+            match crate::codec::host_name_pattern(host) {
+                None => sql.push(" AND host = ").push_bind(host.clone()),
+                Some(pattern) => sql
+                    .push(" AND host LIKE ")
+                    .push_bind(pattern)
+                    .push(" ESCAPE '\\'"),
+            };
+        }
+        if let Some(feed) = query.feed {
+            sql.push(" AND feed_id = ").push_bind(feed.0);
+        }
+        sql.push(NEWEST_FIRST).push_bind(limit);
+    }
+    sql.push(LISTING_END).push(NEWEST_FIRST).push_bind(limit);
+    sql
+}

@@ -23,8 +23,8 @@ mod websub;
 use crate::DirectiveRecord;
 use crate::Release;
 use crate::codec::{
-    self, DEFAULT_ENTRY_LIMIT, DEFAULT_LOG_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, MAX_LOG_LIMIT,
-    SearchFilter, select_feeds, without_nul, without_nul_opt,
+    self, DEFAULT_ENTRY_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, SearchFilter, select_feeds,
+    without_nul, without_nul_opt,
 };
 use crate::freshness::ClearOnDrop;
 use crate::log;
@@ -460,33 +460,7 @@ impl Store for PgStore {
     }
 
     async fn request_log(&self, query: &LogQuery) -> Result<Vec<RequestLogRow>> {
-        let limit = codec::limit(query.limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT);
-        let mut sql = QueryBuilder::<Postgres>::new(log::LISTING_START);
-        for (i, source) in [log::ANSWERED, log::UNANSWERED.as_str()]
-            .into_iter()
-            .enumerate()
-        {
-            if i > 0 {
-                sql.push(log::LISTING_BETWEEN);
-            }
-            sql.push(source).push(" WHERE TRUE");
-            if let Some(host) = &query.host {
-                match codec::host_name_pattern(host) {
-                    None => sql.push(" AND host = ").push_bind(host.clone()),
-                    Some(pattern) => sql
-                        .push(" AND host LIKE ")
-                        .push_bind(pattern)
-                        .push(" ESCAPE '\\'"),
-                };
-            }
-            if let Some(feed) = query.feed {
-                sql.push(" AND feed_id = ").push_bind(feed.0);
-            }
-            sql.push(log::NEWEST_FIRST).push_bind(limit);
-        }
-        sql.push(log::LISTING_END)
-            .push(log::NEWEST_FIRST)
-            .push_bind(limit);
+        let mut sql = log::listing::<Postgres>(query);
         sql.build()
             .fetch_all(&self.pool)
             .await?
