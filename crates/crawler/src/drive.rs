@@ -115,14 +115,16 @@ impl Crawler {
                             &allowed.to_string(),
                         )
                     };
-                    let (response, ticket) =
-                        match self.send(&fetch, request.kind.as_str(), &ahead).await {
-                            Ok(sent) => sent,
-                            Err(e) => {
-                                turn.end(self).await;
-                                return Err(e);
-                            }
-                        };
+                    let (response, ticket) = match self
+                        .send(&turn, &fetch, request.kind.as_str(), &ahead)
+                        .await
+                    {
+                        Ok(sent) => sent,
+                        Err(e) => {
+                            turn.end(self).await;
+                            return Err(e);
+                        }
+                    };
                     let clock = &self.config.clock;
                     Event::Answer(Answer {
                         // Rows and every instant are kept in crawler time; the fetcher's clock

@@ -43,13 +43,17 @@ use tidings_store::Store;
 pub(crate) struct HostTurn {
     permit: gate::Permit,
     host: String,
+    /// The gap in real time and the longest the request may take: what its lease must
+    /// outlive (C3).
+    gap: std::time::Duration,
+    budget: std::time::Duration,
 }
 
 impl HostTurn {
     /// The request ended: the gate records its end, and the host's lease is given back
     /// unless this process has more to send there.
     pub(crate) async fn end(self, crawler: &Crawler) {
-        let HostTurn { permit, host } = self;
+        let HostTurn { permit, host, .. } = self;
         drop(permit);
         crawler.give_back(&host).await;
     }
@@ -231,15 +235,31 @@ impl Crawler {
         }
         let gap = self.config.clock.real_wait(gap);
         let permit = self.gate.acquire(url, gap).await;
-        let host = gate::host_of(url);
-        let claimed = self.leases.hold(&*self.store, &host, budget).await?;
+        let turn = HostTurn {
+            permit,
+            host: gate::host_of(url),
+            gap,
+            budget,
+        };
+        self.hold_lease(&turn).await?;
+        Ok(turn)
+    }
+
+    /// Hold the turn's host lease for its request (claimed, renewed, or kept when it outlives
+    /// the request plus the margin) and, after a claim, keep the gap from the last request
+    /// any holder sent there.
+    async fn hold_lease(&self, turn: &HostTurn) -> Result<(), CrawlError> {
+        let claimed = self
+            .leases
+            .hold(&*self.store, &turn.host, turn.budget)
+            .await?;
         if let Some(ended) = claimed.and_then(|c| c.last_end) {
             let ago = (chrono::Utc::now() - ended).to_std().unwrap_or_default();
             if let Some(at) = tokio::time::Instant::now().checked_sub(ago) {
-                permit.wait_after(at, gap).await;
+                turn.permit.wait_after(at, turn.gap).await;
             }
         }
-        Ok(HostTurn { permit, host })
+        Ok(())
     }
 
     /// A lane of this process works `host` (a gate key): its lease is kept between the
@@ -327,16 +347,20 @@ impl Crawler {
             .then(|| Profile::user_agent_of_feed(&self.fetcher.config().user_agent, subscribers))
     }
 
-    /// Send one request, once its row `ahead` is written to the request log (C7), and count
-    /// it in [`Crawler::live`]. Nothing is sent when the row cannot be written. The ticket
-    /// goes into the request's own row, which closes the one written ahead.
+    /// Send one request in `turn`, once its row `ahead` is written to the request log (C7),
+    /// and count it in [`Crawler::live`]. Nothing is sent when the row cannot be written. The
+    /// ticket goes into the request's own row, which closes the one written ahead. Writing
+    /// the row may take long (a store coming back), so the lease is held again before the
+    /// request starts: it still outlives the request plus the margin (C3).
     pub(crate) async fn send(
         &self,
+        turn: &HostTurn,
         request: &tidings_fetch::FetchRequest,
         purpose: &'static str,
         ahead: &tidings_store::RequestLogRow,
     ) -> Result<(tidings_fetch::FetchResponse, tidings_model::RequestTicket), CrawlError> {
         let ticket = self.store.open_request(ahead).await?;
+        self.hold_lease(turn).await?;
         let response = self.fetcher.fetch(request).await;
         self.live.record(purpose, &response);
         Ok((response, ticket))

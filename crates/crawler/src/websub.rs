@@ -223,7 +223,7 @@ impl Crawler {
         };
         let purpose = RequestPurpose::WebSub.as_str();
         let ahead = ahead_row(self.now(), Some(feed), &named.hub, purpose, why);
-        let sent = self.send(&request, purpose, &ahead).await;
+        let sent = self.send(&turn, &request, purpose, &ahead).await;
         turn.end(self).await;
         let (response, ticket) = sent?;
         let clock = &self.config.clock;
