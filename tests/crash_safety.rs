@@ -105,9 +105,14 @@ async fn sigkill_mid_crawl_loses_nothing_committed() {
                 "feed {} has entries without its fetch",
                 feed.url
             );
+            // Its request may have been in flight when the process died: it is logged, as
+            // such (C7), and nothing else of the read is.
             assert!(
-                log.is_empty(),
-                "feed {} has a log row without its fetch",
+                log.len() <= 1
+                    && log
+                        .iter()
+                        .all(|r| r.outcome == tidings_model::Label::InFlight),
+                "feed {} has a log row without its fetch: {log:?}",
                 feed.url
             );
         }
