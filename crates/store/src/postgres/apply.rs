@@ -42,7 +42,7 @@ async fn apply_lent(
     fetch: &FetchRecord,
     fetch_entries: &mut [Entry],
 ) -> Result<ApplyReport> {
-    let report = if lease_moved(tx, fetch).await? {
+    let report = if lease_moved(tx, fetch.fence.as_ref()).await? {
         ApplyReport {
             fenced_out: true,
             ..ApplyReport::default()
@@ -59,11 +59,14 @@ async fn apply_lent(
     Ok(report)
 }
 
-/// Whether the host lease `fetch` was read under has moved to another holder since (its
-/// fencing token moved). The lease row is held shared until the commit, so a claim of the
+/// Whether the host lease a read was made under (`fence`: a fetch's or a resource's) has
+/// moved to another holder since (its fencing token moved). The lease row is held shared until the commit, so a claim of the
 /// host (`FOR UPDATE SKIP LOCKED`) comes wholly before this write or wholly after it.
-async fn lease_moved(tx: &mut Transaction<'static, Postgres>, fetch: &FetchRecord) -> Result<bool> {
-    let Some(fence) = &fetch.fence else {
+pub(super) async fn lease_moved(
+    tx: &mut Transaction<'static, Postgres>,
+    fence: Option<&crate::Fence>,
+) -> Result<bool> {
+    let Some(fence) = fence else {
         return Ok(false);
     };
     let token: Option<i64> =

@@ -2,7 +2,7 @@
 //! SR4, SR6, SR7, FF9), and the icons kept per site.
 
 use super::PgStore;
-use super::apply::{insert_log, raise_host_floor};
+use super::apply::{insert_log, lease_moved, raise_host_floor};
 use super::rows::resource_from_row;
 use crate::codec;
 use crate::resources::pg as sql;
@@ -121,17 +121,7 @@ impl PgStore {
     pub(super) async fn apply_resource_in(&self, apply: &ResourceApply) -> Result<ApplyReport> {
         let mut tx = self.pool.begin().await?;
         // Under a lease another holder has claimed since, only what was sent is written.
-        let moved = match &apply.fence {
-            Some(fence) => {
-                let token: Option<i64> =
-                    sqlx::query_scalar("SELECT token FROM host_leases WHERE host = $1 FOR SHARE")
-                        .bind(&fence.host)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                token != Some(fence.token)
-            }
-            None => false,
-        };
+        let moved = lease_moved(&mut tx, apply.fence.as_ref()).await?;
         if !moved {
             write_resource(&mut tx, apply).await?;
         }

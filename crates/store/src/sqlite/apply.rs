@@ -130,7 +130,8 @@ pub(super) async fn apply_batch(
     batch: &[&Prepared],
 ) -> Result<Vec<Result<ApplyReport>>> {
     let existing = existing_feeds(tx, batch).await?;
-    let tokens = lease_tokens(tx, batch).await?;
+    let fences: Vec<&Fence> = batch.iter().filter_map(|p| p.fence.as_ref()).collect();
+    let tokens = lease_tokens(tx, &fences).await?;
     let moved = |p: &Prepared| {
         p.fence
             .as_ref()
@@ -206,15 +207,13 @@ pub(super) async fn apply_batch(
         .collect())
 }
 
-/// The fencing tokens of the leases the batch's fetches were read under, in one query.
-async fn lease_tokens(
+/// The current fencing tokens of the leases reads were made under (`fences`: a batch's
+/// fetches, or one resource read), in one query.
+pub(super) async fn lease_tokens(
     tx: &mut Transaction<'static, Sqlite>,
-    batch: &[&Prepared],
+    fences: &[&Fence],
 ) -> Result<HashMap<String, i64>> {
-    let hosts: Vec<&str> = batch
-        .iter()
-        .filter_map(|p| p.fence.as_ref().map(|f| f.host.as_str()))
-        .collect();
+    let hosts: Vec<&str> = fences.iter().map(|f| f.host.as_str()).collect();
     if hosts.is_empty() {
         return Ok(HashMap::new());
     }

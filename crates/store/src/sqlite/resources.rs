@@ -2,7 +2,7 @@
 //! SR4, SR6, SR7, FF9), and the icons kept per site.
 
 use super::SqliteStore;
-use super::apply::{insert_log, raise_host_floor};
+use super::apply::{insert_log, lease_tokens, raise_host_floor};
 use super::rows::resource_from_row;
 use crate::codec::{self, micros};
 use crate::resources::lite as sql;
@@ -123,12 +123,7 @@ impl SqliteStore {
         // Under a lease another holder has claimed since, only what was sent is written.
         let moved = match &apply.fence {
             Some(fence) => {
-                let token: Option<i64> =
-                    sqlx::query_scalar("SELECT token FROM host_leases WHERE host = ?1")
-                        .bind(&fence.host)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                token != Some(fence.token)
+                lease_tokens(&mut tx, &[fence]).await?.get(&fence.host) != Some(&fence.token)
             }
             None => false,
         };
