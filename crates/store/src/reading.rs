@@ -11,6 +11,8 @@
 //! once, for both backends: [`plan`]. The backends only read the current state and write the
 //! plan.
 
+pub(crate) mod sql;
+
 use crate::FeedId;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -38,6 +38,64 @@ macro_rules! statements {
 }
 pub(crate) use statements;
 
+/// What the two dialects write differently in a statement built at run time: how a time is
+/// bound (microseconds on SQLite, `timestamptz` on PostgreSQL) and how a column is matched
+/// against a list of ids (`json_each` on SQLite, `ANY` on PostgreSQL).
+pub(crate) trait Dialect: sqlx::Database {
+    /// A time as this backend stores it.
+    type Time: for<'t> sqlx::Encode<'t, Self> + sqlx::Type<Self> + Send + 'static;
+    fn time(at: chrono::DateTime<chrono::Utc>) -> Self::Time;
+    /// ` AND {column} is one of ids`, bound.
+    fn push_in_ids(
+        sql: &mut sqlx::QueryBuilder<Self>,
+        column: &str,
+        ids: &[i64],
+    ) -> crate::Result<()>;
+}
+
+impl Dialect for sqlx::Sqlite {
+    type Time = i64;
+
+    fn time(at: chrono::DateTime<chrono::Utc>) -> i64 {
+        crate::codec::micros(at)
+    }
+
+    fn push_in_ids(
+        sql: &mut sqlx::QueryBuilder<Self>,
+        column: &str,
+        ids: &[i64],
+    ) -> crate::Result<()> {
+        let list = serde_json::to_string(ids).map_err(|e| {
+            crate::StoreError::Corrupt(format!("an id list cannot be serialised: {e}"))
+        })?;
+        sql.push(format_args!(
+            " AND {column} IN (SELECT value FROM json_each("
+        ))
+        .push_bind(list)
+        .push("))");
+        Ok(())
+    }
+}
+
+impl Dialect for sqlx::Postgres {
+    type Time = chrono::DateTime<chrono::Utc>;
+
+    fn time(at: chrono::DateTime<chrono::Utc>) -> Self::Time {
+        at
+    }
+
+    fn push_in_ids(
+        sql: &mut sqlx::QueryBuilder<Self>,
+        column: &str,
+        ids: &[i64],
+    ) -> crate::Result<()> {
+        sql.push(format_args!(" AND {column} = ANY("))
+            .push_bind(ids.to_vec())
+            .push(")");
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
