@@ -26,6 +26,7 @@ mod types;
 mod accounts;
 mod checks;
 mod codec;
+mod feeds;
 pub mod freshness;
 mod images;
 mod jobs;

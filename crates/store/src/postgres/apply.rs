@@ -274,16 +274,12 @@ pub(super) async fn raise_host_floor(
     at: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO hosts (host, created_at, retry_after_until) VALUES ($1, $2, $3) \
-         ON CONFLICT (host) DO UPDATE SET retry_after_until = \
-         GREATEST(hosts.retry_after_until, excluded.retry_after_until)",
-    )
-    .bind(host)
-    .bind(at)
-    .bind(until)
-    .execute(&mut **tx)
-    .await?;
+    sqlx::query(crate::feeds::pg::RAISE_HOST_FLOOR)
+        .bind(host)
+        .bind(at)
+        .bind(until)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 
@@ -365,13 +361,11 @@ pub(super) async fn ensure_host(
     url: &FeedUrl,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO hosts (host, created_at) VALUES ($1, $2) ON CONFLICT (host) DO NOTHING",
-    )
-    .bind(url.host_key().as_str())
-    .bind(now)
-    .execute(&mut **tx)
-    .await?;
+    sqlx::query(crate::feeds::pg::ENSURE_HOST)
+        .bind(url.host_key().as_str())
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 

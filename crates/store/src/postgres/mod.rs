@@ -23,9 +23,10 @@ mod websub;
 use crate::DirectiveRecord;
 use crate::Release;
 use crate::codec::{
-    self, DEFAULT_ENTRY_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, SearchFilter, select_feeds,
-    without_nul, without_nul_opt,
+    self, DEFAULT_ENTRY_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, SearchFilter, without_nul,
+    without_nul_opt,
 };
+use crate::feeds::pg as sql;
 use crate::freshness::ClearOnDrop;
 use crate::log;
 use crate::{
@@ -137,13 +138,10 @@ pub(super) async fn feed_for(
     let (feed_id, new_feed) = match inserted {
         Some(id) => (id, true),
         None => {
-            let (id, state): (i64, String) = sqlx::query_as(
-                "SELECT id, state FROM feeds WHERE url = $1 OR original_url = $1 \
-                     ORDER BY url = $1 DESC, id LIMIT 1",
-            )
-            .bind(url.as_str())
-            .fetch_one(&mut **tx)
-            .await?;
+            let (id, state): (i64, String) = sqlx::query_as(sql::AT_URL)
+                .bind(url.as_str())
+                .fetch_one(&mut **tx)
+                .await?;
             if state == FeedState::Removed.as_str() {
                 return Err(StoreError::FeedRemoved(url.to_string()));
             }
@@ -164,16 +162,13 @@ impl Store for PgStore {
     ) -> Result<Subscribed> {
         let mut tx = self.pool.begin().await?;
         let (feed_id, new_feed) = feed_for(&mut tx, url, now, new).await?;
-        let new_subscription = sqlx::query(
-            "INSERT INTO subscriptions (feed_id, subscriber, created_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (feed_id, subscriber) DO NOTHING",
-        )
-        .bind(feed_id)
-        .bind(subscriber)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let new_subscription = sqlx::query(sql::SUBSCRIBE)
+            .bind(feed_id)
+            .bind(subscriber)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             > 0;
         tx.commit().await?;
         Ok(Subscribed {
@@ -184,7 +179,7 @@ impl Store for PgStore {
     }
 
     async fn unsubscribe(&self, feed: FeedId, subscriber: &str) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM subscriptions WHERE feed_id = $1 AND subscriber = $2")
+        let done = sqlx::query(sql::UNSUBSCRIBE)
             .bind(feed.0)
             .bind(subscriber)
             .execute(&self.pool)
@@ -193,35 +188,28 @@ impl Store for PgStore {
     }
 
     async fn discard_feed(&self, feed: FeedId) -> Result<bool> {
-        let done = sqlx::query(
-            "DELETE FROM feeds WHERE id = $1 AND state <> 'removed' \
-             AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = $1) \
-             AND NOT EXISTS (SELECT 1 FROM entries WHERE feed_id = $1)",
-        )
-        .bind(feed.0)
-        .execute(&self.pool)
-        .await?;
+        let done = sqlx::query(sql::DISCARD)
+            .bind(feed.0)
+            .execute(&self.pool)
+            .await?;
         Ok(done.rows_affected() == 1)
     }
 
     async fn remove_feed(&self, feed: FeedId) -> Result<bool> {
         let mut tx = self.pool.begin().await?;
-        let found = sqlx::query(
-            "UPDATE feeds SET state = 'removed', state_reason = $2, next_fetch_reason = $2 \
-             WHERE id = $1",
-        )
-        .bind(feed.0)
-        .bind(codec::REMOVED_REASON)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let found = sqlx::query(sql::REMOVE)
+            .bind(feed.0)
+            .bind(codec::REMOVED_REASON)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             > 0;
-        sqlx::query("DELETE FROM subscriptions WHERE feed_id = $1")
+        sqlx::query(sql::DROP_SUBSCRIPTIONS)
             .bind(feed.0)
             .execute(&mut *tx)
             .await?;
         // Its hub stops being listened to: a push for it finds no callback (WFM10).
-        sqlx::query("DELETE FROM websub WHERE feed_id = $1")
+        sqlx::query(sql::DROP_WEBSUB)
             .bind(feed.0)
             .execute(&mut *tx)
             .await?;
@@ -230,7 +218,7 @@ impl Store for PgStore {
     }
 
     async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>> {
-        sqlx::query(select_feeds!("WHERE f.id = $1"))
+        sqlx::query(sql::BY_ID)
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await?
@@ -240,19 +228,17 @@ impl Store for PgStore {
     }
 
     async fn feed_by_url(&self, url: &FeedUrl) -> Result<Option<FeedRecord>> {
-        sqlx::query(select_feeds!(
-            "WHERE f.url = $1 OR f.original_url = $1 ORDER BY f.url = $1 DESC, f.id LIMIT 1"
-        ))
-        .bind(url.as_str())
-        .fetch_optional(&self.pool)
-        .await?
-        .as_ref()
-        .map(rows::feed_from_row)
-        .transpose()
+        sqlx::query(sql::BY_URL)
+            .bind(url.as_str())
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(rows::feed_from_row)
+            .transpose()
     }
 
     async fn feeds(&self) -> Result<Vec<FeedRecord>> {
-        sqlx::query(select_feeds!("ORDER BY f.id"))
+        sqlx::query(sql::ALL)
             .fetch_all(&self.pool)
             .await?
             .iter()
@@ -261,18 +247,14 @@ impl Store for PgStore {
     }
 
     async fn due_feeds(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<FeedRecord>> {
-        sqlx::query(select_feeds!(
-            "WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
-             ORDER BY f.next_fetch_at, f.id LIMIT $2"
-        ))
-        .bind(now)
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(rows::feed_from_row)
-        .collect()
+        sqlx::query(sql::DUE)
+            .bind(now)
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
     }
 
     async fn due_feeds_after(
@@ -284,42 +266,30 @@ impl Store for PgStore {
         let Some(after) = after else {
             return self.due_feeds(now, limit).await;
         };
-        sqlx::query(select_feeds!(
-            "WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
-             AND (f.next_fetch_at, f.id) > ($3, $4) \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
-             ORDER BY f.next_fetch_at, f.id LIMIT $2"
-        ))
-        .bind(now)
-        .bind(i64::from(limit))
-        .bind(after.0)
-        .bind(after.1.0)
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(rows::feed_from_row)
-        .collect()
+        sqlx::query(sql::DUE_AFTER)
+            .bind(now)
+            .bind(i64::from(limit))
+            .bind(after.0)
+            .bind(after.1.0)
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
     }
 
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>> {
-        let at: Option<DateTime<Utc>> = sqlx::query_scalar(
-            "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
-        )
-        .fetch_one(&self.pool)
-        .await?;
+        let at: Option<DateTime<Utc>> = sqlx::query_scalar(sql::NEXT_DUE)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(at)
     }
 
     async fn next_due_after(&self, after: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
-        let at: Option<DateTime<Utc>> = sqlx::query_scalar(
-            "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \
-             AND f.next_fetch_at > $1 \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
-        )
-        .bind(after)
-        .fetch_one(&self.pool)
-        .await?;
+        let at: Option<DateTime<Utc>> = sqlx::query_scalar(sql::NEXT_DUE_AFTER)
+            .bind(after)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(at)
     }
 
@@ -409,14 +379,11 @@ impl Store for PgStore {
 
     async fn directive_history(&self, feed: FeedId, limit: u32) -> Result<Vec<DirectiveRecord>> {
         use sqlx::Row;
-        let rows = sqlx::query(
-            "SELECT at, seen, current, full_response FROM feed_directives WHERE feed_id = $1 \
-             ORDER BY id DESC LIMIT $2",
-        )
-        .bind(feed.0)
-        .bind(i64::from(limit.clamp(1, 1000)))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sql::DIRECTIVE_HISTORY)
+            .bind(feed.0)
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|row| {
                 Ok(DirectiveRecord {
@@ -474,12 +441,10 @@ impl Store for PgStore {
     }
 
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
-        let n: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM entries WHERE $1::BIGINT IS NULL OR feed_id = $1",
-        )
-        .bind(feed.map(|f| f.0))
-        .fetch_one(&self.pool)
-        .await?;
+        let n: i64 = sqlx::query_scalar(sql::COUNT_ENTRIES)
+            .bind(feed.map(|f| f.0))
+            .fetch_one(&self.pool)
+            .await?;
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
     }
 
@@ -516,13 +481,10 @@ impl Store for PgStore {
             Option<i32>,
             Option<String>,
         );
-        let row: Option<Row> = sqlx::query_as(
-            "SELECT retry_after_until, robots_fetched_at, robots_status, robots_body \
-             FROM hosts WHERE host = $1",
-        )
-        .bind(host)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<Row> = sqlx::query_as(sql::HOST_STATE)
+            .bind(host)
+            .fetch_optional(&self.pool)
+            .await?;
         let Some((floor, fetched_at, status, body)) = row else {
             return Ok(HostState::default());
         };
@@ -562,18 +524,13 @@ impl Store for PgStore {
         log: &[RequestLogRow],
     ) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO hosts (host, created_at, robots_fetched_at, robots_status, robots_body) \
-             VALUES ($1, $2, $2, $3, $4) ON CONFLICT (host) DO UPDATE SET \
-             robots_fetched_at = excluded.robots_fetched_at, \
-             robots_status = excluded.robots_status, robots_body = excluded.robots_body",
-        )
-        .bind(host)
-        .bind(robots.fetched_at)
-        .bind(robots.status)
-        .bind(robots.body.as_deref().map(codec::without_nul))
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(sql::SAVE_ROBOTS)
+            .bind(host)
+            .bind(robots.fetched_at)
+            .bind(robots.status)
+            .bind(robots.body.as_deref().map(codec::without_nul))
+            .execute(&mut *tx)
+            .await?;
         for row in log {
             apply::insert_log(&mut tx, row).await?;
         }
@@ -582,42 +539,32 @@ impl Store for PgStore {
     }
 
     async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE feeds SET state = 'active', state_reason = NULL, consecutive_failures = 0, \
-             last_failure = NULL, failure_totals = NULL, held_by = NULL, \
-             next_fetch_at = $2, next_fetch_reason = $3 \
-             WHERE id = $1 AND state IN ('paused', 'off')",
-        )
-        .bind(id.0)
-        .bind(at)
-        .bind(reason)
-        .execute(&self.pool)
-        .await?;
+        let done = sqlx::query(sql::RESUME)
+            .bind(id.0)
+            .bind(at)
+            .bind(reason)
+            .execute(&self.pool)
+            .await?;
         Ok(done.rows_affected() == 1)
     }
 
     async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded> {
         let _clear = ClearOnDrop(&self.blocks_version);
         let mut tx = self.pool.begin().await?;
-        let new = sqlx::query(
-            "INSERT INTO blocks (kind, value, reason, created_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (kind, value) DO NOTHING",
-        )
-        .bind(without_nul(&block.kind).as_ref())
-        .bind(without_nul(&block.value).as_ref())
-        .bind(without_nul_opt(block.reason.as_deref()))
-        .bind(block.created_at)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let new = sqlx::query(sql::ADD_BLOCK)
+            .bind(without_nul(&block.kind).as_ref())
+            .bind(without_nul(&block.value).as_ref())
+            .bind(without_nul_opt(block.reason.as_deref()))
+            .bind(block.created_at)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             > 0;
-        let row: BlockTuple = sqlx::query_as(
-            "SELECT id, kind, value, reason, created_at FROM blocks WHERE kind = $1 AND value = $2",
-        )
-        .bind(without_nul(&block.kind).as_ref())
-        .bind(without_nul(&block.value).as_ref())
-        .fetch_one(&mut *tx)
-        .await?;
+        let row: BlockTuple = sqlx::query_as(sql::BLOCK)
+            .bind(without_nul(&block.kind).as_ref())
+            .bind(without_nul(&block.value).as_ref())
+            .fetch_one(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(BlockAdded {
             block: block_from_row(row),
@@ -627,7 +574,7 @@ impl Store for PgStore {
 
     async fn remove_block(&self, kind: &str, value: &str) -> Result<bool> {
         let _clear = ClearOnDrop(&self.blocks_version);
-        let done = sqlx::query("DELETE FROM blocks WHERE kind = $1 AND value = $2")
+        let done = sqlx::query(sql::REMOVE_BLOCK)
             .bind(without_nul(kind).as_ref())
             .bind(without_nul(value).as_ref())
             .execute(&self.pool)
@@ -636,10 +583,7 @@ impl Store for PgStore {
     }
 
     async fn blocks(&self) -> Result<Vec<StoredBlock>> {
-        let rows: Vec<BlockTuple> =
-            sqlx::query_as("SELECT id, kind, value, reason, created_at FROM blocks ORDER BY id")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows: Vec<BlockTuple> = sqlx::query_as(sql::BLOCKS).fetch_all(&self.pool).await?;
         Ok(rows.into_iter().map(block_from_row).collect())
     }
 
@@ -647,7 +591,7 @@ impl Store for PgStore {
         if let Some(version) = self.blocks_version.get() {
             return Ok(version);
         }
-        let (version,): (i64,) = sqlx::query_as("SELECT version FROM blocks_version WHERE id = 1")
+        let (version,): (i64,) = sqlx::query_as(sql::BLOCKS_VERSION)
             .fetch_one(&self.pool)
             .await?;
         self.blocks_version.set(version);
@@ -1011,18 +955,14 @@ impl Store for PgStore {
     }
 
     async fn read_sooner(&self, id: FeedId, sooner: &crate::Sooner) -> Result<bool> {
-        let moved = sqlx::query(
-            "UPDATE feeds SET next_fetch_at = $2, next_fetch_reason = $3 \
-             WHERE id = $1 AND state = 'active' AND consecutive_failures = 0 \
-             AND next_fetch_at > $2 AND last_fetch_at IS NOT DISTINCT FROM $4",
-        )
-        .bind(id.0)
-        .bind(sooner.at)
-        .bind(without_nul(&sooner.reason).into_owned())
-        .bind(sooner.after_read)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
+        let moved = sqlx::query(sql::READ_SOONER)
+            .bind(id.0)
+            .bind(sooner.at)
+            .bind(without_nul(&sooner.reason).into_owned())
+            .bind(sooner.after_read)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
         Ok(moved > 0)
     }
 
@@ -1030,57 +970,46 @@ impl Store for PgStore {
         let mut tx = self.pool.begin().await?;
         match patch.paused {
             Some(true) => {
-                sqlx::query(
-                    "UPDATE feeds SET state = 'paused', state_reason = $2, held_by = $3 \
-                     WHERE id = $1 AND state <> 'removed'",
-                )
-                .bind(id.0)
-                .bind(without_nul(&patch.reason).into_owned())
-                .bind(patch.held_by.as_deref())
-                .execute(&mut *tx)
-                .await?;
+                sqlx::query(sql::PAUSE)
+                    .bind(id.0)
+                    .bind(without_nul(&patch.reason).into_owned())
+                    .bind(patch.held_by.as_deref())
+                    .execute(&mut *tx)
+                    .await?;
             }
             Some(false) => {
-                sqlx::query(
-                    "UPDATE feeds SET state = 'active', state_reason = NULL, \
-                     consecutive_failures = 0, last_failure = NULL, failure_totals = NULL, \
-                     held_by = NULL, next_fetch_at = $2, next_fetch_reason = $3 \
-                     WHERE id = $1 AND state IN ('paused', 'off')",
-                )
-                .bind(id.0)
-                .bind(patch.at)
-                .bind(without_nul(&patch.reason).into_owned())
-                .execute(&mut *tx)
-                .await?;
+                sqlx::query(sql::RESUME)
+                    .bind(id.0)
+                    .bind(patch.at)
+                    .bind(without_nul(&patch.reason).into_owned())
+                    .execute(&mut *tx)
+                    .await?;
             }
             None => {}
         }
         if let Some(egress) = &patch.egress {
-            sqlx::query("UPDATE feeds SET egress = $2 WHERE id = $1")
+            sqlx::query(sql::SET_EGRESS)
                 .bind(id.0)
                 .bind(egress.as_deref().map(|e| without_nul(e).into_owned()))
                 .execute(&mut *tx)
                 .await?;
         }
         if let Some(overrides) = &patch.overrides {
-            sqlx::query("UPDATE feeds SET profile_overrides = $2 WHERE id = $1")
+            sqlx::query(sql::SET_OVERRIDES)
                 .bind(id.0)
                 .bind(codec::encode_overrides(overrides)?)
                 .execute(&mut *tx)
                 .await?;
         }
         if let Some((at, reason)) = &patch.reschedule {
-            sqlx::query(
-                "UPDATE feeds SET next_fetch_at = $2, next_fetch_reason = $3 \
-                 WHERE id = $1 AND state = 'active'",
-            )
-            .bind(id.0)
-            .bind(*at)
-            .bind(without_nul(reason).into_owned())
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(sql::RESCHEDULE)
+                .bind(id.0)
+                .bind(*at)
+                .bind(without_nul(reason).into_owned())
+                .execute(&mut *tx)
+                .await?;
         }
-        let feed = sqlx::query(select_feeds!("WHERE f.id = $1"))
+        let feed = sqlx::query(sql::BY_ID)
             .bind(id.0)
             .fetch_optional(&mut *tx)
             .await?
@@ -1092,34 +1021,27 @@ impl Store for PgStore {
     }
 
     async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>> {
-        sqlx::query(select_feeds!(
-            "WHERE f.id IN (SELECT feed_id FROM subscriptions WHERE subscriber = $1) \
-             ORDER BY f.id"
-        ))
-        .bind(without_nul(subscriber).into_owned())
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(rows::feed_from_row)
-        .collect()
+        sqlx::query(sql::OF_SUBSCRIBER)
+            .bind(without_nul(subscriber).into_owned())
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
     }
 
     async fn count_due(&self, now: DateTime<Utc>) -> Result<u64> {
-        let n: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM feeds f WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
-        )
-        .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
+        let n: i64 = sqlx::query_scalar(sql::COUNT_DUE)
+            .bind(now)
+            .fetch_one(&self.pool)
+            .await?;
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
     }
 
     async fn count_feeds_by_state(&self) -> Result<Vec<(FeedState, u64)>> {
-        let rows: Vec<(String, i64)> =
-            sqlx::query_as("SELECT state, COUNT(*) FROM feeds GROUP BY state")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows: Vec<(String, i64)> = sqlx::query_as(sql::COUNT_BY_STATE)
+            .fetch_all(&self.pool)
+            .await?;
         codec::counts_by_state(rows)
     }
 

@@ -439,11 +439,9 @@ pub(super) async fn raise_host_floor(
     at: i64,
     until: i64,
 ) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO hosts (host, created_at, retry_after_until) VALUES (?1, ?2, ?3) \
-         ON CONFLICT (host) DO UPDATE SET retry_after_until = \
-         MAX(COALESCE(hosts.retry_after_until, 0), excluded.retry_after_until)",
-    )
+    sqlx::query(sqlx::AssertSqlSafe(
+        crate::feeds::lite::RAISE_HOST_FLOOR.as_str(),
+    ))
     .bind(host)
     .bind(at)
     .bind(until)
@@ -522,9 +520,9 @@ pub(super) async fn ensure_host(
     url: &FeedUrl,
     now: i64,
 ) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO hosts (host, created_at) VALUES (?1, ?2) ON CONFLICT (host) DO NOTHING",
-    )
+    sqlx::query(sqlx::AssertSqlSafe(
+        crate::feeds::lite::ENSURE_HOST.as_str(),
+    ))
     .bind(url.host_key().as_str())
     .bind(now)
     .execute(&mut **tx)

@@ -31,8 +31,9 @@ mod websub;
 use crate::DirectiveRecord;
 use crate::Release;
 use crate::codec::{
-    self, DEFAULT_ENTRY_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, SearchFilter, micros, select_feeds,
+    self, DEFAULT_ENTRY_LIMIT, ENTRY_COLUMNS, MAX_ENTRY_LIMIT, SearchFilter, micros,
 };
+use crate::feeds::lite as sql;
 use crate::freshness::ClearOnDrop;
 use crate::log;
 use crate::{
@@ -45,7 +46,7 @@ use chrono::{DateTime, Utc};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{QueryBuilder, Sqlite, Transaction};
+use sqlx::{AssertSqlSafe, QueryBuilder, Sqlite, Transaction};
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -218,13 +219,10 @@ pub(super) async fn feed_for(
     now: DateTime<Utc>,
     new: &NewFeed,
 ) -> Result<(i64, bool)> {
-    let existing: Option<(i64, String)> = sqlx::query_as(
-        "SELECT id, state FROM feeds WHERE url = ?1 OR original_url = ?1 \
-             ORDER BY url = ?1 DESC, id LIMIT 1",
-    )
-    .bind(url.as_str())
-    .fetch_optional(&mut **tx)
-    .await?;
+    let existing: Option<(i64, String)> = sqlx::query_as(AssertSqlSafe(sql::AT_URL.as_str()))
+        .bind(url.as_str())
+        .fetch_optional(&mut **tx)
+        .await?;
     let (feed_id, new_feed) = match existing {
         Some((_, state)) if state == FeedState::Removed.as_str() => {
             return Err(StoreError::FeedRemoved(url.to_string()));
@@ -261,16 +259,13 @@ impl Store for SqliteStore {
     ) -> Result<Subscribed> {
         let (_turn, mut tx) = self.write().await?;
         let (feed_id, new_feed) = feed_for(&mut tx, url, now, new).await?;
-        let new_subscription = sqlx::query(
-            "INSERT INTO subscriptions (feed_id, subscriber, created_at) VALUES (?1, ?2, ?3) \
-             ON CONFLICT (feed_id, subscriber) DO NOTHING",
-        )
-        .bind(feed_id)
-        .bind(subscriber)
-        .bind(micros(now))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let new_subscription = sqlx::query(AssertSqlSafe(sql::SUBSCRIBE.as_str()))
+            .bind(feed_id)
+            .bind(subscriber)
+            .bind(micros(now))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             > 0;
         tx.commit().await?;
         Ok(Subscribed {
@@ -281,7 +276,7 @@ impl Store for SqliteStore {
     }
 
     async fn unsubscribe(&self, feed: FeedId, subscriber: &str) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM subscriptions WHERE feed_id = ?1 AND subscriber = ?2")
+        let done = sqlx::query(AssertSqlSafe(sql::UNSUBSCRIBE.as_str()))
             .bind(feed.0)
             .bind(subscriber)
             .execute(&self.pool)
@@ -290,35 +285,28 @@ impl Store for SqliteStore {
     }
 
     async fn discard_feed(&self, feed: FeedId) -> Result<bool> {
-        let done = sqlx::query(
-            "DELETE FROM feeds WHERE id = ?1 AND state <> 'removed' \
-             AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1) \
-             AND NOT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)",
-        )
-        .bind(feed.0)
-        .execute(&self.pool)
-        .await?;
+        let done = sqlx::query(AssertSqlSafe(sql::DISCARD.as_str()))
+            .bind(feed.0)
+            .execute(&self.pool)
+            .await?;
         Ok(done.rows_affected() == 1)
     }
 
     async fn remove_feed(&self, feed: FeedId) -> Result<bool> {
         let (_turn, mut tx) = self.write().await?;
-        let found = sqlx::query(
-            "UPDATE feeds SET state = 'removed', state_reason = ?2, next_fetch_reason = ?2 \
-             WHERE id = ?1",
-        )
-        .bind(feed.0)
-        .bind(codec::REMOVED_REASON)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let found = sqlx::query(AssertSqlSafe(sql::REMOVE.as_str()))
+            .bind(feed.0)
+            .bind(codec::REMOVED_REASON)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             > 0;
-        sqlx::query("DELETE FROM subscriptions WHERE feed_id = ?1")
+        sqlx::query(AssertSqlSafe(sql::DROP_SUBSCRIPTIONS.as_str()))
             .bind(feed.0)
             .execute(&mut *tx)
             .await?;
         // Its hub stops being listened to: a push for it finds no callback (WFM10).
-        sqlx::query("DELETE FROM websub WHERE feed_id = ?1")
+        sqlx::query(AssertSqlSafe(sql::DROP_WEBSUB.as_str()))
             .bind(feed.0)
             .execute(&mut *tx)
             .await?;
@@ -327,7 +315,7 @@ impl Store for SqliteStore {
     }
 
     async fn feed(&self, id: FeedId) -> Result<Option<FeedRecord>> {
-        sqlx::query(select_feeds!("WHERE f.id = ?1"))
+        sqlx::query(AssertSqlSafe(sql::BY_ID.as_str()))
             .bind(id.0)
             .fetch_optional(&self.pool)
             .await?
@@ -337,19 +325,17 @@ impl Store for SqliteStore {
     }
 
     async fn feed_by_url(&self, url: &FeedUrl) -> Result<Option<FeedRecord>> {
-        sqlx::query(select_feeds!(
-            "WHERE f.url = ?1 OR f.original_url = ?1 ORDER BY f.url = ?1 DESC, f.id LIMIT 1"
-        ))
-        .bind(url.as_str())
-        .fetch_optional(&self.pool)
-        .await?
-        .as_ref()
-        .map(rows::feed_from_row)
-        .transpose()
+        sqlx::query(AssertSqlSafe(sql::BY_URL.as_str()))
+            .bind(url.as_str())
+            .fetch_optional(&self.pool)
+            .await?
+            .as_ref()
+            .map(rows::feed_from_row)
+            .transpose()
     }
 
     async fn feeds(&self) -> Result<Vec<FeedRecord>> {
-        sqlx::query(select_feeds!("ORDER BY f.id"))
+        sqlx::query(AssertSqlSafe(sql::ALL.as_str()))
             .fetch_all(&self.pool)
             .await?
             .iter()
@@ -358,18 +344,14 @@ impl Store for SqliteStore {
     }
 
     async fn due_feeds(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<FeedRecord>> {
-        sqlx::query(select_feeds!(
-            "WHERE f.state = 'active' AND f.next_fetch_at <= ?1 \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
-             ORDER BY f.next_fetch_at, f.id LIMIT ?2"
-        ))
-        .bind(micros(now))
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(rows::feed_from_row)
-        .collect()
+        sqlx::query(AssertSqlSafe(sql::DUE.as_str()))
+            .bind(micros(now))
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
     }
 
     async fn due_feeds_after(
@@ -381,42 +363,30 @@ impl Store for SqliteStore {
         let Some(after) = after else {
             return self.due_feeds(now, limit).await;
         };
-        sqlx::query(select_feeds!(
-            "WHERE f.state = 'active' AND f.next_fetch_at <= ?1 \
-             AND (f.next_fetch_at, f.id) > (?3, ?4) \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
-             ORDER BY f.next_fetch_at, f.id LIMIT ?2"
-        ))
-        .bind(micros(now))
-        .bind(i64::from(limit))
-        .bind(micros(after.0))
-        .bind(after.1.0)
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(rows::feed_from_row)
-        .collect()
+        sqlx::query(AssertSqlSafe(sql::DUE_AFTER.as_str()))
+            .bind(micros(now))
+            .bind(i64::from(limit))
+            .bind(micros(after.0))
+            .bind(after.1.0)
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
     }
 
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>> {
-        let at: Option<i64> = sqlx::query_scalar(
-            "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
-        )
-        .fetch_one(&self.pool)
-        .await?;
+        let at: Option<i64> = sqlx::query_scalar(AssertSqlSafe(sql::NEXT_DUE.as_str()))
+            .fetch_one(&self.pool)
+            .await?;
         at.map(codec::from_micros).transpose()
     }
 
     async fn next_due_after(&self, after: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
-        let at: Option<i64> = sqlx::query_scalar(
-            "SELECT MIN(f.next_fetch_at) FROM feeds f WHERE f.state = 'active' \
-             AND f.next_fetch_at > ?1 \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
-        )
-        .bind(micros(after))
-        .fetch_one(&self.pool)
-        .await?;
+        let at: Option<i64> = sqlx::query_scalar(AssertSqlSafe(sql::NEXT_DUE_AFTER.as_str()))
+            .bind(micros(after))
+            .fetch_one(&self.pool)
+            .await?;
         at.map(codec::from_micros).transpose()
     }
 
@@ -506,14 +476,11 @@ impl Store for SqliteStore {
 
     async fn directive_history(&self, feed: FeedId, limit: u32) -> Result<Vec<DirectiveRecord>> {
         use sqlx::Row;
-        let rows = sqlx::query(
-            "SELECT at, seen, current, full_response FROM feed_directives WHERE feed_id = ?1 \
-             ORDER BY id DESC LIMIT ?2",
-        )
-        .bind(feed.0)
-        .bind(i64::from(limit.clamp(1, 1000)))
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(AssertSqlSafe(sql::DIRECTIVE_HISTORY.as_str()))
+            .bind(feed.0)
+            .bind(i64::from(limit.clamp(1, 1000)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|row| {
                 Ok(DirectiveRecord {
@@ -573,11 +540,10 @@ impl Store for SqliteStore {
     }
 
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
-        let n: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM entries WHERE ?1 IS NULL OR feed_id = ?1")
-                .bind(feed.map(|f| f.0))
-                .fetch_one(&self.pool)
-                .await?;
+        let n: i64 = sqlx::query_scalar(AssertSqlSafe(sql::COUNT_ENTRIES.as_str()))
+            .bind(feed.map(|f| f.0))
+            .fetch_one(&self.pool)
+            .await?;
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
     }
 
@@ -608,13 +574,11 @@ impl Store for SqliteStore {
     }
 
     async fn host_state(&self, host: &str) -> Result<HostState> {
-        let row: Option<(Option<i64>, Option<i64>, Option<i32>, Option<String>)> = sqlx::query_as(
-            "SELECT retry_after_until, robots_fetched_at, robots_status, robots_body \
-                 FROM hosts WHERE host = ?1",
-        )
-        .bind(host)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<(Option<i64>, Option<i64>, Option<i32>, Option<String>)> =
+            sqlx::query_as(AssertSqlSafe(sql::HOST_STATE.as_str()))
+                .bind(host)
+                .fetch_optional(&self.pool)
+                .await?;
         let Some((floor, fetched_at, status, body)) = row else {
             return Ok(HostState::default());
         };
@@ -674,18 +638,13 @@ impl Store for SqliteStore {
         log: &[RequestLogRow],
     ) -> Result<()> {
         let (_turn, mut tx) = self.write().await?;
-        sqlx::query(
-            "INSERT INTO hosts (host, created_at, robots_fetched_at, robots_status, robots_body) \
-             VALUES (?1, ?2, ?2, ?3, ?4) ON CONFLICT (host) DO UPDATE SET \
-             robots_fetched_at = excluded.robots_fetched_at, \
-             robots_status = excluded.robots_status, robots_body = excluded.robots_body",
-        )
-        .bind(host)
-        .bind(micros(robots.fetched_at))
-        .bind(robots.status)
-        .bind(robots.body.as_deref())
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(AssertSqlSafe(sql::SAVE_ROBOTS.as_str()))
+            .bind(host)
+            .bind(micros(robots.fetched_at))
+            .bind(robots.status)
+            .bind(robots.body.as_deref())
+            .execute(&mut *tx)
+            .await?;
         for row in log {
             apply::insert_log(&mut tx, row).await?;
         }
@@ -694,42 +653,33 @@ impl Store for SqliteStore {
     }
 
     async fn resume_feed(&self, id: FeedId, at: DateTime<Utc>, reason: &str) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE feeds SET state = 'active', state_reason = NULL, consecutive_failures = 0, \
-             last_failure = NULL, failure_totals = NULL, held_by = NULL, \
-             next_fetch_at = ?2, next_fetch_reason = ?3 \
-             WHERE id = ?1 AND state IN ('paused', 'off')",
-        )
-        .bind(id.0)
-        .bind(micros(at))
-        .bind(reason)
-        .execute(&self.pool)
-        .await?;
+        let done = sqlx::query(AssertSqlSafe(sql::RESUME.as_str()))
+            .bind(id.0)
+            .bind(micros(at))
+            .bind(reason)
+            .execute(&self.pool)
+            .await?;
         Ok(done.rows_affected() == 1)
     }
 
     async fn add_block(&self, block: &NewBlock) -> Result<BlockAdded> {
         let _clear = ClearOnDrop(&self.blocks_version);
         let (_turn, mut tx) = self.write().await?;
-        let new = sqlx::query(
-            "INSERT INTO blocks (kind, value, reason, created_at) VALUES (?1, ?2, ?3, ?4) \
-             ON CONFLICT (kind, value) DO NOTHING",
-        )
-        .bind(&block.kind)
-        .bind(&block.value)
-        .bind(block.reason.as_deref())
-        .bind(micros(block.created_at))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
+        let new = sqlx::query(AssertSqlSafe(sql::ADD_BLOCK.as_str()))
+            .bind(&block.kind)
+            .bind(&block.value)
+            .bind(block.reason.as_deref())
+            .bind(micros(block.created_at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
             > 0;
-        let row: (i64, String, String, Option<String>, i64) = sqlx::query_as(
-            "SELECT id, kind, value, reason, created_at FROM blocks WHERE kind = ?1 AND value = ?2",
-        )
-        .bind(&block.kind)
-        .bind(&block.value)
-        .fetch_one(&mut *tx)
-        .await?;
+        let row: (i64, String, String, Option<String>, i64) =
+            sqlx::query_as(AssertSqlSafe(sql::BLOCK.as_str()))
+                .bind(&block.kind)
+                .bind(&block.value)
+                .fetch_one(&mut *tx)
+                .await?;
         tx.commit().await?;
         Ok(BlockAdded {
             block: block_from_row(row)?,
@@ -739,7 +689,7 @@ impl Store for SqliteStore {
 
     async fn remove_block(&self, kind: &str, value: &str) -> Result<bool> {
         let _clear = ClearOnDrop(&self.blocks_version);
-        let done = sqlx::query("DELETE FROM blocks WHERE kind = ?1 AND value = ?2")
+        let done = sqlx::query(AssertSqlSafe(sql::REMOVE_BLOCK.as_str()))
             .bind(kind)
             .bind(value)
             .execute(&self.pool)
@@ -749,7 +699,7 @@ impl Store for SqliteStore {
 
     async fn blocks(&self) -> Result<Vec<StoredBlock>> {
         let rows: Vec<(i64, String, String, Option<String>, i64)> =
-            sqlx::query_as("SELECT id, kind, value, reason, created_at FROM blocks ORDER BY id")
+            sqlx::query_as(AssertSqlSafe(sql::BLOCKS.as_str()))
                 .fetch_all(&self.pool)
                 .await?;
         rows.into_iter().map(block_from_row).collect()
@@ -759,7 +709,7 @@ impl Store for SqliteStore {
         if let Some(version) = self.blocks_version.get() {
             return Ok(version);
         }
-        let (version,): (i64,) = sqlx::query_as("SELECT version FROM blocks_version WHERE id = 1")
+        let (version,): (i64,) = sqlx::query_as(AssertSqlSafe(sql::BLOCKS_VERSION.as_str()))
             .fetch_one(&self.pool)
             .await?;
         self.blocks_version.set(version);
@@ -1124,18 +1074,14 @@ impl Store for SqliteStore {
 
     async fn read_sooner(&self, id: FeedId, sooner: &crate::Sooner) -> Result<bool> {
         let (_turn, mut tx) = self.write().await?;
-        let moved = sqlx::query(
-            "UPDATE feeds SET next_fetch_at = ?2, next_fetch_reason = ?3 \
-             WHERE id = ?1 AND state = 'active' AND consecutive_failures = 0 \
-             AND next_fetch_at > ?2 AND last_fetch_at IS ?4",
-        )
-        .bind(id.0)
-        .bind(micros(sooner.at))
-        .bind(&sooner.reason)
-        .bind(sooner.after_read.map(micros))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        let moved = sqlx::query(AssertSqlSafe(sql::READ_SOONER.as_str()))
+            .bind(id.0)
+            .bind(micros(sooner.at))
+            .bind(&sooner.reason)
+            .bind(sooner.after_read.map(micros))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
         tx.commit().await?;
         Ok(moved > 0)
     }
@@ -1144,57 +1090,46 @@ impl Store for SqliteStore {
         let (_turn, mut tx) = self.write().await?;
         match patch.paused {
             Some(true) => {
-                sqlx::query(
-                    "UPDATE feeds SET state = 'paused', state_reason = ?2, held_by = ?3 \
-                     WHERE id = ?1 AND state <> 'removed'",
-                )
-                .bind(id.0)
-                .bind(&patch.reason)
-                .bind(patch.held_by.as_deref())
-                .execute(&mut *tx)
-                .await?;
+                sqlx::query(AssertSqlSafe(sql::PAUSE.as_str()))
+                    .bind(id.0)
+                    .bind(&patch.reason)
+                    .bind(patch.held_by.as_deref())
+                    .execute(&mut *tx)
+                    .await?;
             }
             Some(false) => {
-                sqlx::query(
-                    "UPDATE feeds SET state = 'active', state_reason = NULL, \
-                     consecutive_failures = 0, last_failure = NULL, failure_totals = NULL, \
-                     held_by = NULL, next_fetch_at = ?2, next_fetch_reason = ?3 \
-                     WHERE id = ?1 AND state IN ('paused', 'off')",
-                )
-                .bind(id.0)
-                .bind(micros(patch.at))
-                .bind(&patch.reason)
-                .execute(&mut *tx)
-                .await?;
+                sqlx::query(AssertSqlSafe(sql::RESUME.as_str()))
+                    .bind(id.0)
+                    .bind(micros(patch.at))
+                    .bind(&patch.reason)
+                    .execute(&mut *tx)
+                    .await?;
             }
             None => {}
         }
         if let Some(egress) = &patch.egress {
-            sqlx::query("UPDATE feeds SET egress = ?2 WHERE id = ?1")
+            sqlx::query(AssertSqlSafe(sql::SET_EGRESS.as_str()))
                 .bind(id.0)
                 .bind(egress.as_deref())
                 .execute(&mut *tx)
                 .await?;
         }
         if let Some(overrides) = &patch.overrides {
-            sqlx::query("UPDATE feeds SET profile_overrides = ?2 WHERE id = ?1")
+            sqlx::query(AssertSqlSafe(sql::SET_OVERRIDES.as_str()))
                 .bind(id.0)
                 .bind(codec::encode_overrides(overrides)?)
                 .execute(&mut *tx)
                 .await?;
         }
         if let Some((at, reason)) = &patch.reschedule {
-            sqlx::query(
-                "UPDATE feeds SET next_fetch_at = ?2, next_fetch_reason = ?3 \
-                 WHERE id = ?1 AND state = 'active'",
-            )
-            .bind(id.0)
-            .bind(micros(*at))
-            .bind(reason)
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(AssertSqlSafe(sql::RESCHEDULE.as_str()))
+                .bind(id.0)
+                .bind(micros(*at))
+                .bind(reason)
+                .execute(&mut *tx)
+                .await?;
         }
-        let feed = sqlx::query(select_feeds!("WHERE f.id = ?1"))
+        let feed = sqlx::query(AssertSqlSafe(sql::BY_ID.as_str()))
             .bind(id.0)
             .fetch_optional(&mut *tx)
             .await?
@@ -1206,34 +1141,27 @@ impl Store for SqliteStore {
     }
 
     async fn feeds_of(&self, subscriber: &str) -> Result<Vec<FeedRecord>> {
-        sqlx::query(select_feeds!(
-            "WHERE f.id IN (SELECT feed_id FROM subscriptions WHERE subscriber = ?1) \
-             ORDER BY f.id"
-        ))
-        .bind(subscriber)
-        .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .map(rows::feed_from_row)
-        .collect()
+        sqlx::query(AssertSqlSafe(sql::OF_SUBSCRIBER.as_str()))
+            .bind(subscriber)
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(rows::feed_from_row)
+            .collect()
     }
 
     async fn count_due(&self, now: DateTime<Utc>) -> Result<u64> {
-        let n: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM feeds f WHERE f.state = 'active' AND f.next_fetch_at <= ?1 \
-             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)",
-        )
-        .bind(micros(now))
-        .fetch_one(&self.pool)
-        .await?;
+        let n: i64 = sqlx::query_scalar(AssertSqlSafe(sql::COUNT_DUE.as_str()))
+            .bind(micros(now))
+            .fetch_one(&self.pool)
+            .await?;
         u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative count {n}")))
     }
 
     async fn count_feeds_by_state(&self) -> Result<Vec<(FeedState, u64)>> {
-        let rows: Vec<(String, i64)> =
-            sqlx::query_as("SELECT state, COUNT(*) FROM feeds GROUP BY state")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows: Vec<(String, i64)> = sqlx::query_as(AssertSqlSafe(sql::COUNT_BY_STATE.as_str()))
+            .fetch_all(&self.pool)
+            .await?;
         codec::counts_by_state(rows)
     }
 
