@@ -21,11 +21,12 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use support::{command, fast_profile, listening_address, on_path, stderr, with_stdin};
 use tidings_sim::{FeedSpec, HostSpec, Resource, Web};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// How long the crawler may take to read a new feed: it looks for new work at least every
 /// 30 s, so this is generous. Waiting polls; nothing is asserted about the time taken.
 const DEADLINE: Duration = Duration::from_secs(180);
+/// How long one WebDriver call may take (a page load included).
+const WEBDRIVER_WITHIN: Duration = Duration::from_secs(120);
 
 /// WebDriver's key for an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -464,90 +465,22 @@ async fn webdriver(
     path: &str,
     body: Option<Value>,
 ) -> Result<Value, String> {
-    let mut stream = tokio::net::TcpStream::connect(addr)
-        .await
-        .map_err(|e| e.to_string())?;
     let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Content-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    // chromedriver keeps the connection open whatever the request says: read the head, then
-    // as many bytes as it announces (or the chunks).
-    let mut raw = Vec::new();
-    let mut buf = [0u8; 16 * 1024];
-    let split = loop {
-        if let Some(at) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at;
-        }
-        let n = stream.read(&mut buf).await.map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err("the connection closed before the end of the headers".into());
-        }
-        raw.extend_from_slice(&buf[..n]);
-    };
-    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
-    let mut body = raw[split + 4..].to_vec();
-    let length = head.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        (name.trim() == "content-length")
-            .then(|| value.trim().parse::<usize>().ok())
-            .flatten()
-    });
-    let chunked =
-        head.contains("transfer-encoding: chunked") || head.contains("transfer-encoding:chunked");
-    loop {
-        let done = match length {
-            Some(length) => body.len() >= length,
-            None if chunked => body.windows(5).any(|w| w == b"0\r\n\r\n"),
-            None => false,
-        };
-        if done {
-            break;
-        }
-        let n = stream.read(&mut buf).await.map_err(|e| e.to_string())?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&buf[..n]);
-    }
-    let body = if chunked { dechunk(&body) } else { body };
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("no status")?;
-    let body = String::from_utf8_lossy(&body);
-    let json: Value = serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))?;
-    if status == 200 {
+    let answer = tidings_sim::client::request(
+        addr,
+        method,
+        path,
+        &[("Content-Type", "application/json; charset=utf-8")],
+        body.as_bytes(),
+        WEBDRIVER_WITHIN,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let text = answer.text();
+    let json: Value = serde_json::from_str(&text).map_err(|e| format!("{e}: {text}"))?;
+    if answer.status == 200 {
         Ok(json["value"].clone())
     } else {
-        Err(format!("{status}: {}", json["value"]))
+        Err(format!("{}: {}", answer.status, json["value"]))
     }
-}
-
-/// The body of a chunked answer.
-fn dechunk(mut rest: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
-        let size = std::str::from_utf8(&rest[..end])
-            .ok()
-            .and_then(|s| usize::from_str_radix(s.trim(), 16).ok());
-        let after = &rest[end + 2..];
-        match size {
-            Some(size) if size > 0 && after.len() >= size => {
-                out.extend_from_slice(&after[..size]);
-                rest = after[size..]
-                    .strip_prefix(b"\r\n")
-                    .unwrap_or(&after[size..]);
-            }
-            _ => break,
-        }
-    }
-    out
 }

@@ -10,10 +10,13 @@ use std::sync::Arc;
 use tidings_api::{AppState, router};
 use tidings_fetch::botkeys::{DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH, DatedKey};
 use tidings_policy::Profile;
+use tidings_sim::client;
 use tidings_sim::signatures::{DirectoryProblem, verify_directory_response};
 use tidings_sim::{Header, KeyDirectory};
 use tidings_store::Store;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// How long the server has to answer.
+const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The authority the tests ask for the directory under.
 const HOST: &str = "keys.tidings.test:8080";
@@ -57,30 +60,30 @@ impl Server {
             .unwrap_or_else(|e| panic!("make a key: {e}"))
     }
 
-    /// GET the directory with `host` as the Host header (`None`: no Host header at all).
+    /// GET the directory with `host` as the Host header (`None`: no Host header at all,
+    /// so the request is written by hand).
     async fn directory(&self, host: Option<&str>) -> Answer {
         let host = host.map(|h| format!("Host: {h}\r\n")).unwrap_or_default();
         let request = format!(
             "GET {DIRECTORY_PATH} HTTP/1.1\r\n{host}Accept: {DIRECTORY_MEDIA_TYPE}\r\n\
              Connection: close\r\n\r\n"
         );
-        let mut stream = tokio::net::TcpStream::connect(self.addr)
+        let answer = client::send_raw(self.addr, request.as_bytes(), ANSWER_WITHIN)
             .await
-            .unwrap_or_else(|e| panic!("connect: {e}"));
-        stream
-            .write_all(request.as_bytes())
-            .await
-            .unwrap_or_else(|e| panic!("write: {e}"));
-        let mut raw = Vec::new();
-        stream
-            .read_to_end(&mut raw)
-            .await
-            .unwrap_or_else(|e| panic!("read: {e}"));
-        Answer::parse(&raw)
+            .unwrap_or_else(|e| panic!("GET the directory: {e}"));
+        Answer {
+            status: answer.status,
+            headers: answer
+                .headers
+                .iter()
+                .map(|(name, value)| Header::new(name, value.as_str()))
+                .collect(),
+            body: answer.body,
+        }
     }
 }
 
-/// One response: status, headers as received, body bytes.
+/// One response: status, headers as received (the verifier reads them as bytes), body.
 struct Answer {
     status: u16,
     headers: Vec<Header>,
@@ -88,29 +91,6 @@ struct Answer {
 }
 
 impl Answer {
-    fn parse(raw: &[u8]) -> Answer {
-        let split = raw
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .unwrap_or_else(|| panic!("no end of head: {}", String::from_utf8_lossy(raw)));
-        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-        let mut lines = head.split("\r\n");
-        let status = lines
-            .next()
-            .and_then(|l| l.split(' ').nth(1))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no status line: {head}"));
-        let headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(n, v)| Header::new(n, v.trim()))
-            .collect();
-        Answer {
-            status,
-            headers,
-            body: raw[split + 4..].to_vec(),
-        }
-    }
-
     fn header(&self, name: &str) -> Option<String> {
         self.headers
             .iter()

@@ -1,7 +1,9 @@
 //! A small HTTP/1.1 client for tests: one request per connection (`Connection: close`), the
-//! answer read to its end and parsed (status, headers, body; `Content-Length`, chunked or
-//! read to the close). For talking to `tidings serve` and, from the simulated hub, to its
-//! callbacks; never for anything but loopback test servers.
+//! answer read to the end it announces (`Content-Length`, the last chunk) or to the close, and
+//! parsed (status, headers, body). For talking to `tidings serve`, to chromedriver (which keeps
+//! a connection open whatever the request says) and, from the simulated hub, to its callbacks;
+//! never for anything but loopback test servers. [`send_raw`] sends a request written by hand
+//! (one without a `Host`, one malformed on purpose).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -58,6 +60,22 @@ pub async fn request(
         .map_err(|_| ClientError::Timeout(within))?
 }
 
+/// Send `raw`, a whole request as written (nothing added), to `addr` and read the answer,
+/// all within `within`.
+pub async fn send_raw(
+    addr: SocketAddr,
+    raw: &[u8],
+    within: Duration,
+) -> Result<Answer, ClientError> {
+    tokio::time::timeout(within, async {
+        let mut stream = TcpStream::connect(addr).await?;
+        stream.write_all(raw).await?;
+        read_answer(&mut stream).await
+    })
+    .await
+    .map_err(|_| ClientError::Timeout(within))?
+}
+
 async fn exchange(
     addr: SocketAddr,
     method: &str,
@@ -79,9 +97,47 @@ async fn exchange(
     ));
     stream.write_all(head.as_bytes()).await?;
     stream.write_all(body).await?;
+    read_answer(&mut stream).await
+}
+
+/// Read one answer from `stream`: its head, then the body to the length it announces, to its
+/// last chunk, or (announcing neither) to the close.
+async fn read_answer(stream: &mut TcpStream) -> Result<Answer, ClientError> {
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await?;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        if answer_is_whole(&raw) {
+            break;
+        }
+        let n = stream.read(&mut buf).await?;
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
     parse(&raw)
+}
+
+/// Whether `raw` holds a whole answer that announced where it ends.
+fn answer_is_whole(raw: &[u8]) -> bool {
+    let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+    let value = |name: &str| {
+        head.split("\r\n")
+            .filter_map(|l| l.split_once(':'))
+            .find(|(n, _)| n.trim() == name)
+            .map(|(_, v)| v.trim().to_owned())
+    };
+    let rest = &raw[end + 4..];
+    if value("transfer-encoding").is_some_and(|v| v == "chunked") {
+        dechunk(rest).is_ok()
+    } else if let Some(length) = value("content-length").and_then(|v| v.parse::<usize>().ok()) {
+        rest.len() >= length
+    } else {
+        false
+    }
 }
 
 /// Parse a whole HTTP/1.1 answer.
@@ -164,5 +220,27 @@ mod tests {
         assert_eq!((closed.status, closed.text().as_str()), (410, "bye"));
         assert!(parse(b"HTTP/1.1 200 OK\r\n").is_err());
         assert!(parse(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhi").is_err());
+    }
+
+    /// An answer that says where it ends is whole there, so a server that keeps the
+    /// connection open (chromedriver) is not waited on; one that says nothing ends at the close.
+    #[test]
+    fn an_answer_is_whole_where_it_says_it_ends() {
+        assert!(!answer_is_whole(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+        ));
+        assert!(!answer_is_whole(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nh"
+        ));
+        assert!(answer_is_whole(
+            b"HTTP/1.1 200 OK\r\ncontent-length:2\r\n\r\nhi"
+        ));
+        assert!(!answer_is_whole(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"
+        ));
+        assert!(answer_is_whole(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        ));
+        assert!(!answer_is_whole(b"HTTP/1.1 410 Gone\r\n\r\nbye"));
     }
 }
