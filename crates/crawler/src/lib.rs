@@ -360,7 +360,14 @@ impl Crawler {
         ahead: &tidings_store::RequestLogRow,
     ) -> Result<(tidings_fetch::FetchResponse, tidings_model::RequestTicket), CrawlError> {
         let ticket = self.store.open_request(ahead).await?;
-        self.hold_lease(turn).await?;
+        if let Err(lost) = self.hold_lease(turn).await {
+            // Nothing is sent: the row written ahead goes, so the log keeps only requests
+            // that left (C7).
+            if let Err(e) = self.store.withdraw_request(ticket).await {
+                tracing::warn!(error = %e, "a request not sent stays in the log as in flight");
+            }
+            return Err(lost);
+        }
         let response = self.fetcher.fetch(request).await;
         self.live.record(purpose, &response);
         Ok((response, ticket))

@@ -203,6 +203,10 @@ pub trait Store: Send + Sync {
     /// so it stays if the process stops first.
     async fn open_request(&self, row: &RequestLogRow) -> Result<RequestTicket>;
 
+    /// Delete the write-ahead row of a request that was not sent after all (its host's lease
+    /// was lost while the row was written): the log keeps only requests that left.
+    async fn withdraw_request(&self, ticket: RequestTicket) -> Result<()>;
+
     /// Delete the request-log rows older than `before` (FF17: the log has its own retention
     /// period), a batch at a time so no write waits long behind it. Returns the rows deleted.
     async fn prune_request_log(&self, before: DateTime<Utc>) -> Result<u64>;

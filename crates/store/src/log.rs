@@ -18,6 +18,8 @@ crate::sql::statements! {
              (SELECT id FROM request_log WHERE at < $1 LIMIT $2)";
     /// Write-ahead rows older than the retention: their process stopped long ago.
     PRUNE_OPEN = "DELETE FROM requests_open WHERE at < $1";
+    /// The write-ahead row `$1`, of a request not sent.
+    WITHDRAW = "DELETE FROM requests_open WHERE id = $1";
 }
 
 /// The answered requests, as [`RequestLogRow`](crate::RequestLogRow) columns with their id.

@@ -103,6 +103,9 @@ impl Store for Broken {
     ) -> tidings_store::Result<tidings_model::RequestTicket> {
         fail()
     }
+    async fn withdraw_request(&self, _: tidings_model::RequestTicket) -> tidings_store::Result<()> {
+        fail()
+    }
     async fn directive_history(
         &self,
         _: FeedId,

@@ -440,6 +440,14 @@ impl Store for PgStore {
         self.writer.open(row.clone()).await
     }
 
+    async fn withdraw_request(&self, ticket: RequestTicket) -> Result<()> {
+        sqlx::query(log::pg::WITHDRAW)
+            .bind(ticket.0)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
         let n: i64 = sqlx::query_scalar(sql::COUNT_ENTRIES)
             .bind(feed.map(|f| f.0))

@@ -539,6 +539,16 @@ impl Store for SqliteStore {
         self.open_grouped(row.clone()).await
     }
 
+    async fn withdraw_request(&self, ticket: RequestTicket) -> Result<()> {
+        let (_turn, mut tx) = self.write().await?;
+        sqlx::query(AssertSqlSafe(log::lite::WITHDRAW.as_str()))
+            .bind(ticket.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     async fn count_entries(&self, feed: Option<FeedId>) -> Result<u64> {
         let n: i64 = sqlx::query_scalar(AssertSqlSafe(sql::COUNT_ENTRIES.as_str()))
             .bind(feed.map(|f| f.0))

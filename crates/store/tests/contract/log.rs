@@ -166,7 +166,7 @@ pub async fn ff17_the_request_log_is_pruned_by_its_retention_period(store: Arc<d
 /// it as `in_flight` (no status, bytes or duration), by host and by feed like any row; the
 /// request's own row closes it in the same write (a fetch's, a robots.txt copy's, a
 /// discovery check's alike); a row never closed (its process stopped) stays in the log until
-/// the retention removes it (FF17).
+/// the retention removes it (FF17); the row of a request not sent after all is withdrawn.
 pub async fn c7_a_request_is_logged_before_it_is_sent_and_closed_by_its_answer(
     store: Arc<dyn Store>,
 ) {
@@ -260,6 +260,18 @@ pub async fn c7_a_request_is_logged_before_it_is_sent_and_closed_by_its_answer(
     let all = store.request_log(&LogQuery::default()).await.unwrap();
     assert_eq!(all.len(), 3);
     assert!(all.windows(2).all(|w| w[0].at >= w[1].at), "newest first");
+
+    // A request not sent after all (its lease was lost while its row was written): its
+    // row is withdrawn and the log is as before.
+    let mut unsent = ahead.clone();
+    unsent.at = t(350);
+    let unsent_ticket = store.open_request(&unsent).await.unwrap();
+    assert_eq!(
+        store.request_log(&LogQuery::default()).await.unwrap().len(),
+        4
+    );
+    store.withdraw_request(unsent_ticket).await.unwrap();
+    assert_eq!(store.request_log(&LogQuery::default()).await.unwrap(), all);
 
     // FF17: the retention takes written-ahead rows with the others.
     assert_eq!(store.prune_request_log(t(250)).await.unwrap(), 2);
