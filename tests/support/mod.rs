@@ -1,15 +1,20 @@
-//! A small publisher for end-to-end tests: an HTTP/1.1 server on 127.0.0.1, port 0, serving
-//! scripted feeds with ETag / Last-Modified and 304s, recording every request it receives.
+//! What the end-to-end tests share: a publisher (the simulated web, `tidings_sim`, serving one
+//! host on 127.0.0.1 with resources the test sets and changes, validators as written and 304s),
+//! the tidings binary with the test's database, and helpers to read its output.
 
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::net::Ipv4Addr;
 use std::path::Path;
 use std::process::Output;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tidings_sim::{Behaviour, HostSpec, RetryAfter, RunningWeb, SimClock, Web, When};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+
+/// The publisher's one host: its address, so URLs need no `--resolve`.
+const HOST: &str = "127.0.0.1";
 
 /// One served resource.
 #[derive(Debug, Clone)]
@@ -43,6 +48,29 @@ impl Resource {
             ..Resource::feed("", "\"busy\"")
         }
     }
+
+    /// The same resource as the simulated web's script.
+    fn scripted(self) -> tidings_sim::Resource {
+        let mut served = tidings_sim::Resource::new(Behaviour::Body {
+            content_type: self.content_type,
+            body: self.body.into(),
+        })
+        .with(Behaviour::FixedValidators {
+            etag: self.etag,
+            last_modified: self.last_modified,
+        });
+        if let Some(wait) = self.retry_after {
+            served = served.with(Behaviour::Throttle {
+                status: 429,
+                retry_after: Some(RetryAfter::Raw(wait)),
+                when: When::Always,
+            });
+        }
+        if !self.delay.is_zero() {
+            served = served.with(Behaviour::Delay(self.delay));
+        }
+        served
+    }
 }
 
 /// A request as received.
@@ -52,134 +80,58 @@ pub struct Seen {
     pub path: String,
     /// Header names lower-cased, values as sent.
     pub headers: HashMap<String, String>,
+    /// The status answered (0 while none was).
     pub status: u16,
 }
 
-#[derive(Default)]
-struct State {
-    resources: HashMap<String, Resource>,
-    seen: Vec<Seen>,
-}
-
-/// The running server.
+/// The running publisher.
 #[derive(Clone)]
 pub struct Publisher {
     pub port: u16,
-    state: Arc<Mutex<State>>,
+    web: Arc<RunningWeb>,
 }
 
 impl Publisher {
-    /// Start serving on 127.0.0.1, port 0, in the background of the current runtime.
+    /// Start serving on 127.0.0.1, port 0, in the background of the current runtime; its
+    /// `Date` and other instants are real time.
     pub async fn start() -> Publisher {
-        let listener = TcpListener::bind("127.0.0.1:0")
+        let host = HostSpec::new(HOST).on(Ipv4Addr::LOCALHOST);
+        let web = Web::start_with(vec![host], SimClock::scaled(SystemTime::now(), 1))
             .await
-            .expect("bind 127.0.0.1:0");
-        let port = listener.local_addr().expect("local addr").port();
-        let state = Arc::new(Mutex::new(State::default()));
-        let shared = state.clone();
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(serve(stream, shared.clone()));
-            }
-        });
-        Publisher { port, state }
+            .expect("start the publisher on 127.0.0.1");
+        let port = web.addr(HOST).expect("the publisher's address").port();
+        Publisher {
+            port,
+            web: Arc::new(web),
+        }
     }
 
     pub fn set(&self, path: &str, resource: Resource) {
-        self.state
-            .lock()
-            .unwrap()
-            .resources
-            .insert(path.into(), resource);
+        assert!(self.web.set(HOST, path, resource.scripted()));
     }
 
+    /// Every request received, in arrival order.
     pub fn seen(&self) -> Vec<Seen> {
-        self.state.lock().unwrap().seen.clone()
+        self.web
+            .recorder()
+            .to_host(HOST)
+            .into_iter()
+            .map(|exchange| Seen {
+                method: exchange.method.clone(),
+                path: exchange.target.clone(),
+                headers: exchange
+                    .headers
+                    .iter()
+                    .map(|h| (h.name.to_ascii_lowercase(), h.value_str()))
+                    .collect(),
+                status: exchange.status.unwrap_or(0),
+            })
+            .collect()
     }
 
     pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{}", self.port, path)
+        format!("http://{HOST}:{}{}", self.port, path)
     }
-}
-
-async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-        if buf.len() > 64 * 1024 {
-            return;
-        }
-    }
-    let head = String::from_utf8_lossy(&buf).into_owned();
-    let mut lines = head.split("\r\n");
-    let mut request_line = lines.next().unwrap_or_default().split(' ');
-    let method = request_line.next().unwrap_or_default().to_string();
-    let path = request_line.next().unwrap_or_default().to_string();
-    let headers: HashMap<String, String> = lines
-        .take_while(|l| !l.is_empty())
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let resource = state.lock().unwrap().resources.get(&path).cloned();
-    let (status, response) = match &resource {
-        None => (
-            404,
-            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec(),
-        ),
-        Some(Resource {
-            retry_after: Some(wait),
-            ..
-        }) => (
-            429,
-            format!(
-                "HTTP/1.1 429 Too Many Requests\r\nretry-after: {wait}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            )
-            .into_bytes(),
-        ),
-        Some(r) => {
-            let fresh = match (&r.etag, headers.get("if-none-match")) {
-                (Some(etag), Some(sent)) => etag == sent,
-                _ => false,
-            };
-            let mut head = String::new();
-            let status = if fresh { 304 } else { 200 };
-            head.push_str(if fresh {
-                "HTTP/1.1 304 Not Modified\r\n"
-            } else {
-                "HTTP/1.1 200 OK\r\n"
-            });
-            if let Some(etag) = &r.etag {
-                head.push_str(&format!("etag: {etag}\r\n"));
-            }
-            if let Some(lm) = &r.last_modified {
-                head.push_str(&format!("last-modified: {lm}\r\n"));
-            }
-            let body: &[u8] = if fresh { b"" } else { &r.body };
-            head.push_str(&format!(
-                "content-type: {}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                r.content_type,
-                body.len()
-            ));
-            let mut bytes = head.into_bytes();
-            bytes.extend_from_slice(body);
-            (status, bytes)
-        }
-    };
-    if let Some(r) = &resource {
-        tokio::time::sleep(r.delay).await;
-    }
-    let _ = stream.write_all(&response).await;
-    let _ = stream.shutdown().await;
-    state.lock().unwrap().seen.push(Seen {
-        method,
-        path,
-        headers,
-        status,
-    });
 }
 
 /// An RSS 2.0 feed with `n` items numbered from `first`.

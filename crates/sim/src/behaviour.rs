@@ -55,6 +55,12 @@ pub enum Behaviour {
         etag: Option<EtagStyle>,
         last_modified: bool,
     },
+    /// Modifier: send these validators as written and answer 304 when the request's
+    /// `If-None-Match` (or, without one, `If-Modified-Since`) echoes them exactly.
+    FixedValidators {
+        etag: Option<String>,
+        last_modified: Option<String>,
+    },
     /// Modifier: `cache-control: max-age=N`.
     CacheControl { max_age: u64 },
     /// Modifier: `expires:` this long after the scenario's now.
@@ -474,22 +480,33 @@ fn validated(
     version: u64,
     spec: &FeedSpec,
 ) -> Answer {
-    let Some((etag_style, with_lm)) = behaviours.iter().find_map(|b| match b {
+    let fixed = behaviours.iter().find_map(|b| match b {
+        Behaviour::FixedValidators {
+            etag,
+            last_modified,
+        } => Some((etag.clone(), last_modified.clone())),
+        _ => None,
+    });
+    let by_version = behaviours.iter().find_map(|b| match b {
         Behaviour::Validators {
             etag,
             last_modified,
         } => Some((*etag, *last_modified)),
         _ => None,
-    }) else {
-        return answer;
-    };
-    let etag = etag_style.map(|style| match style {
-        EtagStyle::Strong => format!("\"v{version}\""),
-        EtagStyle::Weak => format!("W/\"v{version}\""),
     });
-    let steps = u32::try_from(version).unwrap_or(u32::MAX);
-    let modified = cx.start + spec.every.unwrap_or_default().saturating_mul(steps);
-    let last_modified = with_lm.then(|| httpdate::fmt_http_date(modified));
+    let (etag, last_modified) = match (fixed, by_version) {
+        (Some(fixed), _) => fixed,
+        (None, Some((etag_style, with_lm))) => {
+            let etag = etag_style.map(|style| match style {
+                EtagStyle::Strong => format!("\"v{version}\""),
+                EtagStyle::Weak => format!("W/\"v{version}\""),
+            });
+            let steps = u32::try_from(version).unwrap_or(u32::MAX);
+            let modified = cx.start + spec.every.unwrap_or_default().saturating_mul(steps);
+            (etag, with_lm.then(|| httpdate::fmt_http_date(modified)))
+        }
+        (None, None) => return answer,
+    };
 
     // If-None-Match decides when present (RFC 9110 13.2.2); both compare the whole value.
     let not_modified = match (cx.header("if-none-match"), cx.header("if-modified-since")) {

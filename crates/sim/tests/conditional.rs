@@ -171,3 +171,29 @@ async fn cache_control_expires_and_date_are_written_in_scenario_time() {
         assert_eq!(r.header("x-robots-tag"), Some("noarchive"));
     }
 }
+
+/// Validators fixed by the script (a test that names its ETag) are sent as written, and only
+/// their exact echo is a 304; the body's own headers stay.
+#[tokio::test]
+async fn fixed_validators_are_sent_as_written_and_only_their_echo_is_a_304() {
+    let body = Resource::new(Behaviour::Body {
+        content_type: "application/rss+xml".into(),
+        body: "<rss/>".into(),
+    })
+    .with(Behaviour::FixedValidators {
+        etag: Some("\"a1\"".into()),
+        last_modified: Some(START.into()),
+    });
+    let web = web_with(body).await;
+    let r = get(&web, "a.test", "/feed.xml", &[]).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        (r.header("etag"), r.header("last-modified")),
+        (Some("\"a1\""), Some(START))
+    );
+    assert_eq!(r.text(), "<rss/>");
+    let echo = get(&web, "a.test", "/feed.xml", &[("If-None-Match", "\"a1\"")]).await;
+    assert_eq!((echo.status, echo.body.len()), (304, 0));
+    let other = get(&web, "a.test", "/feed.xml", &[("If-None-Match", "\"a2\"")]).await;
+    assert_eq!(other.status, 200, "another ETag is not this version");
+}
