@@ -12,8 +12,8 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-use tidings_model::{Entry, FeedId, FeedUrl, Validators};
-use tidings_store::{FeedMeta, FeedState, FeedUpdate, FetchRecord, NewFeed, RequestLogRow, Store};
+use tidings_model::{Entry, FeedId, FeedUrl, Label, Validators};
+use tidings_store::{FeedMeta, FetchRecord, NewFeed, Store};
 
 /// Entries stored per read (one fetch record).
 const PER_READ: usize = 50;
@@ -131,54 +131,28 @@ pub fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) 
             }
         })
         .collect();
-    FetchRecord {
-        feed_id: id,
-        fetched_at: at,
-        update: FeedUpdate {
-            validators: Some(Validators {
-                etag: Some(format!("\"{f}-{read}\"")),
-                last_modified: None,
-            }),
-            content_hash: Some(format!("{f}-{read}")),
-            url: None,
-            pending_move: None,
-            state: FeedState::Active,
-            state_reason: None,
-            held_by: None,
-            next_fetch_at: at + Duration::days(1),
-            next_fetch_reason: "interval 1d".into(),
-            interval_secs: 86_400,
-            consecutive_failures: 0,
-            last_status: Some(200),
-            last_outcome: tidings_model::Label::Ok,
-            last_error: None,
-            meta: Some(FeedMeta {
-                title: Some(format!("Feed {f}")),
-                site_link: Some(format!("https://site{}.example/", f % 997)),
-                expires: None,
-                thumbnail: None,
-            }),
-            last_failure: None,
-            failure_totals: Default::default(),
-            egress_refusals: None,
-            directives: None,
-        },
-        entries,
-        log: vec![RequestLogRow {
-            at,
-            feed_id: Some(id),
-            host: format!("https://site{}.example:443", f % 997),
-            purpose: "feed".into(),
-            url: format!("https://site{}.example/feed.xml?f={f}", f % 997),
-            egress: None,
-            status: Some(200),
-            outcome: tidings_model::Label::Ok,
-            bytes: 20_000,
-            duration_ms: 80,
-            rule: "due: interval 1d".into(),
-            ticket: None,
-        }],
-        host_floor: None,
-        fence: None,
-    }
+    let mut record = tidings_store::testkit::answered(id, at, Label::Ok, Some(200));
+    let site = format!("https://site{}.example", f % 997);
+    record.update.validators = Some(Validators {
+        etag: Some(format!("\"{f}-{read}\"")),
+        last_modified: None,
+    });
+    record.update.content_hash = Some(format!("{f}-{read}"));
+    record.update.next_fetch_at = at + Duration::days(1);
+    record.update.next_fetch_reason = "interval 1d".into();
+    record.update.interval_secs = 86_400;
+    record.update.meta = Some(FeedMeta {
+        title: Some(format!("Feed {f}")),
+        site_link: Some(format!("{site}/")),
+        expires: None,
+        thumbnail: None,
+    });
+    record.entries = entries;
+    let row = &mut record.log[0];
+    row.host = format!("{site}:443");
+    row.url = format!("{site}/feed.xml?f={f}");
+    row.bytes = 20_000;
+    row.duration_ms = 80;
+    row.rule = "due: interval 1d".into();
+    record
 }

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use tidings_feed::ParseOptions;
 use tidings_model::FeedUrl;
-use tidings_store::{FeedMeta, FeedState, FeedUpdate, FetchRecord, NewFeed, RequestLogRow, Store};
+use tidings_store::{FeedMeta, NewFeed, Store};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -197,53 +197,22 @@ async fn run(
         };
         let id = store.subscribe(&url, "bench", at, &new).await?.feed_id;
         entries += doc_entries.len();
-        let record = FetchRecord {
-            feed_id: id,
-            fetched_at: at,
-            update: FeedUpdate {
-                validators: None,
-                content_hash: Some(format!("body-{f}")),
-                url: None,
-                pending_move: None,
-                state: FeedState::Active,
-                state_reason: None,
-                held_by: None,
-                next_fetch_at: at + chrono::Duration::hours(1),
-                next_fetch_reason: "interval 1h".into(),
-                interval_secs: 3600,
-                consecutive_failures: 0,
-                last_status: Some(200),
-                last_outcome: tidings_model::Label::Ok,
-                last_error: None,
-                meta: Some(FeedMeta {
-                    title: title.clone(),
-                    site_link: None,
-                    expires: None,
-                    thumbnail: None,
-                }),
-                last_failure: None,
-                failure_totals: Default::default(),
-                egress_refusals: None,
-                directives: None,
-            },
-            entries: doc_entries,
-            log: vec![RequestLogRow {
-                at,
-                feed_id: Some(id),
-                host: "https://corpus.example:443".into(),
-                purpose: "feed".into(),
-                url: url.to_string(),
-                egress: None,
-                status: Some(200),
-                outcome: tidings_model::Label::Ok,
-                bytes: 10_000,
-                duration_ms: 50,
-                rule: "first add".into(),
-                ticket: None,
-            }],
-            host_floor: None,
-            fence: None,
-        };
+        let mut record =
+            tidings_store::testkit::answered(id, at, tidings_model::Label::Ok, Some(200));
+        record.update.content_hash = Some(format!("body-{f}"));
+        record.update.meta = Some(FeedMeta {
+            title: title.clone(),
+            site_link: None,
+            expires: None,
+            thumbnail: None,
+        });
+        record.entries = doc_entries;
+        let row = &mut record.log[0];
+        row.host = "https://corpus.example:443".into();
+        row.url = url.to_string();
+        row.bytes = 10_000;
+        row.duration_ms = 50;
+        row.rule = "first add".into();
         store.apply_fetch(record).await?;
     }
     let stored = store.count_entries(None).await?;

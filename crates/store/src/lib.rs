@@ -39,6 +39,8 @@ mod resources;
 mod search;
 mod sql;
 mod sqlite;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 mod websub;
 
 pub use postgres::PgStore;

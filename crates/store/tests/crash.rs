@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use tidings_model::{Entry, FeedId, FeedUrl, Validators};
-use tidings_store::{FeedState, FeedUpdate, FetchRecord, LogQuery, RequestLogRow, Store};
+use tidings_model::{Entry, FeedId, FeedUrl, Label, Validators};
+use tidings_store::{FetchRecord, LogQuery, Store};
 
 const CHILD_ENV: &str = "TIDINGS_STORE_CRASH_WRITER";
 const FEEDS: i64 = 400;
@@ -31,60 +31,27 @@ fn feed_url(i: i64) -> FeedUrl {
 
 fn fetch(feed: FeedId) -> FetchRecord {
     let at = t0() + Duration::seconds(60);
-    FetchRecord {
-        feed_id: feed,
-        fetched_at: at,
-        update: FeedUpdate {
-            pending_move: None,
-            validators: Some(Validators {
-                etag: Some(format!("\"{feed}\"")),
-                last_modified: None,
-            }),
-            content_hash: Some(format!("hash-{feed}")),
-            url: None,
-            state: FeedState::Active,
-            state_reason: None,
-            held_by: None,
-            next_fetch_at: at + Duration::hours(1),
-            next_fetch_reason: "interval 1h".to_owned(),
-            interval_secs: 3600,
-            consecutive_failures: 0,
-            last_status: Some(200),
-            last_outcome: tidings_model::Label::Ok,
-            last_error: None,
-            meta: None,
-            last_failure: None,
-            failure_totals: Default::default(),
-            egress_refusals: None,
-            directives: None,
-        },
-        entries: (0..ENTRIES_PER_FETCH)
-            .map(|n| Entry {
-                id: format!("{feed}-{n}"),
-                title: Some(format!(
-                    "entry {n} of feed {feed} {}",
-                    "padding ".repeat(40)
-                )),
-                ..Entry::default()
-            })
-            .collect(),
-        log: vec![RequestLogRow {
-            at,
-            feed_id: Some(feed),
-            host: feed_url(feed.0).host_key().as_str().to_owned(),
-            purpose: "feed".to_owned(),
-            url: feed_url(feed.0).as_str().to_owned(),
-            egress: None,
-            status: Some(200),
-            outcome: tidings_model::Label::Ok,
-            bytes: 100,
-            duration_ms: 5,
-            rule: "due".to_owned(),
-            ticket: None,
-        }],
-        host_floor: None,
-        fence: None,
-    }
+    let mut record = tidings_store::testkit::answered(feed, at, Label::Ok, Some(200));
+    record.update.validators = Some(Validators {
+        etag: Some(format!("\"{feed}\"")),
+        last_modified: None,
+    });
+    record.update.content_hash = Some(format!("hash-{feed}"));
+    record.entries = (0..ENTRIES_PER_FETCH)
+        .map(|n| Entry {
+            id: format!("{feed}-{n}"),
+            title: Some(format!(
+                "entry {n} of feed {feed} {}",
+                "padding ".repeat(40)
+            )),
+            ..Entry::default()
+        })
+        .collect();
+    let url = feed_url(feed.0);
+    let row = &mut record.log[0];
+    row.host = url.host_key().as_str().to_owned();
+    row.url = url.as_str().to_owned();
+    record
 }
 
 /// The writer: apply one fetch per feed, reporting each commit.

@@ -4,9 +4,9 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use std::sync::Arc;
 use tidings_api::auth::{Auth, AuthConfig};
 use tidings_api::{AppState, router};
-use tidings_model::{Entry, FeedId, FeedUrl, Validators};
+use tidings_model::{Entry, FeedId, FeedUrl};
 use tidings_policy::Profile;
-use tidings_store::{FeedMeta, FeedState, FeedUpdate, FetchRecord, NewFeed, RequestLogRow, Store};
+use tidings_store::{FetchRecord, NewFeed, Store};
 
 /// A running API over its own store; the temporary directory lives as long as it.
 pub struct Server {
@@ -297,58 +297,14 @@ pub fn dated(key: &str, published: DateTime<Utc>) -> Entry {
     }
 }
 
-/// A 200 with validators, a title and `entries`, read at `at`; the next read an hour later.
+/// A 200 with an ETag, a title and `entries`, read at `at`; the next read an hour later.
 pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
-    FetchRecord {
-        feed_id: feed,
-        fetched_at: at,
-        update: FeedUpdate {
-            validators: Some(Validators {
-                etag: Some(format!("\"v{}\"", at.timestamp())),
-                last_modified: None,
-            }),
-            content_hash: Some(format!("body-{}", at.timestamp())),
-            url: None,
-            pending_move: None,
-            state: FeedState::Active,
-            state_reason: None,
-            held_by: None,
-            next_fetch_at: at + Duration::hours(1),
-            next_fetch_reason: "interval 1h".to_owned(),
-            interval_secs: 3600,
-            consecutive_failures: 0,
-            last_status: Some(200),
-            last_outcome: tidings_model::Label::Ok,
-            last_error: None,
-            meta: Some(FeedMeta {
-                title: Some("A feed".to_owned()),
-                site_link: Some("https://example.org/".to_owned()),
-                expires: None,
-                thumbnail: None,
-            }),
-            last_failure: None,
-            failure_totals: Default::default(),
-            egress_refusals: None,
-            directives: None,
-        },
-        entries,
-        log: vec![RequestLogRow {
-            at,
-            feed_id: Some(feed),
-            host: "https://example.org:443".to_owned(),
-            purpose: "feed".to_owned(),
-            url: "https://example.org/feed.xml".to_owned(),
-            egress: None,
-            status: Some(200),
-            outcome: tidings_model::Label::Ok,
-            bytes: 1234,
-            duration_ms: 56,
-            rule: "due: interval 1h".to_owned(),
-            ticket: None,
-        }],
-        host_floor: None,
-        fence: None,
+    let mut record = tidings_store::testkit::full(feed, at, entries);
+    // An ETag only: the listings show which validators a feed holds.
+    if let Some(validators) = record.update.validators.as_mut() {
+        validators.last_modified = None;
     }
+    record
 }
 
 /// A page-queue job `id` read with a 200 at `t(4000)`, finding `found` (for the UI and sync

@@ -337,8 +337,8 @@ impl Drop for StopGuard<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FeedState, FeedUpdate, FetchRecord, NewFeed, RequestLogRow, Store};
-    use chrono::{DateTime, Duration, Utc};
+    use crate::{FetchRecord, NewFeed, Store};
+    use chrono::{DateTime, Utc};
     use tidings_model::{Entry, FeedId, FeedUrl};
 
     fn t(s: i64) -> DateTime<Utc> {
@@ -354,48 +354,9 @@ mod tests {
     }
 
     fn fetch(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
-        FetchRecord {
-            feed_id: feed,
-            fetched_at: at,
-            update: FeedUpdate {
-                validators: None,
-                content_hash: None,
-                url: None,
-                pending_move: None,
-                state: FeedState::Active,
-                state_reason: None,
-                held_by: None,
-                next_fetch_at: at + Duration::hours(1),
-                next_fetch_reason: "interval 1h".to_owned(),
-                interval_secs: 3600,
-                consecutive_failures: 0,
-                last_status: Some(200),
-                last_outcome: tidings_model::Label::Ok,
-                last_error: None,
-                last_failure: None,
-                failure_totals: Default::default(),
-                meta: None,
-                egress_refusals: None,
-                directives: None,
-            },
-            entries,
-            log: vec![RequestLogRow {
-                at,
-                feed_id: Some(feed),
-                host: "https://example.org:443".to_owned(),
-                purpose: "feed".to_owned(),
-                url: "https://example.org/feed.xml".to_owned(),
-                egress: None,
-                status: Some(200),
-                outcome: tidings_model::Label::Ok,
-                bytes: 1,
-                duration_ms: 1,
-                rule: "due".to_owned(),
-                ticket: None,
-            }],
-            host_floor: None,
-            fence: None,
-        }
+        let mut record = crate::testkit::answered(feed, at, tidings_model::Label::Ok, Some(200));
+        record.entries = entries;
+        record
     }
 
     async fn store_with_feeds(n: usize) -> (tempfile::TempDir, SqliteStore, Vec<FeedId>) {

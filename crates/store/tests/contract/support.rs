@@ -5,10 +5,8 @@ use sqlx::Connection;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use tidings_model::{Entry, FeedId, FeedUrl, Validators};
-use tidings_store::{
-    FeedMeta, FeedState, FeedUpdate, FetchRecord, RequestLogRow, Store, Subscribed,
-};
+use tidings_model::{Entry, FeedId, FeedUrl};
+use tidings_store::{FetchRecord, Store, Subscribed};
 
 /// Run `case` on a fresh SQLite file.
 pub async fn on_sqlite<F, Fut>(case: F)
@@ -128,20 +126,7 @@ pub fn dated(id: &str, published: DateTime<Utc>) -> Entry {
 
 /// A 200 with `entries`, fetched at `at`; the next fetch an hour later.
 pub fn ok(feed: FeedId, at: DateTime<Utc>, entries: Vec<Entry>) -> FetchRecord {
-    let mut record = outcome(feed, at, "ok", Some(200));
-    record.update.validators = Some(Validators {
-        etag: Some(format!("\"v{}\"", at.timestamp())),
-        last_modified: Some(at.format("%a, %d %b %Y %H:%M:%S GMT").to_string()),
-    });
-    record.update.content_hash = Some(format!("body-{}", at.timestamp()));
-    record.update.meta = Some(FeedMeta {
-        title: Some("A feed".to_owned()),
-        site_link: Some("https://example.org/".to_owned()),
-        expires: None,
-        thumbnail: None,
-    });
-    record.entries = entries;
-    record
+    tidings_store::testkit::full(feed, at, entries)
 }
 
 /// A 304 fetched at `at`.
@@ -151,48 +136,7 @@ pub fn not_modified(feed: FeedId, at: DateTime<Utc>) -> FetchRecord {
 
 /// A fetch that ended in `label`, with no validators, metadata or entries.
 pub fn outcome(feed: FeedId, at: DateTime<Utc>, label: &str, status: Option<i32>) -> FetchRecord {
-    FetchRecord {
-        feed_id: feed,
-        fetched_at: at,
-        update: FeedUpdate {
-            pending_move: None,
-            validators: None,
-            content_hash: None,
-            url: None,
-            state: FeedState::Active,
-            state_reason: None,
-            held_by: None,
-            next_fetch_at: at + Duration::hours(1),
-            next_fetch_reason: "interval 1h".to_owned(),
-            interval_secs: 3600,
-            consecutive_failures: 0,
-            last_status: status,
-            last_outcome: label.parse().expect("a known label"),
-            last_error: None,
-            meta: None,
-            last_failure: None,
-            failure_totals: Default::default(),
-            egress_refusals: None,
-            directives: None,
-        },
-        entries: Vec::new(),
-        log: vec![RequestLogRow {
-            at,
-            feed_id: Some(feed),
-            host: "https://example.org:443".to_owned(),
-            purpose: "feed".to_owned(),
-            url: "https://example.org/feed.xml".to_owned(),
-            egress: None,
-            status,
-            outcome: label.parse().expect("a known label"),
-            bytes: 1234,
-            duration_ms: 56,
-            rule: "due: interval 1h".to_owned(),
-            ticket: None,
-        }],
-        host_floor: None,
-        fence: None,
-    }
+    tidings_store::testkit::answered(feed, at, label.parse().expect("a known label"), status)
 }
 
 /// Every stored entry (up to 1000), newest first.
