@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{command, fast_profile, listening_address, on_path, stderr, with_stdin};
+use support::{fast_profile, on_path, spawn_serve, stderr, with_stdin};
 use tidings_sim::{FeedSpec, HostSpec, Resource, Web};
 
 /// How long the crawler may take to read a new feed: it looks for new work at least every
@@ -60,18 +60,15 @@ async fn browser_logs_in_subscribes_reads_marks_and_unsubscribes() {
     let out = with_stdin(&db, &["users", "add", "ana"], &format!("{PASSWORD}\n")).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let profile = fast_profile(dir.path());
-    let mut serve = command(&db);
-    serve.args(["--allow-private-networks", "--profile", &profile]);
+    let mut global = vec![
+        "--allow-private-networks".to_owned(),
+        "--profile".to_owned(),
+        profile.clone(),
+    ];
     for resolve in web.resolve_args() {
-        serve.args(["--resolve", &resolve]);
+        global.extend(["--resolve".to_owned(), resolve]);
     }
-    let mut child = serve
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start tidings serve");
-    let addr = listening_address(&mut child).await;
+    let (mut child, addr) = spawn_serve(&db, &global, &[] as &[&str], Stdio::null()).await;
     let base = format!("http://{addr}");
 
     // The browser.

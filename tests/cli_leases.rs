@@ -8,7 +8,7 @@ mod support;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
-use support::{command, listening_address, stderr, tidings};
+use support::{command, spawn_serve, stderr, tidings};
 use tidings_sim::{Behaviour, FeedSpec, HostSpec, Resource, Web};
 
 const HOSTS: usize = 3;
@@ -74,13 +74,7 @@ async fn share_hosts_across_processes(db: &str) {
     assert!(out.status.success(), "{}", stderr(&out));
 
     // `serve` crawls; meanwhile two `fetch` runs and an `add` that reads at once.
-    let mut serve = command(db)
-        .args(with(&["serve", "--addr", "127.0.0.1:0"]))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start tidings serve");
-    listening_address(&mut serve).await;
+    let (mut serve, _) = spawn_serve(db, &with(&[]), &[] as &[&str], Stdio::piped()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let extra = web
         .url("h0.test", &format!("/f{FEEDS_PER_HOST}.xml"))

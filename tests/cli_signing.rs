@@ -8,7 +8,7 @@ mod support;
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
-use support::{command, listening_address, stderr, stdout, tidings};
+use support::{command, spawn_serve, stderr, stdout, tidings};
 use tidings_sim::{FeedSpec, Header, HostSpec, Resource, TimeBase, Web};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -139,15 +139,7 @@ async fn sr11_bot_keys_are_generated_rotated_and_listed() {
 
 /// `tidings GLOBAL serve --no-crawl` on a free port, and the address it printed.
 async fn serve(db: &std::path::Path, global: &[&str]) -> (tokio::process::Child, SocketAddr) {
-    let mut child = command(db)
-        .args(global)
-        .args(["serve", "--no-crawl", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start tidings serve");
-    let addr = listening_address(&mut child).await;
-    (child, addr)
+    spawn_serve(db, global, &["--no-crawl"], Stdio::null()).await
 }
 
 /// GET `path` with `Host: host`: status, headers (names lower-cased) and body.

@@ -7,7 +7,7 @@ mod support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
-use support::{command, listening_address, stderr, tidings};
+use support::{spawn_serve, stderr, tidings};
 use tidings_sim::client::{self, Answer};
 use tidings_sim::hub::Hub;
 use tidings_sim::{Behaviour, HostSpec, Resource, Web};
@@ -130,15 +130,16 @@ async fn c7_websub_a_feed_naming_a_hub_is_pushed_and_polled_less() {
         .unwrap()
         .port();
     let base = format!("http://127.0.0.1:{port}/");
-    let mut child = command(&db)
-        .args(&global)
-        .args(["--websub-callback", &base, "serve", "--public-reads"])
-        .args(["--addr", &format!("127.0.0.1:{port}")])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start tidings serve");
-    let addr = listening_address(&mut child).await;
+    let mut global = global.clone();
+    global.extend(["--websub-callback", base.as_str()]);
+    let listen = format!("127.0.0.1:{port}");
+    let (child, addr) = spawn_serve(
+        &db,
+        &global,
+        &["--public-reads", "--addr", &listen],
+        std::process::Stdio::piped(),
+    )
+    .await;
 
     // The first read finds the hub: one request asks it, with our callback and a secret.
     eventually(30, "the hub verified a subscription", || async {

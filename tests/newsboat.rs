@@ -15,8 +15,8 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use support::{
-    Publisher, Resource, command, fast_profile, listening_address, on_path, rss, stderr, stdout,
-    tidings, with_stdin,
+    Publisher, Resource, fast_profile, on_path, rss, spawn_serve, stderr, stdout, tidings,
+    with_stdin,
 };
 use tidings_store::{ReadStatus, ReadingQuery, StateChange};
 
@@ -138,14 +138,7 @@ async fn newsboat_reads_and_marks_through_the_miniflux_api() {
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(total(&unread(&db).await), 8);
 
-    let mut serve = command(&db);
-    let mut child = serve
-        .args(["serve", "--no-crawl", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start tidings serve");
-    let addr = listening_address(&mut child).await;
+    let (mut child, addr) = spawn_serve(&db, &[] as &[&str], &["--no-crawl"], Stdio::null()).await;
 
     let nb = dir.path();
     std::fs::create_dir_all(nb.join("home")).expect("home");

@@ -256,6 +256,33 @@ pub async fn with_stdin(db: &Path, args: &[&str], input: &str) -> Output {
     child.wait_with_output().await.expect("wait")
 }
 
+/// Start `tidings GLOBAL serve SERVE` with the test's database (on `127.0.0.1:0` unless
+/// `SERVE` names an `--addr`), its stdout read for the address it prints and its stderr sent
+/// to `stderr`; the child and that address.
+pub async fn spawn_serve<G, S>(
+    db: &Path,
+    global: &[G],
+    serve: &[S],
+    stderr: std::process::Stdio,
+) -> (tokio::process::Child, std::net::SocketAddr)
+where
+    G: AsRef<std::ffi::OsStr>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut cmd = command(db);
+    cmd.args(global).arg("serve").args(serve);
+    if !serve.iter().any(|a| a.as_ref() == "--addr") {
+        cmd.args(["--addr", "127.0.0.1:0"]);
+    }
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("start tidings serve");
+    let addr = listening_address(&mut child).await;
+    (child, addr)
+}
+
 /// C3 from the publisher's own record: no host saw two requests in flight, none a gap shorter
 /// than `gap` (measured on the monotonic clock). Panics with every violation found.
 #[allow(dead_code)]
