@@ -296,7 +296,7 @@ async fn c3_c7_crawlers_on_one_postgres_survive_kill_stop_and_a_database_restart
             })
             .await
             .unwrap();
-        let mut ids: Vec<&str> = entries.iter().map(|e| e.entry.id.as_str()).collect();
+        let mut ids: Vec<&str> = entries.iter().map(|e| e.entry.identity.as_str()).collect();
         let stored = ids.len();
         ids.sort_unstable();
         ids.dedup();

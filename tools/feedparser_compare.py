@@ -628,8 +628,8 @@ SELFTEST_OURS = [
         },
         "entries": [
             {
+                "identity": "st-1",
                 "id": "st-1",
-                "guid": "st-1",
                 "title": "One",
                 "link": "https://selftest.example/1",
                 "published": "2024-05-06T09:00:00Z",
@@ -653,8 +653,8 @@ SELFTEST_OURS = [
         },
         "entries": [
             {
+                "identity": "urn:selftest:1",
                 "id": "urn:selftest:1",
-                "guid": "urn:selftest:1",
                 "title": "E",
                 "link": "https://selftest.example/atom/1",
                 "updated": "2024-05-06T07:00:00+00:00",
@@ -689,7 +689,7 @@ def selftest():
                 f.write(text)
         files = collect_files([tmp])
         index = index_ours(SELFTEST_OURS, [tmp])
-        report = evaluate(files, index, "guid", False)
+        report = evaluate(files, index, "id", False)
         summary = summary_json(report)
         check("files", summary["files"], 3)
         check("ours parsed", report["ours_parsed"], 2)
@@ -699,7 +699,7 @@ def selftest():
         # Break one field on our side: agreement must drop by exactly one field.
         broken = json.loads(json.dumps(SELFTEST_OURS))
         broken[0]["entries"][0]["title"] = "Uno"
-        report2 = evaluate(files, index_ours(broken, [tmp]), "guid", False)
+        report2 = evaluate(files, index_ours(broken, [tmp]), "id", False)
         title = report2["fields"].get("entry.title")
         check("broken title", title, [1, 2])
         total = sum(s[1] for s in report2["fields"].values())
@@ -729,7 +729,7 @@ def selftest():
             BATCH = saved
         check("binary lines", sorted(os.path.basename(l["path"]) for l in lines),
               ["one.xml", "three.xml", "two.xml"])
-        report3 = evaluate(files, index_ours(lines, [tmp]), "guid", False)
+        report3 = evaluate(files, index_ours(lines, [tmp]), "id", False)
         check("binary agreement", summary_json(report3)["overall_agreement_pct"], 100.0)
 
         # The JSONL reader skips junk lines and keeps objects with a path.
@@ -753,8 +753,9 @@ def main(argv=None):
     ap.add_argument("--tidings", help="path of the tidings binary (default: $TIDINGS_BIN, PATH, target/)")
     ap.add_argument("--ours-jsonl", help="read our side from this JSONL file instead of running tidings")
     ap.add_argument("--feedparser-only", action="store_true", help="run feedparser alone (baseline)")
-    ap.add_argument("--id-field", default="guid", choices=["guid", "id"],
-                    help="our entry field compared with feedparser's id (default: guid)")
+    ap.add_argument("--id-field", default="id", choices=["id", "identity"],
+                    help="our entry field compared with feedparser's id: the publisher's id "
+                         "(default) or the identity tidings derives")
     ap.add_argument("--worst", type=int, default=10, help="how many worst files to list")
     ap.add_argument("--json-report", help="also write a machine-readable summary here")
     ap.add_argument("--selftest", action="store_true", help="run the built-in checks and exit")

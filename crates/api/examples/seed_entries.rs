@@ -118,8 +118,8 @@ pub fn record(id: FeedId, f: usize, read: usize, range: std::ops::Range<usize>) 
             let key = format!("f{f}-e{n}");
             let published = at - Duration::minutes(i64::try_from(n % 1440).unwrap_or(0));
             Entry {
-                id: key.clone(),
-                guid: Some(key.clone()),
+                identity: key.clone(),
+                id: Some(key.clone()),
                 title: Some(format!("Entry {n} of feed {f}")),
                 link: Some(format!("https://site{}.example/{key}", f % 997)),
                 summary: Some(format!(

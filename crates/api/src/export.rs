@@ -328,7 +328,7 @@ fn entry_updated(s: &StoredEntry) -> DateTime<Utc> {
 /// The entry's id in both outputs: the publisher's id when it is a URI (Atom ids must be),
 /// else a name made from tidings' row id.
 pub fn entry_id(s: &StoredEntry) -> String {
-    match &s.entry.guid {
+    match &s.entry.id {
         Some(guid) if looks_like_uri(guid) => guid.clone(),
         _ => format!("urn:tidings:entry:{}", s.id),
     }

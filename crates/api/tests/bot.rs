@@ -713,7 +713,7 @@ fn behaviour(name: &str) -> Option<fn(&Profile) -> String> {
                 format: tidings_model::FeedFormat::Rss20,
                 feed: tidings_model::Feed::default(),
                 entries: vec![tidings_model::Entry {
-                    id: "e".into(),
+                    identity: "e".into(),
                     thumbnails: vec![tidings_model::Thumbnail {
                         url: "https://pub.example/t.jpg".into(),
                         ..Default::default()
@@ -740,7 +740,7 @@ fn kept_of(p: &Profile, robots_tag: &[&str]) -> String {
         format: FeedFormat::Rss20,
         feed: Feed::default(),
         entries: vec![Entry {
-            id: "e".into(),
+            identity: "e".into(),
             summary: Some("word ".repeat(200)),
             content: Some("<p>All of it.</p>".into()),
             ..Entry::default()

@@ -26,7 +26,7 @@ const JSON_FEED: &str = "application/feed+json";
 /// An entry with a URI guid, content and an author.
 fn full(key: &str, seconds: i64) -> Entry {
     let mut e = dated(key, t(seconds));
-    e.guid = Some(format!("https://example.org/id/{key}"));
+    e.id = Some(format!("https://example.org/id/{key}"));
     e.content = Some(format!("<p>Body of <b>{key}</b></p>"));
     e.authors = vec![tidings_model::Author {
         name: Some("Ana".to_owned()),
@@ -56,7 +56,7 @@ fn summary(parsed: &ParsedFeed) -> Vec<Seen> {
         .iter()
         .map(|e| {
             (
-                e.guid.clone(),
+                e.id.clone(),
                 e.title.clone(),
                 e.link.clone(),
                 e.published.map(|p| p.to_rfc3339()).unwrap_or_default(),
@@ -343,7 +343,7 @@ async fn ids_that_are_not_uris_become_tidings_names() {
     // `dated` gives the guid "plain", which is no URI.
     let (server, feed) = one_feed_with(vec![dated("plain", t(5))]).await;
     let (text, parsed) = fetch(&server, &format!("/v1/feeds/{}/atom", feed.0), ATOM).await;
-    let id = parsed.entries[0].guid.clone().expect("an id");
+    let id = parsed.entries[0].id.clone().expect("an id");
     assert!(id.starts_with("urn:tidings:entry:"), "{text}");
     let (_, parsed) = fetch(
         &server,
@@ -351,7 +351,7 @@ async fn ids_that_are_not_uris_become_tidings_names() {
         JSON_FEED,
     )
     .await;
-    assert_eq!(parsed.entries[0].guid.as_deref(), Some(id.as_str()));
+    assert_eq!(parsed.entries[0].id.as_deref(), Some(id.as_str()));
 }
 
 #[tokio::test]

@@ -784,7 +784,7 @@ impl Crawler {
             .entries
             .iter()
             .take(discovery::MOST_IDS_COMPARED)
-            .map(|e| e.id.clone())
+            .map(|e| e.identity.clone())
             .collect();
         if !ids.is_empty() {
             for overlap in self.store.entry_overlap(&ids, 16).await? {

@@ -415,7 +415,7 @@ fn pages_to_read(entries: &[Entry], profile: &Profile) -> Vec<NewPage> {
         }
         let url = link.to_string();
         pages.push(NewPage {
-            entry_key: entry.id.clone(),
+            entry_key: entry.identity.clone(),
             url,
         });
     }
@@ -589,7 +589,7 @@ mod tests {
         profile.pages.max_pages_per_read = 2;
         let at = |s: i64| DateTime::from_timestamp(s, 0);
         let entry = |id: &str, link: Option<&str>, published, content: Option<&str>| Entry {
-            id: id.into(),
+            identity: id.into(),
             link: link.map(Into::into),
             published,
             content: content.map(Into::into),

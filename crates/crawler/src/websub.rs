@@ -418,7 +418,7 @@ pub async fn accept_push(
     tidings_read::keep_pushed(&mut parsed, profile, &feed.directives, feed.url.as_url());
     // C8: the same bound on new entries per day as a read's; a push over it is dropped (the
     // next read decides whether the feed is held).
-    let ids: Vec<&str> = parsed.entries.iter().map(|e| e.id.as_str()).collect();
+    let ids: Vec<&str> = parsed.entries.iter().map(|e| e.identity.as_str()).collect();
     let since = tidings_policy::volume::window_start(now);
     let counts = store.new_entry_counts(feed.id, &ids, since).await?;
     if let Some(why) =

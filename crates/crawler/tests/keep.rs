@@ -191,7 +191,7 @@ async fn stored_entries(profile: &'static str, body: &str) -> Vec<(String, Store
         .await
         .unwrap()
         .into_iter()
-        .map(|e| (e.entry.id.clone(), e))
+        .map(|e| (e.entry.identity.clone(), e))
         .collect();
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     entries
@@ -393,7 +393,7 @@ async fn dfb2_an_ai_crawler_group_over_an_entrys_own_page_keeps_its_excerpt_out(
         .await
         .unwrap()
         .into_iter()
-        .map(|e| (e.entry.id, e.entry.summary))
+        .map(|e| (e.entry.identity, e.entry.summary))
         .collect();
     assert_eq!(
         summaries["article"], None,

@@ -100,7 +100,7 @@ pub(crate) struct EntryAcc {
 /// Whether an entry holds anything read from the document (the language alone, inherited
 /// from above, does not count): a truncated last item without data is dropped.
 pub(crate) fn has_data(e: &Entry) -> bool {
-    e.guid.is_some()
+    e.id.is_some()
         || e.title.is_some()
         || e.link.is_some()
         || e.summary.is_some()

@@ -146,13 +146,10 @@ pub(crate) fn entry_child(
     let key = Key::new(cx.doc.node(id).local());
     match key.as_str() {
         "id" => {
-            if acc.e.guid.is_none()
-                && let Some(guid) = cx.text(id)
-            {
-                // As feedparser does, an id stands in for a missing link.
-                acc.c.link.offer(FALLBACK + 1, Some(cx.doc.url(id, &guid)));
-                acc.e.id = guid.clone();
-                acc.e.guid = Some(guid);
+            // An id names the entry; it is not a link, even when it looks like one (feedparser
+            // makes it the link of an entry without one; tidings does not).
+            if acc.e.id.is_none() {
+                acc.e.id = cx.text(id);
             }
         }
         "title" => acc.c.title.offer(rank, text_construct(cx, id)),

@@ -1,11 +1,11 @@
-//! Stable entry identities: the `id` the store upserts by.
+//! Stable entry identities: the `identity` the store upserts by, apart from the publisher's
+//! own `id` (kept as written, or `None`).
 //!
 //! The rule, applied to every parsed document after its format adapter:
 //!
 //! 1. **Natural id.** Each entry first gets a natural id from its own fields only:
-//!    - the publisher's id: `guid` (RSS `guid`, Atom `id`, JSON Feed `id`) with surrounding
-//!      whitespace trimmed, if that is not empty; failing that, an `id` the adapter already
-//!      set, trimmed, if not empty;
+//!    - the publisher's id (RSS `guid`, RDF `rdf:about`, Atom `id`, JSON Feed `id`) with
+//!      surrounding whitespace trimmed, if that is not empty;
 //!    - else the entry `link`, trimmed, if not empty;
 //!    - else `hash:` followed by 32 lowercase hex digits: the first 16 bytes of the SHA-256 of
 //!      the title, the published date (UTC RFC 3339, whole seconds, `Z`) and the URL of the
@@ -28,7 +28,7 @@
 //!    happens to look like `X#h`), the later entry in document order gets `#2`, `#3`, ... until
 //!    it is unique, also with a warning.
 //!
-//! After [`assign`], every `id` is non-empty and unique within the document.
+//! After [`assign`], every `identity` is non-empty and unique within the document.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use sha2::{Digest, Sha256};
@@ -38,7 +38,7 @@ use tidings_model::{Entry, Warning, WarningKind};
 /// The prefix of ids made from a hash of the entry's fields.
 const HASH_PREFIX: &str = "hash:";
 
-/// Give every entry a stable, unique `id`, following the rule in the module docs.
+/// Give every entry a stable, unique `identity`, following the rule in the module docs.
 pub fn assign(entries: &mut [Entry], warnings: &mut Vec<Warning>) {
     let natural: Vec<String> = entries.iter().map(natural_id).collect();
 
@@ -103,17 +103,13 @@ pub fn assign(entries: &mut [Entry], warnings: &mut Vec<Warning>) {
             ));
         }
         seen.insert(unique.clone());
-        entry.id = unique;
+        entry.identity = unique;
     }
 }
 
 /// The natural id of one entry (step 1 of the rule).
 fn natural_id(entry: &Entry) -> String {
-    let publisher = [entry.guid.as_deref(), Some(entry.id.as_str())]
-        .into_iter()
-        .flatten()
-        .map(str::trim)
-        .find(|s| !s.is_empty());
+    let publisher = entry.id.as_deref().map(str::trim).filter(|s| !s.is_empty());
     if let Some(id) = publisher {
         return id.to_owned();
     }

@@ -492,13 +492,12 @@ impl Adapter<'_> {
         let items_path = Path::Field(&Path::Root, "items");
         let at = Path::Index(&items_path, index);
         let mut entry = Entry {
-            guid: self.id(item.remove("id"), Path::Field(&at, "id")),
+            id: self.id(item.remove("id"), Path::Field(&at, "id")),
             title: self.text(&mut item, "title", at),
             summary: self.text(&mut item, "summary", at),
             language: self.text(&mut item, "language", at),
             ..Entry::default()
         };
-        entry.id = entry.guid.clone().unwrap_or_default();
         if let Some(url) = self.url(&mut item, "url", at) {
             entry.links.push(link(&url, "alternate"));
             entry.link = Some(url);

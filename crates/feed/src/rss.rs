@@ -222,8 +222,7 @@ fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<E
                     guid_is_link = doc
                         .attr(child, "isPermaLink")
                         .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
-                    acc.e.id = guid.clone();
-                    acc.e.guid = Some(guid);
+                    acc.e.id = Some(guid);
                 }
             }
             "pubdate" => {
@@ -240,16 +239,17 @@ fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<E
             _ => {}
         }
     }
-    if acc.e.guid.is_none()
-        && let Some(about) = doc.attr_str(id, "rdf:about")
-    {
+    if acc.e.id.is_none() {
         // RSS 1.0 names each item by its `rdf:about`, as feedparser reports it.
-        acc.e.id = about.clone();
-        acc.e.guid = Some(about);
+        acc.e.id = doc.attr_str(id, "rdf:about");
     }
-    if guid_is_link && !acc.c.link.is_set() {
-        let guid = acc.e.guid.as_deref().unwrap_or("");
-        acc.c.link.offer(FALLBACK, Some(doc.url(id, guid)));
+    // A permalink guid stands in for a missing link only when it is an absolute http(s) URL
+    // (a guid like `ink-1` names the item; it is no address, whatever the base).
+    if guid_is_link
+        && !acc.c.link.is_set()
+        && let Some(guid) = acc.e.id.as_deref().filter(|g| is_web_address(g))
+    {
+        acc.c.link.offer(FALLBACK, Some(guid.to_owned()));
     }
     let entry = acc.finish();
     (closed || has_data(&entry)).then_some(entry)
@@ -331,4 +331,10 @@ fn skip_days(cx: &Cx<'_, '_, '_>, id: NodeId, out: &mut Vec<String>) {
             out.push(day);
         }
     }
+}
+
+/// Whether `text` is an absolute `http` or `https` URL with a host.
+fn is_web_address(text: &str) -> bool {
+    url::Url::parse(text.trim())
+        .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
 }

@@ -219,7 +219,7 @@ fn c8_texts_at_the_bound_are_kept_whole_and_identities_do_not_depend_on_it() {
     );
     let cut = parse_cut(&doc, Some(2_000));
     let whole = parse_cut(&doc, None);
-    assert_eq!(cut.entries[0].id, whole.entries[0].id);
+    assert_eq!(cut.entries[0].identity, whole.entries[0].identity);
     assert_eq!(cut.entries[0].title.as_deref().map(str::len), Some(2_000));
     assert_eq!(cut.feed.title.as_deref().map(str::len), Some(2_000));
     let at_bound = parse_cut(&doc, Some(3_000));

@@ -22,8 +22,8 @@ struct E {
 impl E {
     fn build(self) -> Entry {
         Entry {
-            id: self.id.to_owned(),
-            guid: self.guid.map(str::to_owned),
+            identity: self.id.to_owned(),
+            id: self.guid.map(str::to_owned),
             link: self.link.map(str::to_owned),
             title: self.title.map(str::to_owned),
             published: self
@@ -49,7 +49,10 @@ fn ids_of(rows: &[E]) -> (Vec<String>, usize) {
     let mut warnings = Vec::new();
     assign(&mut entries, &mut warnings);
     assert!(warnings.iter().all(|w| w.kind == WarningKind::DuplicateId));
-    (entries.into_iter().map(|e| e.id).collect(), warnings.len())
+    (
+        entries.into_iter().map(|e| e.identity).collect(),
+        warnings.len(),
+    )
 }
 
 fn one(row: E) -> String {
@@ -91,16 +94,16 @@ fn natural_id_branches() {
             Some("https://e.example/2"),
         ),
         (
-            "an id set by the adapter is used when there is no guid",
+            "an identity set before is derived again: only the rule sets it",
             E {
-                id: " adapter-id ",
+                id: " earlier-identity ",
                 link: Some("https://e.example/3"),
                 ..E::default()
             },
-            Some("adapter-id"),
+            Some("https://e.example/3"),
         ),
         (
-            "guid wins over an adapter id",
+            "the publisher's id wins over an identity set before",
             E {
                 guid: Some("g"),
                 id: "other",
@@ -444,7 +447,7 @@ fn ids_survive_a_refetch_with_the_items_reordered() {
         let mut pairs: Vec<(Option<String>, String)> = parsed
             .entries
             .into_iter()
-            .map(|e| (e.title, e.id))
+            .map(|e| (e.title, e.identity))
             .collect();
         pairs.sort();
         pairs

@@ -102,8 +102,11 @@ fn full_1_1_feed_maps_every_field() {
 
     assert_eq!(p.entries.len(), 1);
     let e = &p.entries[0];
-    assert_eq!(e.guid.as_deref(), Some("tag:example.org,2026:1"));
-    assert_eq!(e.id, "tag:example.org,2026:1");
+    assert_eq!(e.id.as_deref(), Some("tag:example.org,2026:1"));
+    assert_eq!(
+        e.identity, "",
+        "the adapter leaves the identity to the rule"
+    );
     assert_eq!(e.link.as_deref(), Some("https://example.org/posts/1"));
     let links: Vec<(&str, &str)> = e
         .links
@@ -291,7 +294,7 @@ fn a_truncated_document_keeps_what_was_read() {
     assert_eq!(p.feed.title.as_deref(), Some("Cut"));
     assert_eq!(p.entries.len(), 2);
     assert_eq!(p.entries[0].title.as_deref(), Some("whole"));
-    assert_eq!(p.entries[1].guid.as_deref(), Some("2"));
+    assert_eq!(p.entries[1].id.as_deref(), Some("2"));
     assert_eq!(p.entries[1].title, None);
     assert_eq!(count(&p.warnings, WarningKind::Truncated), 1);
 }
@@ -397,7 +400,7 @@ fn wrong_types_never_reject_the_document() {
     // Only the three objects are items.
     assert_eq!(p.entries.len(), 3);
     let e = &p.entries[0];
-    assert_eq!(e.guid.as_deref(), Some("1234"));
+    assert_eq!(e.id.as_deref(), Some("1234"));
     assert_eq!(e.title.as_deref(), Some("Array"));
     assert_eq!(e.link.as_deref(), Some("7"));
     assert_eq!(e.summary, None);
@@ -421,11 +424,11 @@ fn wrong_types_never_reject_the_document() {
     );
     assert_eq!(e.thumbnails[0].url, "https://example.org/i.png");
 
-    assert_eq!(p.entries[1].guid.as_deref(), Some("true"));
+    assert_eq!(p.entries[1].id.as_deref(), Some("true"));
     assert_eq!(p.entries[1].categories, ["1", "two"]);
 
     let e = &p.entries[2];
-    assert_eq!(e.guid, None);
+    assert_eq!(e.id, None);
     let urls: Vec<(&str, Option<u64>)> = e
         .enclosures
         .iter()
@@ -480,7 +483,7 @@ fn items_that_are_not_an_array() {
         None,
     );
     assert_eq!(p.entries.len(), 1);
-    assert_eq!(p.entries[0].guid.as_deref(), Some("only"));
+    assert_eq!(p.entries[0].id.as_deref(), Some("only"));
     assert_eq!(kinds(&warnings), [WarningKind::WrongType]);
 
     let (p, warnings) = adapt(
@@ -603,9 +606,9 @@ fn end_to_end_assigns_identities_and_keeps_warnings() {
         },
     )
     .unwrap();
-    let ids: Vec<&str> = p.entries.iter().map(|e| e.id.as_str()).collect();
+    let ids: Vec<&str> = p.entries.iter().map(|e| e.identity.as_str()).collect();
     assert_eq!(ids[0], "a");
-    assert_eq!(p.entries[0].guid.as_deref(), Some(" a "));
+    assert_eq!(p.entries[0].id.as_deref(), Some(" a "));
     assert_eq!(ids[1], "https://example.org/2");
     assert!(ids[2].starts_with("hash:"), "{ids:?}");
     assert!(ids[3].starts_with("dup") && ids[4].starts_with("dup") && ids[3] != ids[4]);

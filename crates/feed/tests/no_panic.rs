@@ -38,7 +38,7 @@ fn check(bytes: &[u8], options: &ParseOptions<'_>) -> Result<(), TestCaseError> 
     prop_assert_eq!(&first, &second);
     if let Ok(parsed) = &first {
         // Identity invariants hold whatever the input.
-        let mut ids: Vec<&str> = parsed.entries.iter().map(|e| e.id.as_str()).collect();
+        let mut ids: Vec<&str> = parsed.entries.iter().map(|e| e.identity.as_str()).collect();
         prop_assert!(ids.iter().all(|id| !id.is_empty()));
         ids.sort_unstable();
         ids.dedup();

@@ -259,7 +259,7 @@ fn mismatched_and_unclosed_tags() {
         (
             "unclosed atom entry ends where the next entry starts",
             atom!("<entry><id>1</id><entry><id>2</id></entry>"),
-            "/entries/1/guid",
+            "/entries/1/id",
             json!("2"),
         ),
         (

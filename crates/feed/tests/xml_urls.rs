@@ -101,7 +101,7 @@ fn relative_urls_against_the_document_url() {
         (
             "guid never rewritten",
             RELATIVE_RSS,
-            "/entries/1/guid",
+            "/entries/1/id",
             json!("three"),
         ),
         (

@@ -118,10 +118,13 @@ pub struct Feed {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Entry {
-    /// Stable identity (see `tidings_feed::identity` for the rule). Never empty after parsing.
-    pub id: String,
-    /// The publisher's own id (`guid`, `id`), exactly as found, when there was one.
-    pub guid: Option<String>,
+    /// The identity tidings derives for the entry, which the store keys it by (see
+    /// `tidings_feed::identity` for the rule: the publisher's id, else the link, else a hash).
+    /// Never empty after parsing.
+    pub identity: String,
+    /// The publisher's own id (RSS `guid`, RDF `rdf:about`, Atom `id`, JSON Feed `id`), exactly
+    /// as found but trimmed; `None` when it wrote none.
+    pub id: Option<String>,
     pub title: Option<String>,
     pub link: Option<String>,
     pub links: Vec<Link>,

@@ -343,7 +343,7 @@ impl<'p, L: Locator> Read<'p, L> {
                     .verdict
                     .as_ref()
                     .and_then(|v| v.parsed.as_ref())
-                    .map(|p| p.entries.iter().map(|e| e.id.as_str()).collect())
+                    .map(|p| p.entries.iter().map(|e| e.identity.as_str()).collect())
                     .unwrap_or_default(),
                 since: self.window_start,
             },

@@ -38,7 +38,7 @@ mod tests {
                 ..Feed::default()
             },
             entries: vec![Entry {
-                id: "e1".into(),
+                identity: "e1".into(),
                 title: Some("One".into()),
                 summary: Some("The whole text of one".into()),
                 content: Some("<p>The whole text of one</p>".into()),

@@ -506,7 +506,7 @@ fn dfb2_feed() -> tidings_model::ParsedFeed {
     parsed.feed.image = Some("https://pub.example/logo.png".into());
     parsed.feed.title = Some("Football".into());
     parsed.entries.push(Entry {
-        id: "e1".into(),
+        identity: "e1".into(),
         title: Some("Cup final tonight".into()),
         link: Some("https://pub.example/cup".into()),
         summary: Some(format!(
@@ -543,7 +543,7 @@ fn dfb2_feed() -> tidings_model::ParsedFeed {
         ..Entry::default()
     });
     parsed.entries.push(Entry {
-        id: "e2".into(),
+        identity: "e2".into(),
         title: Some("No summary".into()),
         ..Entry::default()
     });

@@ -421,12 +421,29 @@ pub fn unpack_entry(stored: &[u8]) -> Result<std::borrow::Cow<'_, str>> {
 }
 
 pub fn decode_entry(data: &str, summary: Option<String>) -> Result<Entry> {
-    let mut entry: Entry = serde_json::from_str(data)
-        .map_err(|e| StoreError::Corrupt(format!("stored entry is not valid json: {e}")))?;
+    let corrupt =
+        |e: serde_json::Error| StoreError::Corrupt(format!("stored entry is not valid json: {e}"));
+    let mut entry: Entry = serde_json::from_str(data).map_err(corrupt)?;
+    if entry.identity.is_empty() {
+        // Written before the identity had its own field: `id` held the identity and `guid`
+        // the publisher's id.
+        let old: LegacyIds = serde_json::from_str(data).map_err(corrupt)?;
+        entry.identity = old.id;
+        entry.id = old.guid;
+    }
     if entry.summary.is_none() {
         entry.summary = summary;
     }
     Ok(entry)
+}
+
+/// The ids of an entry as versions before 2026-12-07 stored them.
+#[derive(serde::Deserialize)]
+struct LegacyIds {
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    guid: Option<String>,
 }
 
 /// How one fetch moves the per-feed counters, from its outcome label.
@@ -653,6 +670,35 @@ pub fn as_column(n: impl TryInto<i64>) -> i64 {
 #[cfg(test)]
 mod tests {
 
+    /// An entry stored before the identity had a field of its own reads with its identity and
+    /// the publisher's id in their places; one stored now reads as written.
+    #[test]
+    fn entries_of_either_layout_read_with_identity_and_publisher_id_apart() {
+        let old = decode_entry(r#"{"id":"hash:ab","guid":null,"title":"t"}"#, None).unwrap();
+        assert_eq!((old.identity.as_str(), old.id), ("hash:ab", None));
+        let old = decode_entry(r#"{"id":"g-1","guid":"g-1"}"#, None).unwrap();
+        assert_eq!(
+            (old.identity.as_str(), old.id.as_deref()),
+            ("g-1", Some("g-1"))
+        );
+        let new = decode_entry(r#"{"identity":"https://a.example/1","id":null}"#, None).unwrap();
+        assert_eq!(
+            (new.identity.as_str(), new.id),
+            ("https://a.example/1", None)
+        );
+        let written = serde_json::to_string(&tidings_model::Entry {
+            identity: "x".into(),
+            id: Some("y".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let back = decode_entry(&written, None).unwrap();
+        assert_eq!(
+            (back.identity.as_str(), back.id.as_deref()),
+            ("x", Some("y"))
+        );
+    }
+
     #[test]
     fn entries_are_packed_when_it_saves_room_and_read_back_either_way() {
         let long = format!(
@@ -775,7 +821,7 @@ mod tests {
     #[test]
     fn content_hash_changes_with_any_field() {
         let a = Entry {
-            id: "a".into(),
+            identity: "a".into(),
             ..Entry::default()
         };
         let mut b = a.clone();
@@ -799,7 +845,7 @@ mod tests {
     #[test]
     fn c8_a_summary_is_stored_once_and_read_back_whole() {
         let entry = Entry {
-            id: "a".into(),
+            identity: "a".into(),
             title: Some("t".into()),
             summary: Some("<p>a long summary</p>".into()),
             ..Entry::default()
@@ -831,7 +877,7 @@ mod tests {
     #[test]
     fn c8_a_summary_the_column_cannot_hold_stays_in_the_json() {
         let entry = Entry {
-            id: "a".into(),
+            identity: "a".into(),
             summary: Some("before\0after".into()),
             ..Entry::default()
         };

@@ -39,7 +39,7 @@ fn fetch(feed: FeedId) -> FetchRecord {
     record.update.content_hash = Some(format!("hash-{feed}"));
     record.entries = (0..ENTRIES_PER_FETCH)
         .map(|n| Entry {
-            id: format!("{feed}-{n}"),
+            identity: format!("{feed}-{n}"),
             title: Some(format!(
                 "entry {n} of feed {feed} {}",
                 "padding ".repeat(40)

@@ -154,7 +154,7 @@ async fn entries_kept_as_text_by_an_older_version_read_beside_packed_ones() {
         .unwrap()
         .feed_id;
     let entry = |id: &str, words: usize| Entry {
-        id: id.into(),
+        identity: id.into(),
         title: Some(id.into()),
         content: Some("<p>the council met</p>".repeat(words)),
         ..Entry::default()
@@ -202,6 +202,6 @@ async fn entries_kept_as_text_by_an_older_version_read_beside_packed_ones() {
         .await
         .unwrap();
     let mut read: Vec<Entry> = stored.into_iter().map(|s| s.entry).collect();
-    read.sort_by(|a, b| a.id.cmp(&b.id));
+    read.sort_by(|a, b| a.identity.cmp(&b.identity));
     assert_eq!(read, vec![entry("long", 200), entry("old", 200)]);
 }

@@ -457,8 +457,8 @@ impl From<&StoredEntry> for Entry {
         Entry {
             id: s.id,
             feed_id: s.feed_id.0,
-            key: e.id.clone(),
-            guid: e.guid.clone(),
+            key: e.identity.clone(),
+            guid: e.id.clone(),
             title: e.title.clone(),
             link: e.link.as_deref().and_then(web_url),
             summary: e

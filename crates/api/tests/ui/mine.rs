@@ -15,7 +15,7 @@ async fn entry_id(ui: &Ui, key: &str) -> i64 {
     ui.stored_entries()
         .await
         .into_iter()
-        .find(|e| e.entry.id == key)
+        .find(|e| e.entry.identity == key)
         .unwrap_or_else(|| panic!("no entry {key}"))
         .id
 }

@@ -59,7 +59,10 @@ async fn entries_and_feeds_render() {
     assert!(page.body.contains("Title one") && page.body.contains("Title two"));
 
     let stored = entries(&ui).await;
-    let entry = stored.iter().find(|e| e.entry.id == "one").expect("stored");
+    let entry = stored
+        .iter()
+        .find(|e| e.entry.identity == "one")
+        .expect("stored");
     let page = ui.get(&format!("/entries/{}", entry.id), "").await;
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.body.contains("<h1>Title one</h1>"));
@@ -341,7 +344,7 @@ async fn ff16_an_expired_entry_is_kept_from_readers() {
     let id = entries(&ui)
         .await
         .iter()
-        .find(|e| e.entry.id == "gone")
+        .find(|e| e.entry.identity == "gone")
         .expect("stored")
         .id;
     let page = ui.get(&format!("/entries/{id}"), "").await;

@@ -287,8 +287,8 @@ pub fn t(seconds: i64) -> DateTime<Utc> {
 /// An entry `key` published at `published`.
 pub fn dated(key: &str, published: DateTime<Utc>) -> Entry {
     Entry {
-        id: key.to_owned(),
-        guid: Some(key.to_owned()),
+        identity: key.to_owned(),
+        id: Some(key.to_owned()),
         title: Some(format!("Title {key}")),
         link: Some(format!("https://example.org/{key}")),
         summary: Some(format!("Summary of {key}")),

@@ -184,7 +184,7 @@ impl World {
                     self.trace.push(format!("judge {} bytes", body.bytes.len()));
                     let entries = (0..self.entries)
                         .map(|i| Entry {
-                            id: format!("e{i}"),
+                            identity: format!("e{i}"),
                             ..Entry::default()
                         })
                         .collect();

@@ -249,7 +249,7 @@ async fn write_entries(
     // time (the first is written then), as if each were written in turn.
     let mut new = NewEntries::default();
     for entry in fetch_entries.iter_mut() {
-        let key = codec::entry_key(&entry.id).into_owned();
+        let key = codec::entry_key(&entry.identity).into_owned();
         if new.keys.contains(&key) {
             new.insert(tx, feed_id, at, &mut known, &mut report).await?;
         }
@@ -388,7 +388,7 @@ async fn known_entries(
     }
     let keys: Vec<String> = entries
         .iter()
-        .map(|e| codec::entry_key(&e.id).into_owned())
+        .map(|e| codec::entry_key(&e.identity).into_owned())
         .collect();
     let rows: Vec<(String, i64, String, DateTime<Utc>)> = sqlx::query_as(
         "SELECT entry_key, id, content_hash, first_seen_at FROM entries \
@@ -437,7 +437,7 @@ impl NewEntries {
         let encoded = codec::encode_entry(entry)?;
         let owned = |s: Option<&str>| without_nul_opt(s).map(std::borrow::Cow::into_owned);
         self.keys.push(key);
-        self.guid.push(owned(entry.guid.as_deref()));
+        self.guid.push(owned(entry.id.as_deref()));
         self.title.push(owned(entry.title.as_deref()));
         self.link.push(owned(entry.link.as_deref()));
         self.summary.push(owned(entry.summary.as_deref()));
@@ -534,7 +534,7 @@ async fn update_entry(
     let entry = &*entry;
     // The exact entry is in `data` (its summary in the column when NUL-free, see
     // `encode_entry`); the key is bounded and free of NUL.
-    let key = codec::entry_key(&entry.id);
+    let key = codec::entry_key(&entry.identity);
     match known.get_mut(key.as_ref()) {
         Some(stored) if stored.content_hash != encoded.content_hash => {
             sqlx::query(concat!(
@@ -545,7 +545,7 @@ async fn update_entry(
                 " WHERE id = $1"
             ))
             .bind(stored.id)
-            .bind(without_nul_opt(entry.guid.as_deref()))
+            .bind(without_nul_opt(entry.id.as_deref()))
             .bind(without_nul_opt(entry.title.as_deref()))
             .bind(without_nul_opt(entry.link.as_deref()))
             .bind(without_nul_opt(entry.summary.as_deref()))

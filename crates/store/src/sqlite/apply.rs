@@ -103,12 +103,12 @@ fn entry_rows(entries: Vec<tidings_model::Entry>) -> Result<Vec<EntryRow>> {
             let encoded = codec::encode_entry(&mut entry)?;
             let data = Arc::from(codec::pack_entry(encoded.data));
             Ok(EntryRow {
-                key: codec::entry_key(&entry.id).into_owned(),
+                key: codec::entry_key(&entry.identity).into_owned(),
                 categories: codec::category_column(&entry.categories),
                 published: entry.published.map(micros),
                 updated: entry.updated.map(micros),
                 expires: entry.expires.map(micros),
-                guid: entry.guid,
+                guid: entry.id,
                 title: entry.title,
                 link: entry.link,
                 summary: entry.summary.map(Arc::from),

@@ -347,7 +347,7 @@ mod tests {
 
     fn entry(id: &str, title: &str) -> Entry {
         Entry {
-            id: id.to_owned(),
+            identity: id.to_owned(),
             title: Some(title.to_owned()),
             ..Entry::default()
         }

@@ -109,7 +109,10 @@ pub async fn changed_entry_is_updated_and_keeps_first_seen(store: Arc<dyn Store>
                 ..Default::default()
             };
             let found = store.entries(&query).await.unwrap();
-            found.into_iter().map(|e| e.entry.id).collect::<Vec<_>>()
+            found
+                .into_iter()
+                .map(|e| e.entry.identity)
+                .collect::<Vec<_>>()
         }
     };
     assert_eq!(
@@ -311,7 +314,7 @@ pub async fn unicode_round_trips(store: Arc<dyn Store>) {
     });
     store.apply_fetch(r).await.unwrap();
 
-    assert_eq!(stored(&store, &e.id).await.entry, e);
+    assert_eq!(stored(&store, &e.identity).await.entry, e);
     let f = store.feed(id).await.unwrap().unwrap();
     assert_eq!(f.title.as_deref(), Some("Fil d’actualité ✓"));
     assert_eq!(f.site_link, None);

@@ -215,7 +215,7 @@ pub async fn c3_a_write_under_a_lost_lease_keeps_only_its_log(store: Arc<dyn Sto
     let mut ids: Vec<String> = all_entries(&store)
         .await
         .into_iter()
-        .map(|e| e.entry.id)
+        .map(|e| e.entry.identity)
         .collect();
     ids.sort();
     assert_eq!(ids, ["e1", "e2", "e3"]);

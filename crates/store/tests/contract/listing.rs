@@ -8,7 +8,7 @@ use tidings_store::{EntryQuery, Store};
 
 async fn ids(store: &Arc<dyn Store>, query: EntryQuery) -> Vec<String> {
     let found = store.entries(&query).await.expect("list entries");
-    found.into_iter().map(|e| e.entry.id).collect()
+    found.into_iter().map(|e| e.entry.identity).collect()
 }
 
 fn search(q: &str) -> EntryQuery {
@@ -248,7 +248,7 @@ pub async fn keyset_pages_return_each_entry_once_despite_inserts(store: Arc<dyn 
             .unwrap();
         let Some(last) = page.last() else { break };
         after = Some(last.cursor());
-        seen.extend(page.iter().map(|e| e.entry.id.clone()));
+        seen.extend(page.iter().map(|e| e.entry.identity.clone()));
         page_no += 1;
         // Arrivals between pages: one newer than everything, one as old as the oldest.
         let arrivals = vec![
@@ -265,7 +265,7 @@ pub async fn keyset_pages_return_each_entry_once_despite_inserts(store: Arc<dyn 
     let unique: HashSet<&String> = seen.iter().collect();
     assert_eq!(unique.len(), seen.len(), "no entry twice: {seen:?}");
     for e in &original {
-        assert!(unique.contains(&e.id), "{} was skipped", e.id);
+        assert!(unique.contains(&e.identity), "{} was skipped", e.identity);
     }
     assert!(
         !seen.iter().any(|s| s.starts_with("new")),
@@ -320,7 +320,7 @@ pub async fn sort_time_prefers_published_then_updated_and_never_the_future(store
     let sorted: Vec<(String, i64)> = all_entries(&store)
         .await
         .into_iter()
-        .map(|e| (e.entry.id, e.sort_at.timestamp() - t(0).timestamp()))
+        .map(|e| (e.entry.identity, e.sort_at.timestamp() - t(0).timestamp()))
         .collect();
     let want = [
         ("future", 1000),

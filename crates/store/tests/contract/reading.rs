@@ -72,7 +72,7 @@ async fn listed(store: &Arc<dyn Store>, q: &ReadingQuery) -> Vec<(String, i64)> 
         .await
         .expect("reading")
         .into_iter()
-        .map(|r| (r.entry.entry.id, r.entry.id))
+        .map(|r| (r.entry.entry.identity, r.entry.id))
         .collect()
 }
 
@@ -251,7 +251,7 @@ pub async fn reading_marks_and_stars_are_per_account_and_move_the_counts(store: 
         .into_iter()
         .map(|r| {
             (
-                r.entry.entry.id,
+                r.entry.entry.identity,
                 (r.state.read, r.state.starred, r.state.changed_at),
             )
         })
@@ -292,7 +292,7 @@ pub async fn reading_marks_and_stars_are_per_account_and_move_the_counts(store: 
         .await
         .unwrap()
         .into_iter()
-        .map(|r| (r.entry.entry.id, r.state.starred))
+        .map(|r| (r.entry.entry.identity, r.state.starred))
         .collect();
     assert_eq!(again.get("a-1"), Some(&false), "the old star is gone");
 }

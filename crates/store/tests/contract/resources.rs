@@ -121,7 +121,7 @@ pub async fn sr1_an_article_page_is_queued_once_and_its_preview_serves_every_ent
     let preview_of = |key: &str| {
         entries
             .iter()
-            .find(|e| e.entry.id == key)
+            .find(|e| e.entry.identity == key)
             .unwrap()
             .preview
             .as_ref()
@@ -139,7 +139,7 @@ pub async fn sr1_an_article_page_is_queued_once_and_its_preview_serves_every_ent
     let page_of = |key: &str| {
         entries
             .iter()
-            .find(|e| e.entry.id == key)
+            .find(|e| e.entry.identity == key)
             .unwrap()
             .page
             .clone()

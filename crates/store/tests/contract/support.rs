@@ -107,8 +107,8 @@ pub async fn feed(store: &Arc<dyn Store>, u: &str) -> FeedId {
 /// An entry with an id, a title and a summary.
 pub fn entry(id: &str, title: &str, summary: &str) -> Entry {
     Entry {
-        id: id.to_owned(),
-        guid: Some(id.to_owned()),
+        identity: id.to_owned(),
+        id: Some(id.to_owned()),
         title: Some(title.to_owned()),
         link: Some(format!("https://example.org/{id}")),
         summary: Some(summary.to_owned()),
@@ -155,6 +155,6 @@ pub async fn stored(store: &Arc<dyn Store>, key: &str) -> tidings_store::StoredE
     all_entries(store)
         .await
         .into_iter()
-        .find(|e| e.entry.id == key)
+        .find(|e| e.entry.identity == key)
         .unwrap_or_else(|| panic!("entry {key} is stored"))
 }
