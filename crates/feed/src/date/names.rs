@@ -17,8 +17,12 @@ pub(super) enum Word {
     /// A named zone, its offset east of UTC in minutes. `utc` for UT, UTC and GMT, which a
     /// numeric offset may follow ("GMT+2").
     Zone { minutes: i32, utc: bool },
-    /// A zone abbreviation with several common meanings (IST, ET, CT, MT, PT): refused.
+    /// A zone abbreviation with several common meanings (IST): refused.
     AmbiguousZone,
+    /// A North American zone named without saying standard or daylight time (ET, CT, MT, PT;
+    /// AT after the time): its standard offset in minutes east of UTC. Which of the two held
+    /// is read off the date by the US daylight-saving rule.
+    NorthAmerican { standard: i32 },
     /// AM or PM written after the time ("am", "pm").
     TrailingMeridiem { pm: bool },
     /// AM or PM written before the time (Korean 오전, 오후).
@@ -308,8 +312,15 @@ const ZONES: &[(&str, i32)] = &[
 ];
 
 /// Zone abbreviations refused because their common meanings disagree: IST (India +05:30,
-/// Ireland +01:00, Israel +02:00) and the DST-less US names ET, CT, MT, PT.
-const AMBIGUOUS_ZONES: &[&str] = &["ist", "et", "ct", "mt", "pt"];
+/// Ireland +01:00, Israel +02:00).
+const AMBIGUOUS_ZONES: &[&str] = &["ist"];
+
+/// North American zones named without standard or daylight time, with their standard offset
+/// in minutes east of UTC ("at", Atlantic, is also the English word: see [`ATLANTIC`]).
+const NORTH_AMERICAN: &[(&str, i32)] = &[("et", -300), ("ct", -360), ("mt", -420), ("pt", -480)];
+
+/// Atlantic time's standard offset, for an "AT" after the time.
+pub(super) const ATLANTIC: i32 = -240;
 
 /// The longest zone abbreviation in [`ZONES`] and [`AMBIGUOUS_ZONES`], in characters.
 const MAX_ZONE: usize = 4;
@@ -537,6 +548,9 @@ fn classify_slow(word: &str) -> Word {
         }
         if AMBIGUOUS_ZONES.iter().any(|name| folded.is(name)) {
             return Word::AmbiguousZone;
+        }
+        if let Some(&(_, standard)) = NORTH_AMERICAN.iter().find(|(name, _)| folded.is(name)) {
+            return Word::NorthAmerican { standard };
         }
     }
     if folded.is("am") {

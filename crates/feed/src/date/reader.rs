@@ -45,6 +45,9 @@ struct Reader<'t, 'a> {
     offset: Option<i32>,
     /// Index of a UT/UTC/GMT word a numeric offset may refine.
     utc_word_at: Option<usize>,
+    /// The offset is a North American zone's standard one, and daylight time is read off the
+    /// date (ET, CT, MT, PT, AT).
+    north_american: bool,
     /// An ISO `T` was seen: a following digit run is a basic-format time.
     after_t: bool,
 }
@@ -68,6 +71,7 @@ impl<'t, 'a> Reader<'t, 'a> {
             pm: None,
             offset: None,
             utc_word_at: None,
+            north_american: false,
             after_t: false,
         }
     }
@@ -262,6 +266,14 @@ impl<'t, 'a> Reader<'t, 'a> {
                 self.i += 1;
                 return Some(Flow::Next);
             }
+            // ISO 8601 basic ordinal date, `YYYYDDD`: seven digits are no other form.
+            if tok.len() == 7 {
+                let v = tok.value()?;
+                self.year = Some(i32::try_from(v / 1_000).ok()?);
+                self.ordinal = Some(v % 1_000);
+                self.i += 1;
+                return Some(Flow::Next);
+            }
             if tok.len() == 4 && self.tokens.len() == 1 {
                 self.year = Some(i32::try_from(tok.value()?).ok()?);
                 self.month = Some(1);
@@ -406,10 +418,14 @@ impl<'t, 'a> Reader<'t, 'a> {
             return Some(Flow::Next);
         }
         match names::classify(tok.text) {
-            // "at" joins a date to its time; after the time it can only be a zone (feedparser
-            // reads Atlantic time), which is not ours to guess.
+            // "at" joins a date to its time; after the time it is Atlantic time.
             Word::Skip if self.hour.is_some() && tok.text.eq_ignore_ascii_case("at") => {
-                return None;
+                self.set_offset(names::ATLANTIC * 60)?;
+                self.north_american = true;
+            }
+            Word::NorthAmerican { standard } => {
+                self.set_offset(standard * 60)?;
+                self.north_american = true;
             }
             Word::Skip | Word::Unit(_) => {}
             Word::T { .. } if self.hour.is_none() => self.after_t = true,
@@ -507,7 +523,12 @@ impl<'t, 'a> Reader<'t, 'a> {
             (date, hour)
         };
         let time = NaiveTime::from_hms_nano_opt(hour, minute, second, self.nano)?;
-        to_utc(NaiveDateTime::new(date, time), self.offset.unwrap_or(0))
+        let local = NaiveDateTime::new(date, time);
+        let mut offset = self.offset.unwrap_or(0);
+        if self.north_american && us_daylight_time(local) {
+            offset += 3600;
+        }
+        to_utc(local, offset)
     }
 
     /// The calendar date, assigning bare numbers to the day and the year.
@@ -557,6 +578,39 @@ fn expand_year(tok: Token<'_>) -> Option<i32> {
         2 => Some(v + 1900),
         _ => None,
     }
+}
+
+/// Whether `local`, a wall-clock time in a North American zone, falls in US daylight-saving
+/// time: from 2007 the second Sunday of March to the first Sunday of November, from 1987 the
+/// first Sunday of April to the last Sunday of October, from 1967 the last Sundays of April and
+/// October, each from 02:00 local time; never before 1967. In the hour a change repeats, the
+/// daylight reading is taken.
+fn us_daylight_time(local: NaiveDateTime) -> bool {
+    use chrono::{Datelike, Weekday};
+    let year = local.year();
+    let sunday =
+        |month: u32, nth: u8| NaiveDate::from_weekday_of_month_opt(year, month, Weekday::Sun, nth);
+    let last_sunday = |month: u32| {
+        let next = if month == 12 {
+            NaiveDate::from_ymd_opt(year + 1, 1, 1)
+        } else {
+            NaiveDate::from_ymd_opt(year, month + 1, 1)
+        }?;
+        let last = next.pred_opt()?;
+        let back = last.weekday().num_days_from_sunday();
+        last.checked_sub_days(chrono::Days::new(u64::from(back)))
+    };
+    let (start, end) = match year {
+        2007.. => (sunday(3, 2), sunday(11, 1)),
+        1987..=2006 => (sunday(4, 1), last_sunday(10)),
+        1967..=1986 => (last_sunday(4), last_sunday(10)),
+        _ => return false,
+    };
+    let (Some(start), Some(end)) = (start, end) else {
+        return false;
+    };
+    let two = NaiveTime::from_hms_opt(2, 0, 0).unwrap_or_default();
+    local >= start.and_time(two) && local < end.and_time(two)
 }
 
 /// The offset in seconds of an RFC 822 military zone letter, with RFC 822's signs.
