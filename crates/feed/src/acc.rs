@@ -79,6 +79,8 @@ pub(crate) struct FeedAcc {
     pub(crate) f: Feed,
     pub(crate) c: Common,
     pub(crate) image: Pick<String>,
+    /// The podcast's owner (`itunes:owner`): the feed's author when nothing else names one.
+    pub(crate) owner: Option<Author>,
 }
 
 /// An entry being filled.
@@ -170,7 +172,12 @@ pub(crate) fn push_link(links: &mut Vec<Link>, link: Link) {
 
 impl FeedAcc {
     pub(crate) fn finish(self) -> Feed {
-        let FeedAcc { mut f, c, image } = self;
+        let FeedAcc {
+            mut f,
+            c,
+            image,
+            owner,
+        } = self;
         f.title = c.title.take();
         f.link = c.link.take();
         f.description = c.summary.take();
@@ -182,6 +189,9 @@ impl FeedAcc {
         f.expires = c.expires.take();
         f.image = image.take();
         f.authors = merge_authors(f.authors, c.fallback_authors);
+        if f.authors.is_empty() {
+            f.authors.extend(owner);
+        }
         dedup(&mut f.categories);
         f.skip_hours.sort_unstable();
         f.skip_hours.dedup();

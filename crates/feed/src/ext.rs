@@ -42,6 +42,7 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
                     acc.image.offer_last(PRIMARY, url);
                 }
                 "author" => acc.c.fallback_authors.extend(cx.text(id).map(named)),
+                "owner" => acc.owner = owner(cx, id).or(acc.owner.take()),
                 "category" => itunes_categories(cx, id, &mut acc.f.categories),
                 "summary" => acc.c.summary.offer(FALLBACK, cx.text(id)),
                 "subtitle" => acc.c.summary.offer(FALLBACK + 1, cx.text(id)),
@@ -90,6 +91,23 @@ pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc)
         }
         _ => false,
     }
+}
+
+/// An `itunes:owner`: its `itunes:name` and `itunes:email`, when it has either.
+fn owner(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Author> {
+    let mut author = Author::default();
+    for child in cx.doc.children(id) {
+        let node = cx.doc.node(child);
+        if node.ns != Ns::Itunes {
+            continue;
+        }
+        match Key::new(node.local()).as_str() {
+            "name" => author.name = cx.text(child).or(author.name),
+            "email" => author.email = cx.text(child).or(author.email),
+            _ => {}
+        }
+    }
+    (author.name.is_some() || author.email.is_some()).then_some(author)
 }
 
 /// One namespaced child of an item or entry.

@@ -152,7 +152,8 @@ pub(crate) fn normalize_newlines(text: Cow<'_, str>) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Split an RSS-style person: `email (Name)`, `Name <email>`, a bare email or a bare name.
+/// Split an RSS-style person: `email (Name)`, `Name (email)`, `Name <email>`, a bare email
+/// or a bare name.
 pub(crate) fn person(raw: &str) -> Option<Author> {
     let s = raw.trim();
     if s.is_empty() {
@@ -160,10 +161,17 @@ pub(crate) fn person(raw: &str) -> Option<Author> {
     }
     let mut author = Author::default();
     if let (Some(open), true) = (s.find('('), s.ends_with(')')) {
-        let name = s.get(open + 1..s.len() - 1).unwrap_or("").trim();
-        let email = s.get(..open).unwrap_or("").trim();
-        if email.contains('@') && !email.contains(' ') {
-            author.email = Some(email.to_owned());
+        let inside = s.get(open + 1..s.len() - 1).unwrap_or("").trim();
+        let before = s.get(..open).unwrap_or("").trim();
+        let (email, name) = if is_email(before) {
+            (before, inside)
+        } else if is_email(inside) {
+            (inside, before)
+        } else {
+            ("", "")
+        };
+        if !email.is_empty() {
+            author.email = Some(email.trim_start_matches("mailto:").to_owned());
             author.name = non_empty(name);
             return Some(author);
         }
@@ -183,6 +191,11 @@ pub(crate) fn person(raw: &str) -> Option<Author> {
         author.name = Some(s.to_owned());
     }
     Some(author)
+}
+
+/// Whether `s` reads as one email address: an `@` and no space.
+fn is_email(s: &str) -> bool {
+    s.contains('@') && !s.contains(char::is_whitespace)
 }
 
 pub(crate) fn non_empty(s: &str) -> Option<String> {
@@ -286,4 +299,54 @@ pub(crate) fn keywords(raw: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::trim)
         .filter(|k| !k.is_empty())
         .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::person;
+
+    /// Every way RSS writes a person, split into the name and the email.
+    #[test]
+    fn rss_people_are_split_into_name_and_email() {
+        let rows: &[(&str, Option<&str>, Option<&str>)] = &[
+            (
+                "ana@example.org (Ana Lima)",
+                Some("Ana Lima"),
+                Some("ana@example.org"),
+            ),
+            (
+                "Ana Lima (ana@example.org)",
+                Some("Ana Lima"),
+                Some("ana@example.org"),
+            ),
+            (
+                "Ana Lima (mailto:ana@example.org)",
+                Some("Ana Lima"),
+                Some("ana@example.org"),
+            ),
+            (
+                "Ana Lima <ana@example.org>",
+                Some("Ana Lima"),
+                Some("ana@example.org"),
+            ),
+            ("ana@example.org", None, Some("ana@example.org")),
+            ("ana@example.org ()", None, Some("ana@example.org")),
+            ("Ana Lima", Some("Ana Lima"), None),
+            ("Ana Lima (editor)", Some("Ana Lima (editor)"), None),
+            (
+                "Ana (at) example (dot) org",
+                Some("Ana (at) example (dot) org"),
+                None,
+            ),
+        ];
+        for &(raw, name, email) in rows {
+            let got = person(raw).expect("a person");
+            assert_eq!(
+                (got.name.as_deref(), got.email.as_deref()),
+                (name, email),
+                "{raw}"
+            );
+        }
+        assert_eq!(person("  "), None);
+    }
 }
