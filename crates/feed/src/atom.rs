@@ -82,8 +82,8 @@ fn entry(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Entry {
 pub(crate) fn feed_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut FeedAcc, rank: u8) -> bool {
     let key = Key::new(cx.doc.node(id).local());
     match key.as_str() {
-        "title" => acc.c.title.offer(rank, text_construct(cx, id)),
-        "subtitle" | "tagline" => acc.c.summary.offer(rank, text_construct(cx, id)),
+        "title" => acc.c.title.offer(rank, label_construct(cx, id)),
+        "subtitle" | "tagline" => acc.c.summary.offer(rank, label_construct(cx, id)),
         "rights" | "copyright" => acc.c.rights.offer(rank, text_construct(cx, id)),
         "updated" | "modified" => {
             let d = cx.date(id);
@@ -152,7 +152,7 @@ pub(crate) fn entry_child(
                 acc.e.id = cx.text(id);
             }
         }
-        "title" => acc.c.title.offer(rank, text_construct(cx, id)),
+        "title" => acc.c.title.offer(rank, label_construct(cx, id)),
         "summary" => acc.add_summary(text_construct(cx, id)),
         "content" => acc.add_content(text_construct(cx, id)),
         "rights" | "copyright" => acc.c.rights.offer(rank, text_construct(cx, id)),
@@ -265,7 +265,7 @@ fn source(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Source {
             continue;
         }
         match Key::new(n.local()).as_str() {
-            "title" => s.title = s.title.take().or_else(|| text_construct(cx, child)),
+            "title" => s.title = s.title.take().or_else(|| label_construct(cx, child)),
             "link" => {
                 if let Some(l) = link(cx, child) {
                     match l.rel.as_str() {
@@ -297,6 +297,17 @@ pub(crate) fn text_construct(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> 
         let bytes = text::base64(&doc.text(id))?;
         return text::non_empty(&String::from_utf8_lossy(&bytes));
     }
+    // A media type that is neither text nor XML is base64 (RFC 4287 4.1.3.3): its decoded
+    // text when it has one; a binary body (an image) is no text at all.
+    if mode.is_empty() && is_base64_type(&kind) {
+        let raw = doc.text(id);
+        return match text::base64(&raw) {
+            Some(bytes) => String::from_utf8(bytes)
+                .ok()
+                .and_then(|t| text::non_empty(&t)),
+            None => text::non_empty(&raw),
+        };
+    }
     let xhtml = kind == "xhtml" || kind == "application/xhtml+xml" || mode == "xml";
     if xhtml && doc.has_children(id) {
         let div = doc
@@ -309,6 +320,37 @@ pub(crate) fn text_construct(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> 
         return text::non_empty(&markup);
     }
     cx.text(id)
+}
+
+/// A title or subtitle: [`text_construct`], and in HTML the content of `script` and `style`
+/// elements dropped with them, since a label is read as text and their content is no words.
+pub(crate) fn label_construct(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> {
+    let value = text_construct(cx, id)?;
+    let kind = cx
+        .doc
+        .attr(id, "type")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let mode = cx
+        .doc
+        .attr(id, "mode")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let html = matches!(kind.trim(), "html" | "text/html") || mode.trim() == "escaped";
+    if !html {
+        return Some(value);
+    }
+    text::non_empty(&text::without_script_and_style(&value))
+}
+
+/// Whether a text construct's `type` names base64 content: a media type that is not text,
+/// HTML, XHTML or XML.
+fn is_base64_type(kind: &str) -> bool {
+    kind.contains('/')
+        && !kind.starts_with("text/")
+        && !kind.ends_with("xml")
+        && !kind.contains("xml;")
+        && kind != "application/xhtml+xml"
 }
 
 /// `<x:p>` → `<p>` for the XHTML namespace prefix, so the markup reads as plain HTML.

@@ -193,6 +193,50 @@ pub(crate) fn person(raw: &str) -> Option<Author> {
     Some(author)
 }
 
+/// `html` without its `script` and `style` elements, their content included (names matched
+/// in any case; one never closed runs to the end).
+pub(crate) fn without_script_and_style(html: &str) -> Cow<'_, str> {
+    let lower = html.to_ascii_lowercase();
+    if !lower.contains("<script") && !lower.contains("<style") {
+        return Cow::Borrowed(html);
+    }
+    let mut out = String::with_capacity(html.len());
+    let mut at = 0;
+    while at < html.len() {
+        let next = ["script", "style"]
+            .iter()
+            .filter_map(|name| {
+                let open = format!("<{name}");
+                let mut from = at;
+                // `<scripts>` or `<styled>` are other elements.
+                while let Some(i) = lower.get(from..).and_then(|rest| rest.find(&open)) {
+                    let start = from + i;
+                    let after = lower.as_bytes().get(start + open.len());
+                    if after.is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/') {
+                        return Some((start, *name));
+                    }
+                    from = start + open.len();
+                }
+                None
+            })
+            .min_by_key(|(start, _)| *start);
+        let Some((start, name)) = next else {
+            out.push_str(&html[at..]);
+            break;
+        };
+        out.push_str(&html[at..start]);
+        let close = format!("</{name}");
+        at = match lower[start..].find(&close) {
+            Some(i) => {
+                let end = start + i;
+                lower[end..].find('>').map_or(html.len(), |j| end + j + 1)
+            }
+            None => html.len(),
+        };
+    }
+    Cow::Owned(out)
+}
+
 /// Whether `s` reads as one email address: an `@` and no space.
 fn is_email(s: &str) -> bool {
     s.contains('@') && !s.contains(char::is_whitespace)
@@ -303,7 +347,28 @@ pub(crate) fn keywords(raw: &str) -> impl Iterator<Item = String> + '_ {
 
 #[cfg(test)]
 mod tests {
-    use super::person;
+    use super::{person, without_script_and_style};
+
+    /// A label's scripts and styles go with their content; the rest stays as found.
+    #[test]
+    fn script_and_style_are_dropped_with_their_content() {
+        let rows = [
+            ("<b>Tide</b> tables", "<b>Tide</b> tables"),
+            ("Tide<script>alert(1)</script> tables", "Tide tables"),
+            ("Tide<SCRIPT type=\"x\">a<b</Script > tables", "Tide tables"),
+            ("<style>p{color:red}</style>Tide", "Tide"),
+            ("Tide <script>never closed", "Tide "),
+            (
+                "<scripts>kept</scripts> and <styled>",
+                "<scripts>kept</scripts> and <styled>",
+            ),
+            // HTML has no empty script element: what follows `<script/>` is its content.
+            ("a<script/>b", "a"),
+        ];
+        for (html, want) in rows {
+            assert_eq!(without_script_and_style(html), want, "{html}");
+        }
+    }
 
     /// Every way RSS writes a person, split into the name and the email.
     #[test]
