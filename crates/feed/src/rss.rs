@@ -202,6 +202,17 @@ fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<E
                 }
             }
             "description" => acc.add_summary(cx.text(child)),
+            // The full post under old names: `fullitem` (escaped HTML) and a bare `body`
+            // (markup written inline, or escaped), read like `content:encoded`.
+            "fullitem" => acc.add_content(cx.text(child)),
+            "body" => {
+                let inline = doc.has_children(child);
+                acc.add_content(if inline {
+                    text::non_empty(doc.inner_markup(child))
+                } else {
+                    cx.text(child)
+                });
+            }
             "author" => acc.e.authors.extend(text::person(&doc.text(child))),
             "category" => acc.e.categories.extend(cx.text(child)),
             "comments" => acc.e.comments = acc.e.comments.take().or_else(|| cx.url_text(child)),
