@@ -25,7 +25,11 @@
 //!    label beats the document's when both are legacy encodings; a warning notes the clash).
 //! 5. **XML declaration** `encoding`, if the bytes decode in it without error.
 //! 6. **Valid UTF-8** after all (a label was wrong), with a warning.
-//! 7. **Fallback**, with a warning: text that is mostly UTF-8 with a few stray bytes keeps
+//! 7. **EBCDIC**: a document that starts `<?xm` in EBCDIC is read in the IBM code page its
+//!    declaration names (037, 500, 875, 1140 and their aliases), else the HTTP charset's, else
+//!    037 with a warning (see `ebcdic`). It is tested before rules 3 to 6, which read
+//!    ASCII-compatible bytes.
+//! 8. **Fallback**, with a warning: text that is mostly UTF-8 with a few stray bytes keeps
 //!    its UTF-8 and reads each stray byte as windows-1252; otherwise chardetng guesses a legacy
 //!    encoding, and if even that guess has errors the first label (or the guess) is used with
 //!    U+FFFD replacements.
@@ -38,6 +42,7 @@
 //! the prolog's code units for UTF-16/32); it is not rewritten in the output, where the XML
 //! reader ignores it.
 
+mod ebcdic;
 mod repair;
 mod sniff;
 
@@ -70,9 +75,37 @@ pub fn decode<'a>(
         claims.note_overruled(form, "byte pattern", warnings);
         return unicode(bytes, form, warnings);
     }
+    if ebcdic::sniff(bytes) {
+        return Cow::Owned(ebcdic_document(bytes, charset_hint, warnings));
+    }
     let mut claims = Claims::read(charset_hint, sniff::declared_label(bytes), warnings);
     claims.drop_wide(warnings);
     narrow(bytes, &claims, warnings)
+}
+
+/// A document that starts `<?xm` in EBCDIC: in the code page its declaration names, else the
+/// HTTP charset's, else IBM 037 (with a warning).
+fn ebcdic_document(
+    bytes: &[u8],
+    charset_hint: Option<&str>,
+    warnings: &mut Vec<Warning>,
+) -> String {
+    let declared = ebcdic::declared_label(bytes);
+    let page = declared
+        .as_deref()
+        .and_then(ebcdic::CodePage::for_label)
+        .or_else(|| charset_hint.and_then(|h| ebcdic::CodePage::for_label(h.as_bytes())));
+    let page = page.unwrap_or_else(|| {
+        let named: String = declared
+            .map(|d| String::from_utf8_lossy(&d).chars().take(40).collect())
+            .unwrap_or_default();
+        warn(
+            warnings,
+            format!("an EBCDIC document naming no code page read ({named:?}): read as ibm037"),
+        );
+        ebcdic::CodePage::Ibm037
+    });
+    page.decode(bytes)
 }
 
 /// The declaration of a BOM-marked body, read in its own code units.
