@@ -76,7 +76,7 @@ pub(super) fn declared_label(bytes: &[u8]) -> Option<Vec<u8>> {
     let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
     let value = &rest[1..];
     let close = value.find(quote)?;
-    Some(value[..close].as_bytes().to_vec())
+    Some(value.as_bytes()[..close].to_vec())
 }
 
 /// IBM037: the character of each byte.
