@@ -18,7 +18,12 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     let mut entries = Vec::new();
     let format = if Key::new(doc.node(root).local()).as_str() == "channel" {
         channel(cx, root, &mut acc, &mut entries);
-        FeedFormat::Rss
+        // CDF names its channel and items by an `HREF` attribute; RSS never does.
+        if doc.attr(root, "href").is_some() {
+            FeedFormat::Cdf
+        } else {
+            FeedFormat::Rss
+        }
     } else {
         let version = doc.attr(root, "version");
         for child in doc.children(root) {
@@ -53,6 +58,9 @@ pub(crate) fn channel(
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
+    // CDF: the channel's page and last change are attributes.
+    acc.c.link.offer(FALLBACK, cx.url_attr(id, "href"));
+    acc.c.updated.offer(FALLBACK, cdf_lastmod(cx, id));
     let mut order = SummaryOrder::default();
     for child in doc.children(id) {
         let n = doc.node(child);
@@ -87,6 +95,9 @@ pub(crate) fn channel(
                 }
             }
             "description" => acc.c.summary.offer(PRIMARY, cx.text(child)),
+            "abstract" => acc.c.summary.offer(SECONDARY, cx.text(child)),
+            // A CDF sub-channel: its items are the feed's.
+            "channel" => cdf_items(cx, child, entries, 0),
             "language" => acc.c.language.offer(PRIMARY, cx.text(child)),
             "copyright" => acc.c.rights.offer(PRIMARY, cx.text(child)),
             "managingeditor" | "author" => acc.f.authors.extend(text::person(&doc.text(child))),
@@ -108,6 +119,30 @@ pub(crate) fn channel(
             _ => {}
         }
     }
+}
+
+/// How deep CDF sub-channels are followed for their items.
+const CDF_DEPTH: u8 = 8;
+
+/// The items of a CDF sub-channel and of the sub-channels inside it, to [`CDF_DEPTH`].
+fn cdf_items(cx: &mut Cx<'_, '_, '_>, id: NodeId, entries: &mut Vec<Entry>, depth: u8) {
+    if depth >= CDF_DEPTH {
+        return;
+    }
+    for child in cx.doc.children(id) {
+        match Key::new(cx.doc.node(child).local()).as_str() {
+            "item" => entries.extend(item(cx, child)),
+            "channel" => cdf_items(cx, child, entries, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+/// A CDF `LASTMOD` attribute (an ISO date).
+fn cdf_lastmod(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<chrono::DateTime<chrono::Utc>> {
+    cx.doc
+        .attr(id, "lastmod")
+        .and_then(|v| crate::date::parse(&v))
 }
 
 /// RSS `image`: its `url` child, or the RDF `rdf:resource` attribute.
@@ -179,6 +214,9 @@ fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<E
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
+    // CDF: an item's page and last change are attributes.
+    acc.c.link.offer(SECONDARY, cx.url_attr(id, "href"));
+    acc.c.updated.offer(FALLBACK, cdf_lastmod(cx, id));
     let mut guid_is_link = false;
     for child in doc.children(id) {
         let n = doc.node(child);
@@ -201,7 +239,7 @@ fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<E
                     }
                 }
             }
-            "description" => acc.add_summary(cx.text(child)),
+            "description" | "abstract" => acc.add_summary(cx.text(child)),
             // The full post under old names: `fullitem` (escaped HTML) and a bare `body`
             // (markup written inline, or escaped), read like `content:encoded`.
             "fullitem" => acc.add_content(cx.text(child)),

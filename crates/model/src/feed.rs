@@ -28,6 +28,8 @@ pub enum FeedFormat {
     Atom10,
     JsonFeed10,
     JsonFeed11,
+    /// Microsoft's Channel Definition Format (a `CHANNEL` root with an `HREF`), from 1997.
+    Cdf,
 }
 
 impl FeedFormat {
@@ -46,6 +48,7 @@ impl FeedFormat {
             FeedFormat::Atom10 => "atom10",
             FeedFormat::JsonFeed10 => "json_feed10",
             FeedFormat::JsonFeed11 => "json_feed11",
+            FeedFormat::Cdf => "cdf",
         }
     }
 }
