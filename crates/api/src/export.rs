@@ -445,7 +445,7 @@ fn atom_entry(out: &mut String, s: &StoredEntry, source: Option<&FeedRecord>) {
     for c in &e.categories {
         let _ = writeln!(out, "    <category term=\"{}\"/>", xml_text(c));
     }
-    let base = e.link.as_deref();
+    let base = e.html_base();
     if let Some(summary) = &e.summary {
         html_element(out, "    ", "summary", &sanitise_outbound(summary, base));
     }
@@ -560,7 +560,7 @@ const SUMMARY_CHARS: usize = 1_000;
 
 fn json_item(s: &StoredEntry) -> JsonItem {
     let e = &s.entry;
-    let base = e.link.as_deref();
+    let base = e.html_base();
     let content_html = e
         .content
         .as_deref()

@@ -153,8 +153,14 @@ pub(crate) fn entry_child(
             }
         }
         "title" => acc.c.title.offer(rank, label_construct(cx, id)),
-        "summary" => acc.add_summary(text_construct(cx, id)),
-        "content" => acc.add_content(text_construct(cx, id)),
+        "summary" => {
+            acc.note_content_base(cx.doc.declared_base(id));
+            acc.add_summary(text_construct(cx, id));
+        }
+        "content" => {
+            acc.note_content_base(cx.doc.declared_base(id));
+            acc.add_content(text_construct(cx, id));
+        }
         "rights" | "copyright" => acc.c.rights.offer(rank, text_construct(cx, id)),
         "updated" | "modified" => {
             let d = cx.date(id);

@@ -134,6 +134,7 @@ pub(crate) fn entry_child(cx: &mut Cx<'_, '_, '_>, id: NodeId, acc: &mut EntryAc
             )
         }
         Ns::Content if k == "encoded" => {
+            acc.note_content_base(cx.doc.declared_base(id));
             acc.add_content(cx.text(id));
             true
         }

@@ -166,6 +166,9 @@ pub(crate) struct Doc<'a> {
     src: &'a str,
     nodes: Nodes<'a>,
     bases: Vec<Url>,
+    /// Whether `bases[0]` is the document's own URL (`ParseOptions::base_url`), not an
+    /// `xml:base`.
+    document_base: bool,
     langs: Vec<&'a str>,
     /// General entities declared in the DOCTYPE's internal subset.
     declared: Vec<(String, String)>,
@@ -280,6 +283,16 @@ impl<'a> Doc<'a> {
     /// The base URL in effect for the element (`xml:base`, then the document URL).
     pub(crate) fn base(&self, id: NodeId) -> Option<&Url> {
         self.bases.get(us(self.nodes[id].base))
+    }
+
+    /// The base an `xml:base` in scope sets for the element, if one does (the document's own
+    /// URL is not one).
+    pub(crate) fn declared_base(&self, id: NodeId) -> Option<&Url> {
+        let at = self.nodes[id].base;
+        if at == NIL || (self.document_base && at == 0) {
+            return None;
+        }
+        self.bases.get(us(at))
     }
 
     /// The language in effect for the element (`xml:lang`, inherited).
@@ -753,6 +766,7 @@ impl<'a, 's, 'w> Builder<'a, 's, 'w> {
                 src,
                 nodes: Nodes::new(src.len() / 200 + 8),
                 bases: base.cloned().into_iter().collect(),
+                document_base: base.is_some(),
                 langs: Vec::new(),
                 declared: Vec::new(),
                 entity_budget: Cell::new(src.len().saturating_add(ENTITY_BUDGET_FLOOR)),

@@ -137,6 +137,10 @@ pub struct Entry {
     pub summary: Option<String>,
     /// Full content: `content:encoded`, Atom `content`, JSON `content_html`/`content_text`.
     pub content: Option<String>,
+    /// The base the relative URLs inside `summary` and `content` are relative to when the
+    /// document declared one for them (an `xml:base` in scope); without it, the entry's `link`
+    /// serves ([`Entry::html_base`]).
+    pub content_base: Option<String>,
     pub authors: Vec<Author>,
     pub contributors: Vec<Author>,
     pub categories: Vec<String>,
@@ -166,6 +170,14 @@ pub struct Entry {
     /// under a profile that cuts what it keeps of a summary, never by the parser.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excerpt_decision: Option<crate::Ruling>,
+}
+
+impl Entry {
+    /// The base for the relative URLs inside the entry's HTML: the one its document declared
+    /// for it, else its link.
+    pub fn html_base(&self) -> Option<&str> {
+        self.content_base.as_deref().or(self.link.as_deref())
+    }
 }
 
 /// The one image tidings selected for a feed or an entry (FF7) with what the publisher

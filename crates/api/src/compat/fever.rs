@@ -405,7 +405,7 @@ fn item_json(read: &ReadEntry) -> Option<Value> {
         "feed_id": small_id(stored.feed_id.0)?,
         "title": e.title.clone().unwrap_or_default(),
         "author": e.authors.iter().find_map(|a| a.name.clone()).unwrap_or_default(),
-        "html": sanitise_outbound(html, link.as_deref()),
+        "html": sanitise_outbound(html, e.html_base()),
         "url": link.unwrap_or_default(),
         "is_saved": i32::from(read.state.starred),
         "is_read": i32::from(read.state.read),

@@ -798,7 +798,7 @@ fn item_json(
     let e = &stored.entry;
     let link = e.link.as_deref().and_then(web_url);
     let html = e.content.as_deref().or(e.summary.as_deref()).unwrap_or("");
-    let content = sanitise_outbound(html, link.as_deref());
+    let content = sanitise_outbound(html, e.html_base());
     let mut categories = vec![READING_LIST.to_owned()];
     if let Some(folder) = feed.and_then(|(s, _)| s.folder.as_deref()) {
         categories.push(label_id(folder));

@@ -475,7 +475,7 @@ fn entry_json(
     let e = &stored.entry;
     let link = e.link.as_deref().and_then(web_url);
     let html = e.content.as_deref().or(e.summary.as_deref()).unwrap_or("");
-    let content = sanitise_outbound(html, link.as_deref());
+    let content = sanitise_outbound(html, e.html_base());
     let words = content.split_whitespace().count();
     Some(json!({
         "id": id,

@@ -4,7 +4,8 @@
 //! Sanitising keeps ammonia's list of harmless elements and attributes, and removes: scripts,
 //! styles (elements and attributes), event handlers, frames, objects, forms, and every URL
 //! scheme but http, https and mailto (so no `javascript:`). Relative URLs are made absolute
-//! against the entry's link, or dropped when it has none. Links get
+//! against the entry's HTML base (`Entry::html_base`: the `xml:base` its document declared for
+//! it, else its link), or dropped when it has none. Links get
 //! `rel="noopener noreferrer nofollow"`.
 //!
 //! Images are dropped, not shown: loading one would make the reader's browser contact the

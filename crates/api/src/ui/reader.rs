@@ -478,7 +478,7 @@ pub async fn entry(
             plain_text(body)
         ));
     } else {
-        let shown = sanitise(body, original.as_deref());
+        let shown = sanitise(body, e.html_base());
         main.push_str(&format!(
             "<div class=\"content\">\n{}\n</div>\n",
             shown.html

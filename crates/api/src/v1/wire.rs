@@ -253,7 +253,8 @@ pub struct EntryPage {
 
 /// One stored entry. Text fields are the publisher's; `summary` and `content` are HTML,
 /// sanitised (no scripts, styles, event handlers, frames or forms, only http, https and mailto
-/// URLs, relative ones resolved against the entry's link).
+/// URLs, relative ones resolved against the `xml:base` the document declared for them, else the
+/// entry's link).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Entry {
     /// The entry's id in tidings.
@@ -464,11 +465,11 @@ impl From<&StoredEntry> for Entry {
             summary: e
                 .summary
                 .as_deref()
-                .map(|h| sanitise_outbound(h, e.link.as_deref())),
+                .map(|h| sanitise_outbound(h, e.html_base())),
             content: e
                 .content
                 .as_deref()
-                .map(|h| sanitise_outbound(h, e.link.as_deref())),
+                .map(|h| sanitise_outbound(h, e.html_base())),
             authors: e.authors.iter().map(Author::from).collect(),
             contributors: e.contributors.iter().map(Author::from).collect(),
             categories: e.categories.clone(),

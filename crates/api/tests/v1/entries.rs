@@ -219,6 +219,41 @@ async fn entry_html_is_sanitised_and_the_selected_image_is_served_with_its_decis
     assert_eq!(answer.json["entries"][1]["image"], serde_json::Value::Null);
 }
 
+/// Relative URLs in an entry's HTML resolve against the base its document declared for it (an
+/// Atom `xml:base`), not its link; without one, against its link.
+#[tokio::test]
+async fn relative_urls_in_html_resolve_against_the_declared_base_else_the_link() {
+    let server = Server::start().await;
+    let feed = server
+        .subscribe("https://one.example/feed.xml", "alice")
+        .await;
+    let mut based = dated("based", t(10));
+    based.link = Some("https://blog.example/posts/based".into());
+    based.content_base = Some("https://cdn.example/media/".into());
+    based.content = Some("<a href=\"notes.html\">notes</a>".into());
+    let mut plain = dated("plain", t(5));
+    plain.link = Some("https://blog.example/posts/plain".into());
+    plain.content = Some("<a href=\"notes.html\">notes</a>".into());
+    server.read(feed, t(1000), vec![based, plain]).await;
+    let answer = server.get("/v1/entries").await;
+    let content = |i: usize| {
+        answer.json["entries"][i]["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        content(0).contains("href=\"https://cdn.example/media/notes.html\""),
+        "{}",
+        content(0)
+    );
+    assert!(
+        content(1).contains("href=\"https://blog.example/posts/notes.html\""),
+        "{}",
+        content(1)
+    );
+}
+
 #[tokio::test]
 async fn ff10_publisher_metadata_is_served_with_each_entry() {
     let server = Server::start().await;
