@@ -757,6 +757,8 @@ def main(argv=None):
                     help="our entry field compared with feedparser's id: the publisher's id "
                          "(default) or the identity tidings derives")
     ap.add_argument("--worst", type=int, default=10, help="how many worst files to list")
+    ap.add_argument("--show", metavar="FIELD",
+                    help="also list every disagreement on FIELD (e.g. entry.link): file, feedparser, ours")
     ap.add_argument("--json-report", help="also write a machine-readable summary here")
     ap.add_argument("--selftest", action="store_true", help="run the built-in checks and exit")
     args = ap.parse_args(argv)
@@ -789,6 +791,11 @@ def main(argv=None):
         lines = run_ours(binary, files)
 
     report = evaluate(files, index_ours(lines, roots), args.id_field, args.feedparser_only, roots)
+    if args.show:
+        for path, _, _, differing in report["per_file"]:
+            for field, theirs, ours, _ in differing:
+                if field == args.show:
+                    print(f"{args.show}\t{os.path.relpath(path)}\tfeedparser {short(theirs)}\tours {short(ours)}")
     print_report(report, args.worst, args.feedparser_only)
     if args.json_report:
         with open(args.json_report, "w", encoding="utf-8") as f:
