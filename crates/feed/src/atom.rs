@@ -332,21 +332,18 @@ pub(crate) fn text_construct(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> 
 /// elements dropped with them, since a label is read as text and their content is no words.
 pub(crate) fn label_construct(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> {
     let value = text_construct(cx, id)?;
-    let kind = cx
-        .doc
-        .attr(id, "type")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let mode = cx
-        .doc
-        .attr(id, "mode")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let html = matches!(kind.trim(), "html" | "text/html") || mode.trim() == "escaped";
-    if !html {
+    let is = |attr: &str, names: &[&str]| {
+        cx.doc
+            .attr(id, attr)
+            .is_some_and(|v| names.iter().any(|n| v.trim().eq_ignore_ascii_case(n)))
+    };
+    if !is("type", &["html", "text/html"]) && !is("mode", &["escaped"]) {
         return Some(value);
     }
-    text::non_empty(&text::without_script_and_style(&value))
+    match text::without_script_and_style(&value) {
+        std::borrow::Cow::Borrowed(_) => Some(value),
+        std::borrow::Cow::Owned(cut) => text::non_empty(&cut),
+    }
 }
 
 /// Whether a text construct's `type` names base64 content: a media type that is not text,

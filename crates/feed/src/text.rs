@@ -196,10 +196,15 @@ pub(crate) fn person(raw: &str) -> Option<Author> {
 /// `html` without its `script` and `style` elements, their content included (names matched
 /// in any case; one never closed runs to the end).
 pub(crate) fn without_script_and_style(html: &str) -> Cow<'_, str> {
-    let lower = html.to_ascii_lowercase();
-    if !lower.contains("<script") && !lower.contains("<style") {
+    let has = |tag: &[u8]| {
+        html.as_bytes()
+            .windows(tag.len())
+            .any(|w| w.eq_ignore_ascii_case(tag))
+    };
+    if !html.contains('<') || (!has(b"<script") && !has(b"<style")) {
         return Cow::Borrowed(html);
     }
+    let lower = html.to_ascii_lowercase();
     let mut out = String::with_capacity(html.len());
     let mut at = 0;
     while at < html.len() {
