@@ -299,20 +299,13 @@ pub(crate) fn text_construct(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<String> 
         .attr(id, "mode")
         .map(|m| m.trim().to_ascii_lowercase())
         .unwrap_or_default();
-    if mode == "base64" {
+    // Atom 0.3 `mode="base64"`, or a media type that is neither text nor XML (RFC 4287
+    // 4.1.3.3): the decoded text when it is some; a binary body (an image) is no text at all.
+    if mode == "base64" || (mode.is_empty() && is_base64_type(&kind)) {
         let bytes = text::base64(&doc.text(id))?;
-        return text::non_empty(&String::from_utf8_lossy(&bytes));
-    }
-    // A media type that is neither text nor XML is base64 (RFC 4287 4.1.3.3): its decoded
-    // text when it has one; a binary body (an image) is no text at all.
-    if mode.is_empty() && is_base64_type(&kind) {
-        let raw = doc.text(id);
-        return match text::base64(&raw) {
-            Some(bytes) => String::from_utf8(bytes)
-                .ok()
-                .and_then(|t| text::non_empty(&t)),
-            None => text::non_empty(&raw),
-        };
+        return String::from_utf8(bytes)
+            .ok()
+            .and_then(|t| text::non_empty(&t));
     }
     let xhtml = kind == "xhtml" || kind == "application/xhtml+xml" || mode == "xml";
     if xhtml && doc.has_children(id) {
@@ -353,7 +346,6 @@ fn is_base64_type(kind: &str) -> bool {
         && !kind.starts_with("text/")
         && !kind.ends_with("xml")
         && !kind.contains("xml;")
-        && kind != "application/xhtml+xml"
 }
 
 /// `<x:p>` → `<p>` for the XHTML namespace prefix, so the markup reads as plain HTML.

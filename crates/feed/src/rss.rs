@@ -138,11 +138,10 @@ fn cdf_items(cx: &mut Cx<'_, '_, '_>, id: NodeId, entries: &mut Vec<Entry>, dept
     }
 }
 
-/// A CDF `LASTMOD` attribute (an ISO date).
-fn cdf_lastmod(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<chrono::DateTime<chrono::Utc>> {
-    cx.doc
-        .attr(id, "lastmod")
-        .and_then(|v| crate::date::parse(&v))
+/// A CDF `LASTMOD` attribute (an ISO date), read like every date (an unreadable one warned of).
+fn cdf_lastmod(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<chrono::DateTime<chrono::Utc>> {
+    let raw = cx.doc.attr(id, "lastmod")?;
+    cx.date_str(&raw)
 }
 
 /// RSS `image`: its `url` child, or the RDF `rdf:resource` attribute.
