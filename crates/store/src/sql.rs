@@ -53,49 +53,6 @@ pub(crate) trait Dialect: sqlx::Database {
     ) -> crate::Result<()>;
 }
 
-impl Dialect for sqlx::Sqlite {
-    type Time = i64;
-
-    fn time(at: chrono::DateTime<chrono::Utc>) -> i64 {
-        crate::codec::micros(at)
-    }
-
-    fn push_in_ids(
-        sql: &mut sqlx::QueryBuilder<Self>,
-        column: &str,
-        ids: &[i64],
-    ) -> crate::Result<()> {
-        let list = serde_json::to_string(ids).map_err(|e| {
-            crate::StoreError::Corrupt(format!("an id list cannot be serialised: {e}"))
-        })?;
-        sql.push(format_args!(
-            " AND {column} IN (SELECT value FROM json_each("
-        ))
-        .push_bind(list)
-        .push("))");
-        Ok(())
-    }
-}
-
-impl Dialect for sqlx::Postgres {
-    type Time = chrono::DateTime<chrono::Utc>;
-
-    fn time(at: chrono::DateTime<chrono::Utc>) -> Self::Time {
-        at
-    }
-
-    fn push_in_ids(
-        sql: &mut sqlx::QueryBuilder<Self>,
-        column: &str,
-        ids: &[i64],
-    ) -> crate::Result<()> {
-        sql.push(format_args!(" AND {column} = ANY("))
-            .push_bind(ids.to_vec())
-            .push(")");
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

@@ -151,6 +151,26 @@ pub(super) async fn feed_for(
     Ok((feed_id, new_feed))
 }
 
+/// How this backend binds a time and matches an id list in a statement built at run time.
+impl crate::sql::Dialect for sqlx::Postgres {
+    type Time = chrono::DateTime<chrono::Utc>;
+
+    fn time(at: chrono::DateTime<chrono::Utc>) -> Self::Time {
+        at
+    }
+
+    fn push_in_ids(
+        sql: &mut sqlx::QueryBuilder<Self>,
+        column: &str,
+        ids: &[i64],
+    ) -> crate::Result<()> {
+        sql.push(format_args!(" AND {column} = ANY("))
+            .push_bind(ids.to_vec())
+            .push(")");
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl Store for PgStore {
     async fn subscribe(

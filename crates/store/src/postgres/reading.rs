@@ -156,7 +156,7 @@ pub async fn move_subscriptions(
             .bind(from.0)
             .execute(&mut *tx)
             .await?;
-        sqlx::query(sql::DROP_FEED_SUBSCRIPTIONS)
+        sqlx::query(crate::feeds::pg::DROP_SUBSCRIPTIONS)
             .bind(from.0)
             .execute(&mut *tx)
             .await?;

@@ -114,8 +114,6 @@ crate::sql::statements! {
          AND t.subscriber = subscriptions.subscriber)";
     /// Every override of feed `$1`.
     DROP_FEED_STATES = "DELETE FROM entry_states WHERE feed_id = $1";
-    /// Every subscription of feed `$1`.
-    DROP_FEED_SUBSCRIPTIONS = "DELETE FROM subscriptions WHERE feed_id = $1";
     /// Feed `$1`, when it holds no entries and was not removed on request.
     DROP_EMPTY_FEED = "DELETE FROM feeds WHERE id = $1 AND state <> 'removed' \
          AND NOT EXISTS (SELECT 1 FROM entries WHERE feed_id = $1)";

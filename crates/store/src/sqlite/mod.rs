@@ -248,6 +248,28 @@ pub(super) async fn feed_for(
     Ok((feed_id, new_feed))
 }
 
+/// How this backend binds a time and matches an id list in a statement built at run time.
+impl crate::sql::Dialect for sqlx::Sqlite {
+    type Time = i64;
+
+    fn time(at: chrono::DateTime<chrono::Utc>) -> i64 {
+        crate::codec::micros(at)
+    }
+
+    fn push_in_ids(
+        sql: &mut sqlx::QueryBuilder<Self>,
+        column: &str,
+        ids: &[i64],
+    ) -> crate::Result<()> {
+        sql.push(format_args!(
+            " AND {column} IN (SELECT value FROM json_each("
+        ))
+        .push_bind(apply::json(&ids)?)
+        .push("))");
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn subscribe(

@@ -150,10 +150,12 @@ pub async fn move_subscriptions(
             .bind(from.0)
             .execute(&mut *tx)
             .await?;
-        sqlx::query(AssertSqlSafe(sql::DROP_FEED_SUBSCRIPTIONS.as_str()))
-            .bind(from.0)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(AssertSqlSafe(
+            crate::feeds::lite::DROP_SUBSCRIPTIONS.as_str(),
+        ))
+        .bind(from.0)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query(AssertSqlSafe(sql::DROP_EMPTY_FEED.as_str()))
             .bind(from.0)
             .execute(&mut *tx)
