@@ -21,7 +21,7 @@ pub const MAX_LOG_LIMIT: u32 = 10_000;
 /// `SELECT` of every [`FeedRecord`](crate::FeedRecord) column from `feeds f`, with the live
 /// subscriber count, followed by the given literal SQL (the same text on both backends).
 macro_rules! select_feeds {
-    ($rest:literal) => {
+    ($($rest:expr),+) => {
         concat!(
             "SELECT f.id, f.url, f.original_url, f.title, f.site_link, f.state, f.state_reason, ",
             "f.etag, f.last_modified, f.content_hash, f.next_fetch_at, f.next_fetch_reason, ",
@@ -32,7 +32,7 @@ macro_rules! select_feeds {
             "f.thumbnail, f.site, ",
             "(SELECT COUNT(*) FROM subscriptions s WHERE s.feed_id = f.id) AS subscribers ",
             "FROM feeds f ",
-            $rest
+            $($rest),+
         )
     };
 }

@@ -42,16 +42,15 @@ crate::sql::statements! {
     ALL = crate::codec::select_feeds!("ORDER BY f.id");
     /// The feeds due at `$1`, at most `$2`, soonest first.
     DUE = crate::codec::select_feeds!(
-        "WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
-         AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
-         ORDER BY f.next_fetch_at, f.id LIMIT $2"
+        "WHERE f.next_fetch_at <= $1 AND ",
+        active_subscribed!(),
+        " ORDER BY f.next_fetch_at, f.id LIMIT $2"
     );
     /// The feeds due at `$1` after (`$3` time, `$4` id), at most `$2`, soonest first.
     DUE_AFTER = crate::codec::select_feeds!(
-        "WHERE f.state = 'active' AND f.next_fetch_at <= $1 \
-         AND (f.next_fetch_at, f.id) > ($3, $4) \
-         AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) \
-         ORDER BY f.next_fetch_at, f.id LIMIT $2"
+        "WHERE f.next_fetch_at <= $1 AND (f.next_fetch_at, f.id) > ($3, $4) AND ",
+        active_subscribed!(),
+        " ORDER BY f.next_fetch_at, f.id LIMIT $2"
     );
     /// The feeds subscriber `$1` has.
     OF_SUBSCRIBER = crate::codec::select_feeds!(
