@@ -101,7 +101,9 @@ fn ebcdic_document(
             .unwrap_or_default();
         warn(
             warnings,
-            format!("an EBCDIC document naming no code page read ({named:?}): read as ibm037"),
+            format!(
+                "EBCDIC document declaring {named:?}, no code page tidings reads: read as ibm037"
+            ),
         );
         ebcdic::CodePage::Ibm037
     });
