@@ -101,7 +101,8 @@ pub struct Read<'p, L: Locator> {
     /// What robots.txt said of the current URL.
     gate: Option<HopGate>,
     /// robots.txt being read for the current URL's origin.
-    robots: Option<RobotsRead<'p, L>>,
+    /// Boxed: most reads use a stored copy and never carry one.
+    robots: Option<Box<RobotsRead<'p, L>>>,
     /// The request waiting for its answer and the rule that allowed it.
     in_flight: Option<(Request<'p, L>, Duration, Allowed<L>)>,
     /// The final answer and the rule of its row (`None`: nothing was sent for it).
@@ -233,50 +234,68 @@ impl<'p, L: Locator> Read<'p, L> {
     /// asked again).
     pub fn step(&mut self, event: Event, now: DateTime<Utc>) -> Need<'_, L> {
         let pending = std::mem::replace(&mut self.pending, Pending::Done);
-        self.pending = match (pending, event) {
-            (Pending::FeedRules, Event::Rules(rule)) => self.on_feed_rules(rule, now),
-            (Pending::Floor, Event::HostState { floor, robots }) => {
-                self.on_floor(floor, robots, now)
-            }
-            (Pending::HopRules, Event::Rules(rule)) => self.on_hop_rules(rule, now),
-            (Pending::HopFloor, Event::HostState { floor, robots }) => {
-                self.on_hop_floor(floor, robots, now)
-            }
-            (Pending::RobotsRules, Event::Rules(rule)) => self.on_robots_rules(rule, now),
-            (Pending::RobotsAnswer, Event::Answer(answer)) => self.on_robots_answer(answer, now),
-            (
+        // Matched on the event first, which is then moved once, into its handler.
+        self.pending = match event {
+            Event::Rules(rule) => match pending {
+                Pending::FeedRules => self.on_feed_rules(rule, now),
+                Pending::HopRules => self.on_hop_rules(rule, now),
+                Pending::RobotsRules => self.on_robots_rules(rule, now),
+                pending => pending,
+            },
+            Event::HostState { floor, robots } => match pending {
+                Pending::Floor => self.on_floor(floor, robots, now),
+                Pending::HopFloor => self.on_hop_floor(floor, robots, now),
+                pending => pending,
+            },
+            Event::Answer(answer) => match pending {
+                Pending::RobotsAnswer => self.on_robots_answer(answer, now),
+                Pending::Answer => self.on_answer(answer, now),
+                pending => pending,
+            },
+            Event::Saved => match pending {
                 Pending::RobotsSave {
                     copy, unanswered, ..
-                },
-                Event::Saved,
-            ) => self.gate_with(&copy, unanswered, now),
-            (Pending::Quiet, Event::Quiet(quiet)) => self.on_quiet(quiet, now),
-            (Pending::Answer, Event::Answer(answer)) => self.on_answer(answer, now),
-            (Pending::Judge(_), Event::Judged(verdict)) => self.on_judged(*verdict, now),
-            (
-                Pending::Counts,
-                Event::EntryCounts {
-                    unseen,
-                    first_seen_since,
-                },
-            ) => self.on_counts(unseen, first_seen_since, now),
-            (Pending::FeedAt(_), Event::FeedAt { other_feed }) => self.on_feed_at(other_feed),
-            (Pending::Examine(_), Event::Examined(examined)) => self.on_examined(*examined, now),
-            (pending, _) => pending,
+                } => self.gate_with(&copy, unanswered, now),
+                pending => pending,
+            },
+            Event::Quiet(quiet) => match pending {
+                Pending::Quiet => self.on_quiet(quiet, now),
+                pending => pending,
+            },
+            Event::Judged(verdict) => match pending {
+                Pending::Judge(_) => self.on_judged(*verdict, now),
+                pending => pending,
+            },
+            Event::EntryCounts {
+                unseen,
+                first_seen_since,
+            } => match pending {
+                Pending::Counts => self.on_counts(unseen, first_seen_since, now),
+                pending => pending,
+            },
+            Event::FeedAt { other_feed } => match pending {
+                Pending::FeedAt(_) => self.on_feed_at(other_feed),
+                pending => pending,
+            },
+            Event::Examined(examined) => match pending {
+                Pending::Examine(_) => self.on_examined(*examined, now),
+                pending => pending,
+            },
         };
         self.need()
     }
 
-    /// The outcome of a read whose need is [`Need::Done`]; `None` before. Boxed as it was
-    /// built: a driver that reads millions of feeds (the simulation) does not copy it again.
-    pub fn finish(self) -> Option<Box<ReadOutcome<L>>> {
-        self.outcome
+    /// The outcome of a read whose need is [`Need::Done`]; `None` before (and once taken).
+    /// Boxed as it was built, and taken by reference: a driver that reads millions of feeds
+    /// (the simulation) copies neither it nor the read.
+    pub fn finish(&mut self) -> Option<Box<ReadOutcome<L>>> {
+        self.outcome.take()
     }
 
     /// The outcome of a resource read whose need is [`Need::Done`]; `None` before (and for a
     /// feed's read).
-    pub fn finish_resource(self) -> Option<Box<ResourceOutcome<L>>> {
-        self.resource_outcome
+    pub fn finish_resource(&mut self) -> Option<Box<ResourceOutcome<L>>> {
+        self.resource_outcome.take()
     }
 
     /// The need for what is pending, borrowing what it names (and handing over what the
@@ -467,7 +486,7 @@ impl<'p, L: Locator> Read<'p, L> {
         };
         let first = self.target.robots_txt();
         let origin = self.target.host();
-        self.robots = Some(RobotsRead {
+        self.robots = Some(Box::new(RobotsRead {
             allowed: Allowed::Robots {
                 why,
                 redirected_from: None,
@@ -485,7 +504,7 @@ impl<'p, L: Locator> Read<'p, L> {
             first,
             why,
             hops: Vec::new(),
-        });
+        }));
         Pending::RobotsRules
     }
 
@@ -960,36 +979,67 @@ impl<'p, L: Locator> Read<'p, L> {
     /// The final answer decided: its row, the egress record (WFM8), the URL move (PF9) and the
     /// host floor (C6).
     fn conclude(&mut self, now: DateTime<Utc>) -> Pending<L> {
-        let (Some((outcome, row)), Some(verdict), Some(decision), Subject::Feed(feed)) = (
-            self.last.take(),
-            self.verdict.take(),
-            self.decision.take(),
-            self.subject,
-        ) else {
+        let Subject::Feed(feed) = self.subject else {
             return Pending::Done;
         };
+        if self.verdict.is_none() || self.decision.is_none() {
+            return Pending::Done;
+        }
+        // Boxed first and filled in place: a read's outcome is large, and a driver that reads
+        // millions of feeds (the simulation) should not copy it from state to state.
+        let Some((outcome, row)) = self.last.take() else {
+            return Pending::Done;
+        };
+        let mut out = Box::new(ReadOutcome {
+            not_sent: self.not_sent,
+            outcome,
+            final_target: self.target.clone(),
+            hops: std::mem::take(&mut self.hops),
+            verdict: match self.verdict.take() {
+                Some(verdict) => verdict,
+                None => return Pending::Done,
+            },
+            decision: match self.decision.take() {
+                Some(decision) => decision,
+                None => return Pending::Done,
+            },
+            label: Label::Ok,
+            sent: std::mem::take(&mut self.sent),
+            egress_refusals: None,
+            pending_move: None,
+            move_to: None,
+            host_floor: None,
+            excerpts: self.excerpts.take(),
+            directives: None,
+        });
+        let ReadOutcome {
+            outcome,
+            verdict,
+            decision,
+            ..
+        } = &mut *out;
         let label = match (&verdict.body, decision.failure) {
             (BodyVerdict::Unparseable { .. }, Some(FailureKind::Challenge)) => Label::Challenge,
             (BodyVerdict::Unparseable { .. }, _) => Label::ParseError,
             (BodyVerdict::Unchanged, _) => Label::Unchanged,
             _ => outcome.label(),
         };
+        out.label = label;
         if let Some(mut row) = row {
             row.label = label;
-            self.sent.push(row);
+            out.sent.push(row);
         }
         // WFM8: each address's latest answer; a read that got none changes nothing. Once
         // every address refused through the whole ladder, the feed is switched off.
         let answered = !matches!(
-            outcome,
+            out.outcome,
             FetchOutcome::Transport(_)
                 | FetchOutcome::Blocked { .. }
                 | FetchOutcome::CrawlerPaused { .. }
         );
-        let mut decision = decision;
-        let mut egress_refusals = None;
         if answered {
-            egress_refusals = egress::after_answer(
+            let decision = &mut out.decision;
+            let egress_refusals = egress::after_answer(
                 &feed.egress_refusals,
                 feed.egress.as_deref(),
                 egress::is_refusal(decision.failure),
@@ -1005,11 +1055,12 @@ impl<'p, L: Locator> Read<'p, L> {
                 decision.reason = format!("off: {why}");
                 decision.lifecycle_reason = Some(why);
             }
+            out.egress_refusals = egress_refusals;
         }
         // PF9: move the stored URL after permanent redirects, as the profile says.
         let read_ok =
-            decision.failure.is_none() && !matches!(outcome, FetchOutcome::Blocked { .. });
-        let hops: Vec<(u16, String)> = self
+            out.decision.failure.is_none() && !matches!(out.outcome, FetchOutcome::Blocked { .. });
+        let hops: Vec<(u16, String)> = out
             .hops
             .iter()
             .map(|(status, _, to)| (*status, to.to_string()))
@@ -1021,28 +1072,15 @@ impl<'p, L: Locator> Read<'p, L> {
             now,
             self.profile,
         );
-        let floor = match host_floor(&outcome, now, self.profile) {
+        out.host_floor = match host_floor(&out.outcome, now, self.profile) {
             Some(until) => later(self.robots_floor.take(), (self.target.host(), until)),
             None => self.robots_floor.take(),
         };
         let move_to = moved.move_to;
-        let directives = self.directive_change(&outcome);
-        self.outcome = Some(Box::new(ReadOutcome {
-            not_sent: self.not_sent,
-            outcome,
-            final_target: self.target.clone(),
-            hops: std::mem::take(&mut self.hops),
-            verdict,
-            decision,
-            label,
-            sent: std::mem::take(&mut self.sent),
-            egress_refusals,
-            pending_move: moved.pending,
-            move_to: move_to.clone(),
-            host_floor: floor,
-            excerpts: self.excerpts.take(),
-            directives,
-        }));
+        out.directives = self.directive_change(&out.outcome);
+        out.pending_move = moved.pending;
+        out.move_to = move_to.clone();
+        self.outcome = Some(out);
         match move_to {
             Some(url) => Pending::FeedAt(url),
             None => Pending::Done,

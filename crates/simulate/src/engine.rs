@@ -124,7 +124,7 @@ pub struct Shard<'w> {
     totals: HashMap<u32, FailureTotals>,
     /// The state of the feed being read, as the crawler would load it from its store (its
     /// strings reused from read to read).
-    state: Option<FeedState<Target>>,
+    state: Option<Box<FeedState<Target>>>,
     hosts: Vec<HostState>,
     pub auditor: Auditor,
     pub counts: Counts,
@@ -193,7 +193,7 @@ impl<'w> Shard<'w> {
             feeds,
             odd: HashMap::new(),
             totals: HashMap::new(),
-            state: Some(FeedState {
+            state: Some(Box::new(FeedState {
                 target: Target::feed(0, 0, false),
                 schedule: FeedSchedule::default(),
                 next_fetch_reason: String::new(),
@@ -203,7 +203,7 @@ impl<'w> Shard<'w> {
                 content_hash: None,
                 user_agent: None,
                 directives: Default::default(),
-            }),
+            })),
             hosts,
             auditor,
             counts: Counts::default(),
