@@ -34,6 +34,25 @@ pub fn all() -> Vec<Case> {
     ]
 }
 
+/// `n` small documents of the four kinds in turn, from 1 KB to 64 KB (sizes spread evenly on a
+/// log scale), each from its own seed: the per-document costs a crawler pays on most feeds.
+pub fn small(n: usize) -> Vec<Case> {
+    let mut rng = Rng::new(0x534d_414c);
+    (0..n)
+        .map(|i| {
+            // 2^10 .. 2^16 bytes.
+            let target = 1usize << (10 + rng.below(6)) | rng.below(1024);
+            let seed = rng.next();
+            match i % 4 {
+                0 => rss20_seeded(target, seed),
+                1 => atom10_seeded(target, seed),
+                2 => rdf_latin1_seeded(target, seed),
+                _ => json_feed_seeded(target, seed),
+            }
+        })
+        .collect()
+}
+
 /// A small xorshift generator: deterministic and dependency-free.
 struct Rng(u64);
 
@@ -257,7 +276,12 @@ fn item_date(i: usize) -> DateTime<Utc> {
 
 /// RSS 2.0 with `content:encoded` CDATA HTML, categories, `dc:creator`, enclosures, pubDate.
 pub fn rss20(target: usize) -> Case {
-    let mut rng = Rng::new(0x5255_5353);
+    rss20_seeded(target, 0x5255_5353)
+}
+
+/// [`rss20`] from another seed: another document of the same shape.
+pub fn rss20_seeded(target: usize, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
     let mut doc = String::with_capacity(target + 8192);
     doc.push_str(concat!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
@@ -308,7 +332,12 @@ pub fn rss20(target: usize) -> Case {
 
 /// Atom 1.0 with `type="html"` escaped content.
 pub fn atom10(target: usize) -> Case {
-    let mut rng = Rng::new(0x4154_4f4d);
+    atom10_seeded(target, 0x4154_4f4d)
+}
+
+/// [`atom10`] from another seed: another document of the same shape.
+pub fn atom10_seeded(target: usize, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
     let mut doc = String::with_capacity(target + 8192);
     doc.push_str(concat!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n",
@@ -362,7 +391,12 @@ pub fn atom10(target: usize) -> Case {
 
 /// RSS 1.0 (RDF) declared and encoded as ISO-8859-1, with accented text throughout.
 pub fn rdf_latin1(target: usize) -> Case {
-    let mut rng = Rng::new(0x5244_4621);
+    rdf_latin1_seeded(target, 0x5244_4621)
+}
+
+/// [`rdf_latin1`] from another seed: another document of the same shape.
+pub fn rdf_latin1_seeded(target: usize, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
     // The items first, so that the channel's rdf:Seq can list them.
     let mut items = String::with_capacity(target + 8192);
     let mut entries = 0;
@@ -417,7 +451,12 @@ pub fn rdf_latin1(target: usize) -> Case {
 
 /// JSON Feed 1.1 with HTML content, authors, tags, attachments and images.
 pub fn json_feed(target: usize) -> Case {
-    let mut rng = Rng::new(0x4a53_4f4e);
+    json_feed_seeded(target, 0x4a53_4f4e)
+}
+
+/// [`json_feed`] from another seed: another document of the same shape.
+pub fn json_feed_seeded(target: usize, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
     let mut items = Vec::new();
     let mut size = 0;
     while size < target {
