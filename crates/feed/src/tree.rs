@@ -58,6 +58,18 @@ pub(crate) type NodeId = usize;
 type Ix = u32;
 const NIL: Ix = Ix::MAX;
 
+/// A qualified name's prefix (empty when none) and local part. Names are short: a plain loop
+/// finds the colon faster than a general substring search.
+pub(crate) fn split_qname(qname: &str) -> (&str, &str) {
+    match qname.bytes().position(|b| b == b':') {
+        Some(colon) => (
+            qname.get(..colon).unwrap_or(""),
+            qname.get(colon + 1..).unwrap_or(""),
+        ),
+        None => ("", qname),
+    }
+}
+
 fn ix(i: usize) -> Ix {
     Ix::try_from(i).unwrap_or(NIL)
 }
@@ -69,6 +81,8 @@ fn us(i: Ix) -> usize {
 /// One element.
 pub(crate) struct Node<'a> {
     qname: &'a str,
+    /// Where the local part of `qname` starts (after its colon; 0 without a prefix).
+    local_at: u32,
     attrs: &'a str,
     text: Cow<'a, str>,
     inner_start: Ix,
@@ -91,12 +105,15 @@ pub(crate) struct Node<'a> {
 impl<'a> Node<'a> {
     /// The name without its prefix.
     pub(crate) fn local(&self) -> &'a str {
-        self.qname.split_once(':').map_or(self.qname, |(_, l)| l)
+        self.qname.get(self.local_at as usize..).unwrap_or("")
     }
 
     /// The namespace prefix as written (empty when none).
     pub(crate) fn prefix(&self) -> &'a str {
-        self.qname.split_once(':').map_or("", |(p, _)| p)
+        match self.local_at {
+            0 => "",
+            at => self.qname.get(..at as usize - 1).unwrap_or(""),
+        }
     }
 }
 
@@ -268,8 +285,8 @@ impl<'a> Doc<'a> {
             .or_else(|| {
                 let local = name.strip_prefix("rdf:")?;
                 attributes(attrs).find(|(n, _)| {
-                    n.split_once(':')
-                        .is_some_and(|(p, l)| p != "xml" && l.eq_ignore_ascii_case(local))
+                    let (p, l) = split_qname(n);
+                    !p.is_empty() && p != "xml" && l.eq_ignore_ascii_case(local)
                 })
             })
             .map(|(_, v)| text::unescape(v))
@@ -450,7 +467,7 @@ const ENTRY_DEPTH: usize = 3;
 /// This may count an element no adapter reads as an entry, never the other way round, so
 /// the bound holds for what the adapters produce.
 fn is_entry_element(qname: &str, depth: usize) -> bool {
-    let local = qname.split_once(':').map_or(qname, |(_, l)| l);
+    let local = split_qname(qname).1;
     depth <= ENTRY_DEPTH
         && (local.eq_ignore_ascii_case("item") || local.eq_ignore_ascii_case("entry"))
 }
@@ -528,7 +545,7 @@ fn first_feed_tag(src: &str, from: usize) -> Option<(usize, &str)> {
             .find(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
             .unwrap_or(rest.len());
         let name = rest.get(..name_len).unwrap_or("");
-        let local = name.split_once(':').map_or(name, |(_, l)| l);
+        let local = split_qname(name).1;
         if name_len < rest.len() && !local.is_empty() && is_feed_root(local) {
             return Some((at, name));
         }
@@ -829,11 +846,12 @@ impl<'a> Builder<'a, '_, '_> {
                 }
             }
         }
-        let prefix = qname.split_once(':').map_or("", |(p, _)| p);
+        let (prefix, local) = split_qname(qname);
         let ns = self.resolve_prefix(prefix);
         let id = self.doc.nodes.len();
         self.doc.nodes.push(Node {
             qname,
+            local_at: (qname.len() - local.len()) as u32,
             attrs,
             text: Cow::Borrowed(""),
             inner_start: ix(end),
@@ -895,8 +913,7 @@ impl<'a> Builder<'a, '_, '_> {
     /// item, whose end tag is missing or misspelt), they are closed here, or the unclosed
     /// element would swallow every entry that follows.
     fn close_for_entry(&mut self, qname: &str, at: usize) {
-        let local = qname.split_once(':').map_or(qname, |(_, l)| l);
-        let prefix = qname.split_once(':').map_or("", |(p, _)| p);
+        let (prefix, local) = split_qname(qname);
         let is_item = local.eq_ignore_ascii_case("item");
         if !is_item && !local.eq_ignore_ascii_case("entry") {
             self.close_unclosed_leaf(qname, at);

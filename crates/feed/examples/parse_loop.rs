@@ -1,0 +1,59 @@
+//! Parse one set of documents over and over, for a profiler: `cargo build --profile profiling
+//! -p tidings-feed --example parse_loop`, then `perf record -g
+//! ./target/profiling/examples/parse_loop ROUNDS [SET]` from the repository's root. SET is
+//! `rss`, `atom`, `rdf` (the large generated feeds of the parser benchmark), `small` (2,000 small
+//! generated feeds) or, by default, the golden corpus. Prints the throughput it saw.
+
+#[path = "../benches/feedgen/mod.rs"]
+mod feedgen;
+
+use std::path::Path;
+
+/// The golden corpus's input documents under `dir` (as `tests/golden.rs` lists them).
+fn golden(dir: &Path, out: &mut Vec<Vec<u8>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            golden(&path, out);
+        } else if (name.ends_with(".xml") || name.ends_with(".json"))
+            && !name.ends_with(".expected.json")
+            && !name.ends_with(".options.json")
+            && let Ok(bytes) = std::fs::read(&path)
+        {
+            out.push(bytes);
+        }
+    }
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100);
+    let mut docs = Vec::new();
+    match std::env::args().nth(2).as_deref() {
+        Some("rss") => docs.push(feedgen::rss20(5 << 20).bytes),
+        Some("atom") => docs.push(feedgen::atom10(4 << 20).bytes),
+        Some("rdf") => docs.push(feedgen::rdf_latin1(4 << 20).bytes),
+        Some("small") => docs.extend(feedgen::small(2_000).into_iter().map(|c| c.bytes)),
+        _ => golden(Path::new("crates/feed/tests/fixtures"), &mut docs),
+    }
+    let started = std::time::Instant::now();
+    let mut read = 0usize;
+    for _ in 0..rounds {
+        for doc in &docs {
+            let parsed = tidings_feed::parse(std::hint::black_box(doc), &Default::default());
+            read += usize::from(parsed.is_ok());
+        }
+    }
+    let bytes: usize = docs.iter().map(Vec::len).sum::<usize>() * rounds;
+    eprintln!(
+        "{} documents x {rounds}: {:.1} MB/s, {read} parses read",
+        docs.len(),
+        bytes as f64 / 1e6 / started.elapsed().as_secs_f64()
+    );
+}
