@@ -39,6 +39,9 @@ fn main() {
         Some("rss") => docs.push(feedgen::rss20(5 << 20).bytes),
         Some("atom") => docs.push(feedgen::atom10(4 << 20).bytes),
         Some("rdf") => docs.push(feedgen::rdf_latin1(4 << 20).bytes),
+        Some(path) if path.ends_with(".xml") || path.ends_with(".json") => {
+            docs.extend(std::fs::read(path).ok());
+        }
         Some("small") => docs.extend(feedgen::small(2_000).into_iter().map(|c| c.bytes)),
         _ => golden(Path::new("crates/feed/tests/fixtures"), &mut docs),
     }

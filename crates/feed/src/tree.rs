@@ -781,7 +781,8 @@ impl<'a, 's, 'w> Builder<'a, 's, 'w> {
         Builder {
             doc: Doc {
                 src,
-                nodes: Nodes::new(src.len() / 200 + 8),
+                // About one element per 100 bytes in small feeds (fewer in large ones).
+                nodes: Nodes::new(src.len() / 100 + 16),
                 bases: base.cloned().into_iter().collect(),
                 document_base: base.is_some(),
                 langs: Vec::new(),

@@ -180,6 +180,10 @@ pub(super) fn charset(label: &[u8]) -> Option<Charset> {
             let end = label.iter().rposition(|b| !is_label_junk(*b))?;
             label.get(start..=end)
         })?;
+    // Most documents say UTF-8: known without building the label's other spellings.
+    if trimmed.eq_ignore_ascii_case(b"utf-8") || trimmed.eq_ignore_ascii_case(b"utf8") {
+        return Some(Charset::Utf8);
+    }
     let lower = trimmed.to_ascii_lowercase();
     let mut candidates = vec![lower.clone()];
     let dashed: Vec<u8> = lower
