@@ -24,7 +24,12 @@ use std::sync::LazyLock;
 
 /// One `Allow` or `Disallow` pattern, normalised.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Pattern(robotxt::Rule);
+pub(crate) struct Pattern {
+    rule: robotxt::Rule,
+    /// The normalised pattern has no `*` and no final `$`: it matches the paths it is a prefix
+    /// of (most rules are written so).
+    prefix_only: bool,
+}
 
 impl Pattern {
     /// The pattern of a rule value, or `None` for an empty value (which matches nothing).
@@ -35,28 +40,30 @@ impl Pattern {
         let mut file = b"user-agent: *\nallow: ".to_vec();
         file.extend_from_slice(&escape(value, Part::Pattern));
         let robots = robotxt::Robots::parse(&file, robotxt::ANY_AGENT);
-        robots.rules().first().cloned().map(Self)
+        let rule = robots.rules().first().cloned()?;
+        let prefix_only = !rule.pattern().contains(['*', '$']);
+        Some(Self { rule, prefix_only })
     }
 
     /// Returns true if the pattern matches the path.
     pub(crate) fn matches(&self, path: &Path) -> bool {
-        if path.normal {
-            wildcard_match(self.0.pattern(), &path.text)
-        } else {
-            self.0.is_match(&path.text)
+        match (path.normal, self.prefix_only) {
+            (true, true) => path.text.starts_with(self.rule.pattern()),
+            (true, false) => wildcard_match(self.rule.pattern(), &path.text),
+            (false, _) => self.rule.is_match(&path.text),
         }
     }
 
     /// The specificity of the pattern: the length of its normalised form. The longest
     /// matching pattern decides (RFC 9309, section 2.2.2).
     pub(crate) fn specificity(&self) -> usize {
-        self.0.pattern().len()
+        self.rule.pattern().len()
     }
 
     /// The normalised pattern, for tests.
     #[cfg(test)]
     pub(crate) fn as_str(&self) -> &str {
-        self.0.pattern()
+        self.rule.pattern()
     }
 }
 
@@ -98,6 +105,19 @@ pub(crate) struct Path<'a> {
 impl<'a> Path<'a> {
     /// Borrows the path when nothing in it needs escaping (the usual case).
     pub(crate) fn new(path_and_query: &'a str) -> Self {
+        // One look at each byte settles the usual path: a `/`, then only characters that are
+        // their own normal form (no fragment, no escape, nothing to encode).
+        if path_and_query.starts_with('/') && path_and_query.bytes().all(plain_path_byte) {
+            return Self {
+                text: Cow::Borrowed(path_and_query),
+                normal: true,
+            };
+        }
+        Self::escaped(path_and_query)
+    }
+
+    /// [`Path::new`] the long way, for any path.
+    fn escaped(path_and_query: &'a str) -> Self {
         let without_fragment = path_and_query
             .split_once('#')
             .map_or(path_and_query, |(path, _)| path);
@@ -123,6 +143,16 @@ impl<'a> Path<'a> {
             .as_ref()
             .map_or(self.text == "/robots.txt", |robots| robots.matches(self))
     }
+}
+
+/// A byte that a path may hold as it is, in `robotxt`'s normal form: printable ASCII but the
+/// fragment mark, the escape and wildcard characters, and the ones `robotxt` encodes.
+fn plain_path_byte(b: u8) -> bool {
+    b.is_ascii_graphic()
+        && !matches!(
+            b,
+            b'#' | b'%' | b'*' | b'$' | b'"' | b'<' | b'>' | b'`' | b'{' | b'}'
+        )
 }
 
 /// Whether a normalised pattern matches a normalised path: `*` stands for any run of
@@ -326,10 +356,12 @@ mod tests {
             let p = Pattern::new(pattern.as_bytes()).unwrap();
             for path in paths {
                 let ours = Path::new(path);
-                let theirs = p.0.is_match(&ours.text);
+                let theirs = p.rule.is_match(&ours.text);
                 assert_eq!(p.matches(&ours), theirs, "{pattern} on {path}");
+                // The one-look route gives what the long way gives.
+                assert_eq!(ours, Path::escaped(path), "{path}");
                 if ours.normal {
-                    assert_eq!(wildcard_match(p.0.pattern(), &ours.text), theirs);
+                    assert_eq!(wildcard_match(p.rule.pattern(), &ours.text), theirs);
                     normal += 1;
                 }
             }
