@@ -10,14 +10,20 @@ pub fn request_validators(stored: &Validators) -> &Validators {
 
 /// The validators to store after a 304: a validator the 304 repeats or changes replaces the
 /// stored one; one it omits is kept (RFC 9111 4.3.4 updates stored headers from a 304).
-pub fn after_not_modified(stored: &Validators, sent: &Validators) -> Validators {
-    Validators {
+/// `None` when that leaves the stored ones as they are (the usual 304, which repeats them):
+/// nothing to write.
+pub fn after_not_modified(stored: &Validators, sent: &Validators) -> Option<Validators> {
+    let changes = |new: &Option<String>, old: &Option<String>| new.is_some() && new != old;
+    if !changes(&sent.etag, &stored.etag) && !changes(&sent.last_modified, &stored.last_modified) {
+        return None;
+    }
+    Some(Validators {
         etag: sent.etag.clone().or_else(|| stored.etag.clone()),
         last_modified: sent
             .last_modified
             .clone()
             .or_else(|| stored.last_modified.clone()),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -45,12 +51,19 @@ mod tests {
     fn c4_a_304_updates_what_it_sends_and_keeps_the_rest() {
         let stored = v(Some("\"1\""), Some("Mon, 01 Jan 2029 00:00:00 GMT"));
         let cases = [
-            (v(None, None), stored.clone()),
+            // Nothing sent, or only what is stored: the stored ones stay, nothing to write.
+            (v(None, None), None),
+            (v(Some("\"1\""), None), None),
+            (stored.clone(), None),
             (
                 v(Some("\"2\""), None),
-                v(Some("\"2\""), Some("Mon, 01 Jan 2029 00:00:00 GMT")),
+                Some(v(Some("\"2\""), Some("Mon, 01 Jan 2029 00:00:00 GMT"))),
             ),
-            (v(None, Some("x")), v(Some("\"1\""), Some("x"))),
+            (v(None, Some("x")), Some(v(Some("\"1\""), Some("x")))),
+            (
+                v(Some("\"1\""), Some("x")),
+                Some(v(Some("\"1\""), Some("x"))),
+            ),
         ];
         for (sent, want) in cases {
             assert_eq!(after_not_modified(&stored, &sent), want, "{sent:?}");

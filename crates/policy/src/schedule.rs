@@ -218,10 +218,9 @@ pub fn decide(
         // A body that is no feed must not be validated: its 304s would pass for success.
         FetchOutcome::Fetched(_) if failure.is_some() => None,
         FetchOutcome::Fetched(f) => Some(f.validators.clone()),
-        FetchOutcome::NotModified { validators, .. } => Some(conditional::after_not_modified(
-            &state.validators,
-            validators,
-        )),
+        FetchOutcome::NotModified { validators, .. } => {
+            conditional::after_not_modified(&state.validators, validators)
+        }
         _ => None,
     };
 
