@@ -1,33 +1,14 @@
 //! Parse one set of documents over and over, for a profiler: `cargo build --profile profiling
 //! -p tidings-feed --example parse_loop`, then `perf record -g
-//! ./target/profiling/examples/parse_loop ROUNDS [SET]` from the repository's root. SET is
+//! ./target/profiling/examples/parse_loop ROUNDS [SET]`. SET is
 //! `rss`, `atom`, `rdf` (the large generated feeds of the parser benchmark), `small` (2,000 small
-//! generated feeds) or, by default, the golden corpus. Prints the throughput it saw.
+//! generated feeds), a `.xml` or `.json` file, or by default the golden corpus. Prints the
+//! throughput it saw.
 
 #[path = "../benches/feedgen/mod.rs"]
 mod feedgen;
 
 use std::path::Path;
-
-/// The golden corpus's input documents under `dir` (as `tests/golden.rs` lists them).
-fn golden(dir: &Path, out: &mut Vec<Vec<u8>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if path.is_dir() {
-            golden(&path, out);
-        } else if (name.ends_with(".xml") || name.ends_with(".json"))
-            && !name.ends_with(".expected.json")
-            && !name.ends_with(".options.json")
-            && let Ok(bytes) = std::fs::read(&path)
-        {
-            out.push(bytes);
-        }
-    }
-}
 
 fn main() {
     let rounds: usize = std::env::args()
@@ -43,7 +24,14 @@ fn main() {
             docs.extend(std::fs::read(path).ok());
         }
         Some("small") => docs.extend(feedgen::small(2_000).into_iter().map(|c| c.bytes)),
-        _ => golden(Path::new("crates/feed/tests/fixtures"), &mut docs),
+        _ => {
+            let fixtures = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
+            docs.extend(
+                feedgen::golden_inputs(fixtures)
+                    .iter()
+                    .filter_map(|p| std::fs::read(p).ok()),
+            );
+        }
     }
     let started = std::time::Instant::now();
     let mut read = 0usize;

@@ -18,7 +18,7 @@
 mod feedgen;
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// One document of a set.
@@ -179,24 +179,6 @@ fn report(set: &str, view: &str, parsers: &[Parser], docs: &[&Doc]) {
     }
 }
 
-fn golden_inputs(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if path.is_dir() {
-            golden_inputs(&path, out);
-        } else if (name.ends_with(".xml") || name.ends_with(".json"))
-            && !name.ends_with(".expected.json")
-            && !name.ends_with(".options.json")
-        {
-            out.push(path);
-        }
-    }
-}
-
 fn sets() -> Vec<Set> {
     let mut sets: Vec<Set> = feedgen::all()
         .into_iter()
@@ -213,9 +195,7 @@ fn sets() -> Vec<Set> {
             .collect(),
     });
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../feed/tests/fixtures");
-    let mut paths = Vec::new();
-    golden_inputs(&fixtures, &mut paths);
-    paths.sort();
+    let paths = feedgen::golden_inputs(&fixtures);
     let docs: Vec<Doc> = paths
         .iter()
         .filter_map(|p| std::fs::read(p).ok())

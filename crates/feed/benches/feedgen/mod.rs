@@ -53,6 +53,33 @@ pub fn small(n: usize) -> Vec<Case> {
         .collect()
 }
 
+/// The input documents of the golden corpus under `dir` (`crates/feed/tests/fixtures`): the
+/// files ending in `.xml` or `.json` that are not `.expected.json` or `.options.json`, as
+/// `tests/golden.rs` reads them, in path order.
+pub fn golden_inputs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if (name.ends_with(".xml") || name.ends_with(".json"))
+                && !name.ends_with(".expected.json")
+                && !name.ends_with(".options.json")
+            {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
 /// A small xorshift generator: deterministic and dependency-free.
 struct Rng(u64);
 
