@@ -344,11 +344,17 @@ impl<'w> Shard<'w> {
                         }
                     };
                     self.hosts[h].last_end = end;
+                    // Most requests start at once: their start is the time already converted.
+                    let started_at = if start == now {
+                        now_at
+                    } else {
+                        self.web.at(start)
+                    };
                     now = end;
                     now_at = self.web.at(now);
                     Event::Answer(Answer {
                         outcome,
-                        started_at: self.web.at(start),
+                        started_at,
                         duration: ms_duration(end - start),
                         bytes: 0,
                         // The modelled web keeps no request log to write ahead.
