@@ -254,7 +254,7 @@ impl Crawler {
             .and_then(|p| crate::websub::Named::of(p, feed.url.as_url()));
         let websub = self.websub_of(feed.id).await;
         let mut next_fetch_at = out.decision.next_fetch_at;
-        let mut next_fetch_reason = out.decision.reason.clone();
+        let mut next_fetch_reason = out.decision.reason.to_string();
         if ending == Ending::Read
             && out.decision.lifecycle == Lifecycle::Active
             && out.decision.failure.is_none()

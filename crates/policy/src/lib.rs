@@ -30,6 +30,7 @@ pub use profile::{
     FailureKind, PauseCount, Profile, ProfileError, SigningSettings, signature_agent_origin,
 };
 pub use schedule::{
-    BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, block_hold_reason,
-    decide, failure_kind, first_fetch, hold_blocked, host_floor, postpone, set_aside,
+    BodyVerdict, Decision, FeedHints, FeedSchedule, FirstFetch, Lifecycle, Reason,
+    block_hold_reason, decide, failure_kind, first_fetch, hold_blocked, host_floor, postpone,
+    set_aside,
 };

@@ -118,8 +118,8 @@ pub enum Lifecycle {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     pub next_fetch_at: DateTime<Utc>,
-    /// Human-readable: "interval 1h", "PF6 429 #2: 1d", "Retry-After 120s".
-    pub reason: String,
+    /// Human-readable when written out: "interval 1h", "PF6 429 #2: 1d", "Retry-After 120s".
+    pub reason: Reason,
     pub interval_secs: u64,
     pub consecutive_failures: u32,
     /// What kind of failure the read was, if it failed.
@@ -132,6 +132,86 @@ pub struct Decision {
     pub held_by: Option<String>,
     /// Validators to store; `None` keeps the stored ones.
     pub validators: Option<Validators>,
+}
+
+/// Why a feed is read when it is. Written out only where it is shown or stored: the usual
+/// reason, a plain interval, is kept as its number until then.
+#[derive(Clone)]
+pub enum Reason {
+    /// "interval 1h": the feed's interval, with nothing else to say.
+    Interval(u64),
+    Text(String),
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reason::Interval(secs) => write!(f, "interval {}", Human(*secs)),
+            Reason::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+impl std::fmt::Debug for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.to_string(), f)
+    }
+}
+
+impl Reason {
+    /// The reason written out (borrowed when it is kept as text).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Reason::Text(text) => std::borrow::Cow::Borrowed(text),
+            Reason::Interval(_) => std::borrow::Cow::Owned(self.to_string()),
+        }
+    }
+}
+
+/// Two reasons are equal when they read the same, however each is kept.
+impl PartialEq for Reason {
+    fn eq(&self, other: &Reason) -> bool {
+        match (self, other) {
+            (Reason::Interval(a), Reason::Interval(b)) => a == b,
+            (Reason::Text(a), Reason::Text(b)) => a == b,
+            _ => self.text() == other.text(),
+        }
+    }
+}
+
+impl Eq for Reason {}
+
+impl From<String> for Reason {
+    fn from(text: String) -> Reason {
+        Reason::Text(text)
+    }
+}
+
+impl From<&str> for Reason {
+    fn from(text: &str) -> Reason {
+        Reason::Text(text.to_owned())
+    }
+}
+
+impl PartialEq<str> for Reason {
+    fn eq(&self, other: &str) -> bool {
+        match self {
+            Reason::Text(text) => text == other,
+            Reason::Interval(_) => self.text() == other,
+        }
+    }
+}
+
+impl PartialEq<&str> for Reason {
+    fn eq(&self, other: &&str) -> bool {
+        self == *other
+    }
+}
+
+impl PartialEq<String> for Reason {
+    fn eq(&self, other: &String) -> bool {
+        self == other.as_str()
+    }
 }
 
 /// The schedule of a feed that was just added.
@@ -253,14 +333,14 @@ pub fn decide(
             // C6: never ask before the publisher said, nor schedule a feed years ahead.
             let why = retry_after_pause_reason(asked, most);
             decision.next_fetch_at = now + secs(most);
-            decision.reason = format!("paused: {why}");
+            decision.reason = format!("paused: {why}").into();
             decision.lifecycle = Lifecycle::Paused;
             decision.lifecycle_reason = Some(why);
         } else {
             let floor = retry_after.not_before(now, secs(most));
             if floor > decision.next_fetch_at {
                 decision.next_fetch_at = floor;
-                decision.reason = format!("Retry-After {}s", (floor - now).num_seconds());
+                decision.reason = format!("Retry-After {}s", (floor - now).num_seconds()).into();
             }
         }
     }
@@ -318,7 +398,7 @@ fn success(
     let (interval, mut reason) = match body {
         _ if state.fixed_interval_secs.is_some() => (
             current,
-            format!("interval {} (set by an operator)", Human(current)),
+            format!("interval {} (set by an operator)", Human(current)).into(),
         ),
         BodyVerdict::Parsed(feed) => learned_interval(feed, now, profile),
         _ => (current, interval_reason(current, "")),
@@ -329,7 +409,7 @@ fn success(
         && fresh > wait
     {
         wait = fresh.min(profile.schedule.max_interval);
-        reason = format!("Cache-Control/Expires {} (PF3)", Human(wait));
+        reason = format!("Cache-Control/Expires {} (PF3)", Human(wait)).into();
     }
     let jittered = wait.saturating_add(jitter(wait, hints.jitter, state.seed, now));
     let mut next = now + secs(jittered);
@@ -339,7 +419,7 @@ fn success(
         && moved != next
     {
         next = moved;
-        reason = format!("{reason}; skipHours/skipDays until {}", hour(next));
+        reason = format!("{reason}; skipHours/skipDays until {}", hour(next)).into();
     }
     Decision {
         next_fetch_at: next,
@@ -357,7 +437,7 @@ fn success(
 
 /// The interval a parsed feed asks for: its publishing rhythm (PF8) or the profile's default,
 /// raised by `ttl` and `sy:updatePeriod`, within the schedule's bounds.
-fn learned_interval(feed: &FeedHints, now: DateTime<Utc>, profile: &Profile) -> (u64, String) {
+fn learned_interval(feed: &FeedHints, now: DateTime<Utc>, profile: &Profile) -> (u64, Reason) {
     let bounds = &profile.schedule;
     let hints = &profile.hints;
     let clamp = |s: u64| s.clamp(bounds.min_interval, bounds.max_interval);
@@ -520,7 +600,7 @@ fn failed(
     };
     Decision {
         next_fetch_at: now + secs(wait),
-        reason,
+        reason: reason.into(),
         interval_secs: current,
         consecutive_failures: streak,
         failure: Some(kind),
@@ -616,7 +696,7 @@ pub fn set_aside(
 ) -> Decision {
     Decision {
         next_fetch_at: until.max(now),
-        reason,
+        reason: reason.into(),
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
         failure: state.last_failure,
@@ -635,7 +715,7 @@ pub fn set_aside(
 pub fn hold_blocked(state: &FeedSchedule, now: DateTime<Utc>, rule: &str) -> Decision {
     Decision {
         next_fetch_at: now,
-        reason: block_hold_reason(rule),
+        reason: block_hold_reason(rule).into(),
         interval_secs: state.interval_secs,
         consecutive_failures: state.consecutive_failures,
         failure: state.last_failure,
@@ -718,13 +798,16 @@ pub fn push_decimal(out: &mut String, n: u64) {
     out.extend(digits[i..].iter().map(|&b| char::from(b)));
 }
 
-/// "interval 1h" and what set it.
-fn interval_reason(secs: u64, why: &str) -> String {
+/// "interval 1h" and what set it (kept as the number when nothing did).
+fn interval_reason(secs: u64, why: &str) -> Reason {
+    if why.is_empty() {
+        return Reason::Interval(secs);
+    }
     let mut out = String::with_capacity(16 + why.len());
     out.push_str("interval ");
     Human(secs).push_to(&mut out);
     out.push_str(why);
-    out
+    Reason::Text(out)
 }
 
 impl std::fmt::Display for Human {
@@ -850,7 +933,7 @@ mod tests {
         assert_eq!(
             (
                 (d.next_fetch_at - now()).num_seconds(),
-                d.reason.as_str(),
+                d.reason.to_string().as_str(),
                 d.consecutive_failures
             ),
             want,
@@ -1150,6 +1233,28 @@ mod tests {
     }
 
     #[test]
+    fn a_reason_reads_the_same_however_it_is_kept() {
+        let cases = [
+            (Reason::Interval(3600), "interval 1h"),
+            (Reason::Interval(5400), "interval 1h30m"),
+            (interval_reason(900, ""), "interval 15m"),
+            (
+                interval_reason(900, " (ttl 15 min)"),
+                "interval 15m (ttl 15 min)",
+            ),
+            (Reason::from("off: 410 gone"), "off: 410 gone"),
+        ];
+        for (reason, text) in cases {
+            assert_eq!(reason.to_string(), text);
+            assert_eq!(reason, text);
+            assert_eq!(reason, Reason::Text(text.to_owned()));
+            assert_eq!(format!("{reason:?}"), format!("{text:?}"));
+        }
+        assert_ne!(Reason::Interval(3600), Reason::Interval(7200));
+        assert_ne!(Reason::Interval(3600), "interval 2h");
+    }
+
+    #[test]
     fn a_new_feed_is_read_at_once_from_the_profiles_interval() {
         let mut p = profile();
         p.schedule.default_interval = 7200;
@@ -1337,7 +1442,11 @@ mod tests {
         for (set, want) in cases {
             let d = decide(&fixed(set), &ok("\"x\""), &hinted, now(), &p);
             assert_eq!(d.interval_secs, want, "set {set}");
-            assert!(d.reason.ends_with("(set by an operator)"), "{}", d.reason);
+            assert!(
+                d.reason.to_string().ends_with("(set by an operator)"),
+                "{}",
+                d.reason
+            );
             assert!(d.next_fetch_at >= now() + Duration::seconds(want as i64));
         }
         let learned = decide(&state(0), &ok("\"x\""), &hinted, now(), &p);

@@ -60,7 +60,7 @@ pub fn over_daily_bound(
 pub fn hold_for_volume(state: &FeedSchedule, now: DateTime<Utc>, reason: String) -> Decision {
     Decision {
         next_fetch_at: now,
-        reason: reason.clone(),
+        reason: reason.clone().into(),
         interval_secs: state.interval_secs,
         consecutive_failures: 0,
         failure: None,

@@ -83,7 +83,7 @@ fn run(profile: &Profile, answers: &[(FetchOutcome, BodyVerdict)]) -> Vec<Step> 
         let d = decide(&state, outcome, body, now(), profile);
         steps.push(Step {
             wait: (d.next_fetch_at - now()).num_seconds(),
-            reason: d.reason.clone(),
+            reason: d.reason.to_string(),
             lifecycle: d.lifecycle,
         });
         state.interval_secs = d.interval_secs;

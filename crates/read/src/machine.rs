@@ -1052,7 +1052,7 @@ impl<'p, L: Locator> Read<'p, L> {
                 self.profile,
             ) {
                 decision.lifecycle = Lifecycle::Off;
-                decision.reason = format!("off: {why}");
+                decision.reason = format!("off: {why}").into();
                 decision.lifecycle_reason = Some(why);
             }
             out.egress_refusals = egress_refusals;
@@ -1184,7 +1184,7 @@ impl<'p, L: Locator> Read<'p, L> {
     /// the store keeps what the last read said.
     fn end_set_aside(&mut self, decision: Decision) -> Pending<L> {
         let outcome = FetchOutcome::Blocked {
-            reason: decision.reason.clone(),
+            reason: decision.reason.to_string(),
         };
         self.end_unsent(outcome, decision);
         if let Some(outcome) = self.outcome.as_mut() {

@@ -328,7 +328,12 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
     ));
     assert_eq!(out.ending(), Ending::SetAside);
     assert_eq!(out.decision.next_fetch_at, t0() + Span::seconds(100));
-    assert!(out.decision.reason.starts_with("FF11 crawl-delay 120s"));
+    assert!(
+        out.decision
+            .reason
+            .to_string()
+            .starts_with("FF11 crawl-delay 120s")
+    );
     // Quiet long enough: the request goes, spaced by the capped gap.
     world.quiet = Some(Duration::from_secs(200));
     world.trace.clear();

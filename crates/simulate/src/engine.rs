@@ -397,7 +397,11 @@ impl<'w> Shard<'w> {
         };
         self.counts.reads += 1;
         if let Some(trace) = &mut self.trace {
-            trace.push(TraceRow::new(model.id, out.label, &out.decision.reason));
+            trace.push(TraceRow::new(
+                model.id,
+                out.label,
+                &out.decision.reason.to_string(),
+            ));
         }
         if let Some(u) = unjudged {
             let accepted = matches!(
