@@ -220,7 +220,6 @@ impl EntryAcc {
         self.content_seen = true;
     }
 
-    /// A content element: `content:encoded`, Atom `content`.
     /// The `xml:base` in scope for the entry's summary or content, the first one met.
     pub(crate) fn note_content_base(&mut self, base: Option<&url::Url>) {
         if self.e.content_base.is_none() {
@@ -228,6 +227,7 @@ impl EntryAcc {
         }
     }
 
+    /// A content element: `content:encoded`, Atom `content`.
     pub(crate) fn add_content(&mut self, value: Option<String>) {
         let Some(v) = value else {
             return;

@@ -285,8 +285,8 @@ impl<'a> Doc<'a> {
             .or_else(|| {
                 let local = name.strip_prefix("rdf:")?;
                 attributes(attrs).find(|(n, _)| {
-                    let (p, l) = split_qname(n);
-                    !p.is_empty() && p != "xml" && l.eq_ignore_ascii_case(local)
+                    n.split_once(':')
+                        .is_some_and(|(p, l)| p != "xml" && l.eq_ignore_ascii_case(local))
                 })
             })
             .map(|(_, v)| text::unescape(v))
