@@ -126,10 +126,7 @@ impl<'a> Path<'a> {
             Cow::Borrowed(_) => Cow::Borrowed(without_fragment),
             Cow::Owned(escaped) => Cow::Owned(String::from_utf8_lossy(&escaped).into_owned()),
         };
-        let normal = text.starts_with('/')
-            && !text
-                .bytes()
-                .any(|b| matches!(b, b'%' | b'"' | b'<' | b'>' | b'`' | b'{' | b'}'));
+        let normal = text.starts_with('/') && !text.bytes().any(not_normal);
         Self { text, normal }
     }
 
@@ -145,14 +142,16 @@ impl<'a> Path<'a> {
     }
 }
 
+/// A byte an escaped path may hold that is not in `robotxt`'s normal form: an escape (which it
+/// rewrites) or a character it encodes beside the unprintable ones.
+fn not_normal(b: u8) -> bool {
+    matches!(b, b'%' | b'"' | b'<' | b'>' | b'`' | b'{' | b'}')
+}
+
 /// A byte that a path may hold as it is, in `robotxt`'s normal form: printable ASCII but the
-/// fragment mark, the escape and wildcard characters, and the ones `robotxt` encodes.
+/// fragment mark, the wildcard characters and what is [`not_normal`].
 fn plain_path_byte(b: u8) -> bool {
-    b.is_ascii_graphic()
-        && !matches!(
-            b,
-            b'#' | b'%' | b'*' | b'$' | b'"' | b'<' | b'>' | b'`' | b'{' | b'}'
-        )
+    b.is_ascii_graphic() && !matches!(b, b'#' | b'*' | b'$') && !not_normal(b)
 }
 
 /// Whether a normalised pattern matches a normalised path: `*` stands for any run of
