@@ -982,9 +982,6 @@ impl<'p, L: Locator> Read<'p, L> {
         let Subject::Feed(feed) = self.subject else {
             return Pending::Done;
         };
-        if self.verdict.is_none() || self.decision.is_none() {
-            return Pending::Done;
-        }
         // Boxed first and filled in place: a read's outcome is large, and a driver that reads
         // millions of feeds (the simulation) should not copy it from state to state.
         let Some((outcome, row)) = self.last.take() else {
