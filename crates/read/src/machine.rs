@@ -91,7 +91,7 @@ pub struct Read<'p, L: Locator> {
     subject: Subject<'p, L>,
     purpose: Purpose,
     /// What the driver is asked for now.
-    pending: Pending<L>,
+    pending: Pending,
     /// The URL the next request is for: the feed's, then each redirect hop's.
     target: L,
     hops: Vec<(u16, L, L)>,
@@ -119,6 +119,11 @@ pub struct Read<'p, L: Locator> {
     outcome: Option<Box<ReadOutcome<L>>>,
     /// A resource read's outcome, built at its end.
     resource_outcome: Option<Box<ResourceOutcome<L>>>,
+    /// The body waiting to be judged or examined (handed to the driver with the need).
+    body: Option<Body>,
+    /// A robots.txt copy read just now, waiting to be saved with its request rows.
+    /// Boxed: most reads use a stored copy.
+    saving: Option<Box<RobotsSaving<L>>>,
     /// The robots.txt copy of the final URL's origin, kept when the profile reads objections
     /// from it (DFB2).
     robots_copy: Option<Arc<RobotsCopy>>,
@@ -158,26 +163,30 @@ impl<L: Locator> RobotsRead<'_, L> {
     }
 }
 
-/// The need the driver is asked to meet, owned by the read.
-#[derive(Debug)]
-enum Pending<L: Locator> {
+/// A robots.txt copy read just now, to be saved before the read goes on.
+struct RobotsSaving<L: Locator> {
+    copy: Arc<RobotsCopy>,
+    sent: Vec<Sent<L>>,
+    unanswered: Option<TransportError>,
+}
+
+/// The need the driver is asked to meet. It names the step only: what the need hands over
+/// lives in the read's fields, so a step changes it without dropping anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
     FeedRules,
     Floor,
     HopRules,
     HopFloor,
     RobotsRules,
     RobotsAnswer,
-    RobotsSave {
-        copy: Arc<RobotsCopy>,
-        sent: Vec<Sent<L>>,
-        unanswered: Option<TransportError>,
-    },
+    RobotsSave,
     Quiet,
     Answer,
-    Judge(Option<Body>),
-    Examine(Option<Body>),
+    Judge,
+    Examine,
     Counts,
-    FeedAt(String),
+    FeedAt,
     Done,
 }
 
@@ -218,6 +227,8 @@ impl<'p, L: Locator> Read<'p, L> {
             not_sent: None,
             outcome: None,
             resource_outcome: None,
+            body: None,
+            saving: None,
             robots_copy: None,
             excerpts: None,
         }
@@ -233,7 +244,7 @@ impl<'p, L: Locator> Read<'p, L> {
     /// needed next. An event that does not answer the last need is ignored (the same need is
     /// asked again).
     pub fn step(&mut self, event: Event, now: DateTime<Utc>) -> Need<'_, L> {
-        let pending = std::mem::replace(&mut self.pending, Pending::Done);
+        let pending = self.pending;
         // Matched on the event first, which is then moved once, into its handler.
         self.pending = match event {
             Event::Rules(rule) => match pending {
@@ -252,18 +263,21 @@ impl<'p, L: Locator> Read<'p, L> {
                 Pending::Answer => self.on_answer(answer, now),
                 pending => pending,
             },
-            Event::Saved => match pending {
-                Pending::RobotsSave {
-                    copy, unanswered, ..
-                } => self.gate_with(&copy, unanswered, now),
-                pending => pending,
+            Event::Saved => match (pending, self.saving.take()) {
+                (Pending::RobotsSave, Some(saving)) => {
+                    self.gate_with(&saving.copy, saving.unanswered, now)
+                }
+                (pending, saving) => {
+                    self.saving = saving;
+                    pending
+                }
             },
             Event::Quiet(quiet) => match pending {
                 Pending::Quiet => self.on_quiet(quiet, now),
                 pending => pending,
             },
             Event::Judged(verdict) => match pending {
-                Pending::Judge(_) => self.on_judged(*verdict, now),
+                Pending::Judge => self.on_judged(*verdict, now),
                 pending => pending,
             },
             Event::EntryCounts {
@@ -274,11 +288,11 @@ impl<'p, L: Locator> Read<'p, L> {
                 pending => pending,
             },
             Event::FeedAt { other_feed } => match pending {
-                Pending::FeedAt(_) => self.on_feed_at(other_feed),
+                Pending::FeedAt => self.on_feed_at(other_feed),
                 pending => pending,
             },
             Event::Examined(examined) => match pending {
-                Pending::Examine(_) => self.on_examined(*examined, now),
+                Pending::Examine => self.on_examined(*examined, now),
                 pending => pending,
             },
         };
@@ -301,7 +315,7 @@ impl<'p, L: Locator> Read<'p, L> {
     /// The need for what is pending, borrowing what it names (and handing over what the
     /// driver takes: the robots rows to save, the body to judge).
     fn need(&mut self) -> Need<'_, L> {
-        match &mut self.pending {
+        match self.pending {
             Pending::FeedRules | Pending::HopRules => Need::Rules {
                 target: &self.target,
             },
@@ -322,10 +336,13 @@ impl<'p, L: Locator> Read<'p, L> {
                 },
                 None => Need::Done,
             },
-            Pending::RobotsSave { copy, sent, .. } => Need::SaveRobots {
-                host: self.target.host(),
-                copy,
-                sent: std::mem::take(sent),
+            Pending::RobotsSave => match &mut self.saving {
+                Some(saving) => Need::SaveRobots {
+                    host: self.target.host(),
+                    copy: &saving.copy,
+                    sent: std::mem::take(&mut saving.sent),
+                },
+                None => Need::Done,
             },
             Pending::Quiet => Need::QuietFor {
                 target: &self.target,
@@ -338,8 +355,8 @@ impl<'p, L: Locator> Read<'p, L> {
                 },
                 None => Need::Done,
             },
-            Pending::Judge(body) => Need::Judge {
-                body: body.take().unwrap_or_else(|| Body {
+            Pending::Judge => Need::Judge {
+                body: self.body.take().unwrap_or_else(|| Body {
                     bytes: Vec::new(),
                     content_type: None,
                 }),
@@ -349,8 +366,8 @@ impl<'p, L: Locator> Read<'p, L> {
                     Subject::Resource(_) => None,
                 },
             },
-            Pending::Examine(body) => Need::Examine {
-                body: body.take().unwrap_or_else(|| Body {
+            Pending::Examine => Need::Examine {
+                body: self.body.take().unwrap_or_else(|| Body {
                     bytes: Vec::new(),
                     content_type: None,
                 }),
@@ -366,14 +383,17 @@ impl<'p, L: Locator> Read<'p, L> {
                     .unwrap_or_default(),
                 since: self.window_start,
             },
-            Pending::FeedAt(url) => Need::FeedAt { url },
+            Pending::FeedAt => match self.outcome.as_ref().and_then(|o| o.move_to.as_deref()) {
+                Some(url) => Need::FeedAt { url },
+                None => Need::Done,
+            },
             Pending::Done => Need::Done,
         }
     }
 
     // --- before the first request -------------------------------------------------------
 
-    fn on_feed_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_feed_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending {
         // WFM1, DFB1, PF13: a resource of a kind the profile does not request is not requested,
         // whoever asks (feeds and robots.txt are every profile's).
         let requests = self.purpose.requests();
@@ -407,7 +427,7 @@ impl<'p, L: Locator> Read<'p, L> {
         floor: Option<DateTime<Utc>>,
         robots: Option<Arc<RobotsCopy>>,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         // C6: the host asked everyone to wait; this feed waits too, without a request.
         match floor.filter(|until| *until > now) {
             Some(until) => match self.subject {
@@ -428,7 +448,7 @@ impl<'p, L: Locator> Read<'p, L> {
         }
     }
 
-    fn on_hop_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_hop_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending {
         match rule {
             Some(reason) => self.not_sent(NotSent::Refused, reason, now),
             None => Pending::HopFloor,
@@ -440,7 +460,7 @@ impl<'p, L: Locator> Read<'p, L> {
         floor: Option<DateTime<Utc>>,
         robots: Option<Arc<RobotsCopy>>,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         // C6 on every hop: a redirect into a host that asked everyone to wait waits too.
         match floor.filter(|until| *until > now) {
             Some(until) => {
@@ -457,7 +477,7 @@ impl<'p, L: Locator> Read<'p, L> {
 
     // --- robots.txt of the current URL's origin (FF11, DFB7) ----------------------------
 
-    fn on_robots_copy(&mut self, copy: Option<Arc<RobotsCopy>>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_robots_copy(&mut self, copy: Option<Arc<RobotsCopy>>, now: DateTime<Utc>) -> Pending {
         let profile = self.profile;
         // SR7: the icon request made when a feed is first added does not read robots.txt,
         // under a profile that says so (its redirect hops neither: they are that request).
@@ -508,7 +528,7 @@ impl<'p, L: Locator> Read<'p, L> {
         Pending::RobotsRules
     }
 
-    fn on_robots_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_robots_rules(&mut self, rule: Option<String>, now: DateTime<Utc>) -> Pending {
         match rule {
             // The file (or a hop of it) may not be requested, and without it no URL of its
             // origin is fetched (FF11).
@@ -517,7 +537,7 @@ impl<'p, L: Locator> Read<'p, L> {
         }
     }
 
-    fn on_robots_answer(&mut self, answer: Answer, now: DateTime<Utc>) -> Pending<L> {
+    fn on_robots_answer(&mut self, answer: Answer, now: DateTime<Utc>) -> Pending {
         let Some(mut robots) = self.robots.take() else {
             return Pending::Done;
         };
@@ -581,11 +601,12 @@ impl<'p, L: Locator> Read<'p, L> {
             label,
             allowed,
         ));
-        Pending::RobotsSave {
+        self.saving = Some(Box::new(RobotsSaving {
             copy,
             sent: rows,
             unanswered,
-        }
+        }));
+        Pending::RobotsSave
     }
 
     /// What the copy says of the current URL, then the FF11 pause or the gate's verdict.
@@ -594,7 +615,7 @@ impl<'p, L: Locator> Read<'p, L> {
         copy: &Arc<RobotsCopy>,
         unanswered: Option<TransportError>,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         let scope = if self.purpose.is_feed() {
             Scope::Feed
         } else {
@@ -621,7 +642,7 @@ impl<'p, L: Locator> Read<'p, L> {
         }
     }
 
-    fn on_quiet(&mut self, quiet: Option<Duration>, now: DateTime<Utc>) -> Pending<L> {
+    fn on_quiet(&mut self, quiet: Option<Duration>, now: DateTime<Utc>) -> Pending {
         let crawl_delay = self.gate.as_ref().and_then(|g| g.crawl_delay);
         match crawl_delay_pause(self.profile, crawl_delay, quiet) {
             Some(rest) => {
@@ -642,7 +663,7 @@ impl<'p, L: Locator> Read<'p, L> {
     }
 
     /// The gate's verdict on the current URL: its request, or the end of the read.
-    fn through_gate(&mut self, now: DateTime<Utc>) -> Pending<L> {
+    fn through_gate(&mut self, now: DateTime<Utc>) -> Pending {
         let Some(gate) = self.gate.take() else {
             return Pending::Done;
         };
@@ -714,7 +735,7 @@ impl<'p, L: Locator> Read<'p, L> {
 
     // --- the request and its answer -----------------------------------------------------
 
-    fn on_answer(&mut self, answer: Answer, now: DateTime<Utc>) -> Pending<L> {
+    fn on_answer(&mut self, answer: Answer, now: DateTime<Utc>) -> Pending {
         let Some((request, gap, allowed)) = self.in_flight.take() else {
             return Pending::Done;
         };
@@ -783,21 +804,23 @@ impl<'p, L: Locator> Read<'p, L> {
             return match body {
                 Some(body) => {
                     self.last = Some((outcome, Some(row)));
-                    Pending::Examine(Some(body))
+                    self.body = Some(body);
+                    Pending::Examine
                 }
                 None => self.end_resource(outcome, Some(row), None, now),
             };
         }
         self.last = Some((outcome, Some(row)));
         if body.is_some() {
-            Pending::Judge(body)
+            self.body = body;
+            Pending::Judge
         } else {
             let error = self.last.as_ref().and_then(|(o, _)| failure_text(o));
             self.on_judged(Verdict::none(error), now)
         }
     }
 
-    fn on_judged(&mut self, verdict: Verdict, now: DateTime<Utc>) -> Pending<L> {
+    fn on_judged(&mut self, verdict: Verdict, now: DateTime<Utc>) -> Pending {
         let Some((outcome, _)) = &self.last else {
             return Pending::Done;
         };
@@ -949,7 +972,7 @@ impl<'p, L: Locator> Read<'p, L> {
         }
     }
 
-    fn on_counts(&mut self, unseen: u64, first_seen_since: u64, now: DateTime<Utc>) -> Pending<L> {
+    fn on_counts(&mut self, unseen: u64, first_seen_since: u64, now: DateTime<Utc>) -> Pending {
         // C8: a read whose new entries would pass `entries.max_new_per_day` keeps none of
         // them, and the feed is held for an operator.
         if let Some(reason) = volume::over_daily_bound(first_seen_since, unseen, self.profile)
@@ -964,7 +987,7 @@ impl<'p, L: Locator> Read<'p, L> {
         self.conclude(now)
     }
 
-    fn on_feed_at(&mut self, other_feed: bool) -> Pending<L> {
+    fn on_feed_at(&mut self, other_feed: bool) -> Pending {
         if let Some(outcome) = self.outcome.as_mut()
             && other_feed
         {
@@ -978,7 +1001,7 @@ impl<'p, L: Locator> Read<'p, L> {
 
     /// The final answer decided: its row, the egress record (WFM8), the URL move (PF9) and the
     /// host floor (C6).
-    fn conclude(&mut self, now: DateTime<Utc>) -> Pending<L> {
+    fn conclude(&mut self, now: DateTime<Utc>) -> Pending {
         let Subject::Feed(feed) = self.subject else {
             return Pending::Done;
         };
@@ -1073,20 +1096,21 @@ impl<'p, L: Locator> Read<'p, L> {
             Some(until) => later(self.robots_floor.take(), (self.target.host(), until)),
             None => self.robots_floor.take(),
         };
-        let move_to = moved.move_to;
         out.directives = self.directive_change(&out.outcome);
         out.pending_move = moved.pending;
-        out.move_to = move_to.clone();
+        out.move_to = moved.move_to;
+        let next = if out.move_to.is_some() {
+            Pending::FeedAt
+        } else {
+            Pending::Done
+        };
         self.outcome = Some(out);
-        match move_to {
-            Some(url) => Pending::FeedAt(url),
-            None => Pending::Done,
-        }
+        next
     }
 
     /// The current URL's request may not be sent (a rule, robots.txt, the address guard):
     /// the read is decided on that, with the requests sent before it.
-    fn not_sent(&mut self, why: NotSent, reason: String, now: DateTime<Utc>) -> Pending<L> {
+    fn not_sent(&mut self, why: NotSent, reason: String, now: DateTime<Utc>) -> Pending {
         self.not_sent = Some(why);
         if let Subject::Resource(_) = self.subject {
             return self.end_resource(FetchOutcome::Blocked { reason }, None, None, now);
@@ -1098,7 +1122,7 @@ impl<'p, L: Locator> Read<'p, L> {
 
     /// robots.txt (or a hop of it) was not requested: say which request of the read could
     /// not go.
-    fn robots_not_sent(&mut self, reason: String, now: DateTime<Utc>) -> Pending<L> {
+    fn robots_not_sent(&mut self, reason: String, now: DateTime<Utc>) -> Pending {
         self.robots = None;
         let reason = match self.hops.last() {
             None => format!("robots.txt not fetched: {reason}"),
@@ -1120,7 +1144,7 @@ impl<'p, L: Locator> Read<'p, L> {
         reason: Arc<str>,
         unanswered: Option<TransportError>,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         match unanswered {
             Some(error) => {
                 self.not_sent = Some(why);
@@ -1138,7 +1162,7 @@ impl<'p, L: Locator> Read<'p, L> {
         error: TransportError,
         gate_reason: &str,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         let text = format!(
             "robots.txt did not answer ({error}); the {} was not requested ({gate_reason})",
             match self.subject {
@@ -1154,7 +1178,7 @@ impl<'p, L: Locator> Read<'p, L> {
     }
 
     /// End without a request for the feed (held under a rule, or set aside).
-    fn end_unsent(&mut self, outcome: FetchOutcome, decision: Decision) -> Pending<L> {
+    fn end_unsent(&mut self, outcome: FetchOutcome, decision: Decision) -> Pending {
         self.outcome = Some(Box::new(ReadOutcome {
             not_sent: self.not_sent,
             label: outcome.label(),
@@ -1179,7 +1203,7 @@ impl<'p, L: Locator> Read<'p, L> {
 
     /// End without the feed's request: its host's work is set aside (C6, FF11). Not a read:
     /// the store keeps what the last read said.
-    fn end_set_aside(&mut self, decision: Decision) -> Pending<L> {
+    fn end_set_aside(&mut self, decision: Decision) -> Pending {
         let outcome = FetchOutcome::Blocked {
             reason: decision.reason.to_string(),
         };
@@ -1204,7 +1228,7 @@ impl<'p, L: Locator> Read<'p, L> {
         until: DateTime<Utc>,
         reason: String,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         match self.subject {
             Subject::Feed(feed) => {
                 let decision = set_aside(&feed.schedule, until, now, reason);
@@ -1221,7 +1245,7 @@ impl<'p, L: Locator> Read<'p, L> {
         why: NotSent,
         until: DateTime<Utc>,
         reason: String,
-    ) -> Pending<L> {
+    ) -> Pending {
         let retries = match self.subject {
             Subject::Resource(r) => r.retries,
             Subject::Feed(_) => 0,
@@ -1249,7 +1273,7 @@ impl<'p, L: Locator> Read<'p, L> {
 
     /// The driver examined the body: what it held, or why it is not what was asked for (a
     /// permanent failure of that URL, SR4).
-    fn on_examined(&mut self, examined: Examined, now: DateTime<Utc>) -> Pending<L> {
+    fn on_examined(&mut self, examined: Examined, now: DateTime<Utc>) -> Pending {
         let Some((outcome, row)) = self.last.take() else {
             return Pending::Done;
         };
@@ -1270,7 +1294,7 @@ impl<'p, L: Locator> Read<'p, L> {
         row: Option<Sent<L>>,
         error: Option<String>,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         let retries = match self.subject {
             Subject::Resource(r) => r.retries,
             Subject::Feed(_) => 0,
@@ -1295,7 +1319,7 @@ impl<'p, L: Locator> Read<'p, L> {
         error: Option<String>,
         next: PageNext,
         now: DateTime<Utc>,
-    ) -> Pending<L> {
+    ) -> Pending {
         let label = match (&outcome, &error) {
             (FetchOutcome::Fetched(_), Some(_)) => Label::ParseError,
             _ => outcome.label(),
