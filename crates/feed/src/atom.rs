@@ -11,6 +11,7 @@ use crate::names::{Key, Ns};
 use crate::text;
 use crate::tree::NodeId;
 use crate::xml::Cx;
+use std::borrow::Cow;
 use tidings_model::{Author, Enclosure, Entry, Feed, FeedFormat, Link, Source};
 
 /// Read an Atom document whose root is `root`.
@@ -214,12 +215,15 @@ fn alternate_rank(link: &Link, rank: u8) -> u8 {
 /// A typed link; `rel` defaults to `alternate`, and `type` to `text/html` (to
 /// `application/atom+xml` for `self`), as feedparser reports them.
 pub(crate) fn link(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Link> {
-    let doc = cx.doc;
-    let href = cx.url_attr(id, "href").or_else(|| cx.url_text(id))?;
-    let rel = doc
-        .attr_str(id, "rel")
-        .map_or_else(|| "alternate".to_owned(), |r| r.to_ascii_lowercase());
-    let media_type = doc.attr_str(id, "type").or_else(|| {
+    let [href, rel, media_type, title, length, hreflang] = cx
+        .doc
+        .attrs(id, ["href", "rel", "type", "title", "length", "hreflang"]);
+    let href = href
+        .and_then(|v| cx.url_value(id, &v))
+        .or_else(|| cx.url_text(id))?;
+    let non_empty = |v: Option<Cow<'_, str>>| v.and_then(|v| text::non_empty(&v));
+    let rel = non_empty(rel).map_or_else(|| "alternate".to_owned(), |r| r.to_ascii_lowercase());
+    let media_type = non_empty(media_type).or_else(|| {
         let default = if rel == "self" {
             "application/atom+xml"
         } else {
@@ -231,9 +235,9 @@ pub(crate) fn link(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Link> {
         href,
         rel,
         media_type,
-        title: doc.attr_str(id, "title"),
-        length: doc.attr(id, "length").and_then(|v| text::number(&v)),
-        hreflang: doc.attr_str(id, "hreflang"),
+        title: non_empty(title),
+        length: length.and_then(|v| text::number(&v)),
+        hreflang: non_empty(hreflang),
     })
 }
 

@@ -115,36 +115,69 @@ pub(crate) fn by_prefix(prefix: &str) -> Option<Ns> {
     })
 }
 
-/// A name lower-cased on the stack, for case-insensitive matching without allocation.
-/// Names longer than the buffer become the empty key, which matches nothing.
-pub(crate) struct Key {
-    buf: [u8; Key::CAP],
-    len: usize,
+/// A name lower-cased on the stack, for case-insensitive matching without allocation: a
+/// name already in lower case (nearly all) is borrowed as it is. Names longer than the buffer
+/// become the empty key, which matches nothing.
+pub(crate) enum Key<'a> {
+    Lower(&'a str),
+    Folded { buf: [u8; KEY_CAP], len: usize },
 }
 
-impl Key {
-    const CAP: usize = 32;
+const KEY_CAP: usize = 32;
 
-    pub(crate) fn new(name: &str) -> Key {
-        let mut buf = [0u8; Key::CAP];
+impl<'a> Key<'a> {
+    pub(crate) fn new(name: &'a str) -> Key<'a> {
         let bytes = name.as_bytes();
-        if bytes.len() > Key::CAP {
-            return Key { buf, len: 0 };
+        if !bytes.iter().any(u8::is_ascii_uppercase) {
+            return Key::Lower(if bytes.len() > KEY_CAP { "" } else { name });
+        }
+        let mut buf = [0u8; KEY_CAP];
+        if bytes.len() > KEY_CAP {
+            return Key::Folded { buf, len: 0 };
         }
         for (slot, b) in buf.iter_mut().zip(bytes) {
             *slot = b.to_ascii_lowercase();
         }
-        Key {
+        Key::Folded {
             buf,
             len: bytes.len(),
         }
     }
 
     pub(crate) fn as_str(&self) -> &str {
-        // Lower-casing ASCII bytes keeps UTF-8 valid, so this never fails in practice.
-        self.buf
-            .get(..self.len)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or("")
+        match self {
+            Key::Lower(name) => name,
+            // Lower-casing ASCII bytes keeps UTF-8 valid, so this never fails in practice.
+            Key::Folded { buf, len } => buf
+                .get(..*len)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or(""),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_match_names_whatever_their_case() {
+        let long = "a".repeat(KEY_CAP + 1);
+        let cases = [
+            ("channel", "channel"),
+            ("Channel", "channel"),
+            ("pubDate", "pubdate"),
+            ("ITEM", "item"),
+            ("élément", "élément"),
+            ("Élan", "Élan"),
+            ("", ""),
+            (long.as_str(), ""),
+            (&"B".repeat(KEY_CAP + 1), ""),
+        ];
+        for (name, want) in cases {
+            assert_eq!(Key::new(name).as_str(), want, "{name}");
+        }
+        assert!(matches!(Key::new("link"), Key::Lower(_)));
+        assert!(matches!(Key::new("Link"), Key::Folded { .. }));
     }
 }

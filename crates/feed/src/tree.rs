@@ -292,6 +292,32 @@ impl<'a> Doc<'a> {
             .map(|(_, v)| text::unescape(v))
     }
 
+    /// Several attributes in one pass over the tag, each as [`Doc::attr`] finds it (the first
+    /// of that name, in any case; an `rdf:` name also without its prefix).
+    pub(crate) fn attrs<const N: usize>(
+        &self,
+        id: NodeId,
+        names: [&str; N],
+    ) -> [Option<Cow<'a, str>>; N] {
+        let mut found: [Option<&'a str>; N] = [None; N];
+        for (n, v) in attributes(self.nodes[id].attrs) {
+            for (slot, name) in found.iter_mut().zip(names) {
+                if slot.is_none() && n.eq_ignore_ascii_case(name) {
+                    *slot = Some(v);
+                }
+            }
+        }
+        let mut out: [Option<Cow<'a, str>>; N] = std::array::from_fn(|_| None);
+        for ((slot, value), name) in out.iter_mut().zip(found).zip(names) {
+            *slot = match value {
+                Some(v) => Some(text::unescape(v)),
+                None if name.starts_with("rdf:") => self.attr(id, name),
+                None => None,
+            };
+        }
+        out
+    }
+
     /// An attribute's trimmed value when it is not empty.
     pub(crate) fn attr_str(&self, id: NodeId, name: &str) -> Option<String> {
         self.attr(id, name).and_then(|v| text::non_empty(&v))
@@ -583,6 +609,12 @@ fn first_feed_tag(src: &str, from: usize) -> Option<(usize, &str)> {
     None
 }
 
+/// Text outside the root that is only white space (or a stray byte order mark).
+fn is_blank_outside(text: &str) -> bool {
+    text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+        .is_empty()
+}
+
 /// A lenient reader over `src`, starting at byte `at`.
 fn reader_at(src: &str, at: usize) -> Reader<&[u8]> {
     let mut reader = Reader::from_str(src);
@@ -624,6 +656,9 @@ fn build_from<'a>(
         |r: &Reader<&[u8]>| (r.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
     // Start tags the current reader holds as open (see `READER_OPEN_TAGS`).
     let mut reader_open = 0usize;
+    // Whether the reader stands between events, where text may be read here (see below).
+    let mut text_next = false;
+    let in_root = |b: &Builder<'_, '_, '_>| !b.doc.nodes.is_empty();
     let max_elements = ELEMENT_FLOOR + src.len() / BYTES_PER_ELEMENT;
     loop {
         if let Some(limit) = b.max_entries
@@ -643,6 +678,24 @@ fn build_from<'a>(
             reader_open = 0;
         }
         let start = pos(&reader);
+        // Text up to the next markup or reference, read here: the document is already one
+        // validated `str`, which the reader would check again piece by piece. Only where the
+        // reader stands between events, with nothing of its own to emit first.
+        if text_next
+            && let Some(rest) = src.get(start..)
+            && !rest.is_empty()
+            && !rest.starts_with(['<', '&'])
+        {
+            let len = memchr::memchr2(b'<', b'&', rest.as_bytes()).unwrap_or(rest.len());
+            let piece = rest.get(..len).unwrap_or("");
+            if in_root(&b) {
+                b.add_text(piece);
+            } else if !is_blank_outside(piece) {
+                junk = true;
+            }
+            *reader.get_mut() = rest.as_bytes().get(len..).unwrap_or_default();
+            continue;
+        }
         let event = reader.read_event();
         let end = pos(&reader);
         match &event {
@@ -650,7 +703,22 @@ fn build_from<'a>(
             Ok(Event::End(_)) => reader_open = reader_open.saturating_sub(1),
             _ => {}
         }
-        let in_root = !b.doc.nodes.is_empty();
+        let in_root = in_root(&b);
+        // The reader stands between events after markup and references; after text it has
+        // the markup or reference that ended it still to read, and after an error or the end
+        // it reads nothing more.
+        text_next = matches!(
+            event,
+            Ok(Event::Start(_)
+                | Event::Empty(_)
+                | Event::End(_)
+                | Event::CData(_)
+                | Event::GeneralRef(_)
+                | Event::DocType(_)
+                | Event::Comment(_)
+                | Event::PI(_)
+                | Event::Decl(_))
+        );
         match event {
             Ok(Event::Start(e)) | Ok(Event::Empty(e))
                 if !in_root && !is_feed_root(e.local_name().into_inner()) =>
@@ -718,10 +786,7 @@ fn build_from<'a>(
                     if let Some(piece) = anchor(src, &t) {
                         b.add_text(piece);
                     }
-                } else if !t
-                    .trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
-                    .is_empty()
-                {
+                } else if !is_blank_outside(&t) {
                     junk = true;
                 }
             }
@@ -1214,5 +1279,36 @@ fn expand<'v>(declared: &'v [(String, String)], budget: &Cell<usize>, name: &str
             Expansion::Value(value)
         }
         None => Expansion::OverBudget,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attrs_in_one_pass_find_what_attr_finds_one_by_one() {
+        let src = r#"<rss><link HREF="a&amp;b" rel="x" rel="y" rdf:resource="r" title=""/></rss>"#;
+        let mut warnings = Vec::new();
+        let mut sink = Sink::new(&mut warnings);
+        let doc = build(src, None, &mut sink, None).expect("a tree");
+        let link = doc.children(doc.root()).next().expect("the link");
+        let names = [
+            "href",
+            "rel",
+            "rdf:resource",
+            "title",
+            "hreflang",
+            "rdf:about",
+        ];
+        let one_pass = doc.attrs(link, names);
+        for (name, got) in names.iter().zip(one_pass) {
+            assert_eq!(got, doc.attr(link, name), "{name}");
+        }
+        // Any case, unescaped, the first of a repeated name, the `rdf:` name without prefix.
+        let [href, rel, about] = doc.attrs(link, ["href", "rel", "rdf:resource"]);
+        assert_eq!(href.as_deref(), Some("a&b"));
+        assert_eq!(rel.as_deref(), Some("x"));
+        assert_eq!(about.as_deref(), Some("r"));
     }
 }

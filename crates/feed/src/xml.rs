@@ -165,8 +165,12 @@ impl<'a> Cx<'_, 'a, '_> {
 
     /// An attribute as a URL resolved against the element's base.
     pub(crate) fn url_attr(&self, id: NodeId, name: &str) -> Option<String> {
-        let v = self.doc.attr(id, name)?;
-        let v = v.trim();
+        self.url_value(id, &self.doc.attr(id, name)?)
+    }
+
+    /// An attribute value already read, as a URL resolved against the element's base.
+    pub(crate) fn url_value(&self, id: NodeId, value: &str) -> Option<String> {
+        let v = value.trim();
         (!v.is_empty()).then(|| self.doc.url(id, v))
     }
 }
