@@ -96,6 +96,9 @@ pub struct Read<'p, L: Locator> {
     target: L,
     hops: Vec<(u16, L, L)>,
     sent: Vec<Sent<L>>,
+    /// Whether the rows of the resource's own requests are kept for the driver's request log
+    /// (robots.txt rows always are: they are saved with the copy).
+    log: bool,
     /// Requests made for the current URL (WFM5 allows a second after no answer).
     attempts: u32,
     /// What robots.txt said of the current URL.
@@ -215,6 +218,7 @@ impl<'p, L: Locator> Read<'p, L> {
             pending: Pending::FeedRules,
             hops: Vec::new(),
             sent: Vec::new(),
+            log: true,
             attempts: 0,
             gate: None,
             robots: None,
@@ -232,6 +236,14 @@ impl<'p, L: Locator> Read<'p, L> {
             robots_copy: None,
             excerpts: None,
         }
+    }
+
+    /// A read whose driver keeps no request log of the resource's own requests (the
+    /// simulation, which audits every request it answers): no row is built for them, and the
+    /// outcome's `sent` holds none. Every step and decision is the same.
+    pub fn without_log(mut self) -> Self {
+        self.log = false;
+        self
     }
 
     /// The first need: whether a rule covers the feed.
@@ -749,13 +761,15 @@ impl<'p, L: Locator> Read<'p, L> {
         // User-Agent, with more time; nothing else is tried again early (WFM4).
         if let Some(patience) = second_attempt(&answer.outcome, self.attempts, self.profile) {
             self.attempts += 1;
-            self.sent.push(sent(
-                &answer,
-                self.target.clone(),
-                kind,
-                answer.outcome.label(),
-                allowed,
-            ));
+            if self.log {
+                self.sent.push(sent(
+                    &answer,
+                    self.target.clone(),
+                    kind,
+                    answer.outcome.label(),
+                    allowed,
+                ));
+            }
             self.in_flight = Some((
                 Request {
                     patience,
@@ -776,13 +790,15 @@ impl<'p, L: Locator> Read<'p, L> {
                 next == *self.subject.target() || self.hops.iter().any(|(_, _, to)| *to == next);
             if !seen && self.hops.len() < usize::from(self.profile.fetch.max_redirects) {
                 let status = *status;
-                self.sent.push(sent(
-                    &answer,
-                    self.target.clone(),
-                    kind,
-                    Label::Redirect,
-                    allowed,
-                ));
+                if self.log {
+                    self.sent.push(sent(
+                        &answer,
+                        self.target.clone(),
+                        kind,
+                        Label::Redirect,
+                        allowed,
+                    ));
+                }
                 let from = std::mem::replace(&mut self.target, next.clone());
                 self.hops.push((status, from, next));
                 return Pending::HopRules;
@@ -790,7 +806,9 @@ impl<'p, L: Locator> Read<'p, L> {
         }
         // Labelled as its answer for now; `conclude` names it once the body is judged.
         let label = answer.outcome.label();
-        let row = sent(&answer, self.target.clone(), kind, label, allowed);
+        let row = self
+            .log
+            .then(|| sent(&answer, self.target.clone(), kind, label, allowed));
         let mut outcome = answer.outcome;
         // The body moves to the judge; the machine keeps no copy (one read's memory, C8).
         let body = match &mut outcome {
@@ -803,14 +821,14 @@ impl<'p, L: Locator> Read<'p, L> {
         if let Subject::Resource(_) = self.subject {
             return match body {
                 Some(body) => {
-                    self.last = Some((outcome, Some(row)));
+                    self.last = Some((outcome, row));
                     self.body = Some(body);
                     Pending::Examine
                 }
-                None => self.end_resource(outcome, Some(row), None, now),
+                None => self.end_resource(outcome, row, None, now),
             };
         }
-        self.last = Some((outcome, Some(row)));
+        self.last = Some((outcome, row));
         if body.is_some() {
             self.body = body;
             Pending::Judge

@@ -141,7 +141,8 @@ pub struct ReadOutcome<L: Locator> {
     pub decision: Decision,
     /// The stored outcome label: the final row's label, or `postponed` for a read set aside.
     pub label: Label,
-    /// Every request sent, in order.
+    /// Every request sent, in order (without the resource's own under
+    /// [`Read::without_log`](crate::Read::without_log)).
     pub sent: Vec<Sent<L>>,
     /// Each egress address's latest answer (WFM8), when the read changed it; `None` when it
     /// got no answer or the same answer as last time.
@@ -194,7 +195,8 @@ pub struct ResourceOutcome<L: Locator> {
     pub retries: u32,
     /// The stored outcome label: the final row's, or `postponed` for a read set aside.
     pub label: Label,
-    /// Every request sent, in order.
+    /// Every request sent, in order (without the resource's own under
+    /// [`Read::without_log`](crate::Read::without_log)).
     pub sent: Vec<Sent<L>>,
     /// C6: a Retry-After the answer set for every request to its host.
     pub host_floor: Option<(L::Host, DateTime<Utc>)>,

@@ -490,3 +490,36 @@ fn ff11_a_robots_txt_refused_with_403_defers_under_ffbot_and_allows_elsewhere() 
         }
     }
 }
+
+#[test]
+fn c7_a_read_without_a_log_takes_the_same_steps_and_decision_and_builds_no_rows() {
+    let p = profile("worldfeedmonitor");
+    let world = || {
+        World::default()
+            .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
+            .answer("https://a.example/f", no_answer())
+            .answer("https://a.example/f", redirect(301, "https://b.example/g"))
+            .answer("https://b.example/robots.txt", FetchOutcome::NotFound)
+            .answer("https://b.example/g", ok("<rss/>"))
+    };
+    let state = feed("https://a.example/f");
+    let (mut logged, mut bare) = (world(), world());
+    let with = logged.run(Read::new(&state, Purpose::Scheduled, &p));
+    let without = bare.run(Read::new(&state, Purpose::Scheduled, &p).without_log());
+    assert_eq!(logged.trace, bare.trace, "the same needs, in the same order");
+    assert_eq!(with.decision, without.decision);
+    assert_eq!(with.label, without.label);
+    assert_eq!(with.final_target, without.final_target);
+    assert_eq!(with.hops.len(), 1);
+    assert_eq!(without.hops.len(), 1);
+    let labels: Vec<&str> = with.sent.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["no_answer", "redirect", "ok"], "{labels:?}");
+    assert!(without.sent.is_empty());
+    // robots.txt rows are saved with the copy either way.
+    assert_eq!(logged.saved.len(), 2);
+    assert_eq!(bare.saved.len(), 2);
+    assert_eq!(
+        logged.saved.iter().map(|s| &s.2).collect::<Vec<_>>(),
+        bare.saved.iter().map(|s| &s.2).collect::<Vec<_>>()
+    );
+}

@@ -266,7 +266,8 @@ impl<'w> Shard<'w> {
         };
         let profile = self.profile;
         let timed = self.counts.reads.is_multiple_of(TIME_EVERY);
-        let mut read = Read::new(&state, purpose, profile);
+        // The auditor records every request answered here: the machine builds no log rows.
+        let mut read = Read::new(&state, purpose, profile).without_log();
         let mut now = t;
         // `now` as the machine's time, converted again only when a request moves it.
         let mut now_at = self.web.at(now);
