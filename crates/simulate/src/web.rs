@@ -658,7 +658,7 @@ fn push_hex(out: &mut String, n: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    out.extend(digits[i..].iter().map(|&b| char::from(b)));
 }
 
 /// `n` (0-99) as two digits.
