@@ -1,7 +1,11 @@
-//! The tolerant reader: quick-xml events in, a compact element tree out.
+//! The tolerant reader: tokens in, a compact element tree out.
 //!
-//! [`build`] streams the document once with quick-xml's borrowed reader and builds an arena
-//! tree whose names, attributes and (usually) texts borrow from the input. It skips junk
+//! [`build`] reads the document once and builds an arena tree whose names, attributes and
+//! (usually) texts borrow from the input. Text, references and element tags are tokenized
+//! here, over the text already decoded and validated; comments, CDATA sections, processing
+//! instructions, DOCTYPEs and malformed tags are read by quick-xml, one event at a time, so
+//! their rules and error messages are quick-xml's (a table test holds the two to the same
+//! tokens). It skips junk
 //! before the feed root, resolves entity references (XML's, numeric, HTML's, the DOCTYPE's),
 //! keeps a bare `&` or a stray `<` as text, closes mismatched and unclosed tags at the nearest
 //! matching end tag, ignores stray end tags, and keeps what it read of a truncated document.
@@ -34,12 +38,6 @@ use url::Url;
 /// Elements nested deeper than this are skipped (their text is not kept). Feeds need a
 /// dozen levels; the bound keeps unclosed-tag recovery linear on hostile input.
 const MAX_DEPTH: usize = 256;
-
-/// Start tags quick-xml may remember as open before its reader is replaced by a fresh one at
-/// the same byte. quick-xml keeps the name of every start tag until an end tag pops it (about
-/// nine bytes each, for name checks this builder does not use), so a document of unclosed
-/// `<a>` tags would cost three times its size in that stack alone (C8).
-const READER_OPEN_TAGS: usize = 4096;
 
 /// A document may hold this many elements, plus one per [`BYTES_PER_ELEMENT`] of its text;
 /// one with more is refused ([`ParseError::TooManyElements`]). A node costs about 88 bytes
@@ -615,22 +613,156 @@ fn is_blank_outside(text: &str) -> bool {
         .is_empty()
 }
 
-/// A lenient reader over `src`, starting at byte `at`.
-fn reader_at(src: &str, at: usize) -> Reader<&[u8]> {
-    let mut reader = Reader::from_str(src);
-    if at > 0 {
-        *reader.get_mut() = src.as_bytes().get(at..).unwrap_or_default();
+/// One piece of markup or text, as the tree reads the document.
+#[derive(Debug, PartialEq)]
+enum Token<'a> {
+    /// A start tag: what is between `<` and `>`, and the length of the name it starts with.
+    Start {
+        raw: &'a str,
+        name_len: usize,
+    },
+    /// An empty-element tag (`<x/>`): what is between `<` and `/>`, and its name's length.
+    Empty {
+        raw: &'a str,
+        name_len: usize,
+    },
+    /// An end tag's name (with anything after it but trailing white space).
+    End(&'a str),
+    /// Character data (a bare `&` starts a piece of its own).
+    Text(&'a str),
+    /// A reference's name, between `&` and `;`.
+    Ref(&'a str),
+    CData(&'a str),
+    DocType(&'a str),
+    /// A comment, processing instruction or XML declaration.
+    Ignored,
+    /// Markup that cannot be read, as the reader says.
+    Error(String),
+    Eof,
+}
+
+/// XML's white space, which ends a tag's name.
+fn xml_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\r' | b'\n' | b'\t')
+}
+
+/// The token at byte `at` of `src`, and the byte after it.
+///
+/// Text, references and element tags, which are nearly all of a feed, are read here over the
+/// already validated `str`. Comments, CDATA sections, processing instructions, DOCTYPEs and
+/// every malformed tag are read by quick-xml, one event from a fresh reader at `at`, so their
+/// rules and error messages stay quick-xml's.
+fn token(src: &str, at: usize) -> (Token<'_>, usize) {
+    let Some(rest) = src.get(at..).filter(|r| !r.is_empty()) else {
+        return (Token::Eof, src.len());
+    };
+    let bytes = rest.as_bytes();
+    match bytes[0] {
+        b'<' => {}
+        b'&' => {
+            // A reference runs to `;`; a `&` followed by another `&` or `<` first is text.
+            let after = bytes.get(1..).unwrap_or_default();
+            return match memchr::memchr3(b';', b'&', b'<', after) {
+                Some(i) if after[i] == b';' => {
+                    (Token::Ref(rest.get(1..1 + i).unwrap_or("")), at + i + 2)
+                }
+                Some(i) => (Token::Text(rest.get(..i + 1).unwrap_or("")), at + i + 1),
+                None => (Token::Text(rest), src.len()),
+            };
+        }
+        _ => {
+            let len = memchr::memchr2(b'<', b'&', bytes).unwrap_or(bytes.len());
+            return (Token::Text(rest.get(..len).unwrap_or("")), at + len);
+        }
     }
+    match bytes.get(1) {
+        Some(b'!' | b'?') | None => return quick_token(src, at),
+        _ => {}
+    }
+    // A tag ends at the first `>` outside quotes.
+    let mut quote = None;
+    let mut close = None;
+    for i in memchr::memchr3_iter(b'>', b'\'', b'"', bytes) {
+        match (quote, bytes[i]) {
+            (None, b'>') => {
+                close = Some(i);
+                break;
+            }
+            (None, q) => quote = Some(q),
+            (Some(q), b) if q == b => quote = None,
+            _ => {}
+        }
+    }
+    let Some(gt) = close else {
+        return quick_token(src, at);
+    };
+    let end = at + gt + 1;
+    if bytes[1] == b'/' {
+        let name = rest.get(2..gt).unwrap_or("");
+        let kept = name
+            .bytes()
+            .rposition(|b| !xml_space(b))
+            .map_or(0, |i| i + 1);
+        return (Token::End(name.get(..kept).unwrap_or("")), end);
+    }
+    let name_len = |raw: &str| raw.bytes().position(xml_space).unwrap_or(raw.len());
+    match rest.get(1..gt) {
+        Some(raw) if gt >= 2 && bytes[gt - 1] == b'/' => {
+            let raw = raw.get(..raw.len() - 1).unwrap_or("");
+            (
+                Token::Empty {
+                    raw,
+                    name_len: name_len(raw),
+                },
+                end,
+            )
+        }
+        Some(raw) => (
+            Token::Start {
+                raw,
+                name_len: name_len(raw),
+            },
+            end,
+        ),
+        None => quick_token(src, at),
+    }
+}
+
+/// The token at `at` as quick-xml reads it (see [`token`]).
+fn quick_token(src: &str, at: usize) -> (Token<'_>, usize) {
+    let mut reader = Reader::from_str(src);
+    *reader.get_mut() = src.as_bytes().get(at..).unwrap_or_default();
     let config = reader.config_mut();
     config.allow_dangling_amp = true;
     config.check_end_names = false;
     config.allow_unmatched_ends = true;
     config.check_comments = false;
-    reader
+    let event = reader.read_event();
+    let end = (reader.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
+    let piece = |p: &str| anchor(src, p).unwrap_or("");
+    let token = match event {
+        Ok(Event::Start(e)) => Token::Start {
+            raw: piece(&e),
+            name_len: e.name().into_inner().len(),
+        },
+        Ok(Event::Empty(e)) => Token::Empty {
+            raw: piece(&e),
+            name_len: e.name().into_inner().len(),
+        },
+        Ok(Event::End(e)) => Token::End(piece(e.name().into_inner())),
+        Ok(Event::Text(t)) => Token::Text(piece(&t)),
+        Ok(Event::CData(t)) => Token::CData(piece(&t)),
+        Ok(Event::GeneralRef(r)) => Token::Ref(piece(&r)),
+        Ok(Event::DocType(d)) => Token::DocType(piece(&d)),
+        Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_)) => Token::Ignored,
+        Ok(Event::Eof) => Token::Eof,
+        Err(e) => Token::Error(e.to_string()),
+    };
+    (token, end.min(src.len()))
 }
 
 /// Read from byte `at`; `root` is a feed root already found, whose start tag (`raw`, the
-/// length of its name, where it starts) the reader could not read.
+/// length of its name, where it starts) could not be read.
 fn build_from<'a>(
     src: &'a str,
     at: usize,
@@ -639,8 +771,6 @@ fn build_from<'a>(
     root: Option<(&'a str, usize, usize)>,
     max_entries: Option<usize>,
 ) -> Result<Doc<'a>, ParseError> {
-    let mut reader = reader_at(src, at);
-
     let mut b = Builder::new(src, base, sink);
     b.max_entries = max_entries;
     if let Some((raw, name_len, start)) = root {
@@ -649,16 +779,12 @@ fn build_from<'a>(
     let mut junk = false;
     let mut first_element: Option<&'a str> = None;
     let mut last_error_at = usize::MAX;
-
-    // Positions come from where the reader's remaining input starts, so they stay exact even
-    // when the reader skips a BOM or when a leaf's text is consumed here rather than by it.
-    let pos =
-        |r: &Reader<&[u8]>| (r.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
-    // Start tags the current reader holds as open (see `READER_OPEN_TAGS`).
-    let mut reader_open = 0usize;
-    // Whether the reader stands between events, where text may be read here (see below).
-    let mut text_next = false;
-    let in_root = |b: &Builder<'_, '_, '_>| !b.doc.nodes.is_empty();
+    // A byte order mark opening the document is not text.
+    let mut at = if at == 0 && src.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        at
+    };
     let max_elements = ELEMENT_FLOOR + src.len() / BYTES_PER_ELEMENT;
     loop {
         if let Some(limit) = b.max_entries
@@ -671,63 +797,20 @@ fn build_from<'a>(
                 limit: max_elements,
             });
         }
-        if reader_open > READER_OPEN_TAGS {
-            // Between events the reader is outside markup, so a fresh one reads on exactly
-            // as it would; nesting is this builder's own stack, not the reader's.
-            reader = reader_at(src, pos(&reader));
-            reader_open = 0;
-        }
-        let start = pos(&reader);
-        // Text up to the next markup or reference, read here: the document is already one
-        // validated `str`, which the reader would check again piece by piece. Only where the
-        // reader stands between events, with nothing of its own to emit first.
-        if text_next
-            && let Some(rest) = src.get(start..)
-            && !rest.is_empty()
-            && !rest.starts_with(['<', '&'])
-        {
-            let len = memchr::memchr2(b'<', b'&', rest.as_bytes()).unwrap_or(rest.len());
-            let piece = rest.get(..len).unwrap_or("");
-            if in_root(&b) {
-                b.add_text(piece);
-            } else if !is_blank_outside(piece) {
-                junk = true;
-            }
-            *reader.get_mut() = rest.as_bytes().get(len..).unwrap_or_default();
-            continue;
-        }
-        let event = reader.read_event();
-        let end = pos(&reader);
-        match &event {
-            Ok(Event::Start(_)) => reader_open += 1,
-            Ok(Event::End(_)) => reader_open = reader_open.saturating_sub(1),
-            _ => {}
-        }
-        let in_root = in_root(&b);
-        // The reader stands between events after markup and references; after text it has
-        // the markup or reference that ended it still to read, and after an error or the end
-        // it reads nothing more.
-        text_next = matches!(
-            event,
-            Ok(Event::Start(_)
-                | Event::Empty(_)
-                | Event::End(_)
-                | Event::CData(_)
-                | Event::GeneralRef(_)
-                | Event::DocType(_)
-                | Event::Comment(_)
-                | Event::PI(_)
-                | Event::Decl(_))
-        );
-        match event {
-            Ok(Event::Start(e)) | Ok(Event::Empty(e))
-                if !in_root && !is_feed_root(e.local_name().into_inner()) =>
+        let start = at;
+        let (token, end) = token(src, at);
+        at = end;
+        let in_root = !b.doc.nodes.is_empty();
+        match token {
+            Token::Start { raw, name_len } | Token::Empty { raw, name_len }
+                if !in_root && !is_feed_root(local_name(raw.get(..name_len).unwrap_or(""))) =>
             {
-                let name = anchor(src, e.name().into_inner()).unwrap_or("");
-                first_element.get_or_insert(name);
+                first_element.get_or_insert(raw.get(..name_len).unwrap_or(""));
                 junk = true;
             }
-            Ok(Event::Start(e) | Event::Empty(e)) if !valid_name_start(e.name().into_inner()) => {
+            Token::Start { raw, name_len } | Token::Empty { raw, name_len }
+                if !valid_name_start(raw.get(..name_len).unwrap_or("")) =>
+            {
                 // A stray `<` in text: keep it as text and read on right after it.
                 b.sink.warn(
                     WarningKind::MalformedXml,
@@ -736,70 +819,59 @@ fn build_from<'a>(
                 if let Some(lt) = src.get(start..start + 1) {
                     b.add_text(lt);
                 }
-                *reader.get_mut() = src.as_bytes().get(start + 1..).unwrap_or_default();
+                at = start + 1;
             }
-            Ok(Event::Start(_) | Event::Empty(_)) if b.stack.len() >= MAX_DEPTH => {
+            Token::Start { .. } | Token::Empty { .. } if b.stack.len() >= MAX_DEPTH => {
                 b.sink.warn(
                     WarningKind::MalformedXml,
                     format!("elements nested deeper than {MAX_DEPTH} ignored at byte {start}"),
                 );
             }
-            Ok(Event::Start(e)) => {
-                if let Some(raw) = anchor(src, &e) {
-                    let qname = e.name().into_inner();
-                    b.open(raw, qname.len(), start, end);
-                    // Fast path for a leaf: read its text here in one pass instead of as
-                    // one event per entity reference, and let the reader resume at `</`.
-                    if let Some(len) = leaf_text_len(src, end, qname) {
-                        if let Some(text) = src.get(end..end + len) {
-                            b.set_leaf_text(text);
-                        }
-                        let remaining = *reader.get_ref();
-                        *reader.get_mut() = remaining.get(len..).unwrap_or_default();
-                    } else if is_void(qname, raw) && !ends_next(src, end, qname) {
-                        // `<enclosure ...>` written without `/`: close it here, or the rest of
-                        // the item would become its children.
-                        b.sink.warn(
-                            WarningKind::MalformedXml,
-                            format!("<{qname}> at byte {start} is never closed"),
-                        );
-                        b.close_top(end);
+            Token::Start { raw, name_len } => {
+                let qname = raw.get(..name_len).unwrap_or("");
+                b.open(raw, name_len, start, end);
+                // Fast path for a leaf: read its text here in one pass instead of as one
+                // token per entity reference, and read on at `</`.
+                if let Some(len) = leaf_text_len(src, end, qname) {
+                    if let Some(text) = src.get(end..end + len) {
+                        b.set_leaf_text(text);
                     }
-                }
-            }
-            Ok(Event::Empty(e)) => {
-                if let Some(raw) = anchor(src, &e) {
-                    b.open(raw, e.name().into_inner().len(), start, end);
+                    at = end + len;
+                } else if is_void(qname, raw) && !ends_next(src, end, qname) {
+                    // `<enclosure ...>` written without `/`: close it here, or the rest of
+                    // the item would become its children.
+                    b.sink.warn(
+                        WarningKind::MalformedXml,
+                        format!("<{qname}> at byte {start} is never closed"),
+                    );
                     b.close_top(end);
                 }
             }
-            Ok(Event::End(e)) => {
+            Token::Empty { raw, name_len } => {
+                b.open(raw, name_len, start, end);
+                b.close_top(end);
+            }
+            Token::End(name) => {
                 if in_root {
-                    b.end(e.name().into_inner().trim(), start);
+                    b.end(name.trim(), start);
                     if b.stack.is_empty() {
                         break;
                     }
                 }
             }
-            Ok(Event::Text(t)) => {
+            Token::Text(piece) => {
                 if in_root {
-                    if let Some(piece) = anchor(src, &t) {
-                        b.add_text(piece);
-                    }
-                } else if !is_blank_outside(&t) {
+                    b.add_text(piece);
+                } else if !is_blank_outside(piece) {
                     junk = true;
                 }
             }
-            Ok(Event::CData(t)) => {
-                if let Some(piece) = anchor(src, &t) {
-                    b.add_text(piece);
-                }
-            }
-            Ok(Event::GeneralRef(r)) => b.add_ref(&r),
-            Ok(Event::DocType(d)) => b.declare_entities(&d),
-            Ok(Event::Comment(_) | Event::PI(_) | Event::Decl(_)) => {}
-            Ok(Event::Eof) => break,
-            Err(e) => {
+            Token::CData(piece) => b.add_text(piece),
+            Token::Ref(name) => b.add_ref(name),
+            Token::DocType(d) => b.declare_entities(d),
+            Token::Ignored => {}
+            Token::Eof => break,
+            Token::Error(e) => {
                 if in_root
                     && let Some(rest) = src.get(start..).and_then(|r| r.strip_prefix("<![CDATA["))
                 {
@@ -817,8 +889,7 @@ fn build_from<'a>(
                     match close {
                         Some(len) => {
                             b.add_text(rest.get(..len).unwrap_or(""));
-                            // The reader gives up after an error: a fresh one reads on.
-                            reader = reader_at(src, start + "<![CDATA[".len() + len);
+                            at = start + "<![CDATA[".len() + len;
                             continue;
                         }
                         None => {
@@ -868,6 +939,14 @@ fn build_from<'a>(
         }
     }
     Ok(b.doc)
+}
+
+/// A qualified name's local part as quick-xml splits it: after its first colon.
+fn local_name(qname: &str) -> &str {
+    match memchr::memchr(b':', qname.as_bytes()) {
+        Some(i) => qname.get(i + 1..).unwrap_or(""),
+        None => qname,
+    }
 }
 
 impl<'a, 's, 'w> Builder<'a, 's, 'w> {
@@ -1285,6 +1364,49 @@ fn expand<'v>(declared: &'v [(String, String)], budget: &Cell<usize>, name: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_read_here_are_the_ones_quick_xml_reads() {
+        // Each input's first token, read here and by quick-xml (with the builder's settings),
+        // with the byte after it.
+        let cases = [
+            "<a>",
+            "<a b='1' c=\"2\">x",
+            "<a b=\">\" c='>'>",
+            "<a/>",
+            "<a b='1'/>",
+            "<a/ >",
+            "<a\n\tb='1'\n>",
+            "</a>",
+            "</a \t\n>",
+            "</a b='>'>",
+            "</>",
+            "<é:x>",
+            "< b>",
+            "<>",
+            "text<",
+            "text & more",
+            "&amp;x",
+            "&#38;",
+            "&;",
+            "&x&y;",
+            "&x<y",
+            "&x",
+            "é plain",
+            "<a b='unclosed>",
+            "<a",
+            "<",
+            "<!-- c -->",
+            "<![CDATA[x]]>",
+            "<?xml version='1.0'?>",
+            "<?pi x?>",
+            "<!DOCTYPE rss>",
+            "",
+        ];
+        for src in cases {
+            assert_eq!(token(src, 0), quick_token(src, 0), "{src:?}");
+        }
+    }
 
     #[test]
     fn attrs_in_one_pass_find_what_attr_finds_one_by_one() {

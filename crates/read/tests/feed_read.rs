@@ -506,7 +506,10 @@ fn c7_a_read_without_a_log_takes_the_same_steps_and_decision_and_builds_no_rows(
     let (mut logged, mut bare) = (world(), world());
     let with = logged.run(Read::new(&state, Purpose::Scheduled, &p));
     let without = bare.run(Read::new(&state, Purpose::Scheduled, &p).without_log());
-    assert_eq!(logged.trace, bare.trace, "the same needs, in the same order");
+    assert_eq!(
+        logged.trace, bare.trace,
+        "the same needs, in the same order"
+    );
     assert_eq!(with.decision, without.decision);
     assert_eq!(with.label, without.label);
     assert_eq!(with.final_target, without.final_target);
