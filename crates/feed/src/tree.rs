@@ -1403,7 +1403,18 @@ mod tests {
             "<!DOCTYPE rss>",
             "",
         ];
-        for src in cases {
+        // Longer ones, with quotes and the `>` far from the start.
+        let long: Vec<String> = [
+            format!("{}<", "t".repeat(40)),
+            format!("{}&amp;", "t".repeat(16)),
+            format!("<a x='{}>{}'>", "v".repeat(55), "w".repeat(20)),
+            format!("<a x=\"{}\" y='>'>", "v".repeat(70)),
+            format!("<a {}/>", "b".repeat(80)),
+            format!("</a{}>", " ".repeat(90)),
+            format!("<a x='{}", "v".repeat(90)),
+        ]
+        .into();
+        for src in cases.iter().copied().chain(long.iter().map(String::as_str)) {
             assert_eq!(token(src, 0), quick_token(src, 0), "{src:?}");
         }
     }
