@@ -2,8 +2,8 @@
 //!
 //! [`build`] reads the document once and builds an arena tree whose names, attributes and
 //! (usually) texts borrow from the input. Text, references and element tags are tokenized
-//! here, over the text already decoded and validated; comments, CDATA sections, processing
-//! instructions, DOCTYPEs and malformed tags are read by quick-xml, one event at a time, so
+//! here, over the text already decoded and validated, and so are CDATA sections; comments,
+//! processing instructions, DOCTYPEs and malformed tags are read by quick-xml, one event at a time, so
 //! their rules and error messages are quick-xml's (a table test holds the two to the same
 //! tokens). It skips junk
 //! before the feed root, resolves entity references (XML's, numeric, HTML's, the DOCTYPE's),
@@ -648,9 +648,9 @@ fn xml_space(b: u8) -> bool {
 
 /// The token at byte `at` of `src`, and the byte after it.
 ///
-/// Text, references and element tags, which are nearly all of a feed, are read here over the
-/// already validated `str`. Comments, CDATA sections, processing instructions, DOCTYPEs and
-/// every malformed tag are read by quick-xml, one event from a fresh reader at `at`, so their
+/// Text, references, element tags and CDATA sections, which are nearly all of a feed, are
+/// read here over the already validated `str`. Comments, processing instructions, DOCTYPEs
+/// and every malformed tag are read by quick-xml, one event from a fresh reader at `at`, so their
 /// rules and error messages stay quick-xml's.
 fn token(src: &str, at: usize) -> (Token<'_>, usize) {
     let Some(rest) = src.get(at..).filter(|r| !r.is_empty()) else {
@@ -676,7 +676,21 @@ fn token(src: &str, at: usize) -> (Token<'_>, usize) {
         }
     }
     match bytes.get(1) {
-        Some(b'!' | b'?') | None => return quick_token(src, at),
+        Some(b'!') => {
+            // CDATA sections are common in feeds (HTML in descriptions): read here when
+            // closed; the rest of `<!` (comments, DOCTYPEs, an unclosed section) by quick-xml.
+            if let Some(body) = rest.strip_prefix("<![CDATA[")
+                && let Some(len) = cdata_len(body.as_bytes())
+            {
+                let at_body = at + "<![CDATA[".len();
+                return (
+                    Token::CData(body.get(..len).unwrap_or("")),
+                    at_body + len + "]]>".len(),
+                );
+            }
+            return quick_token(src, at);
+        }
+        Some(b'?') | None => return quick_token(src, at),
         _ => {}
     }
     // A tag ends at the first `>` outside quotes.
@@ -726,6 +740,12 @@ fn token(src: &str, at: usize) -> (Token<'_>, usize) {
         ),
         None => quick_token(src, at),
     }
+}
+
+/// Where a CDATA section's body ends: its first `]]>`. `]` is rare in the HTML sections hold,
+/// so the search goes from one to the next.
+fn cdata_len(body: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b']', body).find(|&i| body.get(i + 1..i + 3) == Some(b"]>".as_slice()))
 }
 
 /// The token at `at` as quick-xml reads it (see [`token`]).
@@ -1398,6 +1418,10 @@ mod tests {
             "<",
             "<!-- c -->",
             "<![CDATA[x]]>",
+            "<![CDATA[]]>",
+            "<![CDATA[a]]b]>c]]>d",
+            "<![CDATA[<p>x</p>",
+            "<![cdata[x]]>",
             "<?xml version='1.0'?>",
             "<?pi x?>",
             "<!DOCTYPE rss>",
