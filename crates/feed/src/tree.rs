@@ -506,7 +506,7 @@ struct Builder<'a, 's, 'w> {
     ns: Vec<(&'a str, Ns)>,
     warned_prefixes: Vec<&'a str>,
     sink: &'s mut Sink<'w>,
-    /// Entry elements opened so far (see [`is_entry_element`]), against the caller's bound.
+    /// Entry elements opened so far (see [`EntryName`]), against the caller's bound.
     entries: usize,
     max_entries: Option<usize>,
 }
@@ -515,14 +515,27 @@ struct Builder<'a, 's, 'w> {
 /// `feed/entry` and RDF's `item` at 1; one more level is slack for a stray wrapper.
 const ENTRY_DEPTH: usize = 3;
 
-/// Whether an element named `qname`, opened with `depth` elements open around it, counts as
-/// an entry against the bound: an `item` or `entry` near the root, whatever its namespace.
-/// This may count an element no adapter reads as an entry, never the other way round, so
-/// the bound holds for what the adapters produce.
-fn is_entry_element(qname: &str, depth: usize) -> bool {
-    let local = split_qname(qname).1;
-    depth <= ENTRY_DEPTH
-        && (local.eq_ignore_ascii_case("item") || local.eq_ignore_ascii_case("entry"))
+/// Whether a local name is an entry's, in any case and whatever its namespace. Such an
+/// element, opened within [`ENTRY_DEPTH`] of the root, counts as an entry against the bound:
+/// this may count an element no adapter reads as an entry, never the other way round, so the
+/// bound holds for what the adapters produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryName {
+    /// `item` (RSS, RDF).
+    Item,
+    /// `entry` (Atom).
+    Entry,
+    No,
+}
+
+impl EntryName {
+    fn of(local: &str) -> EntryName {
+        match local.len() {
+            4 if local.eq_ignore_ascii_case("item") => EntryName::Item,
+            5 if local.eq_ignore_ascii_case("entry") => EntryName::Entry,
+            _ => EntryName::No,
+        }
+    }
 }
 
 /// Read the document into a tree rooted at its feed element. With `max_entries`, a document
@@ -1002,8 +1015,10 @@ impl<'a> Builder<'a, '_, '_> {
     fn open(&mut self, raw: &'a str, name_len: usize, start: usize, end: usize) {
         let qname = raw.get(..name_len).unwrap_or("");
         let attrs = raw.get(name_len..).unwrap_or("");
-        self.close_for_entry(qname, start);
-        if is_entry_element(qname, self.stack.len()) {
+        let (prefix, local) = split_qname(qname);
+        let entry = EntryName::of(local);
+        self.close_for_entry(qname, prefix, entry, start);
+        if entry != EntryName::No && self.stack.len() <= ENTRY_DEPTH {
             self.entries += 1;
         }
         let ns_mark = self.ns.len();
@@ -1040,7 +1055,6 @@ impl<'a> Builder<'a, '_, '_> {
                 }
             }
         }
-        let (prefix, local) = split_qname(qname);
         let ns = self.resolve_prefix(prefix);
         let id = self.doc.nodes.len();
         self.doc.nodes.push(Node {
@@ -1106,13 +1120,15 @@ impl<'a> Builder<'a, '_, '_> {
     /// still open inside that container (a channel `title` or `description`, or a previous
     /// item, whose end tag is missing or misspelt), they are closed here, or the unclosed
     /// element would swallow every entry that follows.
-    fn close_for_entry(&mut self, qname: &str, at: usize) {
-        let (prefix, local) = split_qname(qname);
-        let is_item = local.eq_ignore_ascii_case("item");
-        if !is_item && !local.eq_ignore_ascii_case("entry") {
-            self.close_unclosed_leaf(qname, at);
-            return;
-        }
+    fn close_for_entry(&mut self, qname: &str, prefix: &str, entry: EntryName, at: usize) {
+        let is_item = match entry {
+            EntryName::Item => true,
+            EntryName::Entry => false,
+            EntryName::No => {
+                self.close_unclosed_leaf(qname, at);
+                return;
+            }
+        };
         let ns = self.peek_prefix(prefix);
         let containers: &[&str] = if is_item && ns.is_rss_core() {
             &["channel", "rss", "RDF"]
