@@ -974,6 +974,13 @@ fn build_from<'a>(
     Ok(b.doc)
 }
 
+/// Whether `attrs` holds `xml` anywhere (`xmlns`, `xml:base`, `xml:lang`). Most tags have a
+/// few short attributes or none, and `x` is rare in them: cheaper than a substring search.
+fn mentions_xml(attrs: &str) -> bool {
+    let bytes = attrs.as_bytes();
+    memchr::memchr_iter(b'x', bytes).any(|i| bytes.get(i + 1..i + 3) == Some(b"ml".as_slice()))
+}
+
 /// A qualified name's local part as quick-xml splits it: after its first colon.
 fn local_name(qname: &str) -> &str {
     match memchr::memchr(b':', qname.as_bytes()) {
@@ -1027,7 +1034,7 @@ impl<'a> Builder<'a, '_, '_> {
             Some(p) => (p.base, p.lang),
             None => (if self.doc.bases.is_empty() { NIL } else { 0 }, NIL),
         };
-        if attrs.contains("xml") {
+        if mentions_xml(attrs) {
             for (name, value) in attributes(attrs) {
                 if name == "xmlns" {
                     self.ns.push(("", names::by_uri(&text::unescape(value))));
