@@ -28,7 +28,7 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(root).map(|l| l.replace('_', "-")));
-    let mut entries = Vec::new();
+    let mut entries = doc.entry_list();
     for child in doc.children(root) {
         let n = doc.node(child);
         if is_core(n.ns) && Key::new(n.local()).as_str() == "entry" {

@@ -13,7 +13,7 @@ use tidings_model::{Entry, Feed, FeedFormat};
 pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, Vec<Entry>) {
     let doc = cx.doc;
     let mut acc = FeedAcc::default();
-    let mut entries = Vec::new();
+    let mut entries = doc.entry_list();
     let mut format = FeedFormat::Rss10;
     for child in doc.children(root) {
         let n = doc.node(child);

@@ -15,7 +15,7 @@ use tidings_model::{Cloud, Enclosure, Entry, Feed, FeedFormat, Link, Source, War
 pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, Vec<Entry>) {
     let doc = cx.doc;
     let mut acc = FeedAcc::default();
-    let mut entries = Vec::new();
+    let mut entries = doc.entry_list();
     let format = if Key::new(doc.node(root).local()).as_str() == "channel" {
         channel(cx, root, &mut acc, &mut entries);
         // CDF names its channel and items by an `HREF` attribute; RSS never does.

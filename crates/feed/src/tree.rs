@@ -47,6 +47,10 @@ const MAX_DEPTH: usize = 256;
 const ELEMENT_FLOOR: usize = 65_536;
 const BYTES_PER_ELEMENT: usize = 12;
 
+/// At most this many entries are made room for before a document's entries are read (an
+/// entry is about 800 bytes); a longer list grows as it is filled.
+const ENTRY_ROOM: usize = 1024;
+
 /// Index of a node in [`Doc`]. Only the builder makes them, each the index of a node it
 /// pushed, so indexing `Doc::nodes` with one never fails.
 pub(crate) type NodeId = usize;
@@ -194,11 +198,20 @@ pub(crate) struct Doc<'a> {
     entity_budget_spent: Cell<bool>,
     /// Unknown entities met while unescaping leaf texts on demand, for warnings.
     unknown: RefCell<Vec<String>>,
+    /// Entry elements read (see [`EntryName`]): at least as many as the entries the adapters
+    /// make, so they size their list once.
+    entry_elements: usize,
 }
 
 impl<'a> Doc<'a> {
     pub(crate) fn root(&self) -> NodeId {
         0
+    }
+
+    /// An empty list with room for the document's entries, up to [`ENTRY_ROOM`] of them (an
+    /// entry element need not make an entry: a flood of empty `<item/>` reserves no more).
+    pub(crate) fn entry_list<T>(&self) -> Vec<T> {
+        Vec::with_capacity(self.entry_elements.min(ENTRY_ROOM))
     }
 
     pub(crate) fn node(&self, id: NodeId) -> &Node<'a> {
@@ -1003,6 +1016,7 @@ impl<'a, 's, 'w> Builder<'a, 's, 'w> {
                 entity_budget: Cell::new(src.len().saturating_add(ENTITY_BUDGET_FLOOR)),
                 entity_budget_spent: Cell::new(false),
                 unknown: RefCell::new(Vec::new()),
+                entry_elements: 0,
             },
             stack: Vec::with_capacity(16),
             ns: Vec::new(),
@@ -1027,6 +1041,7 @@ impl<'a> Builder<'a, '_, '_> {
         self.close_for_entry(qname, prefix, entry, start);
         if entry != EntryName::No && self.stack.len() <= ENTRY_DEPTH {
             self.entries += 1;
+            self.doc.entry_elements = self.entries;
         }
         let ns_mark = self.ns.len();
         let parent = self.top();
