@@ -1,7 +1,8 @@
 //! The XML feed reader's driver: a tolerant tree, the format its root names, the model.
 //!
 //! [`parse`] has the tolerant reader in `tree` build the document's element tree (one pass of
-//! quick-xml's borrowed reader; names, attributes and most texts borrow from the input), then
+//! its own tokenizer, with quick-xml for comments, PIs and DOCTYPEs; names, attributes and
+//! most texts borrow from the input), then
 //! picks the format from the root element (`rss`/`channel`, `rdf:RDF`, `feed`) and hands the
 //! tree to `rss`, `rdf` or `atom`, which fill the model with help from `ext` for the namespace
 //! extensions. Everything forgiven on the way (junk before the root, HTML entities, bare `&`,
