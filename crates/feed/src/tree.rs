@@ -1481,6 +1481,35 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Markup-heavy strings, at every byte where a token may start: the same token, and
+        /// the same byte after it, as quick-xml's (a byte order mark aside, which only the
+        /// document's start may hold and the builder skips there).
+        #[test]
+        fn any_markup_tokenizes_as_quick_xml_does(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "<", ">", "/", "&", ";", "\"", "'", "a", "b:c", " ", "\n", "!", "?", "[",
+                    "]", "=", "-", "<![CDATA[", "]]>", "<!--", "-->", "é", "amp", "#38",
+                ]),
+                0..24,
+            )
+        ) {
+            let src: String = pieces.concat();
+            let mut at = 0;
+            while at < src.len() {
+                let (ours, end) = token(&src, at);
+                let (theirs, their_end) = quick_token(&src, at);
+                proptest::prop_assert_eq!(&ours, &theirs, "{:?} at {}", src, at);
+                proptest::prop_assert_eq!(end, their_end, "{:?} at {}", src, at);
+                if end <= at {
+                    break;
+                }
+                at = end;
+            }
+        }
+    }
+
     #[test]
     fn attrs_in_one_pass_find_what_attr_finds_one_by_one() {
         let src = r#"<rss><link HREF="a&amp;b" rel="x" rel="y" rdf:resource="r" title=""/></rss>"#;
