@@ -9,7 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use std::sync::{Arc, Mutex};
 use tidings_robots::{
     Access, Basis, FailurePolicy, OnFailure, ProductToken, Robots, RobotsFetch, RobotsStatus,
-    StarGroup, Verdict, interpret,
+    Selection, StarGroup, Verdict, interpret,
 };
 
 /// A stored robots.txt fetch: its HTTP status (`None`: no answer) and body.
@@ -137,7 +137,11 @@ enum Read {
     Origin(RobotsGate),
     Rules {
         robots: Robots,
-        token: ProductToken,
+        /// The groups that apply to a feed (the `*` group only under a profile that says
+        /// so, SR8) and to any other resource, chosen once for every path asked.
+        feed: Selection,
+        other: Selection,
+        /// Whether the feed's selection obeys the `*` group.
         star: bool,
         /// The same for every path: read once.
         crawl_delay: Option<std::time::Duration>,
@@ -264,15 +268,24 @@ impl RobotsRules {
             RobotsStatus::Defer => origin(RobotsGate::Deferred(
                 format!("robots: {}, deferred", describe()).into(),
             )),
-            RobotsStatus::Rules(robots) => RobotsRules {
-                read: Read::Rules {
-                    crawl_delay: robots.crawl_delay(&token),
-                    robots,
-                    token,
-                    star: settings.star_group_for_feeds,
-                    gates: Gates::default(),
-                },
-            },
+            RobotsStatus::Rules(robots) => {
+                let star = settings.star_group_for_feeds;
+                let for_feeds = if star {
+                    StarGroup::Apply
+                } else {
+                    StarGroup::Ignore
+                };
+                RobotsRules {
+                    read: Read::Rules {
+                        crawl_delay: robots.crawl_delay(&token),
+                        feed: robots.select(&token, for_feeds),
+                        other: robots.select(&token, StarGroup::Apply),
+                        robots,
+                        star,
+                        gates: Gates::default(),
+                    },
+                }
+            }
         }
     }
 
@@ -301,17 +314,18 @@ impl RobotsRules {
             },
             Read::Rules {
                 robots,
-                token,
+                feed,
+                other,
                 star,
                 crawl_delay,
                 gates,
             } => {
-                let star = match scope {
-                    Scope::Feed => *star,
-                    Scope::Other => true,
+                let (selection, star) = match scope {
+                    Scope::Feed => (feed, *star),
+                    Scope::Other => (other, true),
                 };
                 RobotsAnswer {
-                    gate: gates.of(&check(robots, token, path_and_query, star), star),
+                    gate: gates.of(&robots.check_selected(selection, path_and_query), star),
                     crawl_delay: *crawl_delay,
                 }
             }
@@ -326,15 +340,6 @@ pub enum Scope {
     Feed,
     /// Any other resource: an article page, an icon, an image.
     Other,
-}
-
-fn check<'a>(robots: &'a Robots, token: &ProductToken, path: &str, star: bool) -> Verdict<'a> {
-    let star = if star {
-        StarGroup::Apply
-    } else {
-        StarGroup::Ignore
-    };
-    robots.check_with(token, path, star)
 }
 
 /// What became of the robots.txt request, for reasons: `body_read` is whether a body was

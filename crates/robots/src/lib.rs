@@ -32,6 +32,6 @@ mod verdict;
 pub use fetch::{FailurePolicy, OnFailure, RobotsFetch, RobotsStatus, interpret};
 pub use lexer::BYTE_LIMIT;
 pub use matcher::PathPattern;
-pub use robots::{MAX_RULE_TEXT, Robots, path_and_query};
+pub use robots::{MAX_RULE_TEXT, Robots, Selection, path_and_query};
 pub use token::{ProductToken, TokenError};
 pub use verdict::{Access, Basis, Group, RuleLine, StarGroup, Verdict};

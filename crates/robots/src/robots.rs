@@ -35,6 +35,26 @@ pub struct Robots {
     sitemaps: Vec<String>,
 }
 
+/// The groups of one file that apply to one crawler ([`Robots::select`]), for checking any
+/// number of paths against that file ([`Robots::check_selected`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    chosen: Chosen,
+    /// The applying groups, by their place in the file.
+    groups: Vec<usize>,
+}
+
+/// What a selection chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chosen {
+    /// The groups naming the crawler; its name as first written (group, agent).
+    Own { group: usize, agent: usize },
+    /// The `*` groups.
+    Star,
+    /// None: why every path is allowed.
+    Nothing(Basis<'static>),
+}
+
 /// One group as written in the file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct GroupRules {
@@ -138,7 +158,8 @@ impl Robots {
     /// the crawler's own group is always obeyed).
     ///
     /// With [`StarGroup::Ignore`] and no group naming the crawler, the path is allowed with
-    /// [`Group::None`] and [`Basis::StarGroupIgnored`].
+    /// [`Group::None`] and [`Basis::StarGroupIgnored`]. The groups are chosen on each call; a
+    /// caller that checks many paths chooses them once with [`Robots::select`].
     #[must_use]
     pub fn check_with(
         &self,
@@ -146,14 +167,62 @@ impl Robots {
         path_and_query: &str,
         star: StarGroup,
     ) -> Verdict<'_> {
-        let path = Path::new(path_and_query);
-        let (group, applies) = match self.own_name(token) {
-            Some(name) => (Group::Own(name), Applies::Own(token)),
-            None if !self.has_star_group() => (Group::None, Applies::Nothing(Basis::NoGroup)),
-            None => match star {
-                StarGroup::Apply => (Group::Star, Applies::Star),
-                StarGroup::Ignore => (Group::None, Applies::Nothing(Basis::StarGroupIgnored)),
+        self.check_selected(&self.select(token, star), path_and_query)
+    }
+
+    /// The groups that apply to the crawler named by `token` (RFC 9309, section 2.2.1): every
+    /// group naming it, else the `*` groups unless `star` ignores them. Chosen once for any
+    /// number of paths ([`Robots::check_selected`]).
+    #[must_use]
+    pub fn select(&self, token: &ProductToken, star: StarGroup) -> Selection {
+        let names = |agent: &Agent| matches!(agent, Agent::Token(name) if token.matches_value_bytes(name.as_bytes()));
+        let of = |pick: &dyn Fn(&GroupRules) -> bool| -> Vec<usize> {
+            (0..self.groups.len())
+                .filter(|&g| self.groups.get(g).is_some_and(pick))
+                .collect()
+        };
+        let first_naming = self.groups.iter().enumerate().find_map(|(group, rules)| {
+            rules
+                .agents
+                .iter()
+                .position(names)
+                .map(|agent| (group, agent))
+        });
+        match first_naming {
+            Some((group, agent)) => Selection {
+                chosen: Chosen::Own { group, agent },
+                groups: of(&|g| g.agents.iter().any(names)),
             },
+            None if !self.has_star_group() => Selection {
+                chosen: Chosen::Nothing(Basis::NoGroup),
+                groups: Vec::new(),
+            },
+            None => match star {
+                StarGroup::Apply => Selection {
+                    chosen: Chosen::Star,
+                    groups: of(&|g| g.agents.contains(&Agent::Star)),
+                },
+                StarGroup::Ignore => Selection {
+                    chosen: Chosen::Nothing(Basis::StarGroupIgnored),
+                    groups: Vec::new(),
+                },
+            },
+        }
+    }
+
+    /// Checks a path against the groups `selection` chose from this file.
+    #[must_use]
+    pub fn check_selected(&self, selection: &Selection, path_and_query: &str) -> Verdict<'_> {
+        let path = Path::new(path_and_query);
+        let group = match selection.chosen {
+            Chosen::Own { group, agent } => {
+                match self.groups.get(group).and_then(|g| g.agents.get(agent)) {
+                    Some(Agent::Token(name)) => Group::Own(name.as_str()),
+                    _ => Group::None,
+                }
+            }
+            Chosen::Star => Group::Star,
+            Chosen::Nothing(_) => Group::None,
         };
         let allowed = |group, basis| Verdict {
             access: Access::Allowed,
@@ -163,12 +232,11 @@ impl Robots {
         if path.is_robots_txt() {
             return allowed(group, Basis::RobotsTxt);
         }
-        let best = match applies {
-            Applies::Nothing(basis) => return allowed(group, basis),
-            Applies::Own(token) => best_rule(self.own_groups(token), &path),
-            Applies::Star => best_rule(self.star_groups(), &path),
-        };
-        match best {
+        if let Chosen::Nothing(basis) = selection.chosen {
+            return allowed(group, basis);
+        }
+        let groups = selection.groups.iter().filter_map(|&g| self.groups.get(g));
+        match best_rule(groups, &path) {
             None => allowed(group, Basis::NoRuleMatched),
             Some(rule) => Verdict {
                 access: if rule.allow {
@@ -246,13 +314,6 @@ impl Robots {
     }
 }
 
-/// The group selection of one check.
-enum Applies<'a> {
-    Own(&'a ProductToken),
-    Star,
-    Nothing(Basis<'static>),
-}
-
 /// The most specific matching rule of the merged groups; `Allow` wins a tie, and among equal
 /// rules the first in the file is reported.
 fn best_rule<'a>(groups: impl Iterator<Item = &'a GroupRules>, path: &Path) -> Option<&'a Rule> {
@@ -318,6 +379,41 @@ pub fn path_and_query(url: &Url) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_chosen_once_decide_every_path_as_a_check_of_its_own_does() {
+        let file = b"User-agent: *\nDisallow: /private\nAllow: /private/open\n\n\
+            User-agent: bot\nDisallow: /drafts\n\nUser-agent: other\nDisallow: /\n\n\
+            User-agent: BOT/2\nAllow: /drafts/public\nCrawl-delay: 3\n";
+        let robots = Robots::parse(file);
+        let paths = [
+            "/", "/private", "/private/open/x", "/drafts", "/drafts/public/1", "/robots.txt",
+        ];
+        for token in ["Bot", "other", "nobody"] {
+            let token = ProductToken::new(token).unwrap();
+            for star in [StarGroup::Apply, StarGroup::Ignore] {
+                let selection = robots.select(&token, star);
+                for path in paths {
+                    assert_eq!(
+                        robots.check_selected(&selection, path),
+                        robots.check_with(&token, path, star),
+                        "{token:?} {star:?} {path}"
+                    );
+                }
+            }
+        }
+        // Both `bot` groups are merged for Bot, its name as first written; nobody gets `*`.
+        let bot = robots.select(&ProductToken::new("Bot").unwrap(), StarGroup::Apply);
+        let verdict = robots.check_selected(&bot, "/drafts/public/1");
+        assert!(verdict.is_allowed());
+        assert_eq!(verdict.group, Group::Own("bot"));
+        let nobody = robots.select(&ProductToken::new("nobody").unwrap(), StarGroup::Ignore);
+        let verdict = robots.check_selected(&nobody, "/private");
+        assert!(verdict.is_allowed());
+        assert_eq!(verdict.basis, Basis::StarGroupIgnored);
+        let nobody = robots.select(&ProductToken::new("nobody").unwrap(), StarGroup::Apply);
+        assert!(!robots.check_selected(&nobody, "/private").is_allowed());
+    }
 
     #[test]
     fn long_rule_lines_are_cut_in_reports() {
