@@ -387,7 +387,12 @@ mod tests {
             User-agent: BOT/2\nAllow: /drafts/public\nCrawl-delay: 3\n";
         let robots = Robots::parse(file);
         let paths = [
-            "/", "/private", "/private/open/x", "/drafts", "/drafts/public/1", "/robots.txt",
+            "/",
+            "/private",
+            "/private/open/x",
+            "/drafts",
+            "/drafts/public/1",
+            "/robots.txt",
         ];
         for token in ["Bot", "other", "nobody"] {
             let token = ProductToken::new(token).unwrap();
