@@ -180,9 +180,11 @@ async fn c3_c7_crawlers_on_one_postgres_survive_kill_stop_and_a_database_restart
     // Killed mid-request: once a host it holds has a request open at the publisher (each is
     // answered after 600 ms), so that request's answer is never stored.
     let killed_mid_request = request_open_under(&db_url, &web, pids[0]).await;
-    let killed_at = SystemTime::now();
     signal(pids[0], "KILL");
     let _ = crawlers[0].wait().await;
+    // Taken once the process is reaped: `kill` is a process of its own, and until its signal
+    // lands the crawler may still log a request (a time taken before it flaked that way).
+    let killed_at = SystemTime::now();
     tokio::time::sleep(Duration::from_secs(1)).await;
     // Stopped past its leases (9 s): the others take its hosts; its reads in flight, resumed,
     // must not write over theirs.
