@@ -1,11 +1,11 @@
 //! The tolerant reader: tokens in, a compact element tree out.
 //!
 //! [`build`] reads the document once and builds an arena tree whose names, attributes and
-//! (usually) texts borrow from the input. Text, references and element tags are tokenized
-//! here, over the text already decoded and validated, and so are CDATA sections; comments,
-//! processing instructions, DOCTYPEs and malformed tags are read by quick-xml, one event at a time, so
-//! their rules and error messages are quick-xml's (a table test holds the two to the same
-//! tokens). It skips junk
+//! (usually) texts borrow from the input. Text, references, element tags and CDATA sections
+//! are tokenized here, over the text already decoded and validated; comments, processing
+//! instructions, DOCTYPEs and malformed tags are read by quick-xml, one event at a time, so
+//! their rules and error messages are quick-xml's (a table test and a property test hold the
+//! two to the same tokens). It skips junk
 //! before the feed root, resolves entity references (XML's, numeric, HTML's, the DOCTYPE's),
 //! keeps a bare `&` or a stray `<` as text, closes mismatched and unclosed tags at the nearest
 //! matching end tag, ignores stray end tags, and keeps what it read of a truncated document.
@@ -676,8 +676,8 @@ fn xml_space(b: u8) -> bool {
 ///
 /// Text, references, element tags and CDATA sections, which are nearly all of a feed, are
 /// read here over the already validated `str`. Comments, processing instructions, DOCTYPEs
-/// and every malformed tag are read by quick-xml, one event from a fresh reader at `at`, so their
-/// rules and error messages stay quick-xml's.
+/// and every malformed tag are read by quick-xml, one event from a fresh reader at `at`, so
+/// their rules and error messages stay quick-xml's.
 fn token(src: &str, at: usize) -> (Token<'_>, usize) {
     let Some(rest) = src.get(at..).filter(|r| !r.is_empty()) else {
         return (Token::Eof, src.len());

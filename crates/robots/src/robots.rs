@@ -175,32 +175,32 @@ impl Robots {
     /// number of paths ([`Robots::check_selected`]).
     #[must_use]
     pub fn select(&self, token: &ProductToken, star: StarGroup) -> Selection {
-        let names = |agent: &Agent| matches!(agent, Agent::Token(name) if token.matches_value_bytes(name.as_bytes()));
-        let of = |pick: &dyn Fn(&GroupRules) -> bool| -> Vec<usize> {
-            (0..self.groups.len())
-                .filter(|&g| self.groups.get(g).is_some_and(pick))
-                .collect()
+        let names = |agent: &Agent| match agent {
+            Agent::Token(name) => token.matches_value_bytes(name.as_bytes()),
+            Agent::Star => false,
         };
+        let of = |pick: &dyn Fn(&GroupRules) -> bool| -> Vec<usize> {
+            let picked = self.groups.iter().enumerate().filter(|(_, g)| pick(g));
+            picked.map(|(i, _)| i).collect()
+        };
+        let is_star = |g: &GroupRules| g.agents.contains(&Agent::Star);
         let first_naming = self.groups.iter().enumerate().find_map(|(group, rules)| {
-            rules
-                .agents
-                .iter()
-                .position(names)
-                .map(|agent| (group, agent))
+            let agent = rules.agents.iter().position(names)?;
+            Some((group, agent))
         });
         match first_naming {
             Some((group, agent)) => Selection {
                 chosen: Chosen::Own { group, agent },
                 groups: of(&|g| g.agents.iter().any(names)),
             },
-            None if !self.has_star_group() => Selection {
+            None if !self.groups.iter().any(is_star) => Selection {
                 chosen: Chosen::Nothing(Basis::NoGroup),
                 groups: Vec::new(),
             },
             None => match star {
                 StarGroup::Apply => Selection {
                     chosen: Chosen::Star,
-                    groups: of(&|g| g.agents.contains(&Agent::Star)),
+                    groups: of(&is_star),
                 },
                 StarGroup::Ignore => Selection {
                     chosen: Chosen::Nothing(Basis::StarGroupIgnored),
@@ -235,8 +235,7 @@ impl Robots {
         if let Chosen::Nothing(basis) = selection.chosen {
             return allowed(group, basis);
         }
-        let groups = selection.groups.iter().filter_map(|&g| self.groups.get(g));
-        match best_rule(groups, &path) {
+        match best_rule(self.selected(selection), &path) {
             None => allowed(group, Basis::NoRuleMatched),
             Some(rule) => Verdict {
                 access: if rule.allow {
@@ -259,17 +258,19 @@ impl Robots {
     /// (the courteous reading of a contradiction).
     #[must_use]
     pub fn crawl_delay(&self, token: &ProductToken) -> Option<Duration> {
-        if self.own_name(token).is_some() {
-            self.own_groups(token)
-                .flat_map(|g| &g.crawl_delays)
-                .max()
-                .copied()
-        } else {
-            self.star_groups()
-                .flat_map(|g| &g.crawl_delays)
-                .max()
-                .copied()
-        }
+        let selection = self.select(token, StarGroup::Apply);
+        self.selected(&selection)
+            .flat_map(|g| &g.crawl_delays)
+            .max()
+            .copied()
+    }
+
+    /// The groups `selection` chose from this file.
+    fn selected<'a, 's>(
+        &'a self,
+        selection: &'s Selection,
+    ) -> impl Iterator<Item = &'a GroupRules> + use<'a, 's> {
+        selection.groups.iter().filter_map(|&g| self.groups.get(g))
     }
 
     /// Every valid `Sitemap` URL of the file (absolute http or https), in file order without
@@ -277,40 +278,6 @@ impl Robots {
     #[must_use]
     pub fn sitemaps(&self) -> &[String] {
         &self.sitemaps
-    }
-
-    /// The crawler's name as the first group naming it spells it, if any group does.
-    fn own_name(&self, token: &ProductToken) -> Option<&str> {
-        self.groups
-            .iter()
-            .flat_map(|g| &g.agents)
-            .find_map(|agent| match agent {
-                Agent::Token(name) if token.matches_value_bytes(name.as_bytes()) => {
-                    Some(name.as_str())
-                }
-                _ => None,
-            })
-    }
-
-    fn has_star_group(&self) -> bool {
-        self.star_groups().next().is_some()
-    }
-
-    fn own_groups<'a, 't>(
-        &'a self,
-        token: &'t ProductToken,
-    ) -> impl Iterator<Item = &'a GroupRules> + use<'a, 't> {
-        self.groups.iter().filter(move |g| {
-            g.agents.iter().any(|agent| {
-                matches!(agent, Agent::Token(name) if token.matches_value_bytes(name.as_bytes()))
-            })
-        })
-    }
-
-    fn star_groups(&self) -> impl Iterator<Item = &GroupRules> {
-        self.groups
-            .iter()
-            .filter(|g| g.agents.contains(&Agent::Star))
     }
 }
 
