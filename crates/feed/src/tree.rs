@@ -849,7 +849,7 @@ fn build_from<'a>(
         let in_root = !b.doc.nodes.is_empty();
         match token {
             Token::Start { raw, name_len } | Token::Empty { raw, name_len }
-                if !in_root && !is_feed_root(local_name(raw.get(..name_len).unwrap_or(""))) =>
+                if !in_root && !is_feed_root(split_qname(raw.get(..name_len).unwrap_or("")).1) =>
             {
                 first_element.get_or_insert(raw.get(..name_len).unwrap_or(""));
                 junk = true;
@@ -992,14 +992,6 @@ fn build_from<'a>(
 fn mentions_xml(attrs: &str) -> bool {
     let bytes = attrs.as_bytes();
     memchr::memchr_iter(b'x', bytes).any(|i| bytes.get(i + 1..i + 3) == Some(b"ml".as_slice()))
-}
-
-/// A qualified name's local part as quick-xml splits it: after its first colon.
-fn local_name(qname: &str) -> &str {
-    match memchr::memchr(b':', qname.as_bytes()) {
-        Some(i) => qname.get(i + 1..).unwrap_or(""),
-        None => qname,
-    }
 }
 
 impl<'a, 's, 'w> Builder<'a, 's, 'w> {
