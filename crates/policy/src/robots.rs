@@ -85,31 +85,74 @@ pub fn crawl_delay_pause(
     }
 }
 
-/// FF11: a stored robots.txt that could not be read (429 or 5xx, 401 or 403, or no answer) and made the
-/// profile defer is read again once older than `backoff.first`, not `max_age`: deferring is
-/// waiting for the file, not staying away for a day.
+/// When a stored robots.txt copy must be read again, fixed once it is stored: after the
+/// profile's `max_age` (DFB7), or sooner after a failure the profile deferred on (FF11). A
+/// driver that keeps a copy for many reads asks [`RobotsRules::renewal`], worked out once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Renewal {
+    fetched_at: DateTime<Utc>,
+    /// When `max_age` has passed (`None`: past the last date there is).
+    stale_at: Option<DateTime<Utc>>,
+    /// When a copy the profile deferred on may be asked again (`None`: not deferred).
+    retry_at: Option<DateTime<Utc>>,
+}
+
+impl Renewal {
+    /// The renewal of a copy fetched at `fetched_at` that answered `status` (`None`: no
+    /// answer).
+    pub fn new(fetched_at: DateTime<Utc>, status: Option<u16>, profile: &Profile) -> Renewal {
+        let settings = &profile.robots;
+        let after = |secs: u64| {
+            fetched_at.checked_add_signed(Duration::seconds(
+                i64::try_from(secs).unwrap_or(i64::MAX / 1000),
+            ))
+        };
+        // FF11: a file that could not be read (429 or 5xx, 401 or 403, or no answer) and made
+        // the profile defer is read again once older than `backoff.first`, not `max_age`:
+        // deferring is waiting for the file, not staying away for a day.
+        let deferred = match status {
+            None => settings.on_unreachable == OnRobotsFailure::Defer,
+            Some(s) if s == 429 || s >= 500 => settings.on_server_error == OnRobotsFailure::Defer,
+            Some(401 | 403) => settings.on_access_denied == OnRobotsFailure::Defer,
+            Some(_) => false,
+        };
+        Renewal {
+            fetched_at,
+            stale_at: after(settings.max_age),
+            retry_at: if deferred {
+                after(profile.backoff.first).or(Some(DateTime::<Utc>::MAX_UTC))
+            } else {
+                None
+            },
+        }
+    }
+
+    /// DFB7: whether the copy is too old to use at `now` (or from the future: not trusted).
+    pub fn is_stale(&self, now: DateTime<Utc>) -> bool {
+        self.fetched_at > now || self.stale_at.is_some_and(|at| now >= at)
+    }
+
+    /// FF11: whether a copy the profile deferred on may be asked again at `now`.
+    pub fn retry_is_due(&self, now: DateTime<Utc>) -> bool {
+        self.retry_at.is_some_and(|at| now >= at)
+    }
+}
+
+/// Whether a stored copy answered `status` and made the profile defer, and is due again at
+/// `now` (FF11; see [`Renewal`]).
 pub fn deferred_copy_is_due(
     status: Option<u16>,
     fetched_at: DateTime<Utc>,
     now: DateTime<Utc>,
     profile: &Profile,
 ) -> bool {
-    let settings = &profile.robots;
-    let deferred = match status {
-        None => settings.on_unreachable == OnRobotsFailure::Defer,
-        Some(s) if s == 429 || s >= 500 => settings.on_server_error == OnRobotsFailure::Defer,
-        Some(401 | 403) => settings.on_access_denied == OnRobotsFailure::Defer,
-        Some(_) => false,
-    };
-    let retry = Duration::seconds(i64::try_from(profile.backoff.first).unwrap_or(i64::MAX / 1000));
-    deferred && now - fetched_at >= retry
+    Renewal::new(fetched_at, status, profile).retry_is_due(now)
 }
 
-/// Whether the stored copy (if any) must be read again before it is used (DFB7).
+/// Whether the stored copy (if any) must be read again before it is used (DFB7; see
+/// [`Renewal`]).
 pub fn needs_refetch(stored: Option<DateTime<Utc>>, now: DateTime<Utc>, profile: &Profile) -> bool {
-    let max_age =
-        Duration::seconds(i64::try_from(profile.robots.max_age).unwrap_or(i64::MAX / 1000));
-    stored.is_none_or(|at| now - at >= max_age || at > now)
+    stored.is_none_or(|at| Renewal::new(at, None, profile).is_stale(now))
 }
 
 /// Whether `path_and_query` of a feed may be fetched under the stored robots.txt, and the
@@ -129,6 +172,7 @@ pub fn gate_for_feed(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RobotsRules {
     read: Read,
+    renewal: Renewal,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,8 +287,10 @@ impl RobotsRules {
             (None, _) => RobotsFetch::Unreachable,
         };
         let describe = || describe(stored.status, stored.body.is_some());
+        let renewal = Renewal::new(stored.fetched_at, stored.status, profile);
         let origin = |gate| RobotsRules {
             read: Read::Origin(gate),
+            renewal,
         };
         let Ok(token) = ProductToken::new(&settings.token) else {
             return origin(RobotsGate::Denied(
@@ -284,9 +330,15 @@ impl RobotsRules {
                         star,
                         gates: Gates::default(),
                     },
+                    renewal,
                 }
             }
         }
+    }
+
+    /// When the copy must be read again.
+    pub fn renewal(&self) -> &Renewal {
+        &self.renewal
     }
 
     /// The parsed file, when it was read as rules (not answered for the whole origin): for
@@ -746,5 +798,39 @@ mod tests {
             !deferred_copy_is_due(Some(503), at, now(), &dfb),
             "DFB8 stays away"
         );
+    }
+
+    /// A copy's renewal is worked out once, with what it says, and answers as the two rules
+    /// do at every age: just before and at `backoff.first` and `max_age`.
+    #[test]
+    fn dfb7_ff11_a_copys_renewal_is_the_rules_worked_out_once() {
+        for name in ["ffbot", "dailyfootballbot", "default"] {
+            let p = Profile::embedded(name).unwrap();
+            let first = i64::try_from(p.backoff.first).unwrap();
+            let max_age = i64::try_from(p.robots.max_age).unwrap();
+            for status in [None, Some(200), Some(404), Some(403), Some(503)] {
+                let copy = StoredRobots {
+                    fetched_at: now(),
+                    status,
+                    body: Some(b"User-agent: *\nDisallow: /x\n"),
+                };
+                let renewal = *RobotsRules::read(&copy, &p).renewal();
+                for secs in [-1, 0, first - 1, first, max_age - 1, max_age] {
+                    let at = now() + Duration::seconds(secs);
+                    let case = format!("{name} {status:?} after {secs}s");
+                    assert_eq!(renewal.is_stale(at), secs < 0 || secs >= max_age, "{case}");
+                    assert_eq!(
+                        renewal.is_stale(at),
+                        needs_refetch(Some(now()), at, &p),
+                        "{case}"
+                    );
+                    assert_eq!(
+                        renewal.retry_is_due(at),
+                        deferred_copy_is_due(status, now(), at, &p),
+                        "{case}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -13,9 +13,7 @@ use tidings_policy::egress::{self, EgressRecord};
 use tidings_policy::pages::{self, PageNext};
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
-use tidings_policy::robots::{
-    RobotsGate, Scope, crawl_delay_pause, deferred_copy_is_due, host_gap, needs_refetch,
-};
+use tidings_policy::robots::{RobotsGate, Scope, crawl_delay_pause, host_gap};
 use tidings_policy::{
     BodyVerdict, Decision, FailureKind, FeedSchedule, Lifecycle, Profile, conditional, decide,
     hold_blocked, host_floor, postpone, set_aside, volume,
@@ -505,16 +503,19 @@ impl<'p, L: Locator> Read<'p, L> {
             });
             return self.through_gate(now);
         }
+        // When a copy is due again is worked out once per copy, with what it says.
         let why = match &copy {
-            Some(copy)
-                if !needs_refetch(Some(copy.fetched_at), now, profile)
-                    && !deferred_copy_is_due(copy.status, copy.fetched_at, now, profile) =>
-            {
-                return self.gate_with(copy, None, now);
-            }
             None => RobotsWhy::First,
-            Some(old) if needs_refetch(Some(old.fetched_at), now, profile) => RobotsWhy::Stale,
-            Some(_) => RobotsWhy::AfterDeferring,
+            Some(copy) => {
+                let renewal = copy.rules(profile).renewal();
+                if renewal.is_stale(now) {
+                    RobotsWhy::Stale
+                } else if renewal.retry_is_due(now) {
+                    RobotsWhy::AfterDeferring
+                } else {
+                    return self.gate_with(copy, None, now);
+                }
+            }
         };
         let first = self.target.robots_txt();
         let origin = self.target.host();

@@ -37,8 +37,8 @@ use tidings_policy::{
     BodyVerdict, Decision, FeedHints, FeedSchedule, Lifecycle, Profile, first_fetch,
 };
 use tidings_read::{
-    Answer, Ending, Event, FeedState, Need, NotSent, Purpose, Read, RequestKind, RobotsCopy,
-    Verdict,
+    Answer, Ending, Event, FeedState, Need, NotSent, Purpose, Read, ReadOutcome, RequestKind,
+    RobotsCopy, Verdict,
 };
 
 const NONE: i64 = i64::MIN / 4;
@@ -122,6 +122,8 @@ pub struct Shard<'w> {
     odd: HashMap<u32, Validators>,
     /// The failure totals of the feeds that have any (PF5), by feed index: most have none.
     totals: HashMap<u32, FailureTotals>,
+    /// Validators of finished reads, whose strings the web's next answers are written into.
+    spare: Vec<Validators>,
     /// The state of the feed being read, as the crawler would load it from its store (its
     /// strings reused from read to read).
     state: Option<Box<FeedState<Target>>>,
@@ -193,6 +195,7 @@ impl<'w> Shard<'w> {
             feeds,
             odd: HashMap::new(),
             totals: HashMap::new(),
+            spare: Vec::new(),
             state: Some(Box::new(FeedState {
                 target: Target::feed(0, 0, false),
                 schedule: FeedSchedule::default(),
@@ -319,6 +322,7 @@ impl<'w> Shard<'w> {
                                 start,
                                 attempt,
                                 timeout,
+                                self.spare.pop().unwrap_or_default(),
                             );
                             let r = audit::Request {
                                 host: model.host,
@@ -393,7 +397,7 @@ impl<'w> Shard<'w> {
         if past_the_end {
             return ReadEnd::PastTheEnd;
         }
-        let Some(out) = outcome else {
+        let Some(mut out) = outcome else {
             return ReadEnd::PastTheEnd;
         };
         self.counts.reads += 1;
@@ -445,10 +449,26 @@ impl<'w> Shard<'w> {
             _ => None,
         };
         self.apply(h, fi, &out.decision, sent_back);
+        self.keep_spare(&mut out);
         if sent_any {
             ReadEnd::Sent(self.hosts[h].last_end)
         } else {
             ReadEnd::Quiet
+        }
+    }
+
+    /// Keep the validators of a finished read for the next answers (a few are enough: a read
+    /// holds at most two).
+    fn keep_spare(&mut self, out: &mut ReadOutcome<Target>) {
+        let answered = match &mut out.outcome {
+            FetchOutcome::Fetched(f) => Some(std::mem::take(&mut f.validators)),
+            FetchOutcome::NotModified { validators, .. } => Some(std::mem::take(validators)),
+            _ => None,
+        };
+        for v in answered.into_iter().chain(out.decision.validators.take()) {
+            if self.spare.len() < 4 {
+                self.spare.push(v);
+            }
         }
     }
 

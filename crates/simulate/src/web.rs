@@ -349,7 +349,9 @@ impl Web {
     /// The answer to a feed request sent at `t` with validators `sent`; `attempt` is 1 or 2,
     /// `timeout_ms` how long the crawler waits for it. `held`: the body version `sent` was
     /// answered with, when the crawler holds exactly what this web sent for it (then the
-    /// comparison needs no strings).
+    /// comparison needs no strings). The validators of a 200 or 304 are written into `spare`
+    /// (its strings reused: a driver hands back those of its last answer).
+    #[allow(clippy::too_many_arguments)]
     pub fn answer(
         &self,
         feed: &FeedModel,
@@ -358,6 +360,7 @@ impl Web {
         t: i64,
         attempt: u64,
         timeout_ms: i64,
+        spare: Validators,
     ) -> FeedAnswer {
         let host = feed.host;
         let key = (u64::from(feed.id) << 2) | attempt;
@@ -366,7 +369,9 @@ impl Web {
             let hit = script.hits[i].fetch_add(1, Ordering::Relaxed) as usize;
             let step = Script::step(&script.feeds[i].1, hit);
             return match (step, step.outcome()) {
-                (Step::Version(version), _) => self.content(feed, sent, held, version, key, t),
+                (Step::Version(version), _) => {
+                    self.content(feed, sent, held, version, key, t, spare)
+                }
                 (step, Some(outcome)) => FeedAnswer {
                     duration_ms: if step == Step::NoAnswer {
                         timeout_ms
@@ -428,11 +433,12 @@ impl Web {
             FeedKind::Gone => return answered(FetchOutcome::Gone),
             FeedKind::Healthy | FeedKind::NotAFeed => {}
         }
-        self.content(feed, sent, held, feed.version_at(t), key, t)
+        self.content(feed, sent, held, feed.version_at(t), key, t, spare)
     }
 
     /// The feed's body version `version` as answered at `t` to a request with validators
-    /// `sent`: 304 when they match it, else 200.
+    /// `sent`: 304 when they match it, else 200; its validators written into `spare`.
+    #[allow(clippy::too_many_arguments)]
     fn content(
         &self,
         feed: &FeedModel,
@@ -441,6 +447,7 @@ impl Web {
         version: u64,
         key: u64,
         t: i64,
+        mut spare: Validators,
     ) -> FeedAnswer {
         let host = feed.host;
         // RFC 9110 13.2.2: If-None-Match decides when present; else If-Modified-Since.
@@ -452,23 +459,23 @@ impl Web {
                 ValidatorKind::None => false,
             },
             None => {
-                let mut validators = Validators::default();
-                self.validators_into(feed, version, &mut validators);
+                self.validators_into(feed, version, &mut spare);
                 match (&sent.etag, &sent.last_modified) {
-                    (Some(e), _) => validators.etag.as_ref().is_some_and(|v| v == e),
-                    (None, Some(l)) => validators.last_modified.as_ref().is_some_and(|v| v == l),
+                    (Some(e), _) => spare.etag.as_ref().is_some_and(|v| v == e),
+                    (None, Some(l)) => spare.last_modified.as_ref().is_some_and(|v| v == l),
                     _ => false,
                 }
             }
         };
         // A 304 carries what was sent; a 200 the version's own.
-        let validators = if not_modified {
-            sent.clone()
+        let mut validators = spare;
+        if not_modified {
+            // Field by field: `Option<String>` reuses the strings, a derived `clone_from` not.
+            validators.etag.clone_from(&sent.etag);
+            validators.last_modified.clone_from(&sent.last_modified);
         } else {
-            let mut validators = Validators::default();
             self.validators_into(feed, version, &mut validators);
-            validators
-        };
+        }
         #[cfg(debug_assertions)]
         {
             let mut own = Validators::default();
