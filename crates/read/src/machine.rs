@@ -106,8 +106,11 @@ pub struct Read<'p, L: Locator> {
     robots: Option<Box<RobotsRead<'p, L>>>,
     /// The request waiting for its answer and the rule that allowed it.
     in_flight: Option<(Request<'p, L>, Duration, Allowed<L>)>,
-    /// The final answer and the rule of its row (`None`: nothing was sent for it).
-    last: Option<(FetchOutcome, Option<Sent<L>>)>,
+    /// The final answer.
+    last: Option<FetchOutcome>,
+    /// The final answer's row (`None`: nothing was sent for it, or no log is kept). Apart
+    /// from the answer, so that the answer alone is moved.
+    last_row: Option<Sent<L>>,
     verdict: Option<Verdict>,
     decision: Option<Decision>,
     /// The start of the window new entries are counted over (C8).
@@ -222,6 +225,7 @@ impl<'p, L: Locator> Read<'p, L> {
             robots: None,
             in_flight: None,
             last: None,
+            last_row: None,
             verdict: None,
             decision: None,
             window_start: DateTime::<Utc>::MIN_UTC,
@@ -822,25 +826,30 @@ impl<'p, L: Locator> Read<'p, L> {
         if let Subject::Resource(_) = self.subject {
             return match body {
                 Some(body) => {
-                    self.last = Some((outcome, row));
+                    self.last = Some(outcome);
+                    self.last_row = row;
                     self.body = Some(body);
                     Pending::Examine
                 }
                 None => self.end_resource(outcome, row, None, now),
             };
         }
-        self.last = Some((outcome, row));
+        self.last = Some(outcome);
+        // Written only when there is one: a read without a log moves no empty row.
+        if row.is_some() {
+            self.last_row = row;
+        }
         if body.is_some() {
             self.body = body;
             Pending::Judge
         } else {
-            let error = self.last.as_ref().and_then(|(o, _)| failure_text(o));
+            let error = self.last.as_ref().and_then(failure_text);
             self.on_judged(Verdict::none(error), now)
         }
     }
 
     fn on_judged(&mut self, verdict: Verdict, now: DateTime<Utc>) -> Pending {
-        let Some((outcome, _)) = &self.last else {
+        let Some(outcome) = &self.last else {
             return Pending::Done;
         };
         let Subject::Feed(feed) = self.subject else {
@@ -1026,9 +1035,10 @@ impl<'p, L: Locator> Read<'p, L> {
         };
         // Boxed first and filled in place: a read's outcome is large, and a driver that reads
         // millions of feeds (the simulation) should not copy it from state to state.
-        let Some((outcome, row)) = self.last.take() else {
+        let Some(outcome) = self.last.take() else {
             return Pending::Done;
         };
+        let row = self.last_row.take();
         let mut out = Box::new(ReadOutcome {
             not_sent: self.not_sent,
             outcome,
@@ -1134,8 +1144,9 @@ impl<'p, L: Locator> Read<'p, L> {
         if let Subject::Resource(_) = self.subject {
             return self.end_resource(FetchOutcome::Blocked { reason }, None, None, now);
         }
-        self.last = Some((FetchOutcome::Blocked { reason }, None));
-        let error = self.last.as_ref().and_then(|(o, _)| failure_text(o));
+        self.last = Some(FetchOutcome::Blocked { reason });
+        self.last_row = None;
+        let error = self.last.as_ref().and_then(failure_text);
         self.on_judged(Verdict::none(error), now)
     }
 
@@ -1192,7 +1203,8 @@ impl<'p, L: Locator> Read<'p, L> {
         if let Subject::Resource(_) = self.subject {
             return self.end_resource(FetchOutcome::Transport(error), None, Some(text), now);
         }
-        self.last = Some((FetchOutcome::Transport(error), None));
+        self.last = Some(FetchOutcome::Transport(error));
+        self.last_row = None;
         self.on_judged(Verdict::none(Some(text)), now)
     }
 
@@ -1293,9 +1305,10 @@ impl<'p, L: Locator> Read<'p, L> {
     /// The driver examined the body: what it held, or why it is not what was asked for (a
     /// permanent failure of that URL, SR4).
     fn on_examined(&mut self, examined: Examined, now: DateTime<Utc>) -> Pending {
-        let Some((outcome, row)) = self.last.take() else {
+        let Some(outcome) = self.last.take() else {
             return Pending::Done;
         };
+        let row = self.last_row.take();
         match examined.usable {
             Ok(()) => self.close_resource(outcome, row, examined.found, None, PageNext::Done, now),
             Err(why) => {
