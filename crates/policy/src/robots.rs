@@ -71,18 +71,23 @@ pub fn crawl_delay_pause(
     crawl_delay: Option<std::time::Duration>,
     quiet_for: Option<std::time::Duration>,
 ) -> Option<std::time::Duration> {
-    let settings = &profile.robots;
-    let delay = crawl_delay?;
-    let cap = std::time::Duration::from_secs(settings.crawl_delay_cap);
-    if !settings.crawl_delay || settings.long_crawl_delay != LongCrawlDelay::Pause || delay <= cap {
-        return None;
-    }
+    let delay = crawl_delay.filter(|&delay| pauses_for(profile, delay))?;
     match quiet_for {
         // Nothing sent to this host yet (in this run): nothing to space from.
         None => None,
         Some(quiet) if quiet >= delay => None,
         Some(quiet) => Some(delay - quiet),
     }
+}
+
+/// FF11: whether a crawl-delay of `delay` can set a host's work aside under `profile`: the
+/// profile honours crawl-delays, pauses for long ones rather than shortening them, and `delay`
+/// is longer than its cap. When it cannot, how long the host has been quiet does not matter.
+pub fn pauses_for(profile: &Profile, delay: std::time::Duration) -> bool {
+    let settings = &profile.robots;
+    settings.crawl_delay
+        && settings.long_crawl_delay == LongCrawlDelay::Pause
+        && delay > std::time::Duration::from_secs(settings.crawl_delay_cap)
 }
 
 /// When a stored robots.txt copy must be read again, fixed once it is stored: after the

@@ -18,9 +18,9 @@
 //! ```text
 //! start ─► Rules ─► HostState ─┬─► (stale) Rules ─► Send robots.txt ─► … ─► SaveRobots ─┐
 //!                              └────────────────────────────────────────────────────────┴─►
-//!   gate ─► QuietFor (FF11 pause) ─► Send ─┬─► (no answer, WFM5) Send ─┐
-//!                                          ├─► (redirect) Rules ─► HostState ─► …
-//!                                          └─► Judge ─► NewEntryCounts ─► FeedAt (PF9) ─► Done
+//!   gate ─► (long crawl-delay) QuietFor (FF11 pause) ─► Send ─┬─► (no answer, WFM5) Send ─┐
+//!                                                             ├─► (redirect) Rules ─► HostState ─► …
+//!                                                             └─► Judge ─► NewEntryCounts ─► FeedAt (PF9) ─► Done
 //! ```
 //!
 //! Resources are named by a [`Locator`]: the crawler's is a [`url::Url`]; the simulation can
@@ -151,6 +151,7 @@ pub enum Need<'a, L: Locator> {
     HostState { host: L::Host },
     /// How long `target`'s host has been quiet (since its last request ended, in the driver's
     /// time; after a restart or across processes, from the request log): [`Event::Quiet`].
+    /// Asked only when the host's crawl-delay could set its work aside (FF11).
     QuietFor { target: &'a L },
     /// Send `request` in its host's turn: no other request to that host in flight, the last
     /// one ended at least `gap` ago (C3). [`Event::Answer`].

@@ -13,7 +13,7 @@ use tidings_policy::egress::{self, EgressRecord};
 use tidings_policy::pages::{self, PageNext};
 use tidings_policy::redirect::url_move;
 use tidings_policy::retry::second_attempt;
-use tidings_policy::robots::{RobotsGate, Scope, crawl_delay_pause, host_gap};
+use tidings_policy::robots::{RobotsGate, Scope, crawl_delay_pause, host_gap, pauses_for};
 use tidings_policy::{
     BodyVerdict, Decision, FailureKind, FeedSchedule, Lifecycle, Profile, conditional, decide,
     hold_blocked, host_floor, postpone, set_aside, volume,
@@ -644,15 +644,18 @@ impl<'p, L: Locator> Read<'p, L> {
         if self.profile.keep.summary == tidings_policy::profile::SummaryKeep::Excerpt {
             self.robots_copy = Some(Arc::clone(copy));
         }
+        let may_pause = answer
+            .crawl_delay
+            .is_some_and(|delay| pauses_for(self.profile, delay));
         self.gate = Some(HopGate {
             gate: answer.gate,
             crawl_delay: answer.crawl_delay,
             unanswered,
         });
-        if self.hops.is_empty() {
+        if self.hops.is_empty() && may_pause {
             // FF11: a crawl-delay longer than the request window sets the host's work aside
             // until it has passed (before a read's first request; a hop under way is paced by
-            // the capped gap).
+            // the capped gap). Only then does how long the host has been quiet matter.
             Pending::Quiet
         } else {
             self.through_gate(now)

@@ -29,7 +29,6 @@ fn c3_c4_ff11_a_first_read_asks_robots_txt_then_the_feed_in_the_hosts_turn() {
             "rules https://a.example/robots.txt",
             "send robots https://a.example/robots.txt gap 1s patience 1",
             "save robots https://a.example:443",
-            "quiet https://a.example:443",
             "send first_add https://a.example/feed.xml gap 1s patience 1",
             "judge 6 bytes",
         ]
@@ -166,8 +165,8 @@ fn ff11_c6_ff13_a_redirect_hop_is_checked_like_a_request_of_its_own() {
         Purpose::Scheduled,
         &p,
     ));
-    // rules, host state, quiet; then the first request.
-    let after_first: Vec<&str> = world.trace[3..].iter().map(String::as_str).collect();
+    // rules, host state; then the first request.
+    let after_first: Vec<&str> = world.trace[2..].iter().map(String::as_str).collect();
     assert_eq!(
         after_first,
         [
@@ -327,6 +326,12 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
         &p,
     ));
     assert_eq!(out.ending(), Ending::SetAside);
+    assert!(
+        world
+            .trace
+            .iter()
+            .any(|l| l == "quiet https://a.example:443")
+    );
     assert_eq!(out.decision.next_fetch_at, t0() + Span::seconds(100));
     assert!(
         out.decision
@@ -350,6 +355,37 @@ fn ff11_a_long_crawl_delay_sets_the_hosts_work_aside_for_the_whole_delay() {
         "{:?}",
         world.trace
     );
+}
+
+/// FF11: how long the host has been quiet is asked only when its crawl-delay could pause the
+/// work: longer than the cap, under a profile that pauses rather than shortening it.
+#[test]
+fn ff11_the_host_is_asked_how_long_it_was_quiet_only_when_a_pause_could_follow() {
+    let cases = [
+        ("ffbot", "Crawl-delay: 120\n", true),
+        ("ffbot", "Crawl-delay: 30\n", false),
+        ("ffbot", "", false),
+        // The default profile shortens a long crawl-delay to its cap: nothing to pause.
+        ("default", "Crawl-delay: 120\n", false),
+    ];
+    for (name, delay, asked) in cases {
+        let p = profile(name);
+        let mut world = World::default()
+            .robots(
+                "https://a.example:443",
+                robots_file(&format!("User-agent: *\n{delay}")),
+            )
+            .answer("https://a.example/f", ok("x"));
+        world.quiet = Some(Duration::from_secs(3_600));
+        let out = world.run(Read::new(
+            &feed("https://a.example/f"),
+            Purpose::Scheduled,
+            &p,
+        ));
+        let quiet = world.trace.iter().any(|l| l.starts_with("quiet "));
+        assert_eq!(quiet, asked, "{name} {delay:?}: {:?}", world.trace);
+        assert_eq!(out.ending(), Ending::Read, "{name} {delay:?}");
+    }
 }
 
 #[test]

@@ -47,7 +47,6 @@ fn sr1_sr7_an_article_page_is_read_after_robots_txt_within_its_byte_bound() {
             "rules https://a.example/robots.txt",
             "send robots https://a.example/robots.txt gap 1s patience 1",
             "save robots https://a.example:443",
-            "quiet https://a.example:443",
             "send article_page https://a.example/post/1 gap 1s patience 1",
             "examine article_page 13 bytes",
         ]
@@ -303,7 +302,6 @@ fn ff9_ff11_an_image_request_follows_its_redirect_through_the_new_origins_robots
         [
             "rules https://a.example/i.png",
             "host state https://a.example:443",
-            "quiet https://a.example:443",
             "send image https://a.example/i.png gap 1s patience 1",
             "rules https://cdn.example/i.png",
             "host state https://cdn.example:443",
@@ -378,7 +376,6 @@ fn ff1_a_named_url_is_read_as_a_feed_and_a_guess_only_under_a_profile_that_disco
             "rules https://a.example/robots.txt",
             "send robots https://a.example/robots.txt gap 1s patience 1",
             "save robots https://a.example:443",
-            "quiet https://a.example:443",
             "send discovery https://a.example/ gap 1s patience 1",
             "examine discovery 13 bytes",
         ]
