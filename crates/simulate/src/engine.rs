@@ -25,6 +25,7 @@ use crate::report::{Counts, Outcome};
 use crate::script::TraceRow;
 use crate::target::Target;
 use crate::web::{FeedKind, FeedModel, Web};
+use chrono::{DateTime, Utc};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
@@ -306,8 +307,21 @@ impl<'w> Shard<'w> {
                         break;
                     }
                     sent_any = true;
-                    let (outcome, end) = match request.kind {
-                        RequestKind::Robots => self.send_robots(h, start),
+                    // Most requests start at once: their start is the time already converted.
+                    let started_at = if start == now {
+                        now_at
+                    } else {
+                        self.web.at(start)
+                    };
+                    // Each kind builds its event in place (the answer is large: not moved
+                    // through a tuple first).
+                    let end;
+                    let event = match request.kind {
+                        RequestKind::Robots => {
+                            let outcome;
+                            (outcome, end) = self.send_robots(h, start);
+                            answered(outcome, started_at, end - start)
+                        }
                         RequestKind::Resource(_) => {
                             attempt += 1;
                             if attempt == 2 {
@@ -324,11 +338,12 @@ impl<'w> Shard<'w> {
                                 timeout,
                                 self.spare.pop().unwrap_or_default(),
                             );
+                            end = start + answer.duration_ms;
                             let r = audit::Request {
                                 host: model.host,
                                 feed: Some(model.id),
                                 start,
-                                end: start + answer.duration_ms,
+                                end,
                                 conditional: !request.validators.is_empty(),
                                 first_add,
                             };
@@ -345,26 +360,13 @@ impl<'w> Shard<'w> {
                                 });
                             }
                             version = answer.version;
-                            (answer.outcome, r.end)
+                            answered(answer.outcome, started_at, answer.duration_ms)
                         }
                     };
                     self.hosts[h].last_end = end;
-                    // Most requests start at once: their start is the time already converted.
-                    let started_at = if start == now {
-                        now_at
-                    } else {
-                        self.web.at(start)
-                    };
                     now = end;
                     now_at = self.web.at(now);
-                    Event::Answer(Answer {
-                        outcome,
-                        started_at,
-                        duration: ms_duration(end - start),
-                        bytes: 0,
-                        // The modelled web keeps no request log to write ahead.
-                        ticket: None,
-                    })
+                    event
                 }
                 Need::SaveRobots { copy, .. } => {
                     self.hosts[h].robots = Some(Arc::clone(copy));
@@ -649,6 +651,18 @@ fn load_egress(refused: Option<bool>, record: &mut EgressRecord) {
             }
         },
     }
+}
+
+/// The event of an answer that started at `started_at` and took `ms` virtual milliseconds.
+fn answered(outcome: FetchOutcome, started_at: DateTime<Utc>, ms: i64) -> Event {
+    Event::Answer(Answer {
+        outcome,
+        started_at,
+        duration: ms_duration(ms),
+        bytes: 0,
+        // The modelled web keeps no request log to write ahead.
+        ticket: None,
+    })
 }
 
 /// What the auditor sees of an answer.
