@@ -111,8 +111,9 @@ pub struct Read<'p, L: Locator> {
     /// The final answer's row (`None`: nothing was sent for it, or no log is kept). Apart
     /// from the answer, so that the answer alone is moved.
     last_row: Option<Sent<L>>,
-    verdict: Option<Verdict>,
-    decision: Option<Decision>,
+    /// A feed's outcome from its verdict on: boxed once, with the answer, its verdict and
+    /// decision moved in there, and finished in place (moved to `outcome` once concluded).
+    building: Option<Box<ReadOutcome<L>>>,
     /// The start of the window new entries are counted over (C8).
     window_start: DateTime<Utc>,
     /// A Retry-After a robots.txt answer set for its host (C6).
@@ -131,8 +132,6 @@ pub struct Read<'p, L: Locator> {
     /// The robots.txt copy of the final URL's origin, kept when the profile reads objections
     /// from it (DFB2).
     robots_copy: Option<Arc<RobotsCopy>>,
-    /// The excerpt decision, once the body is judged (DFB2, FF14).
-    excerpts: Option<tidings_rights::Ruling>,
 }
 
 /// What robots.txt said of the current URL.
@@ -226,8 +225,7 @@ impl<'p, L: Locator> Read<'p, L> {
             in_flight: None,
             last: None,
             last_row: None,
-            verdict: None,
-            decision: None,
+            building: None,
             window_start: DateTime::<Utc>::MIN_UTC,
             robots_floor: None,
             not_sent: None,
@@ -236,7 +234,6 @@ impl<'p, L: Locator> Read<'p, L> {
             body: None,
             saving: None,
             robots_copy: None,
-            excerpts: None,
         }
     }
 
@@ -390,9 +387,9 @@ impl<'p, L: Locator> Read<'p, L> {
             },
             Pending::Counts => Need::EntryCounts {
                 ids: self
-                    .verdict
+                    .building
                     .as_ref()
-                    .and_then(|v| v.parsed.as_ref())
+                    .and_then(|out| out.verdict.parsed.as_ref())
                     .map(|p| p.entries.iter().map(|e| e.identity.as_str()).collect())
                     .unwrap_or_default(),
                 since: self.window_start,
@@ -852,23 +849,45 @@ impl<'p, L: Locator> Read<'p, L> {
     }
 
     fn on_judged(&mut self, verdict: Verdict, now: DateTime<Utc>) -> Pending {
-        let Some(outcome) = &self.last else {
-            return Pending::Done;
-        };
         let Subject::Feed(feed) = self.subject else {
             return Pending::Done;
         };
-        let decision = decide(&feed.schedule, outcome, &verdict.body, now, self.profile);
-        let mut verdict = verdict;
+        let Some(outcome) = self.last.take() else {
+            return Pending::Done;
+        };
+        let decision = decide(&feed.schedule, &outcome, &verdict.body, now, self.profile);
+        // Boxed once, here: a read's outcome is large, and a driver that reads millions of
+        // feeds (the simulation) should not copy its parts from state to state.
+        let mut out = Box::new(ReadOutcome {
+            not_sent: self.not_sent,
+            outcome,
+            final_target: self.target.clone(),
+            hops: std::mem::take(&mut self.hops),
+            verdict,
+            decision,
+            label: Label::Ok,
+            sent: std::mem::take(&mut self.sent),
+            egress_refusals: None,
+            pending_move: None,
+            move_to: None,
+            host_floor: None,
+            excerpts: None,
+            directives: None,
+        });
+        let ReadOutcome {
+            outcome,
+            verdict,
+            excerpts,
+            ..
+        } = &mut *out;
         if let Some(parsed) = verdict.parsed.as_deref_mut() {
-            self.excerpts = self.keep(parsed, outcome);
+            *excerpts = self.keep(parsed, outcome);
         }
         let has_entries = verdict
             .parsed
             .as_ref()
             .is_some_and(|p| !p.entries.is_empty());
-        self.verdict = Some(verdict);
-        self.decision = Some(decision);
+        self.building = Some(out);
         self.window_start = volume::window_start(now);
         if has_entries {
             Pending::Counts
@@ -1007,13 +1026,14 @@ impl<'p, L: Locator> Read<'p, L> {
         // C8: a read whose new entries would pass `entries.max_new_per_day` keeps none of
         // them, and the feed is held for an operator.
         if let Some(reason) = volume::over_daily_bound(first_seen_since, unseen, self.profile)
-            && let Some(verdict) = self.verdict.as_mut()
+            && let Some(out) = self.building.as_mut()
             && let Subject::Feed(feed) = self.subject
         {
+            let verdict = &mut out.verdict;
             verdict.parsed = None;
             verdict.hash = None;
             verdict.error = Some(reason.clone());
-            self.decision = Some(volume::hold_for_volume(&feed.schedule, now, reason));
+            out.decision = volume::hold_for_volume(&feed.schedule, now, reason);
         }
         self.conclude(now)
     }
@@ -1036,34 +1056,10 @@ impl<'p, L: Locator> Read<'p, L> {
         let Subject::Feed(feed) = self.subject else {
             return Pending::Done;
         };
-        // Boxed first and filled in place: a read's outcome is large, and a driver that reads
-        // millions of feeds (the simulation) should not copy it from state to state.
-        let Some(outcome) = self.last.take() else {
+        let Some(mut out) = self.building.take() else {
             return Pending::Done;
         };
         let row = self.last_row.take();
-        let mut out = Box::new(ReadOutcome {
-            not_sent: self.not_sent,
-            outcome,
-            final_target: self.target.clone(),
-            hops: std::mem::take(&mut self.hops),
-            verdict: match self.verdict.take() {
-                Some(verdict) => verdict,
-                None => return Pending::Done,
-            },
-            decision: match self.decision.take() {
-                Some(decision) => decision,
-                None => return Pending::Done,
-            },
-            label: Label::Ok,
-            sent: std::mem::take(&mut self.sent),
-            egress_refusals: None,
-            pending_move: None,
-            move_to: None,
-            host_floor: None,
-            excerpts: self.excerpts.take(),
-            directives: None,
-        });
         let ReadOutcome {
             outcome,
             verdict,
