@@ -144,14 +144,29 @@ impl<'a> Path<'a> {
 
 /// A byte an escaped path may hold that is not in `robotxt`'s normal form: an escape (which it
 /// rewrites) or a character it encodes beside the unprintable ones.
-fn not_normal(b: u8) -> bool {
+const fn not_normal(b: u8) -> bool {
     matches!(b, b'%' | b'"' | b'<' | b'>' | b'`' | b'{' | b'}')
 }
 
 /// A byte that a path may hold as it is, in `robotxt`'s normal form: printable ASCII but the
 /// fragment mark, the wildcard characters and what is [`not_normal`].
-fn plain_path_byte(b: u8) -> bool {
+const fn is_plain_path_byte(b: u8) -> bool {
     b.is_ascii_graphic() && !matches!(b, b'#' | b'*' | b'$') && !not_normal(b)
+}
+
+/// [`is_plain_path_byte`] for every byte, looked up: every path checked is read byte by byte.
+const PLAIN_PATH_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = is_plain_path_byte(b as u8);
+        b += 1;
+    }
+    table
+};
+
+fn plain_path_byte(b: u8) -> bool {
+    PLAIN_PATH_BYTES[usize::from(b)]
 }
 
 /// Whether a normalised pattern matches a normalised path: `*` stands for any run of

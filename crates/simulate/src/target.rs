@@ -1,6 +1,7 @@
 //! How the read machine names the modelled web's resources: a compact, copyable
 //! [`Locator`] with no allocation per read.
 
+use arrayvec::ArrayString;
 use std::fmt;
 use tidings_read::Locator;
 
@@ -19,39 +20,30 @@ impl fmt::Display for Origin {
 
 /// A feed's URL or its host's robots.txt.
 ///
-/// The path comes first, on an 8-byte boundary: the UTF-8 check that hands it out as a `str`
-/// (once per read, for robots.txt) then reads it a word at a time from its first byte.
+/// The path is a string already (checked as it is written), so handing it out costs nothing:
+/// the machine asks for it once per read, for robots.txt.
 #[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(C, align(8))]
 pub struct Target {
-    path: [u8; PATH_CAP],
-    len: u8,
+    path: ArrayString<PATH_CAP>,
     host: u32,
 }
 
 impl Target {
     /// `path` on `host`; a path longer than the cap is cut (the model's are never longer).
     pub fn new(host: u32, path: &str) -> Target {
-        let mut buf = [0u8; PATH_CAP];
-        // Cut at a character boundary; the model's paths are ASCII.
-        let mut len = path.len().min(PATH_CAP);
-        while !path.is_char_boundary(len) {
-            len -= 1;
-        }
-        buf[..len].copy_from_slice(&path.as_bytes()[..len]);
-        Target {
+        let mut t = Target {
             host,
-            len: len as u8,
-            path: buf,
-        }
+            path: ArrayString::new(),
+        };
+        t.push(path);
+        t
     }
 
     /// The URL of a feed of the model: `/feeds/ID.xml`, or under `/private/`.
     pub fn feed(host: u32, id: u32, private: bool) -> Target {
         let mut t = Target {
             host,
-            len: 0,
-            path: [0; PATH_CAP],
+            path: ArrayString::new(),
         };
         t.push(if private { "/private/" } else { "/feeds/" });
         let mut digits = [0u8; 10];
@@ -65,7 +57,9 @@ impl Target {
                 break;
             }
         }
-        t.push_bytes(&digits[i..]);
+        for &d in &digits[i..] {
+            t.path.push(char::from(d));
+        }
         t.push(".xml");
         t
     }
@@ -78,15 +72,13 @@ impl Target {
         self.path_and_query() == "/robots.txt"
     }
 
+    /// Append `s`, cut at a character boundary where the cap is reached.
     fn push(&mut self, s: &str) {
-        self.push_bytes(s.as_bytes());
-    }
-
-    fn push_bytes(&mut self, b: &[u8]) {
-        let at = usize::from(self.len);
-        let n = b.len().min(PATH_CAP - at);
-        self.path[at..at + n].copy_from_slice(&b[..n]);
-        self.len += n as u8;
+        let mut len = s.len().min(self.path.remaining_capacity());
+        while !s.is_char_boundary(len) {
+            len -= 1;
+        }
+        self.path.push_str(&s[..len]);
     }
 }
 
@@ -114,8 +106,7 @@ impl Locator for Target {
     }
 
     fn path_and_query(&self) -> &str {
-        // Only whole ASCII or UTF-8 pieces are ever written.
-        std::str::from_utf8(&self.path[..usize::from(self.len)]).unwrap_or("/")
+        &self.path
     }
 
     /// The model answers no redirects: none is followed.
