@@ -114,6 +114,8 @@ pub struct Read<'p, L: Locator> {
     /// A feed's outcome from its verdict on: boxed once, with the answer, its verdict and
     /// decision moved in there, and finished in place (moved to `outcome` once concluded).
     building: Option<Box<ReadOutcome<L>>>,
+    /// A finished outcome's box the driver handed back, to hold this read's.
+    reuse: Option<Box<ReadOutcome<L>>>,
     /// The start of the window new entries are counted over (C8).
     window_start: DateTime<Utc>,
     /// A Retry-After a robots.txt answer set for its host (C6).
@@ -226,6 +228,7 @@ impl<'p, L: Locator> Read<'p, L> {
             last: None,
             last_row: None,
             building: None,
+            reuse: None,
             window_start: DateTime::<Utc>::MIN_UTC,
             robots_floor: None,
             not_sent: None,
@@ -242,6 +245,14 @@ impl<'p, L: Locator> Read<'p, L> {
     /// outcome's `sent` holds none. Every step and decision is the same.
     pub fn without_log(mut self) -> Self {
         self.log = false;
+        self
+    }
+
+    /// A read that builds its outcome in `spare`, the box of an outcome its driver is done
+    /// with (whatever it holds is dropped then), instead of a new one: a driver that reads
+    /// millions of feeds (the simulation) allocates none.
+    pub fn reusing(mut self, spare: Option<Box<ReadOutcome<L>>>) -> Self {
+        self.reuse = spare;
         self
     }
 
@@ -858,7 +869,7 @@ impl<'p, L: Locator> Read<'p, L> {
         let decision = decide(&feed.schedule, &outcome, &verdict.body, now, self.profile);
         // Boxed once, here: a read's outcome is large, and a driver that reads millions of
         // feeds (the simulation) should not copy its parts from state to state.
-        let mut out = Box::new(ReadOutcome {
+        let outcome = ReadOutcome {
             not_sent: self.not_sent,
             outcome,
             final_target: self.target.clone(),
@@ -873,7 +884,14 @@ impl<'p, L: Locator> Read<'p, L> {
             host_floor: None,
             excerpts: None,
             directives: None,
-        });
+        };
+        let mut out = match self.reuse.take() {
+            Some(mut spare) => {
+                *spare = outcome;
+                spare
+            }
+            None => Box::new(outcome),
+        };
         let ReadOutcome {
             outcome,
             verdict,

@@ -562,3 +562,35 @@ fn c7_a_read_without_a_log_takes_the_same_steps_and_decision_and_builds_no_rows(
         bare.saved.iter().map(|s| &s.2).collect::<Vec<_>>()
     );
 }
+
+/// A read built in the box of an outcome its driver is done with (one of another feed, with
+/// rows, hops and a held-up answer of its own) ends in the same outcome as one in a new box:
+/// nothing of the old one is left in it.
+#[test]
+fn c7_a_read_in_a_reused_box_ends_as_one_in_a_new_box() {
+    let p = profile("worldfeedmonitor");
+    let mut old_world = World::default()
+        .answer("https://old.example/robots.txt", FetchOutcome::NotFound)
+        .answer(
+            "https://old.example/f",
+            redirect(301, "https://old.example/g"),
+        )
+        .answer("https://old.example/g", FetchOutcome::Gone);
+    let old = old_world.run(Read::new(
+        &feed("https://old.example/f"),
+        Purpose::Scheduled,
+        &p,
+    ));
+    assert!(!old.sent.is_empty() && !old.hops.is_empty());
+    let world = || {
+        World::default()
+            .answer("https://a.example/robots.txt", FetchOutcome::NotFound)
+            .answer("https://a.example/f", ok("<rss/>"))
+    };
+    let state = feed("https://a.example/f");
+    let fresh = world().run(Read::new(&state, Purpose::Scheduled, &p));
+    let reused =
+        world().run(Read::new(&state, Purpose::Scheduled, &p).reusing(Some(Box::new(old))));
+    assert_eq!(format!("{reused:?}"), format!("{fresh:?}"));
+    assert_eq!(reused.label, "ok");
+}

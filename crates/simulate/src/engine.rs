@@ -125,6 +125,8 @@ pub struct Shard<'w> {
     totals: HashMap<u32, FailureTotals>,
     /// Validators of finished reads, whose strings the web's next answers are written into.
     spare: Vec<Validators>,
+    /// The last read's outcome, whose box the next read's is built in.
+    spare_outcome: Option<Box<ReadOutcome<Target>>>,
     /// The state of the feed being read, as the crawler would load it from its store (its
     /// strings reused from read to read).
     state: Option<Box<FeedState<Target>>>,
@@ -197,6 +199,7 @@ impl<'w> Shard<'w> {
             odd: HashMap::new(),
             totals: HashMap::new(),
             spare: Vec::new(),
+            spare_outcome: None,
             state: Some(Box::new(FeedState {
                 target: Target::feed(0, 0, false),
                 schedule: FeedSchedule::default(),
@@ -271,7 +274,9 @@ impl<'w> Shard<'w> {
         let profile = self.profile;
         let timed = self.counts.reads.is_multiple_of(TIME_EVERY);
         // The auditor records every request answered here: the machine builds no log rows.
-        let mut read = Read::new(&state, purpose, profile).without_log();
+        let mut read = Read::new(&state, purpose, profile)
+            .without_log()
+            .reusing(self.spare_outcome.take());
         let mut now = t;
         // `now` as the machine's time, converted again only when a request moves it.
         let mut now_at = self.web.at(now);
@@ -452,6 +457,7 @@ impl<'w> Shard<'w> {
         };
         self.apply(h, fi, &out.decision, sent_back);
         self.keep_spare(&mut out);
+        self.spare_outcome = Some(out);
         if sent_any {
             ReadEnd::Sent(self.hosts[h].last_end)
         } else {
