@@ -144,6 +144,15 @@ impl Robots {
             }
         }
         groups.retain(|group| !group.agents.is_empty());
+        // A parsed file is kept for as long as its copy is (one per origin, for a day or
+        // more): it holds what it read, not the room it grew into.
+        for group in &mut groups {
+            group.agents.shrink_to_fit();
+            group.rules.shrink_to_fit();
+            group.crawl_delays.shrink_to_fit();
+        }
+        groups.shrink_to_fit();
+        sitemaps.shrink_to_fit();
         Self { groups, sitemaps }
     }
 
