@@ -686,9 +686,14 @@ fn observed(outcome: &FetchOutcome, accepted: bool) -> audit::Answer {
     }
 }
 
-/// A gap in whole milliseconds, rounded up.
+/// A gap in whole milliseconds, rounded up (whole seconds are whole milliseconds: only the
+/// fraction is rounded, without 128-bit division).
 fn gap_ms(gap: Duration) -> i64 {
-    i64::try_from(gap.as_nanos().div_ceil(1_000_000)).unwrap_or(i64::MAX / 4)
+    let ms = gap
+        .as_secs()
+        .saturating_mul(1000)
+        .saturating_add(u64::from(gap.subsec_nanos().div_ceil(1_000_000)));
+    i64::try_from(ms).unwrap_or(i64::MAX / 4).min(i64::MAX / 4)
 }
 
 /// Virtual ms (never negative) as a duration.
@@ -700,6 +705,25 @@ fn ms_duration(ms: i64) -> Duration {
 mod tests {
     use super::*;
     use crate::web::WebShape;
+
+    /// A gap is counted in whole milliseconds, any fraction of one rounded up.
+    #[test]
+    fn c3_gaps_round_up_to_whole_milliseconds() {
+        let cases = [
+            (Duration::ZERO, 0),
+            (Duration::from_nanos(1), 1),
+            (Duration::from_millis(1), 1),
+            (Duration::from_micros(1_001), 2),
+            (Duration::from_secs(1), 1_000),
+            (Duration::new(60, 999_999_999), 61_000),
+            (Duration::new(60, 999_000_001), 61_000),
+            (Duration::new(60, 999_000_000), 60_999),
+            (Duration::MAX, i64::MAX / 4),
+        ];
+        for (gap, want) in cases {
+            assert_eq!(gap_ms(gap), want, "{gap:?}");
+        }
+    }
 
     /// C4: every validator set the policy stores is one the web sent with a body version, so
     /// the compact form holds them all (none kept whole) and most feeds hold some.
