@@ -784,18 +784,7 @@ impl Human {
 /// `n` in decimal digits, as `{}` writes it, without the formatting machinery (the one such
 /// writer: the simulation's web writes its validators with it too).
 pub fn push_decimal(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[i..].iter().map(|&b| char::from(b)));
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// "interval 1h" and what set it (kept as the number when nothing did).
