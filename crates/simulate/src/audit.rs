@@ -225,12 +225,11 @@ impl Auditor {
         let hi = self.host_index[r.host as usize] as usize;
         let l = &self.limits;
         let host = self.hosts[hi];
-        let mut v = Violations::default();
         if r.start < host.in_flight_until {
-            v.count(Kind::TwoInFlight);
+            self.violations.count(Kind::TwoInFlight);
         }
         if r.start < host.floor {
-            v.count(Kind::BeforeRetryAfter);
+            self.violations.count(Kind::BeforeRetryAfter);
         }
         if let Some(f) = r.feed {
             let fi = f as usize;
@@ -240,22 +239,22 @@ impl Auditor {
             let second = seen.awaiting_second && r.start <= host.last_end + turn;
             // robots.txt: read, fresh enough, and allowing this path.
             match host.robots {
-                None => v.count(Kind::NoRobots),
+                None => self.violations.count(Kind::NoRobots),
                 Some((at, status, kind)) => {
                     let slack = l.own_gap_ms.max(l.crawl_delay_cap_ms) + 1000;
                     if r.start - at > l.robots_max_age_ms + slack {
-                        v.count(Kind::StaleRobots);
+                        self.violations.count(Kind::StaleRobots);
                     }
                     if !self.robots_allow(status, kind, || web.feed(f).private) {
-                        v.count(Kind::RobotsDisallowed);
+                        self.violations.count(Kind::RobotsDisallowed);
                     }
                 }
             }
             if seen.validators_held && !r.conditional {
-                v.count(Kind::Unconditional);
+                self.violations.count(Kind::Unconditional);
             }
             if !second && r.start - seen.last_start < l.min_interval_ms {
-                v.count(Kind::TooFrequent);
+                self.violations.count(Kind::TooFrequent);
             }
             let s = &mut self.feeds[fi];
             if !second {
@@ -282,7 +281,7 @@ impl Auditor {
                     _ => l.own_gap_ms,
                 };
                 if gap < needed {
-                    v.count(Kind::GapTooShort);
+                    self.violations.count(Kind::GapTooShort);
                 }
                 let h = &mut self.hosts[hi];
                 h.min_gap = h.min_gap.min(gap);
@@ -295,7 +294,6 @@ impl Auditor {
         if r.feed.is_none() {
             h.robots = Some((r.end, None, web.robots_kind(r.host, r.start)));
         }
-        self.violations.add(&v);
     }
 
     /// Record the answer to the request last checked for this host (and feed).
