@@ -49,7 +49,7 @@ pub fn host_gap(
     crawl_delay: Option<std::time::Duration>,
     first_add: bool,
 ) -> std::time::Duration {
-    let own = std::time::Duration::from_secs_f64(profile.pacing.host_gap);
+    let own = seconds(profile.pacing.host_gap);
     let settings = &profile.robots;
     let honoured = match crawl_delay {
         Some(delay)
@@ -60,6 +60,17 @@ pub fn host_gap(
         _ => std::time::Duration::ZERO,
     };
     own.max(honoured)
+}
+
+/// `secs` seconds as a duration: a whole number (the usual gap) converted exactly without
+/// the float algorithm, which every read would run.
+fn seconds(secs: f64) -> std::time::Duration {
+    let whole = secs as u64;
+    if whole as f64 == secs {
+        std::time::Duration::from_secs(whole)
+    } else {
+        std::time::Duration::from_secs_f64(secs)
+    }
 }
 
 /// FF11: when the host's crawl-delay is longer than the profile's cap and the profile pauses
@@ -667,6 +678,29 @@ mod tests {
             &ff
         ));
         assert!(needs_refetch(Some(now()), now() + Duration::days(2), &ff));
+    }
+
+    /// A gap in seconds converts as `Duration::from_secs_f64` does, whole or not.
+    #[test]
+    fn c3_a_gap_in_seconds_converts_exactly() {
+        for secs in [
+            0.0,
+            0.05,
+            0.5,
+            1.0,
+            2.0,
+            2.5,
+            3_600.0,
+            86_400.0,
+            1e15,
+            0.1 + 0.2,
+        ] {
+            assert_eq!(
+                seconds(secs),
+                std::time::Duration::from_secs_f64(secs),
+                "{secs}"
+            );
+        }
     }
 
     #[test]
