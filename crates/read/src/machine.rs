@@ -906,8 +906,9 @@ impl<'p, L: Locator> Read<'p, L> {
             .as_ref()
             .is_some_and(|p| !p.entries.is_empty());
         self.building = Some(out);
-        self.window_start = volume::window_start(now);
         if has_entries {
+            // C8: new entries are counted over the window that ends now.
+            self.window_start = volume::window_start(now);
             Pending::Counts
         } else {
             self.conclude(now)
