@@ -145,15 +145,21 @@ impl Robots {
         }
         groups.retain(|group| !group.agents.is_empty());
         // A parsed file is kept for as long as its copy is (one per origin, for a day or
-        // more): it holds what it read, not the room it grew into.
-        for group in &mut groups {
-            group.agents.shrink_to_fit();
-            group.rules.shrink_to_fit();
-            group.crawl_delays.shrink_to_fit();
+        // more): it holds what it read, not the room it grew into. Each list is moved into
+        // one of its exact size (not shrunk in place, which would leave the freed tails of
+        // every copy behind as holes that the next copies, of the same sizes, cannot use).
+        let groups = groups
+            .drain(..)
+            .map(|mut group| GroupRules {
+                agents: exact(&mut group.agents),
+                rules: exact(&mut group.rules),
+                crawl_delays: exact(&mut group.crawl_delays),
+            })
+            .collect();
+        Self {
+            groups,
+            sitemaps: exact(&mut sitemaps),
         }
-        groups.shrink_to_fit();
-        sitemaps.shrink_to_fit();
-        Self { groups, sitemaps }
     }
 
     /// Checks a path (with its query; a fragment is ignored) for the crawler, RFC 9309 style:
@@ -304,6 +310,11 @@ fn best_rule<'a>(groups: impl Iterator<Item = &'a GroupRules>, path: &Path) -> O
         }
     }
     best
+}
+
+/// `list`'s items in a list of their exact size.
+fn exact<T>(list: &mut Vec<T>) -> Vec<T> {
+    list.drain(..).collect()
 }
 
 /// The longest rule text a verdict quotes, in characters; a longer line is cut and ends with
