@@ -152,14 +152,20 @@ impl<'w> Shard<'w> {
             .filter(|(h, _)| h % shards == index)
             .collect();
         by_host.sort_unstable();
+        // Each host's heap is made at its size: it never grows after.
+        let mut per_host = vec![0usize; host_ids.len()];
+        for &(h, _) in &by_host {
+            per_host[(h / shards) as usize] += 1;
+        }
         let feed_ids: Vec<u32> = by_host.into_iter().map(|(_, i)| i).collect();
         let auditor = Auditor::new(profile, web, &host_ids, &feed_ids);
         let mut hosts: Vec<HostState> = host_ids
             .iter()
-            .map(|&id| HostState {
+            .zip(per_host)
+            .map(|(&id, feeds)| HostState {
                 id,
                 wake_at: NEVER_WAKE,
-                feeds: BinaryHeap::new(),
+                feeds: BinaryHeap::with_capacity(feeds),
                 last_end: NONE,
                 floor: NONE,
                 robots: None,
