@@ -127,7 +127,11 @@ struct HostSeen {
     requests: u64,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// What the auditor knows of a feed. Kept packed in one word ([`FeedSeen::pack`]), a word of
+/// zeros being a feed never requested: the slots of a shard are kept by global feed id, and
+/// those of the other shards' feeds are then never written (pages the system hands out
+/// zeroed and never maps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FeedSeen {
     last_start: i64,
     validators_held: bool,
@@ -135,6 +139,30 @@ struct FeedSeen {
     awaiting_second: bool,
     /// The last request was that second attempt.
     was_second: bool,
+}
+
+/// The earliest start a packed [`FeedSeen`] holds, and the one a word of zeros reads as: long
+/// enough before any request to count as never.
+const SEEN_BASE: i64 = -(1 << 58);
+
+impl FeedSeen {
+    /// The start (from [`SEEN_BASE`], which any virtual time is after) above three flags.
+    fn pack(self) -> u64 {
+        let since = u64::try_from(self.last_start.saturating_sub(SEEN_BASE)).unwrap_or(0);
+        since << 3
+            | u64::from(self.validators_held)
+            | u64::from(self.awaiting_second) << 1
+            | u64::from(self.was_second) << 2
+    }
+
+    fn unpack(word: u64) -> FeedSeen {
+        FeedSeen {
+            last_start: SEEN_BASE + (word >> 3) as i64,
+            validators_held: word & 1 != 0,
+            awaiting_second: word & 2 != 0,
+            was_second: word & 4 != 0,
+        }
+    }
 }
 
 const NEVER: i64 = i64::MIN / 4;
@@ -161,7 +189,8 @@ struct Limits {
 pub struct Auditor {
     limits: Limits,
     hosts: Vec<HostSeen>,
-    feeds: Vec<FeedSeen>,
+    /// Packed [`FeedSeen`]s by global feed id.
+    feeds: Vec<u64>,
     /// Global id → local index (`u32::MAX`: not audited here).
     host_index: Vec<u32>,
     pub violations: Violations,
@@ -206,15 +235,7 @@ impl Auditor {
                 };
                 hosts
             ],
-            feeds: vec![
-                FeedSeen {
-                    last_start: NEVER,
-                    validators_held: false,
-                    awaiting_second: false,
-                    was_second: false,
-                };
-                slots
-            ],
+            feeds: vec![0; slots],
             host_index,
             violations: Violations::default(),
         }
@@ -233,7 +254,7 @@ impl Auditor {
         }
         if let Some(f) = r.feed {
             let fi = f as usize;
-            let seen = self.feeds[fi];
+            let seen = FeedSeen::unpack(self.feeds[fi]);
             // The second attempt follows the unanswered first after the host's gap (C3).
             let turn = l.own_gap_ms.max(l.crawl_delay_cap_ms) + 1000;
             let second = seen.awaiting_second && r.start <= host.last_end + turn;
@@ -256,12 +277,13 @@ impl Auditor {
             if !second && r.start - seen.last_start < l.min_interval_ms {
                 self.violations.count(Kind::TooFrequent);
             }
-            let s = &mut self.feeds[fi];
-            if !second {
-                s.last_start = r.start;
+            self.feeds[fi] = FeedSeen {
+                last_start: if second { seen.last_start } else { r.start },
+                awaiting_second: false,
+                was_second: second,
+                ..seen
             }
-            s.awaiting_second = false;
-            s.was_second = second;
+            .pack();
         }
         if host.last_end != NEVER {
             let gap = r.start - host.last_end;
@@ -316,13 +338,14 @@ impl Auditor {
                 }
             }
             Some(f) => {
-                let s = &mut self.feeds[f as usize];
+                let mut s = FeedSeen::unpack(self.feeds[f as usize]);
                 s.awaiting_second = a.status.is_none() && !s.was_second;
                 match a.status {
                     Some(304) => s.validators_held = true,
                     Some(200) if a.accepted => s.validators_held = a.validators,
                     _ => {}
                 }
+                self.feeds[f as usize] = s.pack();
             }
         }
     }
@@ -363,6 +386,37 @@ mod tests {
     use crate::web::{Trouble, WebShape};
 
     const MIN: i64 = 60_000;
+
+    /// A feed's record comes back from its word as it went in, a word of zeros being a feed
+    /// never requested (whose next request is never too soon).
+    #[test]
+    fn c3_a_feeds_record_round_trips_through_its_word() {
+        let never = FeedSeen::unpack(0);
+        assert_eq!(
+            never,
+            FeedSeen {
+                last_start: SEEN_BASE,
+                validators_held: false,
+                awaiting_second: false,
+                was_second: false,
+            }
+        );
+        assert!(
+            0 - never.last_start > 100 * 365 * 86_400_000,
+            "long before any start"
+        );
+        for last_start in [SEEN_BASE, 0, 1, 999, 7 * 86_400_000, 1 << 57] {
+            for flags in 0..8u8 {
+                let seen = FeedSeen {
+                    last_start,
+                    validators_held: flags & 1 != 0,
+                    awaiting_second: flags & 2 != 0,
+                    was_second: flags & 4 != 0,
+                };
+                assert_eq!(FeedSeen::unpack(seen.pack()), seen, "{seen:?}");
+            }
+        }
+    }
 
     fn web(robots: RobotsKind) -> Web {
         let mut web = Web::new(
