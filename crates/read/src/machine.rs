@@ -869,28 +869,58 @@ impl<'p, L: Locator> Read<'p, L> {
         let decision = decide(&feed.schedule, &outcome, &verdict.body, now, self.profile);
         // Boxed once, here: a read's outcome is large, and a driver that reads millions of
         // feeds (the simulation) should not copy its parts from state to state.
-        let outcome = ReadOutcome {
-            not_sent: self.not_sent,
-            outcome,
-            final_target: self.target.clone(),
-            hops: std::mem::take(&mut self.hops),
-            verdict,
-            decision,
-            label: Label::Ok,
-            sent: std::mem::take(&mut self.sent),
-            egress_refusals: None,
-            pending_move: None,
-            move_to: None,
-            host_floor: None,
-            excerpts: None,
-            directives: None,
-        };
         let mut out = match self.reuse.take() {
-            Some(mut spare) => {
-                *spare = outcome;
-                spare
+            // Set field by field: the old parts are dropped in place and nothing is built
+            // beside the box (the pattern names every field: a new one is set here too).
+            Some(mut out) => {
+                let ReadOutcome {
+                    not_sent,
+                    outcome: kept_outcome,
+                    final_target,
+                    hops,
+                    verdict: kept_verdict,
+                    decision: kept_decision,
+                    label,
+                    sent,
+                    egress_refusals,
+                    pending_move,
+                    move_to,
+                    host_floor,
+                    excerpts,
+                    directives,
+                } = &mut *out;
+                *not_sent = self.not_sent;
+                *kept_outcome = outcome;
+                *final_target = self.target.clone();
+                *hops = std::mem::take(&mut self.hops);
+                *kept_verdict = verdict;
+                *kept_decision = decision;
+                *label = Label::Ok;
+                *sent = std::mem::take(&mut self.sent);
+                *egress_refusals = None;
+                *pending_move = None;
+                *move_to = None;
+                *host_floor = None;
+                *excerpts = None;
+                *directives = None;
+                out
             }
-            None => Box::new(outcome),
+            None => Box::new(ReadOutcome {
+                not_sent: self.not_sent,
+                outcome,
+                final_target: self.target.clone(),
+                hops: std::mem::take(&mut self.hops),
+                verdict,
+                decision,
+                label: Label::Ok,
+                sent: std::mem::take(&mut self.sent),
+                egress_refusals: None,
+                pending_move: None,
+                move_to: None,
+                host_floor: None,
+                excerpts: None,
+                directives: None,
+            }),
         };
         let ReadOutcome {
             outcome,
