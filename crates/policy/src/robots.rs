@@ -6,7 +6,7 @@
 
 use crate::profile::{LongCrawlDelay, OnRobotsFailure, Profile};
 use chrono::{DateTime, Duration, Utc};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use tidings_robots::{
     Access, Basis, FailurePolicy, OnFailure, ProductToken, Robots, RobotsFetch, RobotsStatus,
     Selection, StarGroup, Verdict, interpret,
@@ -214,7 +214,13 @@ enum Read {
 /// rule that decided a path, and the few bases without a rule). Not part of what the copy
 /// says: two reads of one file are equal whatever each has been asked.
 #[derive(Debug, Default)]
-struct Gates(Mutex<Vec<(Settled, RobotsGate)>>);
+struct Gates {
+    /// The first verdict's gate, read without a lock: most copies decide every path the same
+    /// way (one rule, or none), so nearly every read finds its gate here.
+    first: OnceLock<(Settled, RobotsGate)>,
+    /// The others.
+    more: Mutex<Vec<(Settled, RobotsGate)>>,
+}
 
 /// The most verdicts one copy keeps with their reasons.
 const MEMO_GATES: usize = 64;
@@ -253,8 +259,13 @@ impl Gates {
     /// The gate of `verdict`, its reason written on the first call for what settled it.
     fn of(&self, verdict: &Verdict<'_>, star: bool) -> RobotsGate {
         let key = Settled::of(verdict, star);
+        if let Some((first, gate)) = self.first.get()
+            && *first == key
+        {
+            return gate.clone();
+        }
         // A poisoned memo only lost entries: the reason is written again.
-        let mut gates = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut gates = self.more.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, gate)) = gates.iter().find(|(k, _)| *k == key) {
             return gate.clone();
         }
@@ -264,9 +275,13 @@ impl Gates {
         } else {
             RobotsGate::Denied(reason)
         };
+        // Set under the lock, so two first verdicts cannot race for it.
+        if self.first.set((key, gate.clone())).is_ok() {
+            return gate;
+        }
         // Grown one at a time: a copy is kept for every host, and most give one or two. A
         // file whose many rules decide many paths keeps only the first few.
-        if gates.len() < MEMO_GATES {
+        if gates.len() + 1 < MEMO_GATES {
             gates.reserve_exact(1);
             gates.push((key, gate.clone()));
         }
@@ -503,6 +518,10 @@ mod tests {
             "robots: allowed: /robots.txt is always allowed"
         );
         assert_eq!(&*reason("/a/3"), &*a);
+        assert!(
+            Arc::ptr_eq(&reason("/b"), &reason("/b/2")),
+            "a later rule's reason is written once too"
+        );
         assert_eq!(
             rules.clone(),
             rules,
@@ -564,7 +583,8 @@ mod tests {
         let Read::Rules { gates, .. } = &rules.read else {
             panic!("no rules read");
         };
-        assert_eq!(gates.0.lock().unwrap().len(), MEMO_GATES);
+        assert!(gates.first.get().is_some());
+        assert_eq!(gates.more.lock().unwrap().len() + 1, MEMO_GATES);
     }
 
     #[test]
