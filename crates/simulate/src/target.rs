@@ -46,20 +46,7 @@ impl Target {
             path: ArrayString::new(),
         };
         t.push(if private { "/private/" } else { "/feeds/" });
-        let mut digits = [0u8; 10];
-        let mut n = id;
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        for &d in &digits[i..] {
-            t.path.push(char::from(d));
-        }
+        t.push(itoa::Buffer::new().format(id));
         t.push(".xml");
         t
     }
