@@ -191,6 +191,9 @@ pub struct RobotsRules {
     renewal: Renewal,
 }
 
+// One per stored copy, and most copies are rules: boxing them would cost every read a
+// pointer more to follow for the few bytes an answer for the whole origin saves.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Read {
     /// The same answer for every path (no crawl-delay).

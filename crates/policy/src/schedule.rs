@@ -1458,6 +1458,16 @@ mod tests {
         assert!(failed.next_fetch_at >= now() + Duration::seconds(2 * 3600));
     }
 
+    /// Numbers are written as `{}` writes them.
+    #[test]
+    fn decimals_are_written_as_format_writes_them() {
+        for n in [0u64, 1, 9, 10, 99, 100, 4096, 123_456_789, u64::MAX] {
+            let mut out = String::from("x");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+    }
+
     #[test]
     fn human_durations() {
         for (s, want) in [

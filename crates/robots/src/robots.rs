@@ -314,7 +314,9 @@ fn best_rule<'a>(groups: impl Iterator<Item = &'a GroupRules>, path: &Path) -> O
 
 /// `list`'s items in a list of their exact size.
 fn exact<T>(list: &mut Vec<T>) -> Vec<T> {
-    list.drain(..).collect()
+    let mut exact = Vec::with_capacity(list.len());
+    exact.append(list);
+    exact
 }
 
 /// The longest rule text a verdict quotes, in characters; a longer line is cut and ends with
