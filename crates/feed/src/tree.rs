@@ -291,6 +291,10 @@ impl<'a> Doc<'a> {
     /// choose their own.
     pub(crate) fn attr(&self, id: NodeId, name: &str) -> Option<Cow<'a, str>> {
         let attrs = self.nodes[id].attrs;
+        // Most elements have no attributes: answered before the tag is looked at.
+        if attrs.is_empty() {
+            return None;
+        }
         attributes(attrs)
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .or_else(|| {
