@@ -278,8 +278,17 @@ pub(crate) fn duration(raw: &str) -> Option<u64> {
 
 /// An unsigned integer, tolerating surrounding spaces and a `+`.
 pub(crate) fn number<T: std::str::FromStr>(raw: &str) -> Option<T> {
-    let s = raw.trim();
+    let s = trim(raw);
     s.strip_prefix('+').unwrap_or(s).parse().ok()
+}
+
+/// `s.trim()`, without reading characters when neither end is white space, nor a byte of a
+/// multi-byte character that might be (nearly every text): a cheap test before the call.
+pub(crate) fn trim(s: &str) -> &str {
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
 }
 
 /// Whether `s` starts with a URL scheme (`http:`, `mailto:`, ...), i.e. is absolute.
@@ -296,7 +305,7 @@ fn has_scheme(s: &str) -> bool {
 /// Resolve `href` against `base`. Absolute references are returned exactly as written;
 /// without a base, or when joining fails, the reference is returned as written.
 pub(crate) fn resolve(base: Option<&Url>, href: &str) -> String {
-    let h = href.trim();
+    let h = trim(href);
     if has_scheme(h) {
         return h.to_owned();
     }

@@ -242,7 +242,7 @@ impl<'a> Doc<'a> {
             return Cow::Borrowed(self.inner_markup(id));
         }
         if !n.escaped {
-            return Cow::Borrowed(n.text.trim());
+            return Cow::Borrowed(text::trim(&n.text));
         }
         let unescaped = text::unescape_with(&n.text, &mut |out, name| match expand(
             &self.declared,
@@ -262,7 +262,7 @@ impl<'a> Doc<'a> {
             }
         });
         match unescaped {
-            Cow::Owned(s) if s.trim().len() == s.len() => Cow::Owned(s),
+            Cow::Owned(s) if text::trim(&s).len() == s.len() => Cow::Owned(s),
             other => Cow::Owned(other.trim().to_owned()),
         }
     }
@@ -279,7 +279,7 @@ impl<'a> Doc<'a> {
     /// Whether the element holds neither text nor child elements.
     pub(crate) fn is_blank(&self, id: NodeId) -> bool {
         let n = &self.nodes[id];
-        n.first_child == NIL && n.text.trim().is_empty()
+        n.first_child == NIL && text::trim(&n.text).is_empty()
     }
 
     pub(crate) fn has_children(&self, id: NodeId) -> bool {
@@ -903,7 +903,7 @@ fn build_from<'a>(
             }
             Token::End(name) => {
                 if in_root {
-                    b.end(name.trim(), start);
+                    b.end(text::trim(name), start);
                     if b.stack.is_empty() {
                         break;
                     }

@@ -151,7 +151,7 @@ impl<'a> Cx<'_, 'a, '_> {
     }
 
     pub(crate) fn date_str(&mut self, raw: &str) -> Option<DateTime<Utc>> {
-        let raw = raw.trim();
+        let raw = text::trim(raw);
         if raw.is_empty() {
             return None;
         }
@@ -193,7 +193,7 @@ impl<'a> Cx<'_, 'a, '_> {
 
     /// An attribute value already read, as a URL resolved against the element's base.
     pub(crate) fn url_value(&self, id: NodeId, value: &str) -> Option<String> {
-        let v = value.trim();
+        let v = text::trim(value);
         (!v.is_empty()).then(|| self.doc.url(id, v))
     }
 }
