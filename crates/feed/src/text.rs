@@ -291,15 +291,14 @@ pub(crate) fn trim(s: &str) -> &str {
     }
 }
 
-/// Whether `s` starts with a URL scheme (`http:`, `mailto:`, ...), i.e. is absolute.
+/// Whether `s` starts with a URL scheme (`http:`, `mailto:`, ...), i.e. is absolute: read
+/// up to the first byte that cannot be in a scheme, not over the whole reference.
 fn has_scheme(s: &str) -> bool {
-    let Some(colon) = s.find(':') else {
+    let mut bytes = s.bytes();
+    if !bytes.next().is_some_and(|b| b.is_ascii_alphabetic()) {
         return false;
-    };
-    let scheme = &s[..colon];
-    let mut chars = scheme.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    }
+    bytes.find(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))) == Some(b':')
 }
 
 /// Resolve `href` against `base`. Absolute references are returned exactly as written;
