@@ -488,7 +488,9 @@ fn leaf_text_len(src: &str, at: usize, qname: &str) -> Option<usize> {
     let rest = src.get(at..)?;
     let lt = memchr::memchr(b'<', rest.as_bytes())?;
     let tag = rest.get(lt..)?.strip_prefix("</")?.strip_prefix(qname)?;
-    tag.trim_start().starts_with('>').then_some(lt)
+    // The end tag nearly always closes at once: white space before its `>` is looked for only
+    // when it does not.
+    (tag.starts_with('>') || tag.trim_start().starts_with('>')).then_some(lt)
 }
 
 /// Elements that are empty in every feed format (an Atom-style `link` only with `href`).
