@@ -121,9 +121,13 @@ impl<'a> Node<'a> {
 
 /// Nodes in chunks of [`CHUNK`]: the tree grows without ever copying itself into a larger
 /// allocation, so its peak is its size, not two and a half times it as a growing `Vec`'s
-/// (the old buffer and the new one live at once while it is copied).
+/// (the old buffer and the new one live at once while it is copied). The first chunk, which
+/// holds every node of nearly every document, is a field of its own: a node in it is found
+/// without going through the list of chunks.
 struct Nodes<'a> {
-    chunks: Vec<Vec<Node<'a>>>,
+    first: Vec<Node<'a>>,
+    /// The chunks after the first, once it is full.
+    more: Vec<Vec<Node<'a>>>,
     len: usize,
 }
 
@@ -134,7 +138,8 @@ impl<'a> Nodes<'a> {
     /// little.
     fn new(expected: usize) -> Self {
         Nodes {
-            chunks: vec![Vec::with_capacity(expected.min(CHUNK))],
+            first: Vec::with_capacity(expected.min(CHUNK)),
+            more: Vec::new(),
             len: 0,
         }
     }
@@ -148,21 +153,32 @@ impl<'a> Nodes<'a> {
     }
 
     fn push(&mut self, node: Node<'a>) {
-        if self.chunks.last().is_none_or(|c| c.len() == CHUNK) {
-            self.chunks.push(Vec::with_capacity(CHUNK));
-        }
-        if let Some(chunk) = self.chunks.last_mut() {
+        if self.len < CHUNK {
+            self.first.push(node);
+        } else {
+            if self.more.last().is_none_or(|c| c.len() == CHUNK) {
+                self.more.push(Vec::with_capacity(CHUNK));
+            }
+            let Some(chunk) = self.more.last_mut() else {
+                return;
+            };
             chunk.push(node);
-            self.len += 1;
         }
+        self.len += 1;
     }
 
     fn get(&self, id: NodeId) -> Option<&Node<'a>> {
-        self.chunks.get(id / CHUNK)?.get(id % CHUNK)
+        if id < CHUNK {
+            return self.first.get(id);
+        }
+        self.more.get(id / CHUNK - 1)?.get(id % CHUNK)
     }
 
     fn get_mut(&mut self, id: NodeId) -> Option<&mut Node<'a>> {
-        self.chunks.get_mut(id / CHUNK)?.get_mut(id % CHUNK)
+        if id < CHUNK {
+            return self.first.get_mut(id);
+        }
+        self.more.get_mut(id / CHUNK - 1)?.get_mut(id % CHUNK)
     }
 }
 
@@ -170,13 +186,19 @@ impl<'a> std::ops::Index<NodeId> for Nodes<'a> {
     type Output = Node<'a>;
 
     fn index(&self, id: NodeId) -> &Node<'a> {
-        &self.chunks[id / CHUNK][id % CHUNK]
+        if id < CHUNK {
+            return &self.first[id];
+        }
+        &self.more[id / CHUNK - 1][id % CHUNK]
     }
 }
 
 impl std::ops::IndexMut<NodeId> for Nodes<'_> {
     fn index_mut(&mut self, id: NodeId) -> &mut Self::Output {
-        &mut self.chunks[id / CHUNK][id % CHUNK]
+        if id < CHUNK {
+            return &mut self.first[id];
+        }
+        &mut self.more[id / CHUNK - 1][id % CHUNK]
     }
 }
 
