@@ -1167,7 +1167,7 @@ impl<'a> Builder<'a, '_, '_> {
             EntryName::Item => true,
             EntryName::Entry => false,
             EntryName::No => {
-                self.close_unclosed_leaf(qname, at);
+                self.close_unclosed_leaf(qname, prefix, at);
                 return;
             }
         };
@@ -1204,13 +1204,14 @@ impl<'a> Builder<'a, '_, '_> {
     /// misspelt ends where the next such element starts: `<title>A<link>` is a title and a
     /// link, not a title holding a link. Only names HTML does not use are taken as
     /// siblings, so markup a publisher forgot to escape inside a description stays inside.
-    fn close_unclosed_leaf(&mut self, qname: &str, at: usize) {
+    fn close_unclosed_leaf(&mut self, qname: &str, prefix: &str, at: usize) {
         // Cheapest test first: a parent that already has a child is a container, which is
-        // what nearly every element opens in.
+        // what nearly every element opens in. A prefixed name is no RSS leaf (the split
+        // names already tell; a name that only starts with `:` is none either).
         let Some(top) = self.top().and_then(|id| self.doc.nodes.get(id)) else {
             return;
         };
-        if top.first_child != NIL || top.qname.contains(':') || qname.contains(':') {
+        if top.first_child != NIL || top.local_at != 0 || !prefix.is_empty() {
             return;
         }
         if !is_rss_leaf(top.qname) || !is_rss_leaf(qname) {
@@ -1375,26 +1376,23 @@ impl<'a> Builder<'a, '_, '_> {
     }
 }
 
-/// RSS elements that hold only text and whose names HTML does not use.
+/// RSS elements that hold only text and whose names HTML does not use (by length first: a
+/// name is compared with the few of its length).
 fn is_rss_leaf(name: &str) -> bool {
-    const LEAVES: [&str; 15] = [
-        "title",
-        "link",
-        "description",
-        "language",
-        "copyright",
-        "pubDate",
-        "lastBuildDate",
-        "guid",
-        "author",
-        "category",
-        "comments",
-        "managingEditor",
-        "webMaster",
-        "generator",
-        "ttl",
-    ];
-    LEAVES.iter().any(|l| l.eq_ignore_ascii_case(name))
+    let leaves: &[&str] = match name.len() {
+        3 => &["ttl"],
+        4 => &["link", "guid"],
+        5 => &["title"],
+        6 => &["author"],
+        7 => &["pubDate"],
+        8 => &["language", "category", "comments"],
+        9 => &["copyright", "webMaster", "generator"],
+        11 => &["description"],
+        13 => &["lastBuildDate"],
+        14 => &["managingEditor"],
+        _ => return false,
+    };
+    leaves.iter().any(|l| l.eq_ignore_ascii_case(name))
 }
 
 /// Whether an entity value refers to a general entity (`&name;`), not only to characters
