@@ -505,14 +505,23 @@ fn anchor<'a>(src: &'a str, piece: &str) -> Option<&'a str> {
 }
 
 /// When the element whose start tag ends at `at` holds only text followed by its own end
-/// tag, the length of that text.
-fn leaf_text_len(src: &str, at: usize, qname: &str) -> Option<usize> {
+/// tag, the length of that text and where that end tag ends (the byte after its `>`).
+fn leaf_text_and_end(src: &str, at: usize, qname: &str) -> Option<(usize, usize)> {
     let rest = src.get(at..)?;
     let lt = memchr::memchr(b'<', rest.as_bytes())?;
     let tag = rest.get(lt..)?.strip_prefix("</")?.strip_prefix(qname)?;
     // The end tag nearly always closes at once: white space before its `>` is looked for only
     // when it does not.
-    (tag.starts_with('>') || tag.trim_start().starts_with('>')).then_some(lt)
+    let space = if tag.starts_with('>') {
+        0
+    } else {
+        let after = tag.trim_start();
+        if !after.starts_with('>') {
+            return None;
+        }
+        tag.len() - after.len()
+    };
+    Some((lt, at + lt + "</".len() + qname.len() + space + ">".len()))
 }
 
 /// Elements that are empty in every feed format (an Atom-style `link` only with `href`).
@@ -905,12 +914,19 @@ fn build_from<'a>(
                 let qname = raw.get(..name_len).unwrap_or("");
                 b.open(raw, name_len, start, end);
                 // Fast path for a leaf: read its text here in one pass instead of as one
-                // token per entity reference, and read on at `</`.
-                if let Some(len) = leaf_text_len(src, end, qname) {
+                // token per entity reference, and close it at the end tag just found (which
+                // the loop would read and match again to the same effect). The root's end
+                // tag is left to the loop, which stops after it.
+                if let Some((len, tag_end)) = leaf_text_and_end(src, end, qname) {
                     if let Some(text) = src.get(end..end + len) {
                         b.set_leaf_text(text);
                     }
-                    at = end + len;
+                    if b.stack.len() > 1 {
+                        b.close_top(end + len);
+                        at = tag_end;
+                    } else {
+                        at = end + len;
+                    }
                 } else if is_void(qname, raw) && !ends_next(src, end, qname) {
                     // `<enclosure ...>` written without `/`: close it here, or the rest of
                     // the item would become its children.
@@ -1552,5 +1568,22 @@ mod tests {
         assert_eq!(href.as_deref(), Some("a&b"));
         assert_eq!(rel.as_deref(), Some("x"));
         assert_eq!(about.as_deref(), Some("r"));
+    }
+
+    #[test]
+    fn a_leaf_is_its_text_and_the_end_tag_that_follows() {
+        // (document, start tag's end, name) -> (text length, byte after the end tag).
+        let cases = [
+            ("<a>x</a>", 3, "a", Some((1, 8))),
+            ("<a>x</a \n>y", 3, "a", Some((1, 10))),
+            ("<a>x</a\u{a0}>", 3, "a", Some((1, 10))),
+            ("<abc></abc>", 5, "abc", Some((0, 11))),
+            ("<a>x</ab>", 3, "a", None),
+            ("<a>x<b/></a>", 3, "a", None),
+            ("<a>x</a", 3, "a", None),
+        ];
+        for (src, at, name, want) in cases {
+            assert_eq!(leaf_text_and_end(src, at, name), want, "{src:?}");
+        }
     }
 }
