@@ -880,6 +880,12 @@ fn build_from<'a>(
                 limit: max_elements,
             });
         }
+        // Text, references and CDATA between the children of an element are never kept (see
+        // `add_text`): read on at the next `<` instead of token by token.
+        if src.as_bytes().get(at).is_some_and(|&b| b != b'<') && b.top_has_children() {
+            at = memchr::memchr(b'<', src.as_bytes().get(at..).unwrap_or_default())
+                .map_or(src.len(), |off| at + off);
+        }
         let start = at;
         let (token, end) = token(src, at);
         at = end;
@@ -1067,6 +1073,11 @@ impl<'a, 's, 'w> Builder<'a, 's, 'w> {
 impl<'a> Builder<'a, '_, '_> {
     fn top(&self) -> Option<NodeId> {
         self.stack.last().map(|&(id, _, _)| id)
+    }
+
+    /// Whether the innermost open element has a child element already.
+    fn top_has_children(&self) -> bool {
+        self.stack.last().is_some_and(|&(_, _, last)| last != NIL)
     }
 
     fn open(&mut self, raw: &'a str, name_len: usize, start: usize, end: usize) {
