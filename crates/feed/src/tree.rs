@@ -1038,10 +1038,13 @@ fn build_from<'a>(
 }
 
 /// Whether `attrs` holds `xml` anywhere (`xmlns`, `xml:base`, `xml:lang`). Most tags have a
-/// few short attributes or none, and `x` is rare in them: cheaper than a substring search.
+/// few short attributes or none (answered without a search), and `x` is rare in them:
+/// cheaper than a substring search.
 fn mentions_xml(attrs: &str) -> bool {
     let bytes = attrs.as_bytes();
-    memchr::memchr_iter(b'x', bytes).any(|i| bytes.get(i + 1..i + 3) == Some(b"ml".as_slice()))
+    !bytes.is_empty()
+        && memchr::memchr_iter(b'x', bytes)
+            .any(|i| bytes.get(i + 1..i + 3) == Some(b"ml".as_slice()))
 }
 
 impl<'a, 's, 'w> Builder<'a, 's, 'w> {
