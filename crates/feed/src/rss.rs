@@ -71,12 +71,13 @@ pub(crate) fn channel(
     let mut order = SummaryOrder::default();
     for child in doc.children(id) {
         let n = doc.node(child);
-        order.see(n.ns, n.local());
+        let key = Key::new(n.local());
+        order.see(n.ns, key.as_str());
         if !n.ns.is_rss_core() {
             crate::ext::feed_child(cx, child, acc);
             continue;
         }
-        match Key::new(n.local()).as_str() {
+        match key.as_str() {
             "item" => {
                 item_with(cx, child, order.has_content, entries);
                 order.has_content = false;
@@ -182,9 +183,8 @@ struct SummaryOrder {
 }
 
 impl SummaryOrder {
-    fn see(&mut self, ns: Ns, local: &str) {
-        let key = Key::new(local);
-        let k = key.as_str();
+    /// A child of the channel, by its namespace and its local name's [`Key`].
+    fn see(&mut self, ns: Ns, k: &str) {
         let summary_like =
             matches!((ns, k), (Ns::Itunes, "summary")) || (ns.is_rss_core() && k == "summary");
         let description_like = matches!((ns, k), (Ns::Dc | Ns::Dcterms, "description"))
