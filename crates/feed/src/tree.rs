@@ -504,11 +504,29 @@ fn anchor<'a>(src: &'a str, piece: &str) -> Option<&'a str> {
     src.get(off..end)
 }
 
+/// The text of a leaf element, as [`leaf_text_and_end`] finds it.
+#[derive(Debug, PartialEq)]
+struct Leaf {
+    /// The text's length in bytes.
+    len: usize,
+    /// The text holds a `&` (references, unescaped when it is read).
+    escaped: bool,
+    /// Where the end tag ends (the byte after its `>`).
+    end: usize,
+}
+
 /// When the element whose start tag ends at `at` holds only text followed by its own end
-/// tag, the length of that text and where that end tag ends (the byte after its `>`).
-fn leaf_text_and_end(src: &str, at: usize, qname: &str) -> Option<(usize, usize)> {
+/// tag, that text and end tag.
+fn leaf_text_and_end(src: &str, at: usize, qname: &str) -> Option<Leaf> {
     let rest = src.get(at..)?;
-    let lt = memchr::memchr(b'<', rest.as_bytes())?;
+    let bytes = rest.as_bytes();
+    // One search finds the text's end and, in the common text without references, tells so.
+    let (lt, escaped) = match memchr::memchr2(b'<', b'&', bytes)? {
+        amp if bytes.get(amp) == Some(&b'&') => {
+            (amp + memchr::memchr(b'<', bytes.get(amp..)?)?, true)
+        }
+        lt => (lt, false),
+    };
     let tag = rest.get(lt..)?.strip_prefix("</")?.strip_prefix(qname)?;
     // The end tag nearly always closes at once: white space before its `>` is looked for only
     // when it does not.
@@ -521,7 +539,11 @@ fn leaf_text_and_end(src: &str, at: usize, qname: &str) -> Option<(usize, usize)
         }
         tag.len() - after.len()
     };
-    Some((lt, at + lt + "</".len() + qname.len() + space + ">".len()))
+    Some(Leaf {
+        len: lt,
+        escaped,
+        end: at + lt + "</".len() + qname.len() + space + ">".len(),
+    })
 }
 
 /// Elements that are empty in every feed format (an Atom-style `link` only with `href`).
@@ -923,15 +945,15 @@ fn build_from<'a>(
                 // token per entity reference, and close it at the end tag just found (which
                 // the loop would read and match again to the same effect). The root's end
                 // tag is left to the loop, which stops after it.
-                if let Some((len, tag_end)) = leaf_text_and_end(src, end, qname) {
-                    if let Some(text) = src.get(end..end + len) {
-                        b.set_leaf_text(text);
+                if let Some(leaf) = leaf_text_and_end(src, end, qname) {
+                    if let Some(text) = src.get(end..end + leaf.len) {
+                        b.set_leaf_text(text, leaf.escaped);
                     }
                     if b.stack.len() > 1 {
-                        b.close_top(end + len);
-                        at = tag_end;
+                        b.close_top(end + leaf.len);
+                        at = leaf.end;
                     } else {
-                        at = end + len;
+                        at = end + leaf.len;
                     }
                 } else if is_void(qname, raw) && !ends_next(src, end, qname) {
                     // `<enclosure ...>` written without `/`: close it here, or the rest of
@@ -1325,11 +1347,11 @@ impl<'a> Builder<'a, '_, '_> {
         }
     }
 
-    fn set_leaf_text(&mut self, raw: &'a str) {
+    /// The text of the innermost element, a leaf; `escaped` when it holds a `&`.
+    fn set_leaf_text(&mut self, raw: &'a str, escaped: bool) {
         let Some(id) = self.top() else {
             return;
         };
-        let escaped = memchr::memchr(b'&', raw.as_bytes()).is_some();
         if let Some(n) = self.doc.nodes.get_mut(id) {
             n.text = Cow::Borrowed(raw);
             n.escaped = escaped;
@@ -1586,17 +1608,21 @@ mod tests {
 
     #[test]
     fn a_leaf_is_its_text_and_the_end_tag_that_follows() {
-        // (document, start tag's end, name) -> (text length, byte after the end tag).
+        // (document, start tag's end, name) -> (text length, has a `&`, byte after the end tag).
         let cases = [
-            ("<a>x</a>", 3, "a", Some((1, 8))),
-            ("<a>x</a \n>y", 3, "a", Some((1, 10))),
-            ("<a>x</a\u{a0}>", 3, "a", Some((1, 10))),
-            ("<abc></abc>", 5, "abc", Some((0, 11))),
+            ("<a>x</a>", 3, "a", Some((1, false, 8))),
+            ("<a>x</a \n>y", 3, "a", Some((1, false, 10))),
+            ("<a>x</a\u{a0}>", 3, "a", Some((1, false, 10))),
+            ("<abc></abc>", 5, "abc", Some((0, false, 11))),
+            ("<a>&amp;x&</a>", 3, "a", Some((7, true, 14))),
             ("<a>x</ab>", 3, "a", None),
             ("<a>x<b/></a>", 3, "a", None),
+            ("<a>x&amp;<b/></a>", 3, "a", None),
             ("<a>x</a", 3, "a", None),
+            ("<a>x&amp;", 3, "a", None),
         ];
         for (src, at, name, want) in cases {
+            let want = want.map(|(len, escaped, end)| Leaf { len, escaped, end });
             assert_eq!(leaf_text_and_end(src, at, name), want, "{src:?}");
         }
     }
