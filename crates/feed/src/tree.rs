@@ -701,15 +701,19 @@ fn is_blank_outside(text: &str) -> bool {
 /// One piece of markup or text, as the tree reads the document.
 #[derive(Debug, PartialEq)]
 enum Token<'a> {
-    /// A start tag: what is between `<` and `>`, and the length of the name it starts with.
+    /// A start tag: what is between `<` and `>`, the length of the name it starts with, and
+    /// where that name's local part starts (see [`local_at`]).
     Start {
         raw: &'a str,
         name_len: usize,
+        local_at: usize,
     },
-    /// An empty-element tag (`<x/>`): what is between `<` and `/>`, and its name's length.
+    /// An empty-element tag (`<x/>`): what is between `<` and `/>`, and its name as in
+    /// [`Token::Start`].
     Empty {
         raw: &'a str,
         name_len: usize,
+        local_at: usize,
     },
     /// An end tag's name (with anything after it but trailing white space).
     End(&'a str),
@@ -804,27 +808,53 @@ fn token(src: &str, at: usize) -> (Token<'_>, usize) {
             .map_or(0, |i| i + 1);
         return (Token::End(name.get(..kept).unwrap_or("")), end);
     }
-    let name_len = |raw: &str| raw.bytes().position(xml_space).unwrap_or(raw.len());
     match rest.get(1..gt) {
         Some(raw) if gt >= 2 && bytes[gt - 1] == b'/' => {
             let raw = raw.get(..raw.len() - 1).unwrap_or("");
+            let (name_len, local_at) = tag_name(raw);
             (
                 Token::Empty {
                     raw,
-                    name_len: name_len(raw),
+                    name_len,
+                    local_at,
                 },
                 end,
             )
         }
-        Some(raw) => (
-            Token::Start {
-                raw,
-                name_len: name_len(raw),
-            },
-            end,
-        ),
+        Some(raw) => {
+            let (name_len, local_at) = tag_name(raw);
+            (
+                Token::Start {
+                    raw,
+                    name_len,
+                    local_at,
+                },
+                end,
+            )
+        }
         None => quick_token(src, at),
     }
+}
+
+/// The name a tag's text starts with, in one pass over it: its length (up to XML white
+/// space) and where its local part starts (see [`local_at`]).
+fn tag_name(raw: &str) -> (usize, usize) {
+    let mut local_at = 0;
+    for (i, b) in raw.bytes().enumerate() {
+        if xml_space(b) {
+            return (i, local_at);
+        }
+        if b == b':' && local_at == 0 {
+            local_at = i + 1;
+        }
+    }
+    (raw.len(), local_at)
+}
+
+/// Where the local part of a qualified name starts: after its first colon, 0 without one
+/// (as [`split_qname`] splits it).
+fn local_at(qname: &str) -> usize {
+    qname.len() - split_qname(qname).1.len()
 }
 
 /// Where a CDATA section's body ends: its first `]]>`. `]` is rare in the HTML sections hold,
@@ -846,14 +876,24 @@ fn quick_token(src: &str, at: usize) -> (Token<'_>, usize) {
     let end = (reader.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
     let piece = |p: &str| anchor(src, p).unwrap_or("");
     let token = match event {
-        Ok(Event::Start(e)) => Token::Start {
-            raw: piece(&e),
-            name_len: e.name().into_inner().len(),
-        },
-        Ok(Event::Empty(e)) => Token::Empty {
-            raw: piece(&e),
-            name_len: e.name().into_inner().len(),
-        },
+        Ok(Event::Start(e)) => {
+            let raw = piece(&e);
+            let name_len = e.name().into_inner().len();
+            Token::Start {
+                raw,
+                name_len,
+                local_at: local_at(raw.get(..name_len).unwrap_or("")),
+            }
+        }
+        Ok(Event::Empty(e)) => {
+            let raw = piece(&e);
+            let name_len = e.name().into_inner().len();
+            Token::Empty {
+                raw,
+                name_len,
+                local_at: local_at(raw.get(..name_len).unwrap_or("")),
+            }
+        }
         Ok(Event::End(e)) => Token::End(piece(e.name().into_inner())),
         Ok(Event::Text(t)) => Token::Text(piece(&t)),
         Ok(Event::CData(t)) => Token::CData(piece(&t)),
@@ -879,7 +919,13 @@ fn build_from<'a>(
     let mut b = Builder::new(src, base, sink);
     b.max_entries = max_entries;
     if let Some((raw, name_len, start)) = root {
-        b.open(raw, name_len, start, at);
+        b.open(
+            raw,
+            name_len,
+            local_at(raw.get(..name_len).unwrap_or("")),
+            start,
+            at,
+        );
     }
     let mut junk = false;
     let mut first_element: Option<&'a str> = None;
@@ -913,13 +959,20 @@ fn build_from<'a>(
         at = end;
         let in_root = !b.doc.nodes.is_empty();
         match token {
-            Token::Start { raw, name_len } | Token::Empty { raw, name_len }
-                if !in_root && !is_feed_root(split_qname(raw.get(..name_len).unwrap_or("")).1) =>
-            {
+            Token::Start {
+                raw,
+                name_len,
+                local_at,
+            }
+            | Token::Empty {
+                raw,
+                name_len,
+                local_at,
+            } if !in_root && !is_feed_root(raw.get(local_at..name_len).unwrap_or("")) => {
                 first_element.get_or_insert(raw.get(..name_len).unwrap_or(""));
                 junk = true;
             }
-            Token::Start { raw, name_len } | Token::Empty { raw, name_len }
+            Token::Start { raw, name_len, .. } | Token::Empty { raw, name_len, .. }
                 if !valid_name_start(raw.get(..name_len).unwrap_or("")) =>
             {
                 // A stray `<` in text: keep it as text and read on right after it.
@@ -938,9 +991,13 @@ fn build_from<'a>(
                     format!("elements nested deeper than {MAX_DEPTH} ignored at byte {start}"),
                 );
             }
-            Token::Start { raw, name_len } => {
+            Token::Start {
+                raw,
+                name_len,
+                local_at,
+            } => {
                 let qname = raw.get(..name_len).unwrap_or("");
-                b.open(raw, name_len, start, end);
+                b.open(raw, name_len, local_at, start, end);
                 // Fast path for a leaf: read its text here in one pass instead of as one
                 // token per entity reference, and close it at the end tag just found (which
                 // the loop would read and match again to the same effect). The root's end
@@ -965,8 +1022,12 @@ fn build_from<'a>(
                     b.close_top(end);
                 }
             }
-            Token::Empty { raw, name_len } => {
-                b.open(raw, name_len, start, end);
+            Token::Empty {
+                raw,
+                name_len,
+                local_at,
+            } => {
+                b.open(raw, name_len, local_at, start, end);
                 b.close_top(end);
             }
             Token::End(name) => {
@@ -1105,10 +1166,18 @@ impl<'a> Builder<'a, '_, '_> {
         self.stack.last().is_some_and(|&(_, _, last)| last != NIL)
     }
 
-    fn open(&mut self, raw: &'a str, name_len: usize, start: usize, end: usize) {
+    /// Open the element whose start tag's text is `raw` (from `start` to `end` in the
+    /// document), its name `name_len` bytes long with its local part at `local_at`.
+    fn open(&mut self, raw: &'a str, name_len: usize, local_at: usize, start: usize, end: usize) {
         let qname = raw.get(..name_len).unwrap_or("");
         let attrs = raw.get(name_len..).unwrap_or("");
-        let (prefix, local) = split_qname(qname);
+        let (prefix, local) = match local_at {
+            0 => ("", qname),
+            at => (
+                qname.get(..at - 1).unwrap_or(""),
+                qname.get(at..).unwrap_or(""),
+            ),
+        };
         let entry = EntryName::of(local);
         self.close_for_entry(qname, prefix, entry, start);
         if entry != EntryName::No && self.stack.len() <= ENTRY_DEPTH {
