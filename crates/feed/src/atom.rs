@@ -234,7 +234,12 @@ pub(crate) fn link(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Link> {
         .and_then(|v| cx.url_value(id, &v))
         .or_else(|| cx.url_text(id))?;
     let non_empty = |v: Option<Cow<'_, str>>| v.and_then(|v| text::non_empty(&v));
-    let rel = non_empty(rel).map_or_else(|| "alternate".to_owned(), |r| r.to_ascii_lowercase());
+    // Trimmed and lower-cased in one copy.
+    let rel = rel
+        .as_deref()
+        .map(text::trim)
+        .filter(|r| !r.is_empty())
+        .map_or_else(|| "alternate".to_owned(), str::to_ascii_lowercase);
     let media_type = non_empty(media_type).or_else(|| {
         let default = if rel == "self" {
             "application/atom+xml"
