@@ -248,7 +248,7 @@ fn is_email(s: &str) -> bool {
 }
 
 pub(crate) fn non_empty(s: &str) -> Option<String> {
-    let t = s.trim();
+    let t = trim(s);
     (!t.is_empty()).then(|| t.to_owned())
 }
 
