@@ -73,25 +73,26 @@ pub(crate) struct Common {
     pub(crate) fallback_authors: Vec<Author>,
 }
 
-/// A feed being filled.
-#[derive(Debug, Default)]
-pub(crate) struct FeedAcc {
-    pub(crate) f: Feed,
+/// A feed being filled, in place: the caller's [`Feed`] (a large value, so it is never moved).
+#[derive(Debug)]
+pub(crate) struct FeedAcc<'f> {
+    pub(crate) f: &'f mut Feed,
     pub(crate) c: Common,
     pub(crate) image: Pick<String>,
     /// The podcast's owner (`itunes:owner`): the feed's author when nothing else names one.
     pub(crate) owner: Option<Author>,
 }
 
-/// An entry being filled.
+/// An entry being filled, in place: the [`Entry`] it was made for (a large value, so it is
+/// never moved).
 ///
 /// Summary and content follow feedparser's order-dependent rule, because they have many
 /// sources: the first summary-like element is the summary; a later one, while the entry has no
 /// content yet, is the content; content seen before any summary is the summary too; a summary
 /// after content replaces that copy.
-#[derive(Debug, Default)]
-pub(crate) struct EntryAcc {
-    pub(crate) e: Entry,
+#[derive(Debug)]
+pub(crate) struct EntryAcc<'e> {
+    pub(crate) e: &'e mut Entry,
     pub(crate) c: Common,
     summary: Option<String>,
     content: Option<String>,
@@ -170,14 +171,20 @@ pub(crate) fn push_link(links: &mut Vec<Link>, link: Link) {
     }
 }
 
-impl FeedAcc {
-    pub(crate) fn finish(self) -> Feed {
-        let FeedAcc {
-            mut f,
-            c,
-            image,
-            owner,
-        } = self;
+impl<'f> FeedAcc<'f> {
+    /// An accumulator filling `f`, which should be empty.
+    pub(crate) fn new(f: &'f mut Feed) -> Self {
+        FeedAcc {
+            f,
+            c: Common::default(),
+            image: Pick::default(),
+            owner: None,
+        }
+    }
+
+    /// Write the picks into the feed.
+    pub(crate) fn finish(self) {
+        let FeedAcc { f, c, image, owner } = self;
         f.title = c.title.take();
         f.link = c.link.take();
         f.description = c.summary.take();
@@ -188,18 +195,29 @@ impl FeedAcc {
         f.license = c.license.take();
         f.expires = c.expires.take();
         f.image = image.take();
-        f.authors = merge_authors(f.authors, c.fallback_authors);
+        f.authors = merge_authors(std::mem::take(&mut f.authors), c.fallback_authors);
         if f.authors.is_empty() {
             f.authors.extend(owner);
         }
         dedup(&mut f.categories);
         f.skip_hours.sort_unstable();
         f.skip_hours.dedup();
-        f
     }
 }
 
-impl EntryAcc {
+impl<'e> EntryAcc<'e> {
+    /// An accumulator filling `e`, which should be empty.
+    pub(crate) fn new(e: &'e mut Entry) -> Self {
+        EntryAcc {
+            e,
+            c: Common::default(),
+            summary: None,
+            content: None,
+            summary_seen: false,
+            content_seen: false,
+        }
+    }
+
     /// A summary-like element: `description`, `summary`, `itunes:summary`, `dc:description`.
     pub(crate) fn add_summary(&mut self, value: Option<String>) {
         let Some(v) = value else {
@@ -242,9 +260,10 @@ impl EntryAcc {
         }
     }
 
-    pub(crate) fn finish(self) -> Entry {
+    /// Write the picks into the entry.
+    pub(crate) fn finish(self) {
         let EntryAcc {
-            mut e,
+            e,
             c,
             summary,
             content,
@@ -273,7 +292,6 @@ impl EntryAcc {
         e.rights = c.rights.take();
         e.license = c.license.take();
         e.expires = c.expires.take();
-        e.authors = merge_authors(e.authors, c.fallback_authors);
-        e
+        e.authors = merge_authors(std::mem::take(&mut e.authors), c.fallback_authors);
     }
 }

@@ -14,8 +14,14 @@ use crate::xml::Cx;
 use std::borrow::Cow;
 use tidings_model::{Author, Enclosure, Entry, Feed, FeedFormat, Link, Source};
 
-/// Read an Atom document whose root is `root`.
-pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, Vec<Entry>) {
+/// Read an Atom document whose root is `root` into `feed` and `entries`, both empty, and tell
+/// its format.
+pub(crate) fn read(
+    cx: &mut Cx<'_, '_, '_>,
+    root: NodeId,
+    feed: &mut Feed,
+    entries: &mut Vec<Entry>,
+) -> FeedFormat {
     let doc = cx.doc;
     let node = doc.node(root);
     let version = doc.attr(root, "version");
@@ -24,49 +30,55 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     } else {
         FeedFormat::Atom10
     };
-    let mut acc = FeedAcc::default();
+    let mut acc = FeedAcc::new(feed);
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(root).map(|l| l.replace('_', "-")));
-    let mut entries = doc.entry_list();
+    *entries = doc.entry_list();
     for child in doc.children(root) {
         let n = doc.node(child);
         if is_core(n.ns) && Key::new(n.local()).as_str() == "entry" {
             if n.closed || !doc.is_blank(child) {
-                let e = entry(cx, child);
-                if n.closed || has_data(&e) {
-                    entries.push(e);
+                entry(cx, child, entries.push_mut(Entry::default()));
+                if !n.closed && entries.last().is_some_and(|e| !has_data(e)) {
+                    entries.pop();
                 }
             }
         } else if !(is_core(n.ns) && feed_child(cx, child, &mut acc, PRIMARY)) {
             crate::ext::feed_child(cx, child, &mut acc);
         }
     }
-    (format, acc.finish(), entries)
+    acc.finish();
+    format
 }
 
 /// An Atom Entry Document (RFC 4287, section 4.1.2: a lone `<entry>` as the root): a feed
-/// with nothing but that entry, as feedparser reads it.
+/// with nothing but that entry, as feedparser reads it (`feed` stays empty).
 pub(crate) fn read_entry_document(
     cx: &mut Cx<'_, '_, '_>,
     root: NodeId,
-) -> (FeedFormat, Feed, Vec<Entry>) {
+    entries: &mut Vec<Entry>,
+) -> FeedFormat {
     let node = cx.doc.node(root);
     let format = if node.ns == Ns::Atom03 {
         FeedFormat::Atom03
     } else {
         FeedFormat::Atom10
     };
-    (format, FeedAcc::default().finish(), vec![entry(cx, root)])
+    let mut e = Entry::default();
+    entry(cx, root, &mut e);
+    *entries = vec![e];
+    format
 }
 
 fn is_core(ns: Ns) -> bool {
     ns.is_atom() || ns == Ns::None
 }
 
-fn entry(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Entry {
+/// Read an entry into `e`, which is empty.
+fn entry(cx: &mut Cx<'_, '_, '_>, id: NodeId, e: &mut Entry) {
     let doc = cx.doc;
-    let mut acc = EntryAcc::default();
+    let mut acc = EntryAcc::new(e);
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(id).map(|l| l.replace('_', "-")));
@@ -76,7 +88,7 @@ fn entry(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Entry {
             crate::ext::entry_child(cx, child, &mut acc);
         }
     }
-    acc.finish()
+    acc.finish();
 }
 
 /// One Atom child of a feed (or of an RSS channel, at `rank`).
@@ -222,7 +234,12 @@ pub(crate) fn link(cx: &Cx<'_, '_, '_>, id: NodeId) -> Option<Link> {
         .and_then(|v| cx.url_value(id, &v))
         .or_else(|| cx.url_text(id))?;
     let non_empty = |v: Option<Cow<'_, str>>| v.and_then(|v| text::non_empty(&v));
-    let rel = non_empty(rel).map_or_else(|| "alternate".to_owned(), |r| r.to_ascii_lowercase());
+    // Trimmed and lower-cased in one copy.
+    let rel = rel
+        .as_deref()
+        .map(text::trim)
+        .filter(|r| !r.is_empty())
+        .map_or_else(|| "alternate".to_owned(), str::to_ascii_lowercase);
     let media_type = non_empty(media_type).or_else(|| {
         let default = if rel == "self" {
             "application/atom+xml"

@@ -102,7 +102,7 @@ use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Utc};
 /// assert_eq!(read("01/02/2024"), None); // January or February?
 /// ```
 pub fn parse(input: &str) -> Option<DateTime<Utc>> {
-    let input = input.trim();
+    let input = crate::text::trim(input);
     if input.is_empty() {
         return None;
     }

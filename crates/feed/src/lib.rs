@@ -127,17 +127,27 @@ pub fn parse(bytes: &[u8], options: &ParseOptions<'_>) -> Result<ParsedFeed, Par
         return Err(ParseError::Empty);
     }
     let base = options.base_url.and_then(|u| url::Url::parse(u).ok());
-    let mut parsed = if trimmed.starts_with('{') {
-        json::parse_bounded(trimmed, base.as_ref(), &mut warnings, options.max_entries)?
+    let mut parsed;
+    if trimmed.starts_with('{') {
+        parsed = json::parse_bounded(trimmed, base.as_ref(), &mut warnings, options.max_entries)?;
     } else {
-        match xml::parse_bounded(&text, base.as_ref(), &mut warnings, options.max_entries) {
+        // Read where it will be returned from: a feed is too large a value to move about.
+        parsed = xml::unread();
+        let read = xml::read_into(
+            &text,
+            base.as_ref(),
+            &mut warnings,
+            options.max_entries,
+            &mut parsed,
+        );
+        match read {
             Err(ParseError::NotAFeed(reason)) => {
-                json_after_junk(&text, base.as_ref(), &mut warnings, options.max_entries)
-                    .ok_or(ParseError::NotAFeed(reason))??
+                parsed = json_after_junk(&text, base.as_ref(), &mut warnings, options.max_entries)
+                    .ok_or(ParseError::NotAFeed(reason))??;
             }
             other => other?,
         }
-    };
+    }
     identity::assign(&mut parsed.entries, &mut warnings);
     if let Some(max) = options.max_text_bytes {
         cut_texts(&mut parsed, max, &mut warnings);

@@ -9,11 +9,16 @@ use crate::tree::NodeId;
 use crate::xml::Cx;
 use tidings_model::{Entry, Feed, FeedFormat};
 
-/// Read an `<rdf:RDF>` document.
-pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, Vec<Entry>) {
+/// Read an `<rdf:RDF>` document into `feed` and `entries`, both empty, and tell its format.
+pub(crate) fn read(
+    cx: &mut Cx<'_, '_, '_>,
+    root: NodeId,
+    feed: &mut Feed,
+    entries: &mut Vec<Entry>,
+) -> FeedFormat {
     let doc = cx.doc;
-    let mut acc = FeedAcc::default();
-    let mut entries = doc.entry_list();
+    let mut acc = FeedAcc::new(feed);
+    *entries = doc.entry_list();
     let mut format = FeedFormat::Rss10;
     for child in doc.children(root) {
         let n = doc.node(child);
@@ -25,11 +30,12 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
             continue;
         }
         match Key::new(n.local()).as_str() {
-            "channel" => crate::rss::channel(cx, child, &mut acc, &mut entries),
-            "item" => entries.extend(crate::rss::item(cx, child)),
+            "channel" => crate::rss::channel(cx, child, &mut acc, entries),
+            "item" => crate::rss::item(cx, child, entries),
             "image" => crate::rss::image(cx, child, &mut acc),
             _ => {}
         }
     }
-    (format, acc.finish(), entries)
+    acc.finish();
+    format
 }

@@ -11,13 +11,19 @@ use crate::tree::NodeId;
 use crate::xml::{Cx, rss_version};
 use tidings_model::{Cloud, Enclosure, Entry, Feed, FeedFormat, Link, Source, WarningKind};
 
-/// Read an `<rss>` document (or a bare `<channel>` root).
-pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, Vec<Entry>) {
+/// Read an `<rss>` document (or a bare `<channel>` root) into `feed` and `entries`, both
+/// empty, and tell its format.
+pub(crate) fn read(
+    cx: &mut Cx<'_, '_, '_>,
+    root: NodeId,
+    feed: &mut Feed,
+    entries: &mut Vec<Entry>,
+) -> FeedFormat {
     let doc = cx.doc;
-    let mut acc = FeedAcc::default();
-    let mut entries = doc.entry_list();
+    let mut acc = FeedAcc::new(feed);
+    *entries = doc.entry_list();
     let format = if Key::new(doc.node(root).local()).as_str() == "channel" {
-        channel(cx, root, &mut acc, &mut entries);
+        channel(cx, root, &mut acc, entries);
         // CDF names its channel and items by an `HREF` attribute; RSS never does.
         if doc.attr(root, "href").is_some() {
             FeedFormat::Cdf
@@ -33,8 +39,8 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
                 continue;
             }
             match Key::new(n.local()).as_str() {
-                "channel" => channel(cx, child, &mut acc, &mut entries),
-                "item" => entries.extend(item(cx, child)),
+                "channel" => channel(cx, child, &mut acc, entries),
+                "item" => item(cx, child, entries),
                 "image" => image(cx, child, &mut acc),
                 _ => {}
             }
@@ -44,7 +50,8 @@ pub(crate) fn read(cx: &mut Cx<'_, '_, '_>, root: NodeId) -> (FeedFormat, Feed, 
     acc.c
         .language
         .offer(FALLBACK + 1, doc.lang(root).map(|l| l.replace('_', "-")));
-    (format, acc.finish(), entries)
+    acc.finish();
+    format
 }
 
 /// The children of a channel; items found inside are appended to `entries`.
@@ -64,14 +71,15 @@ pub(crate) fn channel(
     let mut order = SummaryOrder::default();
     for child in doc.children(id) {
         let n = doc.node(child);
-        order.see(n.ns, n.local());
+        let key = Key::new(n.local());
+        order.see(n.ns, key.as_str());
         if !n.ns.is_rss_core() {
             crate::ext::feed_child(cx, child, acc);
             continue;
         }
-        match Key::new(n.local()).as_str() {
+        match key.as_str() {
             "item" => {
-                entries.extend(item_with(cx, child, order.has_content));
+                item_with(cx, child, order.has_content, entries);
                 order.has_content = false;
             }
             "title" => acc.c.title.offer(PRIMARY, cx.text(child)),
@@ -131,7 +139,7 @@ fn cdf_items(cx: &mut Cx<'_, '_, '_>, id: NodeId, entries: &mut Vec<Entry>, dept
     }
     for child in cx.doc.children(id) {
         match Key::new(cx.doc.node(child).local()).as_str() {
-            "item" => entries.extend(item(cx, child)),
+            "item" => item(cx, child, entries),
             "channel" => cdf_items(cx, child, entries, depth + 1),
             _ => {}
         }
@@ -175,9 +183,8 @@ struct SummaryOrder {
 }
 
 impl SummaryOrder {
-    fn see(&mut self, ns: Ns, local: &str) {
-        let key = Key::new(local);
-        let k = key.as_str();
+    /// A child of the channel, by its namespace and its local name's [`Key`].
+    fn see(&mut self, ns: Ns, k: &str) {
         let summary_like =
             matches!((ns, k), (Ns::Itunes, "summary")) || (ns.is_rss_core() && k == "summary");
         let description_like = matches!((ns, k), (Ns::Dc | Ns::Dcterms, "description"))
@@ -194,19 +201,20 @@ impl SummaryOrder {
     }
 }
 
-/// One item; `None` for an empty item the document was cut off inside.
-pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId) -> Option<Entry> {
-    item_with(cx, id, false)
+/// One item, appended to `entries` unless it is an empty item the document was cut off inside.
+pub(crate) fn item(cx: &mut Cx<'_, '_, '_>, id: NodeId, entries: &mut Vec<Entry>) {
+    item_with(cx, id, false, entries);
 }
 
 /// [`item`], with feedparser's "has content" state carried in from the channel.
-fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<Entry> {
+fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool, entries: &mut Vec<Entry>) {
     let doc = cx.doc;
     let closed = doc.node(id).closed;
     if !closed && doc.is_blank(id) {
-        return None;
+        return;
     }
-    let mut acc = EntryAcc::default();
+    let entry = entries.push_mut(Entry::default());
+    let mut acc = EntryAcc::new(entry);
     if has_content {
         acc.assume_content_seen();
     }
@@ -299,8 +307,10 @@ fn item_with(cx: &mut Cx<'_, '_, '_>, id: NodeId, has_content: bool) -> Option<E
     {
         acc.c.link.offer(FALLBACK, Some(guid.to_owned()));
     }
-    let entry = acc.finish();
-    (closed || has_data(&entry)).then_some(entry)
+    acc.finish();
+    if !closed && entries.last().is_some_and(|entry| !has_data(entry)) {
+        entries.pop();
+    }
 }
 
 /// The URL of a core `link`: its text, or an `href` attribute when it was written Atom-style.

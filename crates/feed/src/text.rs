@@ -248,7 +248,7 @@ fn is_email(s: &str) -> bool {
 }
 
 pub(crate) fn non_empty(s: &str) -> Option<String> {
-    let t = s.trim();
+    let t = trim(s);
     (!t.is_empty()).then(|| t.to_owned())
 }
 
@@ -278,25 +278,33 @@ pub(crate) fn duration(raw: &str) -> Option<u64> {
 
 /// An unsigned integer, tolerating surrounding spaces and a `+`.
 pub(crate) fn number<T: std::str::FromStr>(raw: &str) -> Option<T> {
-    let s = raw.trim();
+    let s = trim(raw);
     s.strip_prefix('+').unwrap_or(s).parse().ok()
 }
 
-/// Whether `s` starts with a URL scheme (`http:`, `mailto:`, ...), i.e. is absolute.
+/// `s.trim()`, without reading characters when neither end is white space, nor a byte of a
+/// multi-byte character that might be (nearly every text): a cheap test before the call.
+pub(crate) fn trim(s: &str) -> &str {
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
+}
+
+/// Whether `s` starts with a URL scheme (`http:`, `mailto:`, ...), i.e. is absolute: read
+/// up to the first byte that cannot be in a scheme, not over the whole reference.
 fn has_scheme(s: &str) -> bool {
-    let Some(colon) = s.find(':') else {
+    let mut bytes = s.bytes();
+    if !bytes.next().is_some_and(|b| b.is_ascii_alphabetic()) {
         return false;
-    };
-    let scheme = &s[..colon];
-    let mut chars = scheme.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    }
+    bytes.find(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))) == Some(b':')
 }
 
 /// Resolve `href` against `base`. Absolute references are returned exactly as written;
 /// without a base, or when joining fails, the reference is returned as written.
 pub(crate) fn resolve(base: Option<&Url>, href: &str) -> String {
-    let h = href.trim();
+    let h = trim(href);
     if has_scheme(h) {
         return h.to_owned();
     }

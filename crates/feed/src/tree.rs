@@ -121,9 +121,13 @@ impl<'a> Node<'a> {
 
 /// Nodes in chunks of [`CHUNK`]: the tree grows without ever copying itself into a larger
 /// allocation, so its peak is its size, not two and a half times it as a growing `Vec`'s
-/// (the old buffer and the new one live at once while it is copied).
+/// (the old buffer and the new one live at once while it is copied). The first chunk, which
+/// holds every node of nearly every document, is a field of its own: a node in it is found
+/// without going through the list of chunks.
 struct Nodes<'a> {
-    chunks: Vec<Vec<Node<'a>>>,
+    first: Vec<Node<'a>>,
+    /// The chunks after the first, once it is full.
+    more: Vec<Vec<Node<'a>>>,
     len: usize,
 }
 
@@ -134,7 +138,8 @@ impl<'a> Nodes<'a> {
     /// little.
     fn new(expected: usize) -> Self {
         Nodes {
-            chunks: vec![Vec::with_capacity(expected.min(CHUNK))],
+            first: Vec::with_capacity(expected.min(CHUNK)),
+            more: Vec::new(),
             len: 0,
         }
     }
@@ -148,21 +153,32 @@ impl<'a> Nodes<'a> {
     }
 
     fn push(&mut self, node: Node<'a>) {
-        if self.chunks.last().is_none_or(|c| c.len() == CHUNK) {
-            self.chunks.push(Vec::with_capacity(CHUNK));
-        }
-        if let Some(chunk) = self.chunks.last_mut() {
+        if self.len < CHUNK {
+            self.first.push(node);
+        } else {
+            if self.more.last().is_none_or(|c| c.len() == CHUNK) {
+                self.more.push(Vec::with_capacity(CHUNK));
+            }
+            let Some(chunk) = self.more.last_mut() else {
+                return;
+            };
             chunk.push(node);
-            self.len += 1;
         }
+        self.len += 1;
     }
 
     fn get(&self, id: NodeId) -> Option<&Node<'a>> {
-        self.chunks.get(id / CHUNK)?.get(id % CHUNK)
+        if id < CHUNK {
+            return self.first.get(id);
+        }
+        self.more.get(id / CHUNK - 1)?.get(id % CHUNK)
     }
 
     fn get_mut(&mut self, id: NodeId) -> Option<&mut Node<'a>> {
-        self.chunks.get_mut(id / CHUNK)?.get_mut(id % CHUNK)
+        if id < CHUNK {
+            return self.first.get_mut(id);
+        }
+        self.more.get_mut(id / CHUNK - 1)?.get_mut(id % CHUNK)
     }
 }
 
@@ -170,13 +186,19 @@ impl<'a> std::ops::Index<NodeId> for Nodes<'a> {
     type Output = Node<'a>;
 
     fn index(&self, id: NodeId) -> &Node<'a> {
-        &self.chunks[id / CHUNK][id % CHUNK]
+        if id < CHUNK {
+            return &self.first[id];
+        }
+        &self.more[id / CHUNK - 1][id % CHUNK]
     }
 }
 
 impl std::ops::IndexMut<NodeId> for Nodes<'_> {
     fn index_mut(&mut self, id: NodeId) -> &mut Self::Output {
-        &mut self.chunks[id / CHUNK][id % CHUNK]
+        if id < CHUNK {
+            return &mut self.first[id];
+        }
+        &mut self.more[id / CHUNK - 1][id % CHUNK]
     }
 }
 
@@ -242,7 +264,7 @@ impl<'a> Doc<'a> {
             return Cow::Borrowed(self.inner_markup(id));
         }
         if !n.escaped {
-            return Cow::Borrowed(n.text.trim());
+            return Cow::Borrowed(text::trim(&n.text));
         }
         let unescaped = text::unescape_with(&n.text, &mut |out, name| match expand(
             &self.declared,
@@ -262,7 +284,7 @@ impl<'a> Doc<'a> {
             }
         });
         match unescaped {
-            Cow::Owned(s) if s.trim().len() == s.len() => Cow::Owned(s),
+            Cow::Owned(s) if text::trim(&s).len() == s.len() => Cow::Owned(s),
             other => Cow::Owned(other.trim().to_owned()),
         }
     }
@@ -279,7 +301,7 @@ impl<'a> Doc<'a> {
     /// Whether the element holds neither text nor child elements.
     pub(crate) fn is_blank(&self, id: NodeId) -> bool {
         let n = &self.nodes[id];
-        n.first_child == NIL && n.text.trim().is_empty()
+        n.first_child == NIL && text::trim(&n.text).is_empty()
     }
 
     pub(crate) fn has_children(&self, id: NodeId) -> bool {
@@ -291,6 +313,10 @@ impl<'a> Doc<'a> {
     /// choose their own.
     pub(crate) fn attr(&self, id: NodeId, name: &str) -> Option<Cow<'a, str>> {
         let attrs = self.nodes[id].attrs;
+        // Most elements have no attributes: answered before the tag is looked at.
+        if attrs.is_empty() {
+            return None;
+        }
         attributes(attrs)
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .or_else(|| {
@@ -478,13 +504,46 @@ fn anchor<'a>(src: &'a str, piece: &str) -> Option<&'a str> {
     src.get(off..end)
 }
 
+/// The text of a leaf element, as [`leaf_text_and_end`] finds it.
+#[derive(Debug, PartialEq)]
+struct Leaf {
+    /// The text's length in bytes.
+    len: usize,
+    /// The text holds a `&` (references, unescaped when it is read).
+    escaped: bool,
+    /// Where the end tag ends (the byte after its `>`).
+    end: usize,
+}
+
 /// When the element whose start tag ends at `at` holds only text followed by its own end
-/// tag, the length of that text.
-fn leaf_text_len(src: &str, at: usize, qname: &str) -> Option<usize> {
+/// tag, that text and end tag.
+fn leaf_text_and_end(src: &str, at: usize, qname: &str) -> Option<Leaf> {
     let rest = src.get(at..)?;
-    let lt = memchr::memchr(b'<', rest.as_bytes())?;
+    let bytes = rest.as_bytes();
+    // One search finds the text's end and, in the common text without references, tells so.
+    let (lt, escaped) = match memchr::memchr2(b'<', b'&', bytes)? {
+        amp if bytes.get(amp) == Some(&b'&') => {
+            (amp + memchr::memchr(b'<', bytes.get(amp..)?)?, true)
+        }
+        lt => (lt, false),
+    };
     let tag = rest.get(lt..)?.strip_prefix("</")?.strip_prefix(qname)?;
-    tag.trim_start().starts_with('>').then_some(lt)
+    // The end tag nearly always closes at once: white space before its `>` is looked for only
+    // when it does not.
+    let space = if tag.starts_with('>') {
+        0
+    } else {
+        let after = tag.trim_start();
+        if !after.starts_with('>') {
+            return None;
+        }
+        tag.len() - after.len()
+    };
+    Some(Leaf {
+        len: lt,
+        escaped,
+        end: at + lt + "</".len() + qname.len() + space + ">".len(),
+    })
 }
 
 /// Elements that are empty in every feed format (an Atom-style `link` only with `href`).
@@ -642,15 +701,19 @@ fn is_blank_outside(text: &str) -> bool {
 /// One piece of markup or text, as the tree reads the document.
 #[derive(Debug, PartialEq)]
 enum Token<'a> {
-    /// A start tag: what is between `<` and `>`, and the length of the name it starts with.
+    /// A start tag: what is between `<` and `>`, the length of the name it starts with, and
+    /// where that name's local part starts (see [`local_at`]).
     Start {
         raw: &'a str,
         name_len: usize,
+        local_at: usize,
     },
-    /// An empty-element tag (`<x/>`): what is between `<` and `/>`, and its name's length.
+    /// An empty-element tag (`<x/>`): what is between `<` and `/>`, and its name as in
+    /// [`Token::Start`].
     Empty {
         raw: &'a str,
         name_len: usize,
+        local_at: usize,
     },
     /// An end tag's name (with anything after it but trailing white space).
     End(&'a str),
@@ -745,27 +808,53 @@ fn token(src: &str, at: usize) -> (Token<'_>, usize) {
             .map_or(0, |i| i + 1);
         return (Token::End(name.get(..kept).unwrap_or("")), end);
     }
-    let name_len = |raw: &str| raw.bytes().position(xml_space).unwrap_or(raw.len());
     match rest.get(1..gt) {
         Some(raw) if gt >= 2 && bytes[gt - 1] == b'/' => {
             let raw = raw.get(..raw.len() - 1).unwrap_or("");
+            let (name_len, local_at) = tag_name(raw);
             (
                 Token::Empty {
                     raw,
-                    name_len: name_len(raw),
+                    name_len,
+                    local_at,
                 },
                 end,
             )
         }
-        Some(raw) => (
-            Token::Start {
-                raw,
-                name_len: name_len(raw),
-            },
-            end,
-        ),
+        Some(raw) => {
+            let (name_len, local_at) = tag_name(raw);
+            (
+                Token::Start {
+                    raw,
+                    name_len,
+                    local_at,
+                },
+                end,
+            )
+        }
         None => quick_token(src, at),
     }
+}
+
+/// The name a tag's text starts with, in one pass over it: its length (up to XML white
+/// space) and where its local part starts (see [`local_at`]).
+fn tag_name(raw: &str) -> (usize, usize) {
+    let mut local_at = 0;
+    for (i, b) in raw.bytes().enumerate() {
+        if xml_space(b) {
+            return (i, local_at);
+        }
+        if b == b':' && local_at == 0 {
+            local_at = i + 1;
+        }
+    }
+    (raw.len(), local_at)
+}
+
+/// Where the local part of a qualified name starts: after its first colon, 0 without one
+/// (as [`split_qname`] splits it).
+fn local_at(qname: &str) -> usize {
+    qname.len() - split_qname(qname).1.len()
 }
 
 /// Where a CDATA section's body ends: its first `]]>`. `]` is rare in the HTML sections hold,
@@ -787,14 +876,24 @@ fn quick_token(src: &str, at: usize) -> (Token<'_>, usize) {
     let end = (reader.get_ref().as_ptr() as usize).wrapping_sub(src.as_ptr() as usize);
     let piece = |p: &str| anchor(src, p).unwrap_or("");
     let token = match event {
-        Ok(Event::Start(e)) => Token::Start {
-            raw: piece(&e),
-            name_len: e.name().into_inner().len(),
-        },
-        Ok(Event::Empty(e)) => Token::Empty {
-            raw: piece(&e),
-            name_len: e.name().into_inner().len(),
-        },
+        Ok(Event::Start(e)) => {
+            let raw = piece(&e);
+            let name_len = e.name().into_inner().len();
+            Token::Start {
+                raw,
+                name_len,
+                local_at: local_at(raw.get(..name_len).unwrap_or("")),
+            }
+        }
+        Ok(Event::Empty(e)) => {
+            let raw = piece(&e);
+            let name_len = e.name().into_inner().len();
+            Token::Empty {
+                raw,
+                name_len,
+                local_at: local_at(raw.get(..name_len).unwrap_or("")),
+            }
+        }
         Ok(Event::End(e)) => Token::End(piece(e.name().into_inner())),
         Ok(Event::Text(t)) => Token::Text(piece(&t)),
         Ok(Event::CData(t)) => Token::CData(piece(&t)),
@@ -820,7 +919,13 @@ fn build_from<'a>(
     let mut b = Builder::new(src, base, sink);
     b.max_entries = max_entries;
     if let Some((raw, name_len, start)) = root {
-        b.open(raw, name_len, start, at);
+        b.open(
+            raw,
+            name_len,
+            local_at(raw.get(..name_len).unwrap_or("")),
+            start,
+            at,
+        );
     }
     let mut junk = false;
     let mut first_element: Option<&'a str> = None;
@@ -843,18 +948,31 @@ fn build_from<'a>(
                 limit: max_elements,
             });
         }
+        // Text, references and CDATA between the children of an element are never kept (see
+        // `add_text`): read on at the next `<` instead of token by token.
+        if src.as_bytes().get(at).is_some_and(|&b| b != b'<') && b.top_has_children() {
+            at = memchr::memchr(b'<', src.as_bytes().get(at..).unwrap_or_default())
+                .map_or(src.len(), |off| at + off);
+        }
         let start = at;
         let (token, end) = token(src, at);
         at = end;
         let in_root = !b.doc.nodes.is_empty();
         match token {
-            Token::Start { raw, name_len } | Token::Empty { raw, name_len }
-                if !in_root && !is_feed_root(split_qname(raw.get(..name_len).unwrap_or("")).1) =>
-            {
+            Token::Start {
+                raw,
+                name_len,
+                local_at,
+            }
+            | Token::Empty {
+                raw,
+                name_len,
+                local_at,
+            } if !in_root && !is_feed_root(raw.get(local_at..name_len).unwrap_or("")) => {
                 first_element.get_or_insert(raw.get(..name_len).unwrap_or(""));
                 junk = true;
             }
-            Token::Start { raw, name_len } | Token::Empty { raw, name_len }
+            Token::Start { raw, name_len, .. } | Token::Empty { raw, name_len, .. }
                 if !valid_name_start(raw.get(..name_len).unwrap_or("")) =>
             {
                 // A stray `<` in text: keep it as text and read on right after it.
@@ -873,16 +991,27 @@ fn build_from<'a>(
                     format!("elements nested deeper than {MAX_DEPTH} ignored at byte {start}"),
                 );
             }
-            Token::Start { raw, name_len } => {
+            Token::Start {
+                raw,
+                name_len,
+                local_at,
+            } => {
                 let qname = raw.get(..name_len).unwrap_or("");
-                b.open(raw, name_len, start, end);
+                b.open(raw, name_len, local_at, start, end);
                 // Fast path for a leaf: read its text here in one pass instead of as one
-                // token per entity reference, and read on at `</`.
-                if let Some(len) = leaf_text_len(src, end, qname) {
-                    if let Some(text) = src.get(end..end + len) {
-                        b.set_leaf_text(text);
+                // token per entity reference, and close it at the end tag just found (which
+                // the loop would read and match again to the same effect). The root's end
+                // tag is left to the loop, which stops after it.
+                if let Some(leaf) = leaf_text_and_end(src, end, qname) {
+                    if let Some(text) = src.get(end..end + leaf.len) {
+                        b.set_leaf_text(text, leaf.escaped);
                     }
-                    at = end + len;
+                    if b.stack.len() > 1 {
+                        b.close_top(end + leaf.len);
+                        at = leaf.end;
+                    } else {
+                        at = end + leaf.len;
+                    }
                 } else if is_void(qname, raw) && !ends_next(src, end, qname) {
                     // `<enclosure ...>` written without `/`: close it here, or the rest of
                     // the item would become its children.
@@ -893,13 +1022,17 @@ fn build_from<'a>(
                     b.close_top(end);
                 }
             }
-            Token::Empty { raw, name_len } => {
-                b.open(raw, name_len, start, end);
+            Token::Empty {
+                raw,
+                name_len,
+                local_at,
+            } => {
+                b.open(raw, name_len, local_at, start, end);
                 b.close_top(end);
             }
             Token::End(name) => {
                 if in_root {
-                    b.end(name.trim(), start);
+                    b.end(text::trim(name), start);
                     if b.stack.is_empty() {
                         break;
                     }
@@ -988,10 +1121,13 @@ fn build_from<'a>(
 }
 
 /// Whether `attrs` holds `xml` anywhere (`xmlns`, `xml:base`, `xml:lang`). Most tags have a
-/// few short attributes or none, and `x` is rare in them: cheaper than a substring search.
+/// few short attributes or none (answered without a search), and `x` is rare in them:
+/// cheaper than a substring search.
 fn mentions_xml(attrs: &str) -> bool {
     let bytes = attrs.as_bytes();
-    memchr::memchr_iter(b'x', bytes).any(|i| bytes.get(i + 1..i + 3) == Some(b"ml".as_slice()))
+    !bytes.is_empty()
+        && memchr::memchr_iter(b'x', bytes)
+            .any(|i| bytes.get(i + 1..i + 3) == Some(b"ml".as_slice()))
 }
 
 impl<'a, 's, 'w> Builder<'a, 's, 'w> {
@@ -1025,10 +1161,23 @@ impl<'a> Builder<'a, '_, '_> {
         self.stack.last().map(|&(id, _, _)| id)
     }
 
-    fn open(&mut self, raw: &'a str, name_len: usize, start: usize, end: usize) {
+    /// Whether the innermost open element has a child element already.
+    fn top_has_children(&self) -> bool {
+        self.stack.last().is_some_and(|&(_, _, last)| last != NIL)
+    }
+
+    /// Open the element whose start tag's text is `raw` (from `start` to `end` in the
+    /// document), its name `name_len` bytes long with its local part at `local_at`.
+    fn open(&mut self, raw: &'a str, name_len: usize, local_at: usize, start: usize, end: usize) {
         let qname = raw.get(..name_len).unwrap_or("");
         let attrs = raw.get(name_len..).unwrap_or("");
-        let (prefix, local) = split_qname(qname);
+        let (prefix, local) = match local_at {
+            0 => ("", qname),
+            at => (
+                qname.get(..at - 1).unwrap_or(""),
+                qname.get(at..).unwrap_or(""),
+            ),
+        };
         let entry = EntryName::of(local);
         self.close_for_entry(qname, prefix, entry, start);
         if entry != EntryName::No && self.stack.len() <= ENTRY_DEPTH {
@@ -1139,7 +1288,7 @@ impl<'a> Builder<'a, '_, '_> {
             EntryName::Item => true,
             EntryName::Entry => false,
             EntryName::No => {
-                self.close_unclosed_leaf(qname, at);
+                self.close_unclosed_leaf(qname, prefix, at);
                 return;
             }
         };
@@ -1176,13 +1325,14 @@ impl<'a> Builder<'a, '_, '_> {
     /// misspelt ends where the next such element starts: `<title>A<link>` is a title and a
     /// link, not a title holding a link. Only names HTML does not use are taken as
     /// siblings, so markup a publisher forgot to escape inside a description stays inside.
-    fn close_unclosed_leaf(&mut self, qname: &str, at: usize) {
+    fn close_unclosed_leaf(&mut self, qname: &str, prefix: &str, at: usize) {
         // Cheapest test first: a parent that already has a child is a container, which is
-        // what nearly every element opens in.
+        // what nearly every element opens in. A prefixed name is no RSS leaf (the split
+        // names already tell; a name that only starts with `:` is none either).
         let Some(top) = self.top().and_then(|id| self.doc.nodes.get(id)) else {
             return;
         };
-        if top.first_child != NIL || top.qname.contains(':') || qname.contains(':') {
+        if top.first_child != NIL || top.local_at != 0 || !prefix.is_empty() {
             return;
         }
         if !is_rss_leaf(top.qname) || !is_rss_leaf(qname) {
@@ -1266,11 +1416,11 @@ impl<'a> Builder<'a, '_, '_> {
         }
     }
 
-    fn set_leaf_text(&mut self, raw: &'a str) {
+    /// The text of the innermost element, a leaf; `escaped` when it holds a `&`.
+    fn set_leaf_text(&mut self, raw: &'a str, escaped: bool) {
         let Some(id) = self.top() else {
             return;
         };
-        let escaped = memchr::memchr(b'&', raw.as_bytes()).is_some();
         if let Some(n) = self.doc.nodes.get_mut(id) {
             n.text = Cow::Borrowed(raw);
             n.escaped = escaped;
@@ -1347,26 +1497,23 @@ impl<'a> Builder<'a, '_, '_> {
     }
 }
 
-/// RSS elements that hold only text and whose names HTML does not use.
+/// RSS elements that hold only text and whose names HTML does not use (by length first: a
+/// name is compared with the few of its length).
 fn is_rss_leaf(name: &str) -> bool {
-    const LEAVES: [&str; 15] = [
-        "title",
-        "link",
-        "description",
-        "language",
-        "copyright",
-        "pubDate",
-        "lastBuildDate",
-        "guid",
-        "author",
-        "category",
-        "comments",
-        "managingEditor",
-        "webMaster",
-        "generator",
-        "ttl",
-    ];
-    LEAVES.iter().any(|l| l.eq_ignore_ascii_case(name))
+    let leaves: &[&str] = match name.len() {
+        3 => &["ttl"],
+        4 => &["link", "guid"],
+        5 => &["title"],
+        6 => &["author"],
+        7 => &["pubDate"],
+        8 => &["language", "category", "comments"],
+        9 => &["copyright", "webMaster", "generator"],
+        11 => &["description"],
+        13 => &["lastBuildDate"],
+        14 => &["managingEditor"],
+        _ => return false,
+    };
+    leaves.iter().any(|l| l.eq_ignore_ascii_case(name))
 }
 
 /// Whether an entity value refers to a general entity (`&name;`), not only to characters
@@ -1526,5 +1673,26 @@ mod tests {
         assert_eq!(href.as_deref(), Some("a&b"));
         assert_eq!(rel.as_deref(), Some("x"));
         assert_eq!(about.as_deref(), Some("r"));
+    }
+
+    #[test]
+    fn a_leaf_is_its_text_and_the_end_tag_that_follows() {
+        // (document, start tag's end, name) -> (text length, has a `&`, byte after the end tag).
+        let cases = [
+            ("<a>x</a>", 3, "a", Some((1, false, 8))),
+            ("<a>x</a \n>y", 3, "a", Some((1, false, 10))),
+            ("<a>x</a\u{a0}>", 3, "a", Some((1, false, 10))),
+            ("<abc></abc>", 5, "abc", Some((0, false, 11))),
+            ("<a>&amp;x&</a>", 3, "a", Some((7, true, 14))),
+            ("<a>x</ab>", 3, "a", None),
+            ("<a>x<b/></a>", 3, "a", None),
+            ("<a>x&amp;<b/></a>", 3, "a", None),
+            ("<a>x</a", 3, "a", None),
+            ("<a>x&amp;", 3, "a", None),
+        ];
+        for (src, at, name, want) in cases {
+            let want = want.map(|(len, escaped, end)| Leaf { len, escaped, end });
+            assert_eq!(leaf_text_and_end(src, at, name), want, "{src:?}");
+        }
     }
 }

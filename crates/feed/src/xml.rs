@@ -15,7 +15,7 @@ use crate::names::Key;
 use crate::text;
 use crate::tree::{Doc, NodeId};
 use chrono::{DateTime, Utc};
-use tidings_model::{FeedFormat, ParsedFeed, Warning, WarningKind};
+use tidings_model::{Feed, FeedFormat, ParsedFeed, Warning, WarningKind};
 use url::Url;
 
 /// Parse an XML feed document (RSS, RDF, Atom).
@@ -35,6 +35,32 @@ pub fn parse_bounded(
     warnings: &mut Vec<Warning>,
     max_entries: Option<usize>,
 ) -> Result<ParsedFeed, ParseError> {
+    let mut parsed = unread();
+    read_into(text, base, warnings, max_entries, &mut parsed)?;
+    Ok(parsed)
+}
+
+/// A document not read yet, for [`read_into`]: no feed, no entries (its format is a
+/// placeholder until read).
+pub(crate) fn unread() -> ParsedFeed {
+    ParsedFeed {
+        format: FeedFormat::Rss,
+        feed: Feed::default(),
+        entries: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// [`parse_bounded`] into `out`, whose feed and entries are empty: the feed, a large value,
+/// is filled where it lies instead of being moved up from each reader. On an error `out` is
+/// left as it was.
+pub(crate) fn read_into(
+    text: &str,
+    base: Option<&Url>,
+    warnings: &mut Vec<Warning>,
+    max_entries: Option<usize>,
+    out: &mut ParsedFeed,
+) -> Result<(), ParseError> {
     let mut sink = Sink::new(warnings);
     let doc = crate::tree::build(text, base, &mut sink, max_entries)?;
     let root = doc.root();
@@ -43,11 +69,12 @@ pub fn parse_bounded(
         doc: &doc,
         sink: &mut sink,
     };
-    let (format, feed, entries) = match key.as_str() {
-        "rss" | "channel" => crate::rss::read(&mut cx, root),
-        "rdf" => crate::rdf::read(&mut cx, root),
-        "entry" => crate::atom::read_entry_document(&mut cx, root),
-        _ => crate::atom::read(&mut cx, root),
+    let (feed, entries) = (&mut out.feed, &mut out.entries);
+    out.format = match key.as_str() {
+        "rss" | "channel" => crate::rss::read(&mut cx, root, feed, entries),
+        "rdf" => crate::rdf::read(&mut cx, root, feed, entries),
+        "entry" => crate::atom::read_entry_document(&mut cx, root, entries),
+        _ => crate::atom::read(&mut cx, root, feed, entries),
     };
     if doc.entity_budget_spent() {
         sink.warn(
@@ -61,12 +88,7 @@ pub fn parse_bounded(
             format!("unknown entity &{name}; kept as written"),
         );
     }
-    Ok(ParsedFeed {
-        format,
-        feed,
-        entries,
-        warnings: Vec::new(),
-    })
+    Ok(())
 }
 
 /// The RSS version a `version` attribute names.
@@ -129,7 +151,7 @@ impl<'a> Cx<'_, 'a, '_> {
     }
 
     pub(crate) fn date_str(&mut self, raw: &str) -> Option<DateTime<Utc>> {
-        let raw = raw.trim();
+        let raw = text::trim(raw);
         if raw.is_empty() {
             return None;
         }
@@ -171,7 +193,7 @@ impl<'a> Cx<'_, 'a, '_> {
 
     /// An attribute value already read, as a URL resolved against the element's base.
     pub(crate) fn url_value(&self, id: NodeId, value: &str) -> Option<String> {
-        let v = value.trim();
+        let v = text::trim(value);
         (!v.is_empty()).then(|| self.doc.url(id, v))
     }
 }

@@ -102,11 +102,13 @@ pub(super) fn declared_label(bytes: &[u8]) -> Option<&[u8]> {
     if !rest.first().is_some_and(|b| b.is_ascii_whitespace()) {
         return None; // `<?xml-stylesheet ...?>` or `<?xml?>`
     }
-    let end = rest.iter().position(|&b| b == b'>').unwrap_or(rest.len());
+    let end = memchr::memchr(b'>', rest).unwrap_or(rest.len());
     let decl = rest.get(..end)?;
-    let at = decl
-        .windows(8)
-        .position(|w| w.eq_ignore_ascii_case(b"encoding"))?;
+    // `encoding` is looked for only where an `e` is, not at every byte.
+    let at = memchr::memchr2_iter(b'e', b'E', decl).find(|&i| {
+        decl.get(i..i + 8)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"encoding"))
+    })?;
     let after = trim_start(decl.get(at + 8..)?).strip_prefix(b"=")?;
     let after = trim_start(after);
     let (value, terminator): (&[u8], fn(u8) -> bool) = match after.first() {
