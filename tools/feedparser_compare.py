@@ -14,6 +14,12 @@ feedparser and with `tidings parse --jsonl FILE...` (or read our side from a JSO
   (entries matched by position), each normalised so representation differences do not count
   (HTML unescaped, tags dropped, whitespace collapsed; dates compared as UTC RFC 3339 to the
   second). agreement = matching fields / fields where at least one side has a value.
+* the same agreement with the reference's known errors set aside: a field where feedparser's
+  value is one tidings deliberately does not give (docs/feed-model.md says why) is counted
+  apart, as "reference error", when the script can tell from feedparser's own output that it
+  is one. Only one is recognised: an Atom entry with no link whose `<id>` feedparser reports
+  as its link (`guidislink`), where tidings gives no link (issue 18, item 2). Both figures are
+  printed; nothing else is set aside.
 
 Usage (see tools/README.md):
 
@@ -155,6 +161,18 @@ def fp_feed_fields(d):
         # Atom's <logo> is our image; feedparser keeps it apart as feed.logo.
         "image": norm_url((image.get("href") if hasattr(image, "get") else None) or feed.get("logo")),
     }
+
+
+def fp_id_as_link(d, entry):
+    """Whether feedparser took an Atom entry's `<id>` for its link (it had no link of its own):
+    the one reference error this script recognises."""
+    version = d.get("version") or ""
+    return (
+        version.startswith("atom")
+        and bool(entry.get("guidislink"))
+        and entry.get("link") is not None
+        and entry.get("link") == entry.get("id")
+    )
 
 
 def fp_entry_fields(entry):
@@ -419,13 +437,14 @@ def index_ours(lines, roots):
 
 
 def compare_file(fp_result, ours_line, id_field):
-    """[(field, fp value, our value, agree)] for every field where one side has a value."""
+    """[(field, fp value, our value, agree, reference error)] for every field where one side
+    has a value; `reference error` marks a disagreement that is feedparser's known error."""
     rows = []
 
-    def add(field, a, b):
+    def add(field, a, b, known=False):
         if a is None and b is None:
             return
-        rows.append((field, a, b, a == b))
+        rows.append((field, a, b, a == b, a != b and known))
 
     fp_feed = fp_feed_fields(fp_result)
     our_feed = our_feed_fields(ours_line)
@@ -438,8 +457,10 @@ def compare_file(fp_result, ours_line, id_field):
     for i in range(max(len(fp_entries), len(our_entries))):
         a = fp_entry_fields(fp_entries[i]) if i < len(fp_entries) else empty
         b = our_entry_fields(our_entries[i], id_field) if i < len(our_entries) else empty
+        id_as_link = i < len(fp_entries) and fp_id_as_link(fp_result, fp_entries[i])
         for field in ENTRY_FIELDS:
-            add("entry." + field, a[field], b[field])
+            known = field == "link" and id_as_link and b["link"] is None
+            add("entry." + field, a[field], b[field], known)
     return rows
 
 
@@ -462,6 +483,7 @@ def evaluate(files, ours_index, id_field, feedparser_only, roots=()):
         "ours_parsed": 0,
         "both_parsed": 0,
         "fields": {},
+        "reference_errors": {},
         "per_file": [],
         "only_fp": [],
         "only_ours": [],
@@ -493,10 +515,12 @@ def evaluate(files, ours_index, id_field, feedparser_only, roots=()):
             continue
         report["both_parsed"] += 1
         rows = compare_file(fp_result, line, id_field)
-        for field, _, _, agree in rows:
+        for field, _, _, agree, known in rows:
             stats = report["fields"].setdefault(field, [0, 0])
             stats[0] += agree
             stats[1] += 1
+            if known:
+                report["reference_errors"][field] = report["reference_errors"].get(field, 0) + 1
         matched = sum(1 for r in rows if r[3])
         report["per_file"].append((path, matched, len(rows), [r for r in rows if not r[3]]))
     return report
@@ -541,6 +565,10 @@ def print_report(report, worst, feedparser_only, out=sys.stdout):
             m, t = report["fields"][field]
             w(f"  {field:<18} {m:>6}/{t:<6} {pct(m, t):6.1f}%\n")
     w(f"  {'overall':<18} {total_match:>6}/{total:<6} {pct(total_match, total):6.1f}%\n")
+    known = sum(report["reference_errors"].values())
+    w(f"  {'overall, reference errors set aside':<18} {total_match:>6}/{total - known:<6} "
+      f"{pct(total_match, total - known):6.1f}%  ({known} fields where feedparser took an Atom "
+      "entry's id for its link, docs/feed-model.md)\n")
 
     if report["only_fp"]:
         w(f"\nparsed by feedparser only ({len(report['only_fp'])}):\n")
@@ -559,7 +587,7 @@ def print_report(report, worst, feedparser_only, out=sys.stdout):
         w(f"\nworst files (of {len(ranked)} with any disagreement):\n")
         for path, matched, total_rows, misses in ranked[:worst]:
             w(f"  {pct(matched, total_rows):5.1f}% {matched}/{total_rows}  {path}\n")
-            for field, a, b, _ in misses[:4]:
+            for field, a, b, _, _ in misses[:4]:
                 w(f"        {field}: feedparser={short(a)} ours={short(b)}\n")
 
 
@@ -574,6 +602,9 @@ def summary_json(report):
         "groups": {k: {"files": n, "feedparser_parsed": fp, "ours_parsed": o}
                    for k, (n, fp, o) in sorted(report["groups"].items())},
         "overall_agreement_pct": round(pct(total_match, total), 2),
+        "reference_errors": dict(sorted(report["reference_errors"].items())),
+        "agreement_without_reference_errors_pct": round(
+            pct(total_match, total - sum(report["reference_errors"].values())), 2),
         "fields": {
             k: {"match": m, "total": t, "pct": round(pct(m, t), 2)}
             for k, (m, t) in sorted(report["fields"].items())
@@ -732,6 +763,28 @@ def selftest():
         report3 = evaluate(files, index_ours(lines, [tmp]), "id", False)
         check("binary agreement", summary_json(report3)["overall_agreement_pct"], 100.0)
 
+        # An Atom entry with an id and no link: feedparser takes the id for the link, tidings
+        # gives none (issue 18, item 2). The disagreement is counted, and counted apart as the
+        # reference's error; an RSS guid taken for a link is not.
+        atom_no_link = SELFTEST_ATOM.replace('<link href="https://selftest.example/atom/1"/>', "")
+        rss_guid_link = SELFTEST_RSS.replace(
+            "<link>https://selftest.example/1</link><guid>st-1</guid>",
+            "<guid>https://selftest.example/1</guid>")
+        for name, text in [("two.xml", atom_no_link), ("one.xml", rss_guid_link)]:
+            with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        no_link = json.loads(json.dumps(SELFTEST_OURS))
+        no_link[1]["entries"][0]["link"] = None
+        no_link[0]["entries"][0]["link"] = None
+        report4 = evaluate(files, index_ours(no_link, [tmp]), "id", False)
+        summary4 = summary_json(report4)
+        check("id as link: disagreements", report4["fields"].get("entry.link"), [0, 2])
+        check("id as link: reference errors", summary4["reference_errors"], {"entry.link": 1})
+        total4 = sum(s[1] for s in report4["fields"].values())
+        match4 = sum(s[0] for s in report4["fields"].values())
+        check("id as link: set aside", summary4["agreement_without_reference_errors_pct"],
+              round(pct(match4, total4 - 1), 2))
+
         # The JSONL reader skips junk lines and keeps objects with a path.
         lines = decode_jsonl('{"path": "a", "ok": true}\nnot json\n\n{"x": 1}\n', "selftest", warn=False)
         check("jsonl", [l["path"] for l in lines], ["a"])
@@ -793,9 +846,10 @@ def main(argv=None):
     report = evaluate(files, index_ours(lines, roots), args.id_field, args.feedparser_only, roots)
     if args.show:
         for path, _, _, differing in report["per_file"]:
-            for field, theirs, ours, _ in differing:
+            for field, theirs, ours, _, known in differing:
                 if field == args.show:
-                    print(f"{args.show}\t{os.path.relpath(path)}\tfeedparser {short(theirs)}\tours {short(ours)}")
+                    mark = "\treference error" if known else ""
+                    print(f"{args.show}\t{os.path.relpath(path)}\tfeedparser {short(theirs)}\tours {short(ours)}{mark}")
     print_report(report, args.worst, args.feedparser_only)
     if args.json_report:
         with open(args.json_report, "w", encoding="utf-8") as f:
