@@ -85,6 +85,9 @@ struct Args {
     gap: f64,
     /// Only the first pass (robots.txt and every feed once), measured against its floor.
     first_pass_only: bool,
+    /// Disallow lines each host's robots.txt has beyond its first (a large site's file has
+    /// hundreds).
+    robots_lines: usize,
     /// Sum the store's statements' time by statement and print the costliest.
     sql_stats: bool,
     /// A PostgreSQL URL to store into (each scenario in a fresh schema, dropped after);
@@ -108,6 +111,7 @@ impl Args {
             crawl_threads: 2,
             gap: 0.0,
             first_pass_only: false,
+            robots_lines: 0,
             sql_stats: false,
             db: None,
             smoke,
@@ -135,6 +139,7 @@ impl Args {
                 "--sim-threads" => args.sim_threads = value()?.parse()?,
                 "--crawl-threads" => args.crawl_threads = value()?.parse()?,
                 "--gap" => args.gap = value()?.parse()?,
+                "--robots-lines" => args.robots_lines = value()?.parse()?,
                 "--db" => args.db = Some(value()?),
                 "--scenario" => {
                     args.scenarios = match value()?.as_str() {
@@ -211,13 +216,9 @@ fn run(args: &Args, scenario: Scenario) -> Result<bool, Error> {
 
 /// The virtual hosts: a robots.txt each and their share of the feeds.
 fn hosts(args: &Args, scenario: Scenario) -> Vec<HostSpec> {
+    let robots = robots_txt(args.robots_lines);
     let mut hosts: Vec<HostSpec> = (0..args.hosts)
-        .map(|h| {
-            HostSpec::new(&host_name(h)).at(
-                "/robots.txt",
-                Resource::robots("User-agent: *\nDisallow: /private/\n"),
-            )
-        })
+        .map(|h| HostSpec::new(&host_name(h)).at("/robots.txt", Resource::robots(&robots)))
         .collect();
     for f in 0..args.feeds {
         let spec = FeedSpec {
@@ -240,6 +241,21 @@ fn hosts(args: &Args, scenario: Scenario) -> Vec<HostSpec> {
 
 fn host_name(h: usize) -> String {
     format!("h{h:04}.sim.test")
+}
+
+/// A robots.txt that allows the feeds, with `lines` more Disallow lines (some with
+/// wildcards, as large sites write them).
+fn robots_txt(lines: usize) -> String {
+    let mut text = String::from("User-agent: *\nDisallow: /private/\n");
+    for i in 0..lines {
+        let line = match i % 3 {
+            0 => format!("Disallow: /section-{i}/archive/\n"),
+            1 => format!("Disallow: /*?session-{i}=\n"),
+            _ => format!("Allow: /section-{i}/archive/public$\n"),
+        };
+        text.push_str(&line);
+    }
+    text
 }
 
 fn feed_path(f: usize) -> String {

@@ -6,10 +6,9 @@
 
 use crate::{CrawlError, Crawler};
 use std::net::IpAddr;
-use std::sync::Arc;
 use tidings_fetch::FetchRequest;
 use tidings_model::{FeedId, FetchOutcome, HostKey, Label};
-use tidings_read::{Answer, Event, Need, RequestKind, RobotsCopy, Sent};
+use tidings_read::{Answer, Event, Need, RequestKind, Sent};
 use tidings_store::RequestLogRow;
 use url::Url;
 
@@ -39,11 +38,10 @@ impl Crawler {
                 Event::HostState {
                     floor: state.floor,
                     robots: state.robots.map(|c| {
-                        Arc::new(RobotsCopy::new(
-                            c.fetched_at,
-                            c.status.and_then(|s| u16::try_from(s).ok()),
-                            c.body,
-                        ))
+                        self.copies
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .copy(host.as_str(), c)
                     }),
                 }
             }

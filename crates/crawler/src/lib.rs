@@ -14,6 +14,7 @@
 mod backoff;
 pub mod blocks;
 pub mod clock;
+mod copies;
 pub mod discover;
 mod drive;
 pub mod enrich;
@@ -136,6 +137,8 @@ pub struct Crawler {
     gate: Arc<gate::HostGate>,
     /// This process's host leases in the store (C3 across processes).
     leases: Arc<lease::Leases>,
+    /// The robots.txt copies read, by host: each parsed once (`copies`).
+    copies: Arc<std::sync::Mutex<copies::Copies>>,
     /// The do-not-crawl rules and the store's version of them (`blocks`).
     blocks: Arc<std::sync::Mutex<Option<blocks::Kept>>>,
     /// What it sent and its gate, for `/metrics` and the API.
@@ -168,6 +171,7 @@ impl Crawler {
             config,
             gate,
             leases,
+            copies: Arc::default(),
             blocks: Arc::default(),
             live,
             key_checked: Arc::default(),
