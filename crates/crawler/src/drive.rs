@@ -5,11 +5,13 @@
 //! its request-log rows (C7).
 
 use crate::{CrawlError, Crawler};
+use chrono::{DateTime, Utc};
 use std::net::IpAddr;
+use std::sync::{Arc, PoisonError};
 use tidings_fetch::FetchRequest;
 use tidings_model::{FeedId, FetchOutcome, HostKey, Label};
-use tidings_read::{Answer, Event, Need, RequestKind, Sent};
-use tidings_store::RequestLogRow;
+use tidings_read::{Answer, Event, Need, RequestKind, RobotsCopy, Sent};
+use tidings_store::{HeldRobots, RequestLogRow};
 use url::Url;
 
 /// Whose read it is: the feed it is for (its request-log rows and the rules that name it),
@@ -24,6 +26,34 @@ pub(crate) struct Asker {
 }
 
 impl Crawler {
+    /// A host's floor and its robots.txt copy: the one this process keeps while the store
+    /// still holds it (its text not read again), else the stored one, kept.
+    async fn host_state(
+        &self,
+        host: &str,
+    ) -> Result<(Option<DateTime<Utc>>, Option<Arc<RobotsCopy>>), CrawlError> {
+        let copies = || self.copies.lock().unwrap_or_else(PoisonError::into_inner);
+        let held = copies().held(host);
+        if let Some(held) = held {
+            let state = self.store.host_state_holding(host, held.0, held.1).await?;
+            match state.robots {
+                HeldRobots::Never => return Ok((state.floor, None)),
+                HeldRobots::Stored(stored) => {
+                    return Ok((state.floor, Some(copies().copy(host, stored))));
+                }
+                HeldRobots::Held => {
+                    if let Some(kept) = copies().kept(host, held) {
+                        return Ok((state.floor, Some(kept)));
+                    }
+                    // Let go or replaced meanwhile: read it whole.
+                }
+            }
+        }
+        let state = self.store.host_state(host).await?;
+        let robots = state.robots.map(|stored| copies().copy(host, stored));
+        Ok((state.floor, robots))
+    }
+
     /// The answer to a need every read has; `None` for the needs that are a feed's or a
     /// resource's own (judging a body, counting entries, examining a page).
     pub(crate) async fn answer_shared(
@@ -34,16 +64,8 @@ impl Crawler {
         Ok(Some(match need {
             Need::Rules { target } => Event::Rules(self.blocked(target, asker.feed).await?),
             Need::HostState { host } => {
-                let state = self.store.host_state(host.as_str()).await?;
-                Event::HostState {
-                    floor: state.floor,
-                    robots: state.robots.map(|c| {
-                        self.copies
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner)
-                            .copy(host.as_str(), c)
-                    }),
-                }
+                let (floor, robots) = self.host_state(host.as_str()).await?;
+                Event::HostState { floor, robots }
             }
             Need::QuietFor { target } => {
                 // After a restart the gate learns the host's last request from the log

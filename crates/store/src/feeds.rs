@@ -76,9 +76,11 @@ crate::sql::statements! {
     /// Feed `$1`'s directive history, newest first, at most `$2`.
     DIRECTIVE_HISTORY = "SELECT at, seen, current, full_response FROM feed_directives \
          WHERE feed_id = $1 ORDER BY id DESC LIMIT $2";
-    /// Host `$1`'s Retry-After floor and robots.txt copy.
-    HOST_STATE = "SELECT retry_after_until, robots_fetched_at, robots_status, robots_body \
-         FROM hosts WHERE host = $1";
+    /// Host `$1`'s Retry-After floor and robots.txt copy, its text left out when the copy
+    /// is the one read at `$2` with status `$3` (which the reader holds; NULL: none).
+    HOST_STATE = "SELECT retry_after_until, robots_fetched_at, robots_status, \
+         CASE WHEN robots_fetched_at = $2 AND robots_status IS NOT DISTINCT FROM $3 \
+         THEN NULL ELSE robots_body END FROM hosts WHERE host = $1";
     /// Host `$1`'s robots.txt copy read at `$2` (status `$3`, body `$4`).
     SAVE_ROBOTS = "INSERT INTO hosts (host, created_at, robots_fetched_at, robots_status, \
          robots_body) VALUES ($1, $2, $2, $3, $4) ON CONFLICT (host) DO UPDATE SET \

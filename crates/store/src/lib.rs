@@ -238,6 +238,23 @@ pub trait Store: Send + Sync {
     /// one read: a feed's read needs both, one after the other.
     async fn host_state(&self, host: &str) -> Result<HostState>;
 
+    /// [`Store::host_state`] for a reader that holds the copy of `host`'s robots.txt read at
+    /// `held` with status `held_status`: while that is the stored copy, its text is not read
+    /// again ([`HeldRobots::Held`]).
+    async fn host_state_holding(
+        &self,
+        host: &str,
+        held: DateTime<Utc>,
+        held_status: Option<i32>,
+    ) -> Result<HostStateHolding> {
+        let state = self.host_state(host).await?;
+        Ok(HostStateHolding::of(
+            state.floor,
+            state.robots,
+            Some((held, held_status)),
+        ))
+    }
+
     /// Claim each of `hosts` (gate keys: lower-cased host names) for `holder` until `until`,
     /// real time (C3), in one statement: a new claim where the host is free or its lease
     /// expired by `now`, or a renewal of `holder`'s own. Every claim moves the host's fencing

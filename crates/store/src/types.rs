@@ -469,6 +469,46 @@ pub struct HostState {
     pub robots: Option<RobotsCache>,
 }
 
+/// A host's state for a reader that already holds one of its robots.txt copies
+/// ([`crate::Store::host_state_holding`]): the stored copy's text is read only when it is
+/// another copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostStateHolding {
+    /// The time before which no request may go to the host (C6), if any.
+    pub floor: Option<DateTime<Utc>>,
+    pub robots: HeldRobots,
+}
+
+/// The stored robots.txt copy of a host, beside the one a reader holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeldRobots {
+    /// None was ever stored.
+    Never,
+    /// The stored copy is the one held (read at the same time, with the same status): its
+    /// text was not read again.
+    Held,
+    /// Another copy, whole.
+    Stored(RobotsCache),
+}
+
+impl HostStateHolding {
+    /// The state of a host whose stored copy is `stored` (its text may be left out when it
+    /// was read at `held`), for a reader holding the copy read at `held` with status
+    /// `held_status`.
+    pub fn of(
+        floor: Option<DateTime<Utc>>,
+        stored: Option<RobotsCache>,
+        held: Option<(DateTime<Utc>, Option<i32>)>,
+    ) -> HostStateHolding {
+        let robots = match stored {
+            None => HeldRobots::Never,
+            Some(copy) if held == Some((copy.fetched_at, copy.status)) => HeldRobots::Held,
+            Some(copy) => HeldRobots::Stored(copy),
+        };
+        HostStateHolding { floor, robots }
+    }
+}
+
 /// A host's robots.txt as last fetched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RobotsCache {

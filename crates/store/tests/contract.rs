@@ -139,6 +139,7 @@ contract! {
     listing::one_entry_by_id_is_the_listed_entry,
     log::request_log_filters_and_orders_newest_first,
     log::robots_cache_round_trips_and_logs_its_fetch,
+    log::a_held_robots_copy_is_not_read_again,
     log::c7_a_request_is_logged_before_it_is_sent_and_closed_by_its_answer,
     resources::sr1_an_article_page_is_queued_once_and_its_preview_serves_every_entry,
     resources::sr4_sr6_a_resources_failure_is_remembered_with_its_log_and_floor,

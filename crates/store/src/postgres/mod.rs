@@ -31,8 +31,8 @@ use crate::freshness::ClearOnDrop;
 use crate::log;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
-    HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
-    Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
+    HostState, HostStateHolding, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow,
+    Result, RobotsCache, Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -60,6 +60,36 @@ pub struct PgStore {
 }
 
 impl PgStore {
+    /// Host `host`'s floor and robots.txt copy, the copy's text left out when it is `held`
+    /// (`sql::HOST_STATE`).
+    async fn host_row(
+        &self,
+        host: &str,
+        held: Option<(DateTime<Utc>, Option<i32>)>,
+    ) -> Result<(Option<DateTime<Utc>>, Option<RobotsCache>)> {
+        type Row = (
+            Option<DateTime<Utc>>,
+            Option<DateTime<Utc>>,
+            Option<i32>,
+            Option<String>,
+        );
+        let row: Option<Row> = sqlx::query_as(sql::HOST_STATE)
+            .bind(host)
+            .bind(held.map(|(at, _)| at))
+            .bind(held.and_then(|(_, status)| status))
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some((floor, fetched_at, status, body)) = row else {
+            return Ok((None, None));
+        };
+        let robots = fetched_at.map(|fetched_at| RobotsCache {
+            fetched_at,
+            status,
+            body,
+        });
+        Ok((floor, robots))
+    }
+
     /// Connect to the database at the `postgres://` URL `location` and apply pending migrations.
     pub async fn open(location: &str) -> Result<PgStore> {
         let options = PgConnectOptions::from_str(location)
@@ -503,27 +533,19 @@ impl Store for PgStore {
     }
 
     async fn host_state(&self, host: &str) -> Result<HostState> {
-        type Row = (
-            Option<DateTime<Utc>>,
-            Option<DateTime<Utc>>,
-            Option<i32>,
-            Option<String>,
-        );
-        let row: Option<Row> = sqlx::query_as(sql::HOST_STATE)
-            .bind(host)
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some((floor, fetched_at, status, body)) = row else {
-            return Ok(HostState::default());
-        };
-        Ok(HostState {
-            floor,
-            robots: fetched_at.map(|fetched_at| RobotsCache {
-                fetched_at,
-                status,
-                body,
-            }),
-        })
+        let (floor, robots) = self.host_row(host, None).await?;
+        Ok(HostState { floor, robots })
+    }
+
+    async fn host_state_holding(
+        &self,
+        host: &str,
+        held: DateTime<Utc>,
+        held_status: Option<i32>,
+    ) -> Result<HostStateHolding> {
+        let held = Some((held, held_status));
+        let (floor, robots) = self.host_row(host, held).await?;
+        Ok(HostStateHolding::of(floor, robots, held))
     }
 
     async fn claim_hosts(

@@ -38,8 +38,8 @@ use crate::freshness::ClearOnDrop;
 use crate::log;
 use crate::{
     ApplyReport, BlockAdded, EntryQuery, FeedPatch, FeedRecord, FeedState, FetchRecord, HostClaim,
-    HostState, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow, Result, RobotsCache,
-    Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
+    HostState, HostStateHolding, LogQuery, NewBlock, NewEntryCounts, NewFeed, RequestLogRow,
+    Result, RobotsCache, Store, StoreError, StoredBlock, StoredEntry, Subscribed, migrations,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -123,6 +123,34 @@ impl Drop for Checkpointer {
 }
 
 impl SqliteStore {
+    /// Host `host`'s floor and robots.txt copy, the copy's text left out when it is `held`
+    /// (`sql::HOST_STATE`).
+    async fn host_row(
+        &self,
+        host: &str,
+        held: Option<(DateTime<Utc>, Option<i32>)>,
+    ) -> Result<(Option<DateTime<Utc>>, Option<RobotsCache>)> {
+        type Row = (Option<i64>, Option<i64>, Option<i32>, Option<String>);
+        let row: Option<Row> = sqlx::query_as(AssertSqlSafe(sql::HOST_STATE.as_str()))
+            .bind(host)
+            .bind(held.map(|(at, _)| codec::micros(at)))
+            .bind(held.and_then(|(_, status)| status))
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some((floor, fetched_at, status, body)) = row else {
+            return Ok((None, None));
+        };
+        let robots = match fetched_at {
+            Some(at) => Some(RobotsCache {
+                fetched_at: codec::from_micros(at)?,
+                status,
+                body,
+            }),
+            None => None,
+        };
+        Ok((floor.map(codec::from_micros).transpose()?, robots))
+    }
+
     /// Open (creating if missing) the database at `location`, a `sqlite:` URL or a file path,
     /// and apply pending migrations.
     pub async fn open(location: &str) -> Result<SqliteStore> {
@@ -606,25 +634,19 @@ impl Store for SqliteStore {
     }
 
     async fn host_state(&self, host: &str) -> Result<HostState> {
-        let row: Option<(Option<i64>, Option<i64>, Option<i32>, Option<String>)> =
-            sqlx::query_as(AssertSqlSafe(sql::HOST_STATE.as_str()))
-                .bind(host)
-                .fetch_optional(&self.pool)
-                .await?;
-        let Some((floor, fetched_at, status, body)) = row else {
-            return Ok(HostState::default());
-        };
-        Ok(HostState {
-            floor: floor.map(codec::from_micros).transpose()?,
-            robots: match fetched_at {
-                Some(at) => Some(RobotsCache {
-                    fetched_at: codec::from_micros(at)?,
-                    status,
-                    body,
-                }),
-                None => None,
-            },
-        })
+        let (floor, robots) = self.host_row(host, None).await?;
+        Ok(HostState { floor, robots })
+    }
+
+    async fn host_state_holding(
+        &self,
+        host: &str,
+        held: DateTime<Utc>,
+        held_status: Option<i32>,
+    ) -> Result<HostStateHolding> {
+        let held = Some((held, held_status));
+        let (floor, robots) = self.host_row(host, held).await?;
+        Ok(HostStateHolding::of(floor, robots, held))
     }
 
     async fn claim_hosts(

@@ -132,6 +132,69 @@ pub async fn robots_cache_round_trips_and_logs_its_fetch(store: Arc<dyn Store>) 
     );
 }
 
+/// A reader holding a host's robots.txt copy is told when the stored copy is still that one,
+/// without its text, and is given any other copy whole.
+pub async fn a_held_robots_copy_is_not_read_again(store: Arc<dyn Store>) {
+    use tidings_store::{HeldRobots, RobotsCache};
+    let host = "https://held.example:443";
+    let text = "User-agent: *\nDisallow: /private\n".to_owned();
+    let holding = |at: i64, status: Option<i32>| {
+        let store = Arc::clone(&store);
+        async move {
+            store
+                .host_state_holding(host, t(at), status)
+                .await
+                .unwrap()
+                .robots
+        }
+    };
+    assert_eq!(holding(10, Some(200)).await, HeldRobots::Never);
+    let first = RobotsCache {
+        fetched_at: t(10),
+        status: Some(200),
+        body: Some(text.clone()),
+    };
+    store.save_robots(host, &first, &[]).await.unwrap();
+    assert_eq!(holding(10, Some(200)).await, HeldRobots::Held);
+    // Another time or another status is another copy, given whole.
+    assert_eq!(
+        holding(9, Some(200)).await,
+        HeldRobots::Stored(first.clone())
+    );
+    assert_eq!(
+        holding(10, Some(404)).await,
+        HeldRobots::Stored(first.clone())
+    );
+    assert_eq!(holding(10, None).await, HeldRobots::Stored(first.clone()));
+    // The floor comes with it, as host_state gives it.
+    let floor = store.host_state(host).await.unwrap().floor;
+    assert_eq!(
+        store
+            .host_state_holding(host, t(10), Some(200))
+            .await
+            .unwrap()
+            .floor,
+        floor
+    );
+    // A copy with no answer is held by its time and its missing status.
+    let silent = RobotsCache {
+        fetched_at: t(20),
+        status: None,
+        body: None,
+    };
+    store.save_robots(host, &silent, &[]).await.unwrap();
+    assert_eq!(holding(20, None).await, HeldRobots::Held);
+    assert_eq!(holding(10, Some(200)).await, HeldRobots::Stored(silent));
+    // host_state still gives the text of the copy.
+    let newest = RobotsCache {
+        fetched_at: t(30),
+        status: Some(200),
+        body: Some(text),
+    };
+    store.save_robots(host, &newest, &[]).await.unwrap();
+    assert_eq!(store.robots(host).await.unwrap(), Some(newest));
+}
+
 /// FF17: the request log keeps its own retention period: rows older than the cut are deleted,
 /// the newer ones and everything else stay, and the host's last request is still found.
 pub async fn ff17_the_request_log_is_pruned_by_its_retention_period(store: Arc<dyn Store>) {
