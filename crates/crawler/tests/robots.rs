@@ -111,6 +111,40 @@ async fn dfb7_robots_is_read_again_once_older_than_max_age() {
     );
 }
 
+/// The crawler keeps each host's parsed copy between reads (`copies`): once a copy is read
+/// again, the new one decides, in the read that fetched it and in every read after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dfb7_the_copy_read_again_governs_every_read_after_it() {
+    let script = Script::default();
+    script.push("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    script.push(
+        "/robots.txt",
+        robots("User-agent: tidings\nDisallow: /f.xml\n"),
+    );
+    script.push("/f.xml", Answer::ok(FEED));
+    let port = serve(script.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (crawler, store) = support::crawler_with(dir.path(), |p| p.robots.max_age = 1).await;
+    let feed = subscribe(&store, &format!("http://127.0.0.1:{port}/f.xml")).await;
+    crawler.refresh(&feed, Purpose::FirstAdd).await.unwrap();
+    crawler.refresh(&feed, Purpose::Scheduled).await.unwrap();
+    assert_eq!(script.count("/robots.txt"), 1, "the kept copy serves");
+    assert_eq!(script.count("/f.xml"), 2);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let report = crawler.refresh(&feed, Purpose::Scheduled).await.unwrap();
+    assert_eq!(script.count("/robots.txt"), 2, "stale copy read again");
+    assert_eq!(
+        report.outcome, "blocked",
+        "the new copy decides its own read"
+    );
+    for _ in 0..2 {
+        let report = crawler.refresh(&feed, Purpose::Scheduled).await.unwrap();
+        assert_eq!(report.outcome, "blocked", "and every read after it");
+    }
+    assert_eq!(script.count("/robots.txt"), 2, "the new copy is fresh");
+    assert_eq!(script.count("/f.xml"), 2, "nothing sent once it forbids");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sr9_crawl_delay_spaces_requests_to_a_host_and_first_add_may_skip_it() {
     let script = Script::default();

@@ -493,8 +493,8 @@ pub enum HeldRobots {
 
 impl HostStateHolding {
     /// The state of a host whose stored copy is `stored` (its text may be left out when it
-    /// was read at `held`), for a reader holding the copy read at `held` with status
-    /// `held_status`.
+    /// is the held one), for a reader holding the copy named `held`: when it was read and its
+    /// status.
     pub fn of(
         floor: Option<DateTime<Utc>>,
         stored: Option<RobotsCache>,
